@@ -1,0 +1,464 @@
+#include "tools/warpcheck/cli.h"
+
+#include <algorithm>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "google/protobuf/io/tokenizer.h"
+#include "google/protobuf/text_format.h"
+#include "google/protobuf/util/json_util.h"
+#include "proto/options.pb.h"
+#include "sim/layout/layout_case.h"
+#include "sim/layout/layout_proto.h"
+#include "tools/warpcheck/args.h"
+#include "tools/warpcheck/layout_render.h"
+
+#ifndef WARPCHECK_VERSION
+#define WARPCHECK_VERSION "0.0.0"
+#endif
+
+namespace warpcheck::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Everything a command needs: its arguments and the two output streams.
+struct Context {
+  ParsedArgs args;
+  std::ostream& out;
+  std::ostream& err;
+  Report* report_out;
+};
+
+void PrintError(std::ostream& err, absl::string_view message) {
+  err << "warpcheck: error: " << message << "\n";
+}
+
+absl::StatusOr<OutputFormat> ParseFormat(const ParsedArgs& args) {
+  std::string f = args.Get("format").value_or("text");
+  if (f == "text") return OUTPUT_FORMAT_TEXT;
+  if (f == "json") return OUTPUT_FORMAT_JSON;
+  if (f == "textproto") return OUTPUT_FORMAT_TEXTPROTO;
+  return absl::InvalidArgumentError(
+      absl::StrCat("--format: '", f, "' is not one of text, json, textproto"));
+}
+
+// Prints the report in the machine formats; returns false for text (the caller prints
+// its own human rendering).
+bool PrintMachineReport(const Report& report, OutputFormat format, std::ostream& out) {
+  if (format == OUTPUT_FORMAT_JSON) {
+    google::protobuf::util::JsonPrintOptions options;
+    options.preserve_proto_field_names = true;
+    options.add_whitespace = false;
+    std::string json;
+    auto status = google::protobuf::util::MessageToJsonString(report, &json, options);
+    out << (status.ok() ? json : "{}") << "\n";
+    return true;
+  }
+  if (format == OUTPUT_FORMAT_TEXTPROTO) {
+    std::string text;
+    google::protobuf::TextFormat::PrintToString(report, &text);
+    out << text;
+    return true;
+  }
+  return false;
+}
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": cannot read file"));
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// ---- warpcheck layout show ------------------------------------------------------------
+
+constexpr char kLayoutShowUsage[] =
+    "usage: warpcheck layout show ATTR --shape=RxC [options]\n"
+    "\n"
+    "Prints the linear layout Triton 3.6 gives the TTGIR layout attribute ATTR for a\n"
+    "tensor of the given shape: its bases and which hardware position holds which\n"
+    "element (T3:1 = lane 3, register 1, one table per warp).\n"
+    "\n"
+    "Options:\n"
+    "  --shape=64x64              tensor shape, dim0 first (required)\n"
+    "  --num-warps=N              ttg.num-warps; checked against the attribute\n"
+    "  --threads-per-warp=N       ttg.threads-per-warp (32 NVIDIA, 64 AMD CDNA)\n"
+    "  --num-ctas=N               ttg.num-ctas; checked against CGALayout\n"
+    "  --ttgir=FILE               resolve #aliases and module attributes from a dump\n"
+    "  --svg=FILE                 also write a picture (grid coloured by warp)\n"
+    "  --table=auto|always|never  the element table (auto: up to 16384 elements)\n"
+    "  --format=text|json|textproto\n";
+
+int RunLayoutShow(Context& ctx) {
+  const ParsedArgs& args = ctx.args;
+  if (args.Has("help")) {
+    ctx.out << kLayoutShowUsage;
+    return kExitOk;
+  }
+  if (args.positional.size() != 1) {
+    PrintError(ctx.err, args.positional.empty()
+                            ? "layout show: missing ATTR (the TTGIR layout attribute)"
+                            : "layout show: expected exactly one ATTR; quote the attribute");
+    ctx.err << kLayoutShowUsage;
+    return kExitUsage;
+  }
+  if (!args.Has("shape")) {
+    PrintError(ctx.err, "layout show: --shape is required (e.g. --shape=64x64)");
+    ctx.err << kLayoutShowUsage;
+    return kExitUsage;
+  }
+  auto format = ParseFormat(args);
+  if (!format.ok()) {
+    PrintError(ctx.err, format.status().message());
+    return kExitUsage;
+  }
+  std::string table_mode = args.Get("table").value_or("auto");
+  if (table_mode != "auto" && table_mode != "always" && table_mode != "never") {
+    PrintError(ctx.err, "--table: expected auto, always or never");
+    return kExitUsage;
+  }
+  auto shape = ParseShape(*args.Get("shape"));
+  if (!shape.ok()) {
+    PrintError(ctx.err, shape.status().message());
+    return kExitInputError;
+  }
+  sim::ModuleInfo module;
+  for (const char* flag : {"num-warps", "threads-per-warp", "num-ctas"}) {
+    if (auto v = args.Get(flag)) {
+      auto n = ParseIntFlag(flag, *v);
+      if (!n.ok()) {
+        PrintError(ctx.err, n.status().message());
+        return kExitInputError;
+      }
+      if (*n <= 0 || (*n & (*n - 1)) != 0) {
+        PrintError(ctx.err, absl::StrCat("--", flag, ": ", *n,
+                                         " is not a power of two; Triton requires one"));
+        return kExitInputError;
+      }
+      std::string f = flag;
+      (f == "num-warps" ? module.num_warps
+                        : f == "threads-per-warp" ? module.threads_per_warp
+                                                  : module.num_ctas) = *n;
+    }
+  }
+  sim::TtgirFile ttgir;
+  const sim::TtgirFile* context = nullptr;
+  if (auto path = args.Get("ttgir")) {
+    auto text = ReadFile(*path);
+    if (!text.ok()) {
+      PrintError(ctx.err, text.status().message());
+      return kExitInputError;
+    }
+    auto parsed = sim::ParseTtgir(*text, sim::SourceLocation{*path, 1, 1});
+    if (!parsed.ok()) {
+      PrintError(ctx.err, parsed.status().message());
+      return kExitInputError;
+    }
+    ttgir = *std::move(parsed);
+    context = &ttgir;
+  }
+  std::vector<int64_t> shape64(shape->begin(), shape->end());
+  auto resolved = sim::ResolveLayout(args.positional[0], sim::SourceLocation{}, shape64,
+                                     module, context);
+  if (!resolved.ok()) {
+    PrintError(ctx.err, resolved.status().message());
+    return kExitInputError;
+  }
+  const sim::LinearLayout& layout = resolved->layout;
+
+  Report report;
+  *report.mutable_layout() = sim::ToProto(layout);
+  LayoutFacts* facts = report.mutable_layout_facts();
+  facts->set_attr(sim::PrintEncoding(*resolved->encoding));
+  for (int32_t s : *shape) facts->add_shape(s);
+  facts->set_injective(layout.IsInjective());
+  facts->set_surjective(layout.IsSurjective());
+  facts->set_rank(layout.Rank());
+  for (const auto& [name, mask] : layout.GetFreeVariableMasks()) {
+    (*facts->mutable_free_variable_masks())[name] = mask;
+  }
+
+  if (auto svg_path = args.Get("svg")) {
+    std::ofstream svg(*svg_path);
+    svg << RenderSvg(layout, absl::StrCat(facts->attr(), "  ", *args.Get("shape")));
+    if (!svg) {
+      PrintError(ctx.err, absl::StrCat(*svg_path, ": cannot write the SVG file"));
+      return kExitInputError;
+    }
+  }
+  if (ctx.report_out) *ctx.report_out = report;
+  if (PrintMachineReport(report, *format, ctx.out)) return kExitOk;
+
+  ctx.out << facts->attr() << "  shape " << *args.Get("shape") << "\n";
+  ctx.out << layout.ToString() << "\n";
+  for (const auto& [name, bases] : layout.bases()) {
+    std::vector<std::string> b;
+    for (const auto& basis : bases) b.push_back(absl::StrCat("[", absl::StrJoin(basis, ", "), "]"));
+    ctx.out << "  " << name << ": " << (b.empty() ? "(size 1)" : absl::StrJoin(b, " "))
+            << "\n";
+  }
+  std::vector<std::string> masks;
+  for (const auto& [name, mask] : layout.GetFreeVariableMasks()) {
+    if (mask) masks.push_back(absl::StrCat(name, "=0b", [&] {
+      std::string s;
+      for (int i = layout.InDimSizeLog2(name) - 1; i >= 0; --i) s += ((mask >> i) & 1) ? '1' : '0';
+      return s;
+    }()));
+  }
+  ctx.out << "injective: " << (facts->injective() ? "yes" : "no")
+          << "  surjective: " << (facts->surjective() ? "yes" : "no")
+          << "  rank: " << facts->rank();
+  if (!masks.empty()) ctx.out << "  broadcast (free) bits: " << absl::StrJoin(masks, " ");
+  ctx.out << "\n";
+  int64_t elements = layout.TotalOutDimSize();
+  if (table_mode == "always" || (table_mode == "auto" && elements <= 16384)) {
+    ctx.out << "\n" << RenderTable(layout);
+  } else if (table_mode == "auto") {
+    ctx.out << "(element table omitted for " << elements
+            << " elements; use --table=always or --svg=FILE)\n";
+  }
+  return kExitOk;
+}
+
+// ---- warpcheck corpus check -----------------------------------------------------------
+
+constexpr char kCorpusCheckUsage[] =
+    "usage: warpcheck corpus check [PATH...] [--format=text|json|textproto] [--verbose]\n"
+    "\n"
+    "Runs every case of every corpus file (default: the `corpus` directory) and compares\n"
+    "it with the expectation written inside the file. Exit 0 when all hold, 10 when a\n"
+    "case fails, 2 when a corpus file is malformed.\n";
+
+// Collects parse errors of a text proto with file:line:column positions.
+class CollectErrors : public google::protobuf::io::ErrorCollector {
+ public:
+  explicit CollectErrors(std::string file) : file_(std::move(file)) {}
+  void AddError(int line, google::protobuf::io::ColumnNumber column,
+                const std::string& message) override {
+    if (first_.empty()) first_ = absl::StrCat(file_, ":", line + 1, ":", column + 1, ": ", message);
+  }
+  const std::string& first() const { return first_; }
+
+ private:
+  std::string file_;
+  std::string first_;
+};
+
+// The `# proto-message:` header of a corpus file, or "".
+std::string ProtoMessageHeader(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("#", 0) != 0) break;
+    const std::string key = "# proto-message:";
+    if (line.rfind(key, 0) == 0) {
+      std::string v = line.substr(key.size());
+      v.erase(0, v.find_first_not_of(" \t"));
+      v.erase(v.find_last_not_of(" \t\r") + 1);
+      return v;
+    }
+  }
+  return "";
+}
+
+absl::Status CheckCorpusFile(const std::string& path, CorpusReport& report, bool verbose) {
+  auto text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  std::string message = ProtoMessageHeader(*text);
+  if (message != "warpcheck.LayoutCorpus") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ":1:1: corpus files must start with '# proto-message: warpcheck.LayoutCorpus'",
+        message.empty() ? " (no header found)" : absl::StrCat(" (found '", message, "')")));
+  }
+  LayoutCorpus corpus;
+  google::protobuf::TextFormat::Parser parser;
+  CollectErrors errors(path);
+  parser.RecordErrorsTo(&errors);
+  if (!parser.ParseFromString(*text, &corpus)) {
+    return absl::InvalidArgumentError(errors.first().empty()
+                                          ? absl::StrCat(path, ": malformed text proto")
+                                          : errors.first());
+  }
+  report.set_files(report.files() + 1);
+  for (const LayoutCase& c : corpus.cases()) {
+    sim::CaseOutcome outcome = sim::CheckLayoutCase(c);
+    report.set_cases(report.cases() + 1);
+    (outcome.ok ? report.set_passed(report.passed() + 1)
+                : report.set_failed(report.failed() + 1));
+    if (!outcome.ok || verbose) {
+      CaseResult* r = report.add_results();
+      r->set_file(path);
+      r->set_name(c.name());
+      r->set_ok(outcome.ok);
+      r->set_detail(outcome.detail);
+    }
+  }
+  return absl::OkStatus();
+}
+
+int RunCorpusCheck(Context& ctx) {
+  const ParsedArgs& args = ctx.args;
+  if (args.Has("help")) {
+    ctx.out << kCorpusCheckUsage;
+    return kExitOk;
+  }
+  auto format = ParseFormat(args);
+  if (!format.ok()) {
+    PrintError(ctx.err, format.status().message());
+    return kExitUsage;
+  }
+  std::vector<std::string> roots = args.positional;
+  if (roots.empty()) roots.push_back("corpus");
+  std::vector<std::string> files;
+  for (const std::string& root : roots) {
+    std::error_code ec;
+    if (fs::is_directory(root, ec)) {
+      for (auto it = fs::recursive_directory_iterator(root, ec);
+           !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        if (it->is_regular_file() && it->path().extension() == ".textproto") {
+          files.push_back(it->path().string());
+        }
+      }
+    } else if (fs::is_regular_file(root, ec)) {
+      files.push_back(root);
+    } else {
+      PrintError(ctx.err, absl::StrCat(root, ": no such file or directory"));
+      return kExitInputError;
+    }
+  }
+  std::sort(files.begin(), files.end());
+  Report report;
+  CorpusReport* corpus = report.mutable_corpus();
+  const bool verbose = args.Has("verbose");
+  int exit_code = kExitOk;
+  for (const std::string& f : files) {
+    absl::Status s = CheckCorpusFile(f, *corpus, verbose);
+    if (!s.ok()) {
+      PrintError(ctx.err, s.message());
+      exit_code = kExitInputError;
+    }
+  }
+  if (exit_code == kExitOk && corpus->failed() > 0) exit_code = kExitViolated;
+  if (ctx.report_out) *ctx.report_out = report;
+  if (!PrintMachineReport(report, *format, ctx.out)) {
+    for (const CaseResult& r : corpus->results()) {
+      ctx.out << (r.ok() ? "PASS " : "FAIL ") << r.file() << ": " << r.name();
+      if (!r.ok()) ctx.out << ": " << r.detail();
+      ctx.out << "\n";
+    }
+    ctx.out << corpus->files() << " files, " << corpus->cases() << " cases: "
+            << corpus->passed() << " passed, " << corpus->failed() << " failed\n";
+  }
+  return exit_code;
+}
+
+// ---- dispatch -------------------------------------------------------------------------
+
+struct Command {
+  const char* name;     // e.g. "layout show"
+  const char* summary;  // one line for `warpcheck help`
+  std::set<std::string> value_flags;
+  std::set<std::string> switch_flags;
+  int (*run)(Context&);
+};
+
+const std::vector<Command>& Commands() {
+  static const std::vector<Command> kCommands = {
+      {"layout show", "print the linear layout of a TTGIR layout attribute for a shape",
+       {"shape", "num-warps", "threads-per-warp", "num-ctas", "ttgir", "svg", "format",
+        "table"},
+       {},
+       RunLayoutShow},
+      {"corpus check", "run every corpus case and compare with its expected verdict",
+       {"format"},
+       {"verbose"},
+       RunCorpusCheck},
+  };
+  return kCommands;
+}
+
+void PrintHelp(std::ostream& out) {
+  out << "warpcheck " << WARPCHECK_VERSION
+      << ": simulator and verifier for GPU tensor layouts\n\n"
+         "usage: warpcheck COMMAND [options]\n\ncommands:\n";
+  for (const Command& c : Commands()) {
+    out << "  " << c.name << std::string(16 - std::string(c.name).size(), ' ') << c.summary
+        << "\n";
+  }
+  out << "  help [COMMAND]  this text, or a command's usage\n"
+         "\n"
+         "Every command accepts --help. Exit codes: 0 ok/holds, 10 violated, 5\n"
+         "inconclusive, 1 usage error, 2 input error, 6 internal error.\n";
+}
+
+int Dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+             Report* report) {
+  if (args.size() < 2) {
+    PrintHelp(err);
+    return kExitUsage;
+  }
+  const std::string& first = args[1];
+  if (first == "--version" || first == "version") {
+    out << "warpcheck " << WARPCHECK_VERSION << " (layout semantics: triton 3.6.0)\n";
+    return kExitOk;
+  }
+  if (first == "help" || first == "--help" || first == "-h") {
+    if (args.size() >= 3) {
+      std::string wanted = args[2];
+      if (args.size() >= 4) wanted += " " + args[3];
+      for (const Command& c : Commands()) {
+        if (c.name == wanted) {
+          Context ctx{ParsedArgs{{}, {}, {"help"}}, out, err, report};
+          return c.run(ctx);
+        }
+      }
+      PrintError(err, absl::StrCat("help: unknown command '", wanted, "'"));
+      return kExitUsage;
+    }
+    PrintHelp(out);
+    return kExitOk;
+  }
+  for (const Command& c : Commands()) {
+    std::vector<std::string> words = absl::StrSplit(c.name, ' ');
+    if (args.size() < 1 + words.size()) continue;
+    if (!std::equal(words.begin(), words.end(), args.begin() + 1)) continue;
+    std::vector<std::string> rest(args.begin() + 1 + words.size(), args.end());
+    auto parsed = ParseArgs(rest, c.value_flags, c.switch_flags);
+    if (!parsed.ok()) {
+      PrintError(err, absl::StrCat(c.name, ": ", parsed.status().message()));
+      return kExitUsage;
+    }
+    Context ctx{*std::move(parsed), out, err, report};
+    return c.run(ctx);
+  }
+  PrintError(err, absl::StrCat("unknown command '", first,
+                               args.size() > 2 && args[2][0] != '-' ? " " + args[2] : "",
+                               "'; run 'warpcheck help'"));
+  return kExitUsage;
+}
+
+}  // namespace
+
+int RunWarpcheck(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+                 Report* report) {
+  // The one boundary where exceptions (e.g. std::bad_alloc, filesystem errors) become an
+  // internal-error exit code instead of a crash.
+  try {
+    return Dispatch(args, out, err, report);
+  } catch (const std::exception& e) {
+    PrintError(err, absl::StrCat("internal error: ", e.what()));
+    return kExitInternal;
+  }
+}
+
+}  // namespace warpcheck::cli

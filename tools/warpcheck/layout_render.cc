@@ -1,0 +1,182 @@
+#include "tools/warpcheck/layout_render.h"
+
+#include <algorithm>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+
+namespace warpcheck::cli {
+namespace {
+
+bool IsShared(const sim::LinearLayout& layout) { return layout.HasInDim("offset"); }
+
+int32_t SizeOr1(const sim::LinearLayout& l, const char* dim) {
+  return l.HasInDim(dim) ? l.InDimSize(dim) : 1;
+}
+
+std::vector<int32_t> Shape(const sim::LinearLayout& layout) {
+  std::vector<int32_t> shape;
+  for (const auto& [name, size] : layout.out_dims()) shape.push_back(size);
+  return shape;
+}
+
+// Row-major flat index of an output point given in out-dim order (dim0 first).
+int64_t RowMajorIndex(const sim::LinearLayout::Point& out, const std::vector<int32_t>& shape) {
+  int64_t idx = 0;
+  for (size_t i = 0; i < out.size(); ++i) idx = idx * shape[i] + out[i].second;
+  return idx;
+}
+
+std::string Escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::vector<Holder>> ComputeHolders(const sim::LinearLayout& layout) {
+  std::vector<int32_t> shape = Shape(layout);
+  int64_t elements = 1;
+  for (int32_t s : shape) elements *= s;
+  std::vector<std::vector<Holder>> holders(elements);
+  const bool shared = IsShared(layout);
+  const int32_t blocks = SizeOr1(layout, "block");
+  const int32_t warps = shared ? 1 : SizeOr1(layout, "warp");
+  const int32_t lanes = shared ? SizeOr1(layout, "offset") : SizeOr1(layout, "lane");
+  const int32_t regs = shared ? 1 : SizeOr1(layout, "register");
+  sim::LinearLayout::Point in;
+  for (const std::string& name : layout.InDimNames()) in.emplace_back(name, 0);
+  auto set = [&](const char* dim, int32_t v) {
+    for (auto& [name, value] : in) {
+      if (name == dim) value = v;
+    }
+  };
+  for (int32_t b = 0; b < blocks; ++b) {
+    set("block", b);
+    for (int32_t w = 0; w < warps; ++w) {
+      if (!shared) set("warp", w);
+      for (int32_t l = 0; l < lanes; ++l) {
+        set(shared ? "offset" : "lane", l);
+        for (int32_t r = 0; r < regs; ++r) {
+          if (!shared) set("register", r);
+          int64_t e = RowMajorIndex(layout.Apply(in), shape);
+          holders[e].push_back(Holder{b, w, l, r});
+        }
+      }
+    }
+  }
+  return holders;
+}
+
+std::string RenderTable(const sim::LinearLayout& layout) {
+  std::vector<int32_t> shape = Shape(layout);
+  const bool shared = IsShared(layout);
+  auto holders = ComputeHolders(layout);
+  const int32_t cols = shape.empty() ? 1 : shape.back();
+  const int32_t rows = shape.size() >= 2 ? shape[shape.size() - 2] : 1;
+  const int64_t planes = holders.size() / (int64_t{rows} * cols);
+  const int32_t blocks = SizeOr1(layout, "block");
+  const int32_t warps = shared ? 1 : SizeOr1(layout, "warp");
+
+  std::string out;
+  // Sections: one per (block, warp); cells list that section's holders.
+  std::map<std::string, std::string> seen;  // rendered body -> section name
+  for (int32_t b = 0; b < blocks; ++b) {
+    for (int32_t w = 0; w < warps; ++w) {
+      std::string name = shared ? (blocks > 1 ? absl::StrCat("block ", b) : "offsets")
+                                : (blocks > 1 ? absl::StrCat("block ", b, " warp ", w)
+                                              : absl::StrCat("warp ", w));
+      std::vector<std::string> cells(holders.size());
+      size_t width = 1;
+      for (size_t e = 0; e < holders.size(); ++e) {
+        std::vector<std::string> parts;
+        for (const Holder& h : holders[e]) {
+          if (h.block != b || h.warp != w) continue;
+          parts.push_back(shared ? absl::StrCat(h.lane) : absl::StrCat("T", h.lane, ":", h.reg));
+        }
+        cells[e] = parts.empty() ? "." : absl::StrJoin(parts, "|");
+        width = std::max(width, cells[e].size());
+      }
+      std::string body;
+      for (int64_t p = 0; p < planes; ++p) {
+        if (planes > 1) {
+          // Leading indices of this plane, dim0 first.
+          std::vector<int64_t> lead;
+          int64_t rest = p;
+          for (int i = static_cast<int>(shape.size()) - 3; i >= 0; --i) {
+            lead.insert(lead.begin(), rest % shape[i]);
+            rest /= shape[i];
+          }
+          absl::StrAppend(&body, "[", absl::StrJoin(lead, ", "), ", :, :]\n");
+        }
+        for (int32_t r = 0; r < rows; ++r) {
+          for (int32_t c = 0; c < cols; ++c) {
+            const std::string& cell = cells[(p * rows + r) * cols + c];
+            absl::StrAppend(&body, c ? " " : "", std::string(width - cell.size(), ' '), cell);
+          }
+          absl::StrAppend(&body, "\n");
+        }
+      }
+      auto it = seen.find(body);
+      if (it != seen.end()) {
+        absl::StrAppend(&out, name, ": same elements and positions as ", it->second, "\n");
+        continue;
+      }
+      seen.emplace(body, name);
+      absl::StrAppend(&out, name, ":\n", body);
+    }
+  }
+  return out;
+}
+
+std::string RenderSvg(const sim::LinearLayout& layout, const std::string& title) {
+  std::vector<int32_t> shape = Shape(layout);
+  const bool shared = IsShared(layout);
+  auto holders = ComputeHolders(layout);
+  const int32_t cols = shape.empty() ? 1 : shape.back();
+  const int64_t rows = holders.size() / cols;
+  const int cell_w = 44, cell_h = 22, top = 40, left = 10;
+  const int32_t warps = shared ? 1 : SizeOr1(layout, "warp") * SizeOr1(layout, "block");
+  std::string svg = absl::StrFormat(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+      "font-family=\"monospace\" font-size=\"10\">\n",
+      left * 2 + cols * cell_w, top + rows * cell_h + 10);
+  absl::StrAppend(&svg, "<text x=\"", left, "\" y=\"16\" font-size=\"12\">", Escape(title),
+                  "</text>\n");
+  absl::StrAppend(&svg, "<text x=\"", left, "\" y=\"32\">",
+                  shared ? "cell = offset, colour = 4-byte bank of a 16-bit element"
+                         : "cell = lane:register (first holder), colour = warp",
+                  "</text>\n");
+  for (int64_t e = 0; e < static_cast<int64_t>(holders.size()); ++e) {
+    int64_t r = e / cols, c = e % cols;
+    const Holder h = holders[e].empty() ? Holder{} : holders[e].front();
+    int colour_index = shared ? (h.lane / 2) % 32 : (h.block * SizeOr1(layout, "warp") + h.warp);
+    int colours = shared ? 32 : std::max(1, warps);
+    double hue = 360.0 * colour_index / colours;
+    std::string label = shared ? absl::StrCat(h.lane) : absl::StrCat(h.lane, ":", h.reg);
+    if (holders[e].size() > 1) absl::StrAppend(&label, "+");
+    absl::StrAppend(
+        &svg,
+        absl::StrFormat("<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+                        "fill=\"hsl(%.0f,70%%,80%%)\" stroke=\"#555\" stroke-width=\"0.5\"/>"
+                        "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+                        left + c * cell_w, top + r * cell_h, cell_w, cell_h, hue,
+                        left + c * cell_w + cell_w / 2, top + r * cell_h + 15,
+                        Escape(label)));
+  }
+  absl::StrAppend(&svg, "</svg>\n");
+  return svg;
+}
+
+}  // namespace warpcheck::cli
