@@ -1,0 +1,226 @@
+// In-process CLI tests (Bloaty's RunBloaty idea): the real dispatcher, checked through
+// the returned Report proto and exit code rather than stdout text where possible.
+#include "tools/warpcheck/cli.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace warpcheck::cli {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+struct Result {
+  int code;
+  std::string out;
+  std::string err;
+  Report report;
+};
+
+Result Run(std::vector<std::string> args) {
+  args.insert(args.begin(), "warpcheck");
+  std::ostringstream out, err;
+  Result r;
+  r.code = RunWarpcheck(args, out, err, &r.report);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+std::string TempPath(const std::string& name) {
+  return (std::filesystem::temp_directory_path() /
+          (name + "." + std::to_string(::testing::UnitTest::GetInstance()->random_seed())))
+      .string();
+}
+
+const char kMmaV2[] =
+    "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], "
+    "instrShape = [16, 8]}>";
+
+TEST(CliTest, VersionAndHelp) {
+  Result v = Run({"--version"});
+  EXPECT_EQ(v.code, kExitOk);
+  EXPECT_THAT(v.out, StartsWith("warpcheck "));
+  Result h = Run({"help"});
+  EXPECT_EQ(h.code, kExitOk);
+  EXPECT_THAT(h.out, HasSubstr("layout show"));
+  EXPECT_THAT(h.out, HasSubstr("corpus check"));
+  Result hc = Run({"help", "layout", "show"});
+  EXPECT_EQ(hc.code, kExitOk);
+  EXPECT_THAT(hc.out, HasSubstr("--shape"));
+  Result flag_help = Run({"layout", "show", "--help"});
+  EXPECT_EQ(flag_help.code, kExitOk);
+  EXPECT_EQ(flag_help.out, hc.out);
+}
+
+TEST(CliTest, UsageErrorsExitOne) {
+  EXPECT_EQ(Run({}).code, kExitUsage);
+  Result unknown = Run({"frobnicate"});
+  EXPECT_EQ(unknown.code, kExitUsage);
+  EXPECT_THAT(unknown.err, StartsWith("warpcheck: error: unknown command"));
+  EXPECT_EQ(Run({"layout", "show", kMmaV2, "--shape=16x8", "--bogus=1"}).code, kExitUsage);
+  EXPECT_EQ(Run({"layout", "show", "--shape=16x8"}).code, kExitUsage);
+  EXPECT_EQ(Run({"layout", "show", kMmaV2}).code, kExitUsage);
+  EXPECT_EQ(Run({"layout", "show", kMmaV2, "--shape=16x8", "--format=xml"}).code, kExitUsage);
+}
+
+TEST(CliTest, LayoutShowMmaV2Json) {
+  Result r = Run({"layout", "show", kMmaV2, "--shape", "16x8", "--format=json"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  // The JSON contract of shared/design/CLI.md, byte for byte for this layout.
+  EXPECT_THAT(r.out,
+              HasSubstr("{\"layout\":{\"in_dims\":[{\"name\":\"register\",\"bases\":[[0,1],"
+                        "[8,0]]},{\"name\":\"lane\",\"bases\":[[0,2],[0,4],[1,0],[2,0],[4,0]]"
+                        "},{\"name\":\"warp\"},{\"name\":\"block\"}],\"out_dims\":[{\"name\":"
+                        "\"dim0\",\"size\":16},{\"name\":\"dim1\",\"size\":8}]}"));
+  EXPECT_TRUE(r.report.layout_facts().injective());
+  EXPECT_TRUE(r.report.layout_facts().surjective());
+  EXPECT_EQ(r.report.layout_facts().attr(), kMmaV2);
+}
+
+TEST(CliTest, LayoutShowTextTableNamesLaneAndRegister) {
+  Result r = Run({"layout", "show", kMmaV2, "--shape=16x8"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  // Element (9, 3) is held by lane 5, register 3 (linear_layout.h's worked example).
+  std::istringstream lines(r.out);
+  std::string line;
+  std::vector<std::string> table;
+  bool in_table = false;
+  while (std::getline(lines, line)) {
+    if (line == "warp 0:") {
+      in_table = true;
+      continue;
+    }
+    if (in_table) table.push_back(line);
+  }
+  ASSERT_EQ(table.size(), 16u) << r.out;
+  std::istringstream row9(table[9]);
+  std::vector<std::string> cells;
+  for (std::string c; row9 >> c;) cells.push_back(c);
+  ASSERT_EQ(cells.size(), 8u);
+  EXPECT_EQ(cells[3], "T5:3");
+}
+
+TEST(CliTest, BroadcastWarpsReportedAsCopies) {
+  // 4 warps on a 16x8 tensor covered by one warp's tile: warps 1..3 replicate warp 0.
+  Result r = Run({"layout", "show",
+                  "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, "
+                  "2], instrShape = [16, 8]}>",
+                  "--shape=16x8", "--num-warps=4"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("warp 3: same elements and positions as warp 0"));
+  EXPECT_FALSE(r.report.layout_facts().injective());
+  EXPECT_EQ(r.report.layout_facts().free_variable_masks().at("warp"), 3);
+}
+
+TEST(CliTest, SvgIsWritten) {
+  std::string path = TempPath("layout.svg");
+  Result r = Run({"layout", "show", kMmaV2, "--shape=16x8", "--svg", path});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string svg = ss.str();
+  EXPECT_THAT(svg, StartsWith("<svg"));
+  EXPECT_THAT(svg, HasSubstr(">5:3</text>"));  // lane 5, register 3 somewhere
+  EXPECT_EQ(std::count(svg.begin(), svg.end(), '\n'), 16 * 8 + 3);
+  std::remove(path.c_str());
+}
+
+TEST(CliTest, MalformedAttributeIsInputErrorWithPosition) {
+  Result r = Run({"layout", "show", "#ttg.blocked<{sizePerThread = [1, 3]}>", "--shape=8x8"});
+  EXPECT_EQ(r.code, kExitInputError);
+  EXPECT_THAT(r.err, StartsWith("warpcheck: error: argument:1:"));
+}
+
+TEST(CliTest, BadShapeIsInputError) {
+  Result r = Run({"layout", "show", kMmaV2, "--shape=16xx8"});
+  EXPECT_EQ(r.code, kExitInputError);
+  EXPECT_THAT(r.err, HasSubstr("--shape"));
+  Result np2 = Run({"layout", "show", kMmaV2, "--shape=12x8"});
+  EXPECT_EQ(np2.code, kExitInputError);
+  Result warps = Run({"layout", "show", kMmaV2, "--shape=16x8", "--num-warps=3"});
+  EXPECT_EQ(warps.code, kExitInputError);
+}
+
+TEST(CliTest, TtgirAliasesAndModuleAttributes) {
+  std::string path = TempPath("module.ttgir");
+  {
+    std::ofstream f(path);
+    f << "#blocked = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], "
+         "warpsPerCTA = [4, 1], order = [1, 0]}>\n"
+         "#mma = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], "
+         "instrShape = [16, 8]}>\n"
+         "module attributes {\"ttg.num-ctas\" = 1 : i32, \"ttg.num-warps\" = 4 : i32, "
+         "ttg.target = \"cuda:90\", \"ttg.threads-per-warp\" = 32 : i32} {\n"
+         "  tt.func public @k(%arg0: !tt.ptr<f16>) { tt.return }\n"
+         "}\n";
+  }
+  Result r = Run({"layout", "show", "#ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>",
+                  "--shape=32x32", "--ttgir", path, "--format=json"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_EQ(r.report.layout_facts().attr(),
+            "#ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, "
+            "versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>, kWidth = 2}>");
+  Result alias = Run({"layout", "show", "#blocked", "--shape=32x16", "--ttgir=" + path});
+  EXPECT_EQ(alias.code, kExitOk) << alias.err;
+  // The module says 4 warps; a flag overrides it and then disagrees with the attribute.
+  Result clash = Run({"layout", "show", "#blocked", "--shape=32x16", "--ttgir=" + path,
+                      "--num-warps=8"});
+  EXPECT_EQ(clash.code, kExitInputError);
+  EXPECT_THAT(clash.err, HasSubstr("warpsPerCTA"));
+  Result missing = Run({"layout", "show", "#blocked", "--shape=32x16", "--ttgir=/no/such"});
+  EXPECT_EQ(missing.code, kExitInputError);
+  EXPECT_THAT(missing.err, HasSubstr("/no/such"));
+  std::remove(path.c_str());
+}
+
+TEST(CliTest, CorpusCheckPassesAndFails) {
+  std::string dir = TempPath("corpus");
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream f(dir + "/ok.textproto");
+    f << "# proto-file: proto/layout.proto\n# proto-message: warpcheck.LayoutCorpus\n"
+         "cases { name: \"mma\" attr: \"" << "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}>"
+      << "\" shape: 16 shape: 8 expect { layout: \"{register: [[0, 1], [8, 0]], lane: "
+         "[[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp: [], block: []} -> {dim0: 16, "
+         "dim1: 8}\" } }\n";
+  }
+  Result ok = Run({"corpus", "check", dir, "--format=json"});
+  EXPECT_EQ(ok.code, kExitOk) << ok.out << ok.err;
+  EXPECT_EQ(ok.report.corpus().cases(), 1);
+  EXPECT_EQ(ok.report.corpus().passed(), 1);
+  {
+    // A wrong expectation must fail the check (exit 10), naming the case.
+    std::ofstream f(dir + "/bad.textproto");
+    f << "# proto-message: warpcheck.LayoutCorpus\n"
+         "cases { name: \"wrong\" attr: \"#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, "
+         "warpsPerCTA = [1, 1], instrShape = [16, 8]}>\" shape: 16 shape: 8 expect { layout: "
+         "\"{register: [[8, 0], [0, 1]], lane: [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], "
+         "warp: [], block: []} -> {dim0: 16, dim1: 8}\" } }\n";
+  }
+  Result bad = Run({"corpus", "check", dir});
+  EXPECT_EQ(bad.code, kExitViolated);
+  EXPECT_THAT(bad.out, HasSubstr("FAIL"));
+  EXPECT_THAT(bad.out, HasSubstr("wrong"));
+  EXPECT_EQ(bad.report.corpus().failed(), 1);
+  {
+    std::ofstream f(dir + "/broken.textproto");
+    f << "# proto-message: warpcheck.LayoutCorpus\ncases { name: \"x\" shape: \"nope\" }\n";
+  }
+  Result broken = Run({"corpus", "check", dir + "/broken.textproto"});
+  EXPECT_EQ(broken.code, kExitInputError);
+  EXPECT_THAT(broken.err, HasSubstr("broken.textproto:2:"));
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace warpcheck::cli
