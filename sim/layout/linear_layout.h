@@ -187,7 +187,9 @@ class LinearLayout {
                        const std::vector<std::string>& outs) const;
   // Ensures: the square sublayout on dims (same names in and out, same sizes) is the
   // identity, and no other in-dim reaches these out-dims and these in-dims reach no
-  // other out-dim (§1.5.17).
+  // other out-dim (§1.5.17). False when a listed dim is not both an in-dim and an
+  // out-dim (Triton aborts there). As in Triton, the identity check flattens the listed
+  // dims in this layout's in-dim and out-dim orders, so those orders must agree.
   bool IsTrivialOver(const std::vector<std::string>& dims) const;
 
   // Largest 2^m such that 2^m consecutive values of the first in-dim map to 2^m
@@ -229,10 +231,10 @@ class LinearLayout {
 
   // Direct sum, this = inner/minor, other = outer (§1.5.10).
   // Ensures: dims merged by Supremum; log2 sizes add; other's entries shifted left by
-  //          this layout's log2 out size of the same dim; associative; Empty() is the
-  //          identity; surjective if both factors are.
-  [[nodiscard]] friend LinearLayout operator*(const LinearLayout& inner,
-                                              const LinearLayout& outer);
+  //          this layout's log2 out size of the same dim; associative up to the order
+  //          of dims (Supremum itself is not associative, as in Triton); Empty() is
+  //          the identity; surjective if both factors are.
+  friend LinearLayout operator*(const LinearLayout& inner, const LinearLayout& outer);
   LinearLayout& operator*=(const LinearLayout& outer) { return *this = *this * outer; }
 
   // The function outer∘this: apply this layout, then `outer` (§1.5.11).
@@ -243,10 +245,14 @@ class LinearLayout {
   [[nodiscard]] LinearLayout Compose(const LinearLayout& outer) const;
 
   // C such that this(x) == outer(C(x)) for all x (§1.5.12), with Triton 3.6's choice of
-  // C: identity on in-dims whose sublayouts agree, least squares with free variables 0
-  // on the rest.
-  // Requires: same out-dim set; outer.OutDimSize(o) >= OutDimSize(o); the image of this
-  //           layout lies in the image of outer.
+  // C: identity on in-dims whose sublayouts agree (same bases and every out size equal,
+  // so no dim qualifies when any out size differs), least squares with free variables
+  // 0 on the rest.
+  // Requires: same out-dim set; outer.OutDimSize(o) >= OutDimSize(o); after setting
+  //           the identity dims aside, both layouts have in-dims left or neither has
+  //           (Triton asserts this); the image of this layout's remaining dims lies in
+  //           the image of outer's remaining dims (true when the remaining part of
+  //           outer is surjective).
   // Ensures: outer.Compose-able: C.Compose(outer) agrees with *this on every input;
   //          C has this layout's in-dims and outer's in-dims (with outer's sizes) as
   //          out-dims.
@@ -258,10 +264,15 @@ class LinearLayout {
 
   // Requires: IsInvertible(). Ensures: result.Compose(*this) is the identity.
   [[nodiscard]] LinearLayout Invert() const;
+  // Identity-on-out-dims.InvertAndCompose(*this).
+  // Requires: IsSurjective() and the InvertAndCompose requirements (they fail only when
+  //           an in-dim named like an out-dim has exactly the identity sublayout while
+  //           other in-dims remain).
   // Ensures: this->Apply(Pseudoinvert().Apply(y)) == y for every y in the image.
   [[nodiscard]] LinearLayout Pseudoinvert() const;
 
-  // Ensures: all-zero bases of in_dim removed (the dim shrinks).
+  // Ensures: all-zero bases of in_dim removed (the dim shrinks); out sizes unchanged;
+  //          no-op when there is no such in-dim.
   [[nodiscard]] LinearLayout RemoveZeroBasesAlongDim(absl::string_view in_dim) const;
   // Requires: the dim exists and has size 1. Ensures: the dim is removed.
   [[nodiscard]] LinearLayout UnsqueezeIn(absl::string_view in_dim) const;
@@ -292,6 +303,11 @@ class LinearLayout {
   OutDimsT out_dims_;
   bool surjective_ = true;
 };
+
+// Declared again at namespace scope so that [[nodiscard]] applies (gcc ignores
+// attributes on friend declarations).
+[[nodiscard]] LinearLayout operator*(const LinearLayout& inner,
+                                     const LinearLayout& outer);
 
 // C with B * C == A (§1.5.16), or nullopt.
 std::optional<LinearLayout> DivideLeft(const LinearLayout& a, const LinearLayout& b);
