@@ -98,13 +98,18 @@ struct AmdMfmaEncoding {
   int32_t element_bit_width = 32;
 };
 
-// #ttg.amd_wmma<{version, isTranspose, warpsPerCTA [, CGALayout] [, instrShape]}>
+// #ttg.amd_wmma<{version, isTranspose, warpsPerCTA [, CGALayout] [, tilesPerWarp]
+//                [, instrShape]}>
 struct AmdWmmaEncoding {
   int32_t version = 0;
   bool is_transpose = false;
   std::vector<int32_t> warps_per_cta;
   CgaBases cga;
   std::vector<int32_t> instr_shape = {16, 16, 16};
+  // Triton 3.6 prints it after CGALayout, only when not all ones, e.g.
+  // `warpsPerCTA = [2, 2], CGALayout = [[0, 1]], tilesPerWarp = [2, 1],
+  //  instrShape = [16, 16, 32]`.
+  std::vector<int32_t> tiles_per_warp;  // empty = all ones
 };
 
 // #ttg.swizzled_shared / #ttg.amd_rotating_shared<{vec, perPhase, maxPhase, order
@@ -150,10 +155,18 @@ struct Encoding {
                SharedLinearEncoding>
       kind;
 
+  // Where a parsed encoding came from, as "<source>:<line>:<column>": key "" is the
+  // attribute's leading '#', a field name (e.g. "threadsPerWarp") the start of that
+  // field's value. Empty for encodings built in code. Checks made after parsing
+  // (CheckAgainstModule, ToLinearLayout) use it to point at the text at fault.
+  std::map<std::string, std::string> positions = {};
+
   // Ensures: true for swizzled/rotating/nvmma/padded shared and shared_linear.
   bool IsShared() const;
   // The tensor rank this encoding describes (for slice: parent rank - 1).
   int Rank() const;
+  // Ensures: positions[field] if recorded, else positions[""], else "".
+  std::string PositionOf(absl::string_view field) const;
 };
 
 // Module attributes (ttg.num-warps, ttg.threads-per-warp, ttg.num-ctas). Unset =
@@ -195,7 +208,9 @@ absl::StatusOr<EncodingPtr> ParseEncoding(absl::string_view text, const SourceLo
 std::string PrintEncoding(const Encoding& encoding);
 
 // Checks the encoding against module attributes (warps, threads per warp, CTAs) when
-// they are known. InvalidArgument naming the field at fault.
+// they are known, recursing into slice/dot_op parents. InvalidArgument naming the
+// field at fault; for a parsed encoding the message starts with that field's
+// "<source>:<line>:<column>: " (Encoding::positions), so callers must not add another.
 absl::Status CheckAgainstModule(const Encoding& encoding, const ModuleInfo& module);
 
 // Triton 3.6's toLinearLayout(shape, attr) (shared/spec/linear-layouts.md §2).

@@ -28,12 +28,8 @@ absl::StatusOr<ResolvedLayout> ResolveLayout(absl::string_view attr,
   if (module.num_ctas) merged.num_ctas = module.num_ctas;
 
   ASSIGN_OR_RETURN(EncodingPtr encoding, ParseEncoding(attr, where, ttgir));
-  absl::Status module_status = CheckAgainstModule(*encoding, merged);
-  if (!module_status.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(where.source, ":", where.line, ":", where.column, ": ",
-                     module_status.message()));
-  }
+  // CheckAgainstModule's messages already carry the position of the field at fault.
+  RETURN_IF_ERROR(CheckAgainstModule(*encoding, merged));
   auto layout = ToLinearLayout(*encoding, shape);
   if (!layout.ok()) {
     std::string shape_text;

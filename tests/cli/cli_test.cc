@@ -25,7 +25,7 @@ struct Result {
   Report report;
 };
 
-Result Run(std::vector<std::string> args) {
+Result RunCli(std::vector<std::string> args) {
   args.insert(args.begin(), "warpcheck");
   std::ostringstream out, err;
   Result r;
@@ -46,34 +46,34 @@ const char kMmaV2[] =
     "instrShape = [16, 8]}>";
 
 TEST(CliTest, VersionAndHelp) {
-  Result v = Run({"--version"});
+  Result v = RunCli({"--version"});
   EXPECT_EQ(v.code, kExitOk);
   EXPECT_THAT(v.out, StartsWith("warpcheck "));
-  Result h = Run({"help"});
+  Result h = RunCli({"help"});
   EXPECT_EQ(h.code, kExitOk);
   EXPECT_THAT(h.out, HasSubstr("layout show"));
   EXPECT_THAT(h.out, HasSubstr("corpus check"));
-  Result hc = Run({"help", "layout", "show"});
+  Result hc = RunCli({"help", "layout", "show"});
   EXPECT_EQ(hc.code, kExitOk);
   EXPECT_THAT(hc.out, HasSubstr("--shape"));
-  Result flag_help = Run({"layout", "show", "--help"});
+  Result flag_help = RunCli({"layout", "show", "--help"});
   EXPECT_EQ(flag_help.code, kExitOk);
   EXPECT_EQ(flag_help.out, hc.out);
 }
 
 TEST(CliTest, UsageErrorsExitOne) {
-  EXPECT_EQ(Run({}).code, kExitUsage);
-  Result unknown = Run({"frobnicate"});
+  EXPECT_EQ(RunCli({}).code, kExitUsage);
+  Result unknown = RunCli({"frobnicate"});
   EXPECT_EQ(unknown.code, kExitUsage);
   EXPECT_THAT(unknown.err, StartsWith("warpcheck: error: unknown command"));
-  EXPECT_EQ(Run({"layout", "show", kMmaV2, "--shape=16x8", "--bogus=1"}).code, kExitUsage);
-  EXPECT_EQ(Run({"layout", "show", "--shape=16x8"}).code, kExitUsage);
-  EXPECT_EQ(Run({"layout", "show", kMmaV2}).code, kExitUsage);
-  EXPECT_EQ(Run({"layout", "show", kMmaV2, "--shape=16x8", "--format=xml"}).code, kExitUsage);
+  EXPECT_EQ(RunCli({"layout", "show", kMmaV2, "--shape=16x8", "--bogus=1"}).code, kExitUsage);
+  EXPECT_EQ(RunCli({"layout", "show", "--shape=16x8"}).code, kExitUsage);
+  EXPECT_EQ(RunCli({"layout", "show", kMmaV2}).code, kExitUsage);
+  EXPECT_EQ(RunCli({"layout", "show", kMmaV2, "--shape=16x8", "--format=xml"}).code, kExitUsage);
 }
 
 TEST(CliTest, LayoutShowMmaV2Json) {
-  Result r = Run({"layout", "show", kMmaV2, "--shape", "16x8", "--format=json"});
+  Result r = RunCli({"layout", "show", kMmaV2, "--shape", "16x8", "--format=json"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   // The JSON contract of shared/design/CLI.md, byte for byte for this layout.
   EXPECT_THAT(r.out,
@@ -87,7 +87,7 @@ TEST(CliTest, LayoutShowMmaV2Json) {
 }
 
 TEST(CliTest, LayoutShowTextTableNamesLaneAndRegister) {
-  Result r = Run({"layout", "show", kMmaV2, "--shape=16x8"});
+  Result r = RunCli({"layout", "show", kMmaV2, "--shape=16x8"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   // Element (9, 3) is held by lane 5, register 3 (linear_layout.h's worked example).
   std::istringstream lines(r.out);
@@ -111,7 +111,7 @@ TEST(CliTest, LayoutShowTextTableNamesLaneAndRegister) {
 
 TEST(CliTest, BroadcastWarpsReportedAsCopies) {
   // 4 warps on a 16x8 tensor covered by one warp's tile: warps 1..3 replicate warp 0.
-  Result r = Run({"layout", "show",
+  Result r = RunCli({"layout", "show",
                   "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, "
                   "2], instrShape = [16, 8]}>",
                   "--shape=16x8", "--num-warps=4"});
@@ -123,7 +123,7 @@ TEST(CliTest, BroadcastWarpsReportedAsCopies) {
 
 TEST(CliTest, SvgIsWritten) {
   std::string path = TempPath("layout.svg");
-  Result r = Run({"layout", "show", kMmaV2, "--shape=16x8", "--svg", path});
+  Result r = RunCli({"layout", "show", kMmaV2, "--shape=16x8", "--svg", path});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   std::ifstream in(path);
   std::stringstream ss;
@@ -136,18 +136,18 @@ TEST(CliTest, SvgIsWritten) {
 }
 
 TEST(CliTest, MalformedAttributeIsInputErrorWithPosition) {
-  Result r = Run({"layout", "show", "#ttg.blocked<{sizePerThread = [1, 3]}>", "--shape=8x8"});
+  Result r = RunCli({"layout", "show", "#ttg.blocked<{sizePerThread = [1, 3]}>", "--shape=8x8"});
   EXPECT_EQ(r.code, kExitInputError);
   EXPECT_THAT(r.err, StartsWith("warpcheck: error: argument:1:"));
 }
 
 TEST(CliTest, BadShapeIsInputError) {
-  Result r = Run({"layout", "show", kMmaV2, "--shape=16xx8"});
+  Result r = RunCli({"layout", "show", kMmaV2, "--shape=16xx8"});
   EXPECT_EQ(r.code, kExitInputError);
   EXPECT_THAT(r.err, HasSubstr("--shape"));
-  Result np2 = Run({"layout", "show", kMmaV2, "--shape=12x8"});
+  Result np2 = RunCli({"layout", "show", kMmaV2, "--shape=12x8"});
   EXPECT_EQ(np2.code, kExitInputError);
-  Result warps = Run({"layout", "show", kMmaV2, "--shape=16x8", "--num-warps=3"});
+  Result warps = RunCli({"layout", "show", kMmaV2, "--shape=16x8", "--num-warps=3"});
   EXPECT_EQ(warps.code, kExitInputError);
 }
 
@@ -164,20 +164,20 @@ TEST(CliTest, TtgirAliasesAndModuleAttributes) {
          "  tt.func public @k(%arg0: !tt.ptr<f16>) { tt.return }\n"
          "}\n";
   }
-  Result r = Run({"layout", "show", "#ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>",
+  Result r = RunCli({"layout", "show", "#ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>",
                   "--shape=32x32", "--ttgir", path, "--format=json"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   EXPECT_EQ(r.report.layout_facts().attr(),
             "#ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, "
             "versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>, kWidth = 2}>");
-  Result alias = Run({"layout", "show", "#blocked", "--shape=32x16", "--ttgir=" + path});
+  Result alias = RunCli({"layout", "show", "#blocked", "--shape=32x16", "--ttgir=" + path});
   EXPECT_EQ(alias.code, kExitOk) << alias.err;
   // The module says 4 warps; a flag overrides it and then disagrees with the attribute.
-  Result clash = Run({"layout", "show", "#blocked", "--shape=32x16", "--ttgir=" + path,
+  Result clash = RunCli({"layout", "show", "#blocked", "--shape=32x16", "--ttgir=" + path,
                       "--num-warps=8"});
   EXPECT_EQ(clash.code, kExitInputError);
   EXPECT_THAT(clash.err, HasSubstr("warpsPerCTA"));
-  Result missing = Run({"layout", "show", "#blocked", "--shape=32x16", "--ttgir=/no/such"});
+  Result missing = RunCli({"layout", "show", "#blocked", "--shape=32x16", "--ttgir=/no/such"});
   EXPECT_EQ(missing.code, kExitInputError);
   EXPECT_THAT(missing.err, HasSubstr("/no/such"));
   std::remove(path.c_str());
@@ -194,7 +194,7 @@ TEST(CliTest, CorpusCheckPassesAndFails) {
          "[[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp: [], block: []} -> {dim0: 16, "
          "dim1: 8}\" } }\n";
   }
-  Result ok = Run({"corpus", "check", dir, "--format=json"});
+  Result ok = RunCli({"corpus", "check", dir, "--format=json"});
   EXPECT_EQ(ok.code, kExitOk) << ok.out << ok.err;
   EXPECT_EQ(ok.report.corpus().cases(), 1);
   EXPECT_EQ(ok.report.corpus().passed(), 1);
@@ -207,7 +207,7 @@ TEST(CliTest, CorpusCheckPassesAndFails) {
          "\"{register: [[8, 0], [0, 1]], lane: [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], "
          "warp: [], block: []} -> {dim0: 16, dim1: 8}\" } }\n";
   }
-  Result bad = Run({"corpus", "check", dir});
+  Result bad = RunCli({"corpus", "check", dir});
   EXPECT_EQ(bad.code, kExitViolated);
   EXPECT_THAT(bad.out, HasSubstr("FAIL"));
   EXPECT_THAT(bad.out, HasSubstr("wrong"));
@@ -216,7 +216,7 @@ TEST(CliTest, CorpusCheckPassesAndFails) {
     std::ofstream f(dir + "/broken.textproto");
     f << "# proto-message: warpcheck.LayoutCorpus\ncases { name: \"x\" shape: \"nope\" }\n";
   }
-  Result broken = Run({"corpus", "check", dir + "/broken.textproto"});
+  Result broken = RunCli({"corpus", "check", dir + "/broken.textproto"});
   EXPECT_EQ(broken.code, kExitInputError);
   EXPECT_THAT(broken.err, HasSubstr("broken.textproto:2:"));
   std::filesystem::remove_all(dir);
