@@ -131,7 +131,7 @@ TEST(CliTest, SvgIsWritten) {
   std::string svg = ss.str();
   EXPECT_THAT(svg, StartsWith("<svg"));
   EXPECT_THAT(svg, HasSubstr(">5:3</text>"));  // lane 5, register 3 somewhere
-  EXPECT_EQ(std::count(svg.begin(), svg.end(), '\n'), 16 * 8 + 3);
+  EXPECT_EQ(std::count(svg.begin(), svg.end(), '\n'), 16 * 8 + 4);  // header, title, legend, cells, footer
   std::remove(path.c_str());
 }
 
