@@ -12,12 +12,14 @@
 #include "absl/strings/str_split.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
-#include "google/protobuf/util/json_util.h"
 #include "proto/options.pb.h"
 #include "sim/layout/layout_case.h"
 #include "sim/layout/layout_proto.h"
+#include "sim/base/status_macros.h"
 #include "tools/warpcheck/args.h"
 #include "tools/warpcheck/layout_render.h"
+#include "tools/warpcheck/output.h"
+#include "tools/warpcheck/swizzle_command.h"
 
 #ifndef WARPCHECK_VERSION
 #define WARPCHECK_VERSION "0.0.0"
@@ -35,40 +37,6 @@ struct Context {
   std::ostream& err;
   Report* report_out;
 };
-
-void PrintError(std::ostream& err, absl::string_view message) {
-  err << "warpcheck: error: " << message << "\n";
-}
-
-absl::StatusOr<OutputFormat> ParseFormat(const ParsedArgs& args) {
-  std::string f = args.Get("format").value_or("text");
-  if (f == "text") return OUTPUT_FORMAT_TEXT;
-  if (f == "json") return OUTPUT_FORMAT_JSON;
-  if (f == "textproto") return OUTPUT_FORMAT_TEXTPROTO;
-  return absl::InvalidArgumentError(
-      absl::StrCat("--format: '", f, "' is not one of text, json, textproto"));
-}
-
-// Prints the report in the machine formats; returns false for text (the caller prints
-// its own human rendering).
-bool PrintMachineReport(const Report& report, OutputFormat format, std::ostream& out) {
-  if (format == OUTPUT_FORMAT_JSON) {
-    google::protobuf::util::JsonPrintOptions options;
-    options.preserve_proto_field_names = true;
-    options.add_whitespace = false;
-    std::string json;
-    auto status = google::protobuf::util::MessageToJsonString(report, &json, options);
-    out << (status.ok() ? json : "{}") << "\n";
-    return true;
-  }
-  if (format == OUTPUT_FORMAT_TEXTPROTO) {
-    std::string text;
-    google::protobuf::TextFormat::PrintToString(report, &text);
-    out << text;
-    return true;
-  }
-  return false;
-}
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -117,7 +85,7 @@ int RunLayoutShow(Context& ctx) {
     ctx.err << kLayoutShowUsage;
     return kExitUsage;
   }
-  auto format = ParseFormat(args);
+  auto format = ParseFormatFlag(args);
   if (!format.ok()) {
     PrintError(ctx.err, format.status().message());
     return kExitUsage;
@@ -275,9 +243,30 @@ absl::Status CheckCorpusFile(const std::string& path, CorpusReport& report, bool
   auto text = ReadFile(path);
   if (!text.ok()) return text.status();
   std::string message = ProtoMessageHeader(*text);
+  // One-case files: the file is the case.
+  auto record = [&](const std::string& name, bool ok, const std::string& detail) {
+    report.set_cases(report.cases() + 1);
+    (ok ? report.set_passed(report.passed() + 1) : report.set_failed(report.failed() + 1));
+    if (!ok || verbose) {
+      CaseResult* r = report.add_results();
+      r->set_file(path);
+      r->set_name(name);
+      r->set_ok(ok);
+      r->set_detail(detail);
+    }
+  };
+  if (message == "warpcheck.SwizzleProblem") {
+    bool ok = false;
+    std::string detail;
+    RETURN_IF_ERROR(CheckSwizzleCorpusFile(path, &ok, &detail));
+    report.set_files(report.files() + 1);
+    record(fs::path(path).stem().string(), ok, detail);
+    return absl::OkStatus();
+  }
   if (message != "warpcheck.LayoutCorpus") {
     return absl::InvalidArgumentError(absl::StrCat(
-        path, ":1:1: corpus files must start with '# proto-message: warpcheck.LayoutCorpus'",
+        path, ":1:1: a corpus file starts with '# proto-message: ' and one of "
+              "warpcheck.LayoutCorpus, warpcheck.SwizzleProblem",
         message.empty() ? " (no header found)" : absl::StrCat(" (found '", message, "')")));
   }
   LayoutCorpus corpus;
@@ -312,7 +301,7 @@ int RunCorpusCheck(Context& ctx) {
     ctx.out << kCorpusCheckUsage;
     return kExitOk;
   }
-  auto format = ParseFormat(args);
+  auto format = ParseFormatFlag(args);
   if (!format.ok()) {
     PrintError(ctx.err, format.status().message());
     return kExitUsage;
@@ -379,6 +368,14 @@ const std::vector<Command>& Commands() {
         "table"},
        {},
        RunLayoutShow},
+      {"swizzle2d show", "print the visiting order of a tile-scheduling swizzle",
+       SwizzleValueFlags(),
+       {},
+       [](Context& c) { return RunSwizzleShow(c.args, c.out, c.err, c.report_out); }},
+      {"swizzle2d prove", "prove a swizzle visits every tile exactly once, or find the smallest counterexample",
+       SwizzleValueFlags(),
+       {},
+       [](Context& c) { return RunSwizzleProve(c.args, c.out, c.err, c.report_out); }},
       {"corpus check", "run every corpus case and compare with its expected verdict",
        {"format"},
        {"verbose"},
@@ -392,10 +389,11 @@ void PrintHelp(std::ostream& out) {
       << ": simulator and verifier for GPU tensor layouts\n\n"
          "usage: warpcheck COMMAND [options]\n\ncommands:\n";
   for (const Command& c : Commands()) {
-    out << "  " << c.name << std::string(16 - std::string(c.name).size(), ' ') << c.summary
+    const int pad = 17 - static_cast<int>(std::string(c.name).size());
+    out << "  " << c.name << std::string(std::max(1, pad), ' ') << c.summary
         << "\n";
   }
-  out << "  help [COMMAND]  this text, or a command's usage\n"
+  out << "  help [COMMAND]    this text, or a command's usage\n"
          "\n"
          "Every command accepts --help. Exit codes: 0 ok/holds, 10 violated, 5\n"
          "inconclusive, 1 usage error, 2 input error, 6 internal error.\n";

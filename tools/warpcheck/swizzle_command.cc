@@ -1,0 +1,820 @@
+#include "tools/warpcheck/swizzle_command.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "google/protobuf/text_format.h"
+#include "proto/swizzle.pb.h"
+#include "sim/base/status_macros.h"
+#include "sim/swizzle/enumerate.h"
+#include "sim/swizzle/spec.h"
+#include "sim/swizzle/sweep.h"
+#include "sim/swizzle/swizzle2d.h"
+#include "tools/warpcheck/cli.h"
+#include "tools/warpcheck/output.h"
+
+namespace warpcheck::cli {
+namespace {
+
+namespace sw = ::warpcheck::sim::swizzle;
+
+// Built-in parameter flags, by flag name, with the parameter name used in reports.
+const std::vector<std::pair<std::string, std::string>>& BuiltinFlags() {
+  static const auto* kFlags = new std::vector<std::pair<std::string, std::string>>{
+      {"row-tiles", "row_tiles"},
+      {"col-tiles", "col_tiles"},
+      {"rows", "rows"},
+      {"cols", "cols"},
+      {"tile-rows", "tile_rows"},
+      {"tile-cols", "tile_cols"},
+      {"swizzle-offset", "swizzle_offset"},
+      {"swizzle-direction", "swizzle_direction"},
+      {"rank-size", "rank_size"},
+      {"comm-npu-split", "comm_npu_split"},
+      {"comm-data-split", "comm_data_split"},
+  };
+  return *kFlags;
+}
+
+constexpr char kShowUsage[] =
+    "usage: warpcheck swizzle2d show --fn=gemm|gemm_nz|dist|dist_nz [params] [options]\n"
+    "       warpcheck swizzle2d show --spec=FILE.swz --params=name=V,name=V [options]\n"
+    "\n"
+    "Prints the visiting order of a tile-scheduling swizzle: the tile grid with the\n"
+    "iteration that visits each tile (dist: one grid per rank).\n"
+    "\n"
+    "Parameters (as in the API):\n"
+    "  --row-tiles=R --col-tiles=C      the tile grid (unit tiles), or\n"
+    "  --rows --cols --tile-rows --tile-cols   data and tile shapes (partial edge tiles)\n"
+    "  --swizzle-offset=S (1..7, default 7)  --swizzle-direction=0|1 (default 1)\n"
+    "  --rank-size=N  --comm-npu-split=P  --comm-data-split=Q   (dist)\n"
+    "Options:\n"
+    "  --svg=FILE        also draw the grid, coloured by visiting order\n"
+    "  --format=text|json|textproto\n";
+
+constexpr char kProveUsage[] =
+    "usage: warpcheck swizzle2d prove --fn=gemm|gemm_nz|dist|dist_nz [ranges] [options]\n"
+    "       warpcheck swizzle2d prove --spec=FILE(.swz|.textproto) [--params=ranges]\n"
+    "\n"
+    "Proves that the swizzle visits every tile (x rank) exactly once for every parameter\n"
+    "point in the ranges, or prints the smallest counterexample. Every parameter flag of\n"
+    "`show` accepts a range A..B. Defaults: row/col tiles 1..65536, every offset 1..7,\n"
+    "both directions, ranks 1..64 with every valid split, comm-data-split 1..4.\n"
+    "\n"
+    "Options:\n"
+    "  --engine=symbolic|enumerated|both   default: symbolic (Z3) for large ranges,\n"
+    "                                      both when the ranges are small enough\n"
+    "  --rlimit=N        Z3 resource limit per query (deterministic budget)\n"
+    "  --cex-out=FILE    write the counterexample as a reproducing corpus case\n"
+    "  --format=text|json|textproto\n"
+    "Exit: 0 holds, 10 violated, 5 inconclusive, 2 bad input.\n";
+
+absl::StatusOr<int64_t> ParseInt64(absl::string_view flag, absl::string_view text) {
+  int64_t v = 0;
+  if (!absl::SimpleAtoi(text, &v)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag, ": '", text, "' is not an integer"));
+  }
+  return v;
+}
+
+// --params=name=A..B,name=V  -> ranges by name, in order.
+absl::StatusOr<std::vector<std::pair<std::string, sw::ParamRange>>> ParseParamList(
+    absl::string_view text) {
+  std::vector<std::pair<std::string, sw::ParamRange>> out;
+  if (text.empty()) return out;
+  for (absl::string_view item : absl::StrSplit(text, ',')) {
+    std::vector<absl::string_view> kv = absl::StrSplit(item, absl::MaxSplits('=', 1));
+    if (kv.size() != 2 || kv[0].empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--params: '", item, "' is not name=value or name=A..B"));
+    }
+    auto range = sw::ParamRange::Parse(kv[1]);
+    if (!range.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--params: ", kv[0], ": ", range.status().message()));
+    }
+    out.emplace_back(std::string(kv[0]), *range);
+  }
+  return out;
+}
+
+
+// Built-in parameters at one point, from the flags (show).
+absl::StatusOr<sw::Swizzle2dParams> BuiltinPoint(const ParsedArgs& args, sw::Builtin fn) {
+  sw::Swizzle2dParams p;
+  p.fn = fn;
+  std::map<std::string, int64_t> v;
+  for (const auto& [flag, name] : BuiltinFlags()) {
+    if (auto text = args.Get(flag)) {
+      ASSIGN_OR_RETURN(v[name], ParseInt64(flag, *text));
+    }
+  }
+  bool tiles = v.count("row_tiles") || v.count("col_tiles");
+  bool shapes = v.count("rows") || v.count("cols") || v.count("tile_rows") ||
+                v.count("tile_cols");
+  if (tiles && shapes) {
+    return absl::InvalidArgumentError(
+        "--row-tiles/--col-tiles and --rows/--cols/--tile-rows/--tile-cols are two ways "
+        "to give the grid; use one");
+  }
+  if (tiles) {
+    if (!v.count("row_tiles") || !v.count("col_tiles")) {
+      return absl::InvalidArgumentError("give both --row-tiles and --col-tiles");
+    }
+    p.shape = sw::Shape2d::FromTileCounts(v["row_tiles"], v["col_tiles"]);
+  } else if (shapes) {
+    for (const char* n : {"rows", "cols", "tile_rows", "tile_cols"}) {
+      if (!v.count(n)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--", absl::StrReplaceAll(n, {{"_", "-"}}),
+                         " is missing (data and tile shapes go together)"));
+      }
+    }
+    p.shape = sw::Shape2d{v["rows"], v["cols"], v["tile_rows"], v["tile_cols"]};
+  } else {
+    return absl::InvalidArgumentError(
+        "the grid is missing: give --row-tiles and --col-tiles (or --rows, --cols, "
+        "--tile-rows, --tile-cols)");
+  }
+  if (v.count("swizzle_offset")) p.swizzle_offset = v["swizzle_offset"];
+  if (v.count("swizzle_direction")) p.direction = v["swizzle_direction"];
+  if (v.count("rank_size")) p.rank_size = v["rank_size"];
+  if (v.count("comm_npu_split")) p.comm_npu_split = v["comm_npu_split"];
+  if (v.count("comm_data_split")) p.comm_data_split = v["comm_data_split"];
+  if (fn == sw::Builtin::kDist || fn == sw::Builtin::kDistNz) {
+    if (!v.count("rank_size")) return absl::InvalidArgumentError("--rank-size is required");
+  }
+  RETURN_IF_ERROR(p.Validate());
+  return p;
+}
+
+// One visited point, generic over built-ins and specs.
+struct Visit {
+  int64_t iter;
+  int64_t row, col, rank;
+  int64_t rows, cols;  // tails (dist); 0 when not applicable
+  bool skipped = false;
+};
+
+struct Grid {
+  int64_t row_tiles = 1, col_tiles = 1, ranks = 1;
+  bool has_rank = false, has_tails = false;
+  std::vector<Visit> visits;
+};
+
+constexpr int64_t kMaxShowPoints = 1 << 20;
+
+absl::StatusOr<Grid> ShowBuiltin(const sw::Swizzle2dParams& p) {
+  Grid g;
+  g.row_tiles = p.shape.row_tiles();
+  g.col_tiles = p.shape.col_tiles();
+  g.has_rank = g.has_tails = sw::IsDist(p.fn);
+  g.ranks = g.has_rank ? p.rank_size : 1;
+  if (p.DomainSize() > kMaxShowPoints) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "swizzle2d show: ", p.DomainSize(), " iterations is too many to show (limit ",
+        kMaxShowPoints, "); use `swizzle2d prove` for large grids"));
+  }
+  for (int64_t i = 0; i < p.DomainSize(); ++i) {
+    ASSIGN_OR_RETURN(sw::Swizzle2dResult r, sw::Apply(p, i));
+    g.visits.push_back(Visit{i, r.row, r.col, r.rank, r.comm_row_size, r.comm_col_size});
+  }
+  return g;
+}
+
+absl::StatusOr<Grid> ShowSpec(const sw::SwizzleSpec& spec,
+                              const std::vector<std::pair<std::string, sw::ParamRange>>& given) {
+  std::vector<int64_t> values;
+  for (const sim::expr::Stmt* param : spec.params()) {
+    auto it = std::find_if(given.begin(), given.end(),
+                           [&](const auto& kv) { return kv.first == param->name; });
+    if (it == given.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--params: parameter '", param->name, "' of ", spec.source_name(),
+          " has no value (give --params=", param->name, "=V,...)"));
+    }
+    if (it->second.lo != it->second.hi) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--params: ", param->name, ": show needs one value, not a range"));
+    }
+    values.push_back(it->second.lo);
+  }
+  for (const auto& [name, range] : given) {
+    bool known = std::any_of(spec.params().begin(), spec.params().end(),
+                             [&](const sim::expr::Stmt* s) { return s->name == name; });
+    if (!known) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--params: ", spec.source_name(), " has no parameter '", name, "'"));
+    }
+  }
+  ASSIGN_OR_RETURN(sw::SpecInstance inst, spec.Instantiate(values));
+  if (inst.domain() > kMaxShowPoints) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "swizzle2d show: ", inst.domain(), " iterations is too many to show"));
+  }
+  Grid g;
+  const auto& coords = inst.coordinates();
+  auto index_of = [&](absl::string_view n) -> int {
+    for (size_t i = 0; i < coords.size(); ++i) {
+      if (coords[i] == n) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  int ri = index_of("row"), ci = index_of("col"), ki = index_of("rank");
+  if (ri < 0 || ci < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        spec.source_name(), ": show draws `grid row` x `grid col`; this spec has grids ",
+        absl::StrJoin(coords, ", ")));
+  }
+  g.row_tiles = inst.extents()[ri];
+  g.col_tiles = inst.extents()[ci];
+  g.has_rank = ki >= 0;
+  g.ranks = g.has_rank ? inst.extents()[ki] : 1;
+  std::vector<int64_t> c(coords.size());
+  for (int64_t i = 0; i < inst.domain(); ++i) {
+    sw::PointOutcome o = inst.Map(i, c.data());
+    if (o == sw::PointOutcome::kError) {
+      auto explained = inst.Explain(i);
+      return absl::InvalidArgumentError(absl::StrCat(
+          spec.source_name(), ": iteration ", i, " fails to evaluate: ",
+          explained.ok() ? "unknown error" : explained.status().message()));
+    }
+    Visit v{i, 0, 0, 0, 0, 0, o == sw::PointOutcome::kSkip};
+    if (!v.skipped) {
+      v.row = c[ri];
+      v.col = c[ci];
+      v.rank = ki >= 0 ? c[ki] : 0;
+    }
+    g.visits.push_back(v);
+  }
+  return g;
+}
+
+std::string RenderGridText(const Grid& g) {
+  std::string out;
+  size_t width = absl::StrCat(g.visits.empty() ? 0 : g.visits.back().iter).size();
+  for (int64_t k = 0; k < g.ranks; ++k) {
+    std::vector<std::vector<std::string>> cells(
+        g.row_tiles, std::vector<std::string>(g.col_tiles));
+    std::vector<std::string> outside;
+    for (const Visit& v : g.visits) {
+      if (v.skipped || v.rank != k) continue;
+      if (v.row < 0 || v.row >= g.row_tiles || v.col < 0 || v.col >= g.col_tiles) {
+        outside.push_back(absl::StrCat(v.iter, "->(", v.row, ",", v.col, ")"));
+        continue;
+      }
+      std::string& cell = cells[v.row][v.col];
+      cell = cell.empty() ? absl::StrCat(v.iter) : absl::StrCat(cell, "|", v.iter);
+    }
+    for (auto& row : cells) {
+      for (auto& c : row) {
+        if (c.empty()) c = ".";
+        width = std::max(width, c.size());
+      }
+    }
+    if (g.has_rank) absl::StrAppend(&out, "rank ", k, ":\n");
+    absl::StrAppend(&out, std::string(8, ' '));
+    for (int64_t c = 0; c < g.col_tiles; ++c) {
+      absl::StrAppend(&out, " ", absl::StrFormat("%*s", static_cast<int>(width), absl::StrCat(c)));
+    }
+    absl::StrAppend(&out, "  <- col\n");
+    for (int64_t r = 0; r < g.row_tiles; ++r) {
+      absl::StrAppend(&out, absl::StrFormat("row %3d:", r));
+      for (int64_t c = 0; c < g.col_tiles; ++c) {
+        absl::StrAppend(&out, " ", absl::StrFormat("%*s", static_cast<int>(width), cells[r][c]));
+      }
+      absl::StrAppend(&out, "\n");
+    }
+    if (!outside.empty()) {
+      absl::StrAppend(&out, "outside the grid: ", absl::StrJoin(outside, " "), "\n");
+    }
+  }
+  return out;
+}
+
+std::string RenderGridSvg(const Grid& g, const std::string& title) {
+  const int cw = 36, ch = 22, left = 50, top = 40, gap = 30;
+  const int64_t n = std::max<int64_t>(1, static_cast<int64_t>(g.visits.size()));
+  const int64_t height_per_rank = g.row_tiles * ch + gap;
+  std::string svg = absl::StrFormat(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+      "font-family=\"monospace\" font-size=\"10\">\n",
+      left + g.col_tiles * cw + 10, top + g.ranks * height_per_rank);
+  absl::StrAppend(&svg, "<text x=\"4\" y=\"16\" font-size=\"12\">", title,
+                  "</text>\n<text x=\"4\" y=\"30\">cell = iteration; colour = visiting "
+                  "order (blue first, red last)</text>\n");
+  for (int64_t k = 0; k < g.ranks; ++k) {
+    int64_t y0 = top + k * height_per_rank;
+    if (g.has_rank) absl::StrAppend(&svg, "<text x=\"4\" y=\"", y0 + 12, "\">rank ", k, "</text>\n");
+    for (const Visit& v : g.visits) {
+      if (v.skipped || v.rank != k || v.row < 0 || v.row >= g.row_tiles || v.col < 0 ||
+          v.col >= g.col_tiles) {
+        continue;
+      }
+      double hue = 240.0 * (1.0 - static_cast<double>(v.iter) / n);
+      absl::StrAppend(
+          &svg, absl::StrFormat(
+                    "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"hsl(%.0f,70%%,75%%)\" "
+                    "stroke=\"#555\" stroke-width=\"0.5\"/><text x=\"%d\" y=\"%d\" "
+                    "text-anchor=\"middle\">%d</text>\n",
+                    left + v.col * cw, y0 + v.row * ch, cw, ch, hue, left + v.col * cw + cw / 2,
+                    y0 + v.row * ch + 15, v.iter));
+    }
+  }
+  absl::StrAppend(&svg, "</svg>\n");
+  return svg;
+}
+
+}  // namespace
+
+const std::set<std::string>& SwizzleValueFlags() {
+  static const auto* kFlags = [] {
+    auto* s = new std::set<std::string>{"fn", "spec", "params", "svg", "format",
+                                        "engine", "rlimit", "cex-out"};
+    for (const auto& [flag, name] : BuiltinFlags()) s->insert(flag);
+    return s;
+  }();
+  return *kFlags;
+}
+
+int RunSwizzleShow(const ParsedArgs& args, std::ostream& out, std::ostream& err,
+                   Report* report_out) {
+  if (args.Has("help")) {
+    out << kShowUsage;
+    return kExitOk;
+  }
+  auto format = ParseFormatFlag(args);
+  if (!format.ok()) {
+    PrintError(err, format.status().message());
+    return kExitUsage;
+  }
+  if (args.Has("fn") == args.Has("spec")) {
+    PrintError(err, "swizzle2d show: give exactly one of --fn=NAME and --spec=FILE");
+    err << kShowUsage;
+    return kExitUsage;
+  }
+  absl::StatusOr<Grid> grid = absl::InternalError("unset");
+  std::string title;
+  if (auto fn_name = args.Get("fn")) {
+    auto fn = sw::ParseBuiltin(*fn_name);
+    if (!fn.ok()) {
+      PrintError(err, absl::StrCat("--fn: ", fn.status().message()));
+      return kExitInputError;
+    }
+    auto params = BuiltinPoint(args, *fn);
+    if (!params.ok()) {
+      PrintError(err, params.status().message());
+      return kExitInputError;
+    }
+    title = params->ToString();
+    grid = ShowBuiltin(*params);
+  } else {
+    auto spec = sw::SwizzleSpec::Load(*args.Get("spec"));
+    if (!spec.ok()) {
+      PrintError(err, spec.status().message());
+      return kExitInputError;
+    }
+    auto given = ParseParamList(args.Get("params").value_or(""));
+    if (!given.ok()) {
+      PrintError(err, given.status().message());
+      return kExitInputError;
+    }
+    title = *args.Get("spec");
+    grid = ShowSpec(*spec, *given);
+  }
+  if (!grid.ok()) {
+    PrintError(err, grid.status().message());
+    return kExitInputError;
+  }
+  Report report;
+  Swizzle2dReport* r = report.mutable_swizzle2d();
+  for (const Visit& v : grid->visits) {
+    if (v.skipped) continue;
+    SwizzlePoint* p = r->add_points();
+    p->set_iter(v.iter);
+    p->set_row(v.row);
+    p->set_col(v.col);
+    if (grid->has_rank) p->set_rank(v.rank);
+    if (grid->has_tails) {
+      p->set_rows(v.rows);
+      p->set_cols(v.cols);
+    }
+  }
+  if (auto svg_path = args.Get("svg")) {
+    std::ofstream svg(*svg_path);
+    svg << RenderGridSvg(*grid, title);
+    if (!svg) {
+      PrintError(err, absl::StrCat(*svg_path, ": cannot write the SVG file"));
+      return kExitInputError;
+    }
+  }
+  if (report_out) *report_out = report;
+  if (PrintMachineReport(report, *format, out)) return kExitOk;
+  out << title << "\n" << RenderGridText(*grid);
+  return kExitOk;
+}
+
+}  // namespace warpcheck::cli
+
+namespace warpcheck::cli {
+namespace {
+
+namespace sw = ::warpcheck::sim::swizzle;
+
+// A swizzle problem ready to check: a built-in box or a spec with range overrides.
+struct Problem {
+  std::optional<sw::Builtin> builtin;
+  sw::BuiltinSweep builtin_sweep;
+  std::optional<sw::SwizzleSpec> spec;
+  sw::SpecSweep spec_sweep;
+  std::string engine = "auto";
+  std::string name;  // for messages
+};
+
+std::optional<sw::ParamRange>* BuiltinRangeSlot(sw::BuiltinSweep& s, const std::string& name) {
+  if (name == "row_tiles") return &s.row_tiles;
+  if (name == "col_tiles") return &s.col_tiles;
+  if (name == "rows") return &s.rows;
+  if (name == "cols") return &s.cols;
+  if (name == "tile_rows") return &s.tile_rows;
+  if (name == "tile_cols") return &s.tile_cols;
+  if (name == "swizzle_offset") return &s.swizzle_offset;
+  if (name == "swizzle_direction") return &s.swizzle_direction;
+  if (name == "rank_size") return &s.rank_size;
+  if (name == "comm_npu_split") return &s.comm_npu_split;
+  if (name == "comm_data_split") return &s.comm_data_split;
+  return nullptr;
+}
+
+// The documented default box of `prove` for a built-in: every grid up to 2^16 x 2^16,
+// every offset and direction, ranks up to 64 with every valid split.
+void FillBuiltinDefaults(sw::BuiltinSweep& s) {
+  bool shapes = s.rows || s.cols || s.tile_rows || s.tile_cols;
+  if (!shapes) {
+    if (!s.row_tiles) s.row_tiles = sw::ParamRange{1, 65536};
+    if (!s.col_tiles) s.col_tiles = sw::ParamRange{1, 65536};
+  }
+  const bool gemm = s.fn == sw::Builtin::kGemm || s.fn == sw::Builtin::kGemmNz;
+  if (gemm && !s.swizzle_offset) s.swizzle_offset = sw::ParamRange{1, 7};
+  if ((s.fn == sw::Builtin::kGemm || s.fn == sw::Builtin::kDist) && !s.swizzle_direction) {
+    s.swizzle_direction = sw::ParamRange{0, 1};
+  }
+  if (!gemm) {
+    if (!s.rank_size) s.rank_size = sw::ParamRange{1, 64};
+    if (!s.comm_npu_split) s.comm_npu_split = sw::ParamRange{1, 64};
+    if (s.fn == sw::Builtin::kDist && !s.comm_data_split) {
+      s.comm_data_split = sw::ParamRange{1, 4};
+    }
+  }
+}
+
+absl::Status SetRange(Problem& p, const std::string& name, sw::ParamRange range) {
+  if (p.builtin) {
+    auto* slot = BuiltinRangeSlot(p.builtin_sweep, name);
+    if (!slot) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(p.name, " has no parameter '", name, "'"));
+    }
+    *slot = range;
+    return absl::OkStatus();
+  }
+  p.spec_sweep.ranges.emplace_back(name, range);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Problem> ProblemFromProto(const SwizzleProblem& proto,
+                                         const std::string& base_dir,
+                                         const std::string& where) {
+  Problem p;
+  p.engine = proto.engine().empty() ? "auto" : proto.engine();
+  switch (proto.fn_case()) {
+    case SwizzleProblem::kBuiltin: {
+      ASSIGN_OR_RETURN(sw::Builtin fn, sw::ParseBuiltin(proto.builtin()));
+      p.builtin = fn;
+      p.builtin_sweep.fn = fn;
+      p.name = std::string(sw::BuiltinApiName(fn));
+      break;
+    }
+    case SwizzleProblem::kSpecFile: {
+      std::string path = (std::filesystem::path(base_dir) / proto.spec_file()).string();
+      ASSIGN_OR_RETURN(sw::SwizzleSpec spec, sw::SwizzleSpec::Load(path));
+      p.spec = std::move(spec);
+      p.name = path;
+      break;
+    }
+    case SwizzleProblem::kSpecText: {
+      ASSIGN_OR_RETURN(sw::SwizzleSpec spec,
+                       sw::SwizzleSpec::Parse(absl::StrCat(where, ":spec_text"), proto.spec_text()));
+      p.spec = std::move(spec);
+      p.name = where;
+      break;
+    }
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": one of builtin, spec_file, spec_text is required"));
+  }
+  for (const ParamRangeProto& r : proto.range()) {
+    if (r.lo() > r.hi()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": range ", r.name(), ": lo ", r.lo(), " > hi ", r.hi()));
+    }
+    RETURN_IF_ERROR(SetRange(p, r.name(), sw::ParamRange{r.lo(), r.hi()}));
+  }
+  return p;
+}
+
+// The outcome of one engine.
+struct ProveOutcome {
+  sw::Verdict verdict = sw::Verdict::kInconclusive;
+  std::optional<sw::Counterexample> counterexample;
+  std::string reason;
+  std::string checked;  // "enumerated" or "symbolic"
+  double solver_ms = 0;
+  int64_t param_points = 0;
+  int64_t queries = 0;
+};
+
+// Budgets for enumeration: the CLI refuses to enumerate past these (the symbolic engine
+// covers big ranges).
+constexpr int64_t kEnumerationPointBudget = int64_t{1} << 34;
+
+absl::StatusOr<ProveOutcome> Enumerate(const Problem& p) {
+  sw::SweepOptions options;
+  options.max_points = kEnumerationPointBudget;
+  absl::StatusOr<sw::CheckResult> r =
+      p.builtin ? sw::Sweep(p.builtin_sweep, options) : sw::Sweep(*p.spec, p.spec_sweep, options);
+  ProveOutcome o;
+  o.checked = "enumerated";
+  if (!r.ok()) {
+    if (r.status().code() == absl::StatusCode::kResourceExhausted) {
+      o.verdict = sw::Verdict::kInconclusive;
+      o.reason = std::string(r.status().message());
+      return o;
+    }
+    return r.status();
+  }
+  o.verdict = r->verdict;
+  o.counterexample = r->counterexample;
+  o.reason = r->reason;
+  o.param_points = r->param_points;
+  return o;
+}
+
+absl::StatusOr<ProveOutcome> Prove(const Problem& p, const ParsedArgs* args) {
+  return Enumerate(p);
+}
+
+void FillCounterexample(const sw::Counterexample& c, SwizzleCounterexample* out) {
+  for (const auto& nv : c.params) (*out->mutable_params())[nv.name] = nv.value;
+  out->set_kind(std::string(sw::ViolationKindName(c.kind)));
+  for (int64_t i : c.iter_ids) out->add_iter_ids(i);
+  for (const auto& nv : c.tile) {
+    if (nv.name == "row") out->mutable_tile()->set_row(nv.value);
+    if (nv.name == "col") out->mutable_tile()->set_col(nv.value);
+    if (nv.name == "rank") out->mutable_tile()->set_rank(nv.value);
+  }
+  out->set_text(c.ToString());
+}
+
+// A reproducing corpus case for a counterexample: the same problem narrowed to the
+// violating point, expecting "violated" with that kind.
+std::string CounterexampleCase(const Problem& p, const sw::Counterexample& c,
+                               const std::string& spec_path) {
+  SwizzleProblem proto;
+  proto.set_source(absl::StrCat("minimised counterexample from warpcheck swizzle2d prove: ",
+                                c.ToString()));
+  if (p.builtin) {
+    proto.set_builtin(std::string(sw::BuiltinName(*p.builtin)));
+  } else {
+    proto.set_spec_file(spec_path);
+  }
+  for (const auto& nv : c.params) {
+    ParamRangeProto* r = proto.add_range();
+    r->set_name(nv.name);
+    r->set_lo(nv.value);
+    r->set_hi(nv.value);
+    (*proto.mutable_expect()->mutable_params())[nv.name] = nv.value;
+  }
+  proto.set_engine("both");
+  proto.mutable_expect()->set_verdict("violated");
+  proto.mutable_expect()->set_kind(std::string(sw::ViolationKindName(c.kind)));
+  std::string text;
+  google::protobuf::TextFormat::PrintToString(proto, &text);
+  return absl::StrCat("# proto-file: proto/swizzle.proto\n",
+                      "# proto-message: warpcheck.SwizzleProblem\n", text);
+}
+
+int ExitFor(sw::Verdict v) {
+  switch (v) {
+    case sw::Verdict::kHolds: return kExitOk;
+    case sw::Verdict::kViolated: return kExitViolated;
+    case sw::Verdict::kInconclusive: return kExitInconclusive;
+  }
+  return kExitInternal;
+}
+
+}  // namespace
+
+int RunSwizzleProve(const ParsedArgs& args, std::ostream& out, std::ostream& err,
+                    Report* report_out) {
+  if (args.Has("help")) {
+    out << kProveUsage;
+    return kExitOk;
+  }
+  auto format = ParseFormatFlag(args);
+  if (!format.ok()) {
+    PrintError(err, format.status().message());
+    return kExitUsage;
+  }
+  if (args.Has("fn") == args.Has("spec")) {
+    PrintError(err, "swizzle2d prove: give exactly one of --fn=NAME and --spec=FILE");
+    err << kProveUsage;
+    return kExitUsage;
+  }
+  absl::StatusOr<Problem> problem = absl::InternalError("unset");
+  std::string spec_path;
+  if (auto fn_name = args.Get("fn")) {
+    auto fn = sw::ParseBuiltin(*fn_name);
+    if (!fn.ok()) {
+      PrintError(err, absl::StrCat("--fn: ", fn.status().message()));
+      return kExitInputError;
+    }
+    Problem p;
+    p.builtin = *fn;
+    p.builtin_sweep.fn = *fn;
+    p.name = std::string(sw::BuiltinApiName(*fn));
+    for (const auto& [flag, name] : BuiltinFlags()) {
+      if (auto text = args.Get(flag)) {
+        auto range = sw::ParamRange::Parse(*text);
+        if (!range.ok()) {
+          PrintError(err, absl::StrCat("--", flag, ": ", range.status().message()));
+          return kExitInputError;
+        }
+        *BuiltinRangeSlot(p.builtin_sweep, name) = *range;
+      }
+    }
+    FillBuiltinDefaults(p.builtin_sweep);
+    problem = std::move(p);
+  } else {
+    spec_path = *args.Get("spec");
+    if (absl::EndsWith(spec_path, ".textproto")) {
+      std::ifstream in(spec_path);
+      std::stringstream ss;
+      ss << in.rdbuf();
+      SwizzleProblem proto;
+      if (!in || !google::protobuf::TextFormat::ParseFromString(ss.str(), &proto)) {
+        PrintError(err, absl::StrCat(spec_path, ": not a readable warpcheck.SwizzleProblem"));
+        return kExitInputError;
+      }
+      problem = ProblemFromProto(proto, std::filesystem::path(spec_path).parent_path().string(),
+                                 spec_path);
+      if (problem.ok() && problem->builtin) FillBuiltinDefaults(problem->builtin_sweep);
+    } else {
+      auto spec = sw::SwizzleSpec::Load(spec_path);
+      if (!spec.ok()) {
+        PrintError(err, spec.status().message());
+        return kExitInputError;
+      }
+      Problem p;
+      p.spec = *std::move(spec);
+      p.name = spec_path;
+      problem = std::move(p);
+    }
+    if (problem.ok()) {
+      auto given = ParseParamList(args.Get("params").value_or(""));
+      if (!given.ok()) {
+        PrintError(err, given.status().message());
+        return kExitInputError;
+      }
+      for (const auto& [name, range] : *given) {
+        absl::Status s = SetRange(*problem, name, range);
+        if (!s.ok()) {
+          PrintError(err, s.message());
+          return kExitInputError;
+        }
+      }
+    }
+  }
+  if (!problem.ok()) {
+    PrintError(err, problem.status().message());
+    return kExitInputError;
+  }
+  if (auto engine = args.Get("engine")) problem->engine = *engine;
+  if (problem->engine != "auto" && problem->engine != "symbolic" &&
+      problem->engine != "enumerated" && problem->engine != "both") {
+    PrintError(err, "--engine: expected symbolic, enumerated, both or auto");
+    return kExitUsage;
+  }
+
+  auto outcome = Prove(*problem, &args);
+  if (!outcome.ok()) {
+    PrintError(err, outcome.status().message());
+    return outcome.status().code() == absl::StatusCode::kInternal ? kExitInternal
+                                                                  : kExitInputError;
+  }
+  Report report;
+  Swizzle2dReport* r = report.mutable_swizzle2d();
+  r->set_verdict(std::string(sw::VerdictName(outcome->verdict)));
+  r->set_checked(outcome->checked);
+  r->set_solver_ms(outcome->solver_ms);
+  r->set_param_points(outcome->param_points);
+  r->set_queries(outcome->queries);
+  if (!outcome->reason.empty()) r->set_reason(outcome->reason);
+  if (outcome->counterexample) {
+    FillCounterexample(*outcome->counterexample, r->mutable_counterexample());
+    if (auto cex_out = args.Get("cex-out")) {
+      std::ofstream f(*cex_out);
+      std::string rel = spec_path.empty()
+                            ? ""
+                            : std::filesystem::relative(
+                                  std::filesystem::absolute(spec_path),
+                                  std::filesystem::absolute(*cex_out).parent_path())
+                                  .string();
+      f << CounterexampleCase(*problem, *outcome->counterexample, rel);
+      if (!f) {
+        PrintError(err, absl::StrCat(*cex_out, ": cannot write the counterexample case"));
+        return kExitInputError;
+      }
+      r->mutable_counterexample()->set_corpus_file(*cex_out);
+    }
+  }
+  if (report_out) *report_out = report;
+  if (!PrintMachineReport(report, *format, out)) {
+    out << problem->name << ": " << r->verdict() << " (" << r->checked();
+    if (outcome->checked == "symbolic") {
+      out << ", " << outcome->queries << " queries, " << absl::StrFormat("%.0f", outcome->solver_ms)
+          << " ms";
+    } else {
+      out << ", " << outcome->param_points << " parameter points";
+    }
+    out << ")\n";
+    if (outcome->counterexample) {
+      out << "counterexample: " << outcome->counterexample->ToString() << "\n";
+      if (args.Has("cex-out")) out << "written to " << *args.Get("cex-out") << "\n";
+    }
+    if (!outcome->reason.empty()) out << "reason: " << outcome->reason << "\n";
+  }
+  return ExitFor(outcome->verdict);
+}
+
+absl::Status CheckSwizzleCorpusFile(const std::string& path, bool* ok, std::string* detail) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  SwizzleProblem proto;
+  if (!in || !google::protobuf::TextFormat::ParseFromString(ss.str(), &proto)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": not a readable warpcheck.SwizzleProblem"));
+  }
+  ASSIGN_OR_RETURN(Problem p, ProblemFromProto(proto, std::filesystem::path(path).parent_path().string(),
+                                               path));
+  if (p.builtin) FillBuiltinDefaults(p.builtin_sweep);
+  if (proto.expect().verdict() != "holds" && proto.expect().verdict() != "violated") {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": expect.verdict must be \"holds\" or \"violated\""));
+  }
+  ASSIGN_OR_RETURN(ProveOutcome o, Prove(p, nullptr));
+  *ok = false;
+  std::string got(sw::VerdictName(o.verdict));
+  if (got != proto.expect().verdict()) {
+    *detail = absl::StrCat("expected ", proto.expect().verdict(), ", got ", got, " (",
+                           o.checked, ")",
+                           o.counterexample ? ": " + o.counterexample->ToString() : "",
+                           o.reason.empty() ? "" : ": " + o.reason);
+    return absl::OkStatus();
+  }
+  if (o.counterexample) {
+    if (!proto.expect().kind().empty() &&
+        proto.expect().kind() != sw::ViolationKindName(o.counterexample->kind)) {
+      *detail = absl::StrCat("expected kind ", proto.expect().kind(), ", got ",
+                             o.counterexample->ToString());
+      return absl::OkStatus();
+    }
+    for (const auto& [name, value] : proto.expect().params()) {
+      auto it = std::find_if(o.counterexample->params.begin(), o.counterexample->params.end(),
+                             [&](const sw::NamedValue& nv) { return nv.name == name; });
+      if (it == o.counterexample->params.end() || it->value != value) {
+        *detail = absl::StrCat("expected the smallest counterexample to have ", name, "=",
+                               value, ", got ", o.counterexample->ToString());
+        return absl::OkStatus();
+      }
+    }
+  }
+  *ok = true;
+  return absl::OkStatus();
+}
+
+}  // namespace warpcheck::cli
