@@ -79,7 +79,7 @@ TEST(CliTest, LayoutShowMmaV2Json) {
   EXPECT_THAT(r.out,
               HasSubstr("{\"layout\":{\"in_dims\":[{\"name\":\"register\",\"bases\":[[0,1],"
                         "[8,0]]},{\"name\":\"lane\",\"bases\":[[0,2],[0,4],[1,0],[2,0],[4,0]]"
-                        "},{\"name\":\"warp\"},{\"name\":\"block\"}],\"out_dims\":[{\"name\":"
+                        "},{\"name\":\"warp\",\"bases\":[]},{\"name\":\"block\",\"bases\":[]}],\"out_dims\":[{\"name\":"
                         "\"dim0\",\"size\":16},{\"name\":\"dim1\",\"size\":8}]}"));
   EXPECT_TRUE(r.report.layout_facts().injective());
   EXPECT_TRUE(r.report.layout_facts().surjective());

@@ -19,6 +19,7 @@
 #include "tools/warpcheck/args.h"
 #include "tools/warpcheck/layout_render.h"
 #include "tools/warpcheck/output.h"
+#include "tools/warpcheck/sim_command.h"
 #include "tools/warpcheck/swizzle_command.h"
 
 #ifndef WARPCHECK_VERSION
@@ -263,10 +264,18 @@ absl::Status CheckCorpusFile(const std::string& path, CorpusReport& report, bool
     record(fs::path(path).stem().string(), ok, detail);
     return absl::OkStatus();
   }
+  if (message == "warpcheck.LaunchSpec") {
+    bool ok = false;
+    std::string detail;
+    RETURN_IF_ERROR(CheckLaunchCorpusFile(path, &ok, &detail));
+    report.set_files(report.files() + 1);
+    record(fs::path(path).stem().string(), ok, detail);
+    return absl::OkStatus();
+  }
   if (message != "warpcheck.LayoutCorpus") {
     return absl::InvalidArgumentError(absl::StrCat(
         path, ":1:1: a corpus file starts with '# proto-message: ' and one of "
-              "warpcheck.LayoutCorpus, warpcheck.SwizzleProblem",
+              "warpcheck.LayoutCorpus, warpcheck.SwizzleProblem, warpcheck.LaunchSpec",
         message.empty() ? " (no header found)" : absl::StrCat(" (found '", message, "')")));
   }
   LayoutCorpus corpus;
@@ -376,6 +385,18 @@ const std::vector<Command>& Commands() {
        SwizzleValueFlags(),
        {},
        [](Context& c) { return RunSwizzleProve(c.args, c.out, c.err, c.report_out); }},
+      {"sim run", "run a launch spec (PTX kernel) on the warp/CTA simulator",
+       {"trace", "format"},
+       {},
+       [](Context& c) { return RunSimRun(c.args, c.out, c.err, c.report_out); }},
+      {"gpu run", "run a launch spec on a real GPU (CUDA builds)",
+       {"format"},
+       {},
+       [](Context& c) { return RunGpu(c.args, /*diff=*/false, c.out, c.err, c.report_out); }},
+      {"gpu diff", "simulator vs GPU on launch specs, every buffer bit for bit",
+       {"format"},
+       {},
+       [](Context& c) { return RunGpu(c.args, /*diff=*/true, c.out, c.err, c.report_out); }},
       {"corpus check", "run every corpus case and compare with its expected verdict",
        {"format"},
        {"verbose"},

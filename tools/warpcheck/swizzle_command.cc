@@ -24,6 +24,7 @@
 #include "sim/swizzle/swizzle2d.h"
 #include "tools/warpcheck/cli.h"
 #include "tools/warpcheck/output.h"
+#include "verify/swizzle_prove.h"
 
 namespace warpcheck::cli {
 namespace {
@@ -545,11 +546,12 @@ struct ProveOutcome {
   double solver_ms = 0;
   int64_t param_points = 0;
   int64_t queries = 0;
+  std::string enumerated_verdict;  // set when both engines ran
 };
 
 // Budgets for enumeration: the CLI refuses to enumerate past these (the symbolic engine
 // covers big ranges).
-constexpr int64_t kEnumerationPointBudget = int64_t{1} << 34;
+constexpr int64_t kEnumerationPointBudget = int64_t{1} << 31;
 
 absl::StatusOr<ProveOutcome> Enumerate(const Problem& p) {
   sw::SweepOptions options;
@@ -573,8 +575,58 @@ absl::StatusOr<ProveOutcome> Enumerate(const Problem& p) {
   return o;
 }
 
+absl::StatusOr<ProveOutcome> ProveSymbolic(const Problem& p, const ParsedArgs* args) {
+  verify::SwizzleProveOptions options;
+  options.keep_query_log = false;
+  if (args) {
+    if (auto rlimit = args->Get("rlimit")) {
+      int64_t v = 0;
+      if (!absl::SimpleAtoi(*rlimit, &v) || v <= 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--rlimit: '", *rlimit, "' is not a positive integer"));
+      }
+      options.solver.rlimit = static_cast<uint64_t>(v);
+    }
+  }
+  absl::StatusOr<verify::SwizzleProof> proof =
+      p.builtin ? verify::ProveBuiltin(p.builtin_sweep, options)
+                : verify::ProveSpec(*p.spec, p.spec_sweep, options);
+  if (!proof.ok()) return proof.status();
+  ProveOutcome o;
+  o.verdict = proof->verdict;
+  o.counterexample = proof->counterexample;
+  o.reason = proof->reason;
+  o.checked = std::string(verify::CheckedByName(proof->checked));
+  o.solver_ms = proof->solver_ms;
+  o.queries = proof->num_queries;
+  o.param_points = proof->configs;
+  return o;
+}
+
+// Runs the engine(s) the problem asks for. With both, the two must agree on the
+// verdict (and, when violated, on the smallest counterexample); a disagreement is a
+// warpcheck bug and comes back as Internal.
 absl::StatusOr<ProveOutcome> Prove(const Problem& p, const ParsedArgs* args) {
-  return Enumerate(p);
+  if (p.engine == "enumerated") return Enumerate(p);
+  ASSIGN_OR_RETURN(ProveOutcome symbolic, ProveSymbolic(p, args));
+  if (p.engine != "both") return symbolic;
+  ASSIGN_OR_RETURN(ProveOutcome enumerated, Enumerate(p));
+  symbolic.enumerated_verdict = std::string(sw::VerdictName(enumerated.verdict));
+  if (symbolic.verdict == sw::Verdict::kInconclusive) return enumerated;
+  if (enumerated.verdict == sw::Verdict::kInconclusive) return symbolic;
+  if (symbolic.verdict != enumerated.verdict) {
+    return absl::InternalError(absl::StrCat(
+        p.name, ": the engines disagree: symbolic says ", sw::VerdictName(symbolic.verdict),
+        ", enumeration says ", sw::VerdictName(enumerated.verdict)));
+  }
+  if (symbolic.counterexample && enumerated.counterexample &&
+      !(symbolic.counterexample->params == enumerated.counterexample->params)) {
+    return absl::InternalError(absl::StrCat(
+        p.name, ": the engines disagree on the smallest counterexample: symbolic ",
+        symbolic.counterexample->ToString(), "; enumeration ",
+        enumerated.counterexample->ToString()));
+  }
+  return symbolic;
 }
 
 void FillCounterexample(const sw::Counterexample& c, SwizzleCounterexample* out) {
@@ -733,6 +785,7 @@ int RunSwizzleProve(const ParsedArgs& args, std::ostream& out, std::ostream& err
   r->set_param_points(outcome->param_points);
   r->set_queries(outcome->queries);
   if (!outcome->reason.empty()) r->set_reason(outcome->reason);
+  if (!outcome->enumerated_verdict.empty()) r->set_enumerated_verdict(outcome->enumerated_verdict);
   if (outcome->counterexample) {
     FillCounterexample(*outcome->counterexample, r->mutable_counterexample());
     if (auto cex_out = args.Get("cex-out")) {
@@ -754,6 +807,7 @@ int RunSwizzleProve(const ParsedArgs& args, std::ostream& out, std::ostream& err
   if (report_out) *report_out = report;
   if (!PrintMachineReport(report, *format, out)) {
     out << problem->name << ": " << r->verdict() << " (" << r->checked();
+    if (!outcome->enumerated_verdict.empty()) out << ", enumeration agrees";
     if (outcome->checked == "symbolic") {
       out << ", " << outcome->queries << " queries, " << absl::StrFormat("%.0f", outcome->solver_ms)
           << " ms";

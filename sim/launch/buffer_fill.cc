@@ -1,0 +1,112 @@
+#include "sim/launch/buffer_fill.h"
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace warpcheck::sim {
+namespace {
+
+std::string Describe(const BufferParam& b) {
+  return absl::StrCat("buffer \"", b.name(), "\" (", BufferParam::Fill_Name(b.fill()),
+                      ", ", b.size_bytes(), " bytes)");
+}
+
+uint64_t SplitMix64(uint64_t& state) {
+  state += 0x9E3779B97F4A7C15ull;
+  uint64_t z = state;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+absl::StatusOr<std::vector<uint8_t>> ReadFile(const BufferParam& b,
+                                              const std::string& spec_dir) {
+  if (b.path().empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(Describe(b), ": FILE fill needs `path`"));
+  }
+  std::string path = b.path();
+  if (path[0] != '/' && !spec_dir.empty()) path = absl::StrCat(spec_dir, "/", path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat(Describe(b), ": cannot read ", path));
+  in.seekg(0, std::ios::end);
+  std::streamoff file_size = in.tellg();
+  if (file_size < 0)
+    return absl::NotFoundError(absl::StrCat(Describe(b), ": cannot read ", path));
+  if (static_cast<uint64_t>(file_size) > kMaxBufferBytes) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        Describe(b), ": ", path, " is larger than ", kMaxBufferBytes, " bytes"));
+  }
+  if (b.size_bytes() != 0 && b.size_bytes() != static_cast<uint64_t>(file_size)) {
+    return absl::InvalidArgumentError(absl::StrCat(Describe(b), ": ", path, " has ",
+                                                   file_size, " bytes, size_bytes says ",
+                                                   b.size_bytes()));
+  }
+  in.seekg(0, std::ios::beg);
+  std::vector<uint8_t> bytes(static_cast<size_t>(file_size));
+  if (!bytes.empty() && !in.read(reinterpret_cast<char*>(bytes.data()),
+                                 static_cast<std::streamsize>(bytes.size()))) {
+    return absl::NotFoundError(absl::StrCat(Describe(b), ": short read from ", path));
+  }
+  return bytes;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<uint8_t>> FillBuffer(const BufferParam& b,
+                                                const std::string& spec_dir) {
+  if (b.fill() == BufferParam::FILE) return ReadFile(b, spec_dir);
+  if (b.size_bytes() > kMaxBufferBytes) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(Describe(b), ": larger than ", kMaxBufferBytes, " bytes"));
+  }
+  uint32_t element_bytes = b.element_bytes() == 0 ? 1 : b.element_bytes();
+  if (element_bytes != 1 && element_bytes != 2 && element_bytes != 4 &&
+      element_bytes != 8) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        Describe(b), ": element_bytes must be 1, 2, 4 or 8, got ", element_bytes));
+  }
+  std::vector<uint8_t> bytes(static_cast<size_t>(b.size_bytes()));
+  switch (b.fill()) {
+    case BufferParam::ZERO:
+      break;
+    case BufferParam::POISON:
+      std::fill(bytes.begin(), bytes.end(), uint8_t{0xA5});
+      break;
+    case BufferParam::IOTA: {
+      if (bytes.size() % element_bytes != 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(Describe(b), ": IOTA size is not a multiple of element_bytes ",
+                         element_bytes));
+      }
+      // i mod 2^(8*element_bytes) little-endian: the low element_bytes bytes of i.
+      uint64_t n = bytes.size() / element_bytes;
+      for (uint64_t i = 0; i < n; ++i) {
+        for (uint32_t k = 0; k < element_bytes; ++k) {
+          bytes[i * element_bytes + k] = static_cast<uint8_t>(k < 8 ? i >> (8 * k) : 0);
+        }
+      }
+      break;
+    }
+    case BufferParam::RANDOM: {
+      uint64_t state = b.seed();
+      for (size_t i = 0; i < bytes.size(); i += 8) {
+        uint64_t word = SplitMix64(state);
+        for (size_t k = 0; k < 8 && i + k < bytes.size(); ++k) {
+          bytes[i + k] = static_cast<uint8_t>(word >> (8 * k));
+        }
+      }
+      break;
+    }
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat(Describe(b), ": unknown fill ", static_cast<int>(b.fill())));
+  }
+  return bytes;
+}
+
+}  // namespace warpcheck::sim

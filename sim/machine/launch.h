@@ -1,0 +1,93 @@
+// Running a launch spec (proto/launch.proto; shared/design/CLI.md "Simulator").
+//
+//   warpcheck sim run LAUNCH.textproto [--trace=FILE]
+//
+// is RunSimCommand below: load the text proto (with its `# proto-message:
+// warpcheck.LaunchSpec` header), read the PTX file named relative to the spec, decode the
+// kernel, allocate and fill the buffers, run the grid, evaluate the expectations and
+// report counters, faults and a SHA-256 of every buffer.
+//
+// Errors in the *input* (unreadable or malformed spec or PTX, a parameter that does not
+// match the kernel's signature, an instruction outside the subset) are InvalidArgument or
+// NotFound statuses with `file:line:column`. Faults of the *program* (races, bad
+// addresses, deadlocks, ...) are data: SimReport.ok = false with the faults listed.
+//
+// Loading, validation, buffer fills (ZERO, POISON, IOTA, RANDOM = SplitMix64, FILE),
+// expectations and SHA-256 are sim/launch's, shared with the GPU runner (tools/gpu), so
+// both start from the same bytes and judge results the same way. Buffers live at
+// distinct 1 MiB-aligned fake addresses from 0x7000'0000'0000 in parameter order; a
+// null_ptr parameter is 0.
+#ifndef WARPCHECK_SIM_MACHINE_LAUNCH_H_
+#define WARPCHECK_SIM_MACHINE_LAUNCH_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "proto/launch.pb.h"
+#include "proto/report.pb.h"
+#include "sim/launch/launch_spec.h"
+#include "sim/ptx/ast.h"
+
+namespace warpcheck::sim::machine {
+
+struct RunOptions {
+  // Write one line per executed warp instruction here (empty: no trace).
+  std::string trace_path;
+  // 0: the spec's max_instructions_per_thread, or 10^8.
+  uint64_t max_instructions_per_thread = 0;
+  uint32_t max_resident_ctas = 132;
+  bool detect_races = true;
+};
+
+// A buffer's final bytes by name (the type every runner shares, sim/launch).
+using BufferBytes = sim::NamedBuffer;
+
+struct LaunchResult {
+  warpcheck::SimReport report;
+  // Final contents of every buffer parameter, in parameter order (for GPU diffs).
+  std::vector<BufferBytes> buffers;
+};
+
+// Reads a LaunchSpec text proto (sim::LoadLaunchSpec). Errors: NotFound (unreadable),
+// InvalidArgument `path:line:col: message` (syntax, unknown fields, invalid spec).
+absl::StatusOr<warpcheck::LaunchSpec> LoadLaunchSpec(const std::string& path);
+
+// The initial bytes of a buffer parameter (sim::FillBuffer); `base_dir` resolves FILE
+// paths.
+absl::StatusOr<std::vector<uint8_t>> FillBuffer(const warpcheck::BufferParam& buffer,
+                                                const std::string& base_dir);
+
+// Runs `spec` (its ptx_file is read relative to `base_dir`).
+absl::StatusOr<LaunchResult> RunLaunchSpec(const warpcheck::LaunchSpec& spec,
+                                           const std::string& base_dir,
+                                           const RunOptions& options);
+
+// Runs `spec` on an already parsed module (codegen and tests; spec.ptx_file is ignored).
+absl::StatusOr<LaunchResult> RunLaunchSpecOnModule(const warpcheck::LaunchSpec& spec,
+                                                   const ptx::Module& module,
+                                                   const std::string& base_dir,
+                                                   const RunOptions& options);
+
+// LoadLaunchSpec + RunLaunchSpec with the spec's folder as base_dir.
+absl::StatusOr<warpcheck::SimReport> RunLaunchSpecFile(const std::string& path,
+                                                       const RunOptions& options);
+absl::StatusOr<LaunchResult> RunLaunchSpecFileWithBuffers(const std::string& path,
+                                                          const RunOptions& options);
+
+// Checks a report against the spec's sim_expect (corpus use): OK when `report.ok`
+// equals sim_expect.ok (default true) and, when fault_kind is set, a fault of that kind
+// was reported; otherwise FailedPrecondition saying what differs.
+absl::Status CheckSimExpect(const warpcheck::LaunchSpec& spec,
+                            const warpcheck::SimReport& report);
+
+// `warpcheck sim run`: fills report->sim and returns the exit code (0 ok, 10 a fault or
+// a failed expectation, 2 input error, 6 internal error); `*error` gets the message of
+// an input or internal error.
+int RunSimCommand(const std::string& launch_path, const RunOptions& options,
+                  warpcheck::Report* report, std::string* error);
+
+}  // namespace warpcheck::sim::machine
+
+#endif  // WARPCHECK_SIM_MACHINE_LAUNCH_H_

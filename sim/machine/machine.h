@@ -1,0 +1,247 @@
+// The SIMT machine: runs a decoded kernel over a grid of CTAs (shared/spec/ptx-subset.md,
+// "Execution model").
+//
+// Threads and warps. Every thread has its own pc and runs independently between
+// synchronising instructions. The scheduler is fixed and deterministic: within a warp it
+// always runs the lanes at the *smallest* pc together (so lanes that branch apart meet
+// again at the join point), and while all live lanes share one pc ("converged") the warp
+// runs straight-line code as whole-warp loops over 32 lanes. Warps of a CTA take turns
+// in index order, each running until it blocks, exits or uses its quantum; resident CTAs
+// take turns the same way (all CTAs of the grid, up to Options::max_resident_ctas, are
+// resident at once, so CTAs that signal each other through global memory make progress).
+//
+// Synchronisation.
+//   - shfl.sync, vote.sync, bar.warp.sync, ldmatrix, stmatrix: a lane that reaches one
+//     waits until every non-exited lane of its member mask waits at the same instruction,
+//     then the instruction runs once for all of them. A member lane that waits elsewhere
+//     (another warp-level instruction, a CTA barrier) is a `divergent_sync` fault.
+//   - bar.sync / barrier.sync a[, b]: waits until b threads (default: every non-exited
+//     thread of the CTA) arrived at barrier a; bar.arrive counts without waiting. The
+//     aligned forms (bar.sync, barrier.sync.aligned) also require all waiters to be at
+//     the same instruction (`divergent_sync`). When nothing can move, the waiters are a
+//     `barrier_deadlock` (or `divergent_sync` when a warp-level wait is involved).
+//
+// Ordering (for races). A completed CTA barrier with every live thread starts a new
+// epoch: all accesses of earlier epochs are ordered before all later ones. Warp-level
+// synchronisation (bar.warp.sync, ldmatrix, stmatrix) joins the lanes' vector clocks;
+// barriers among a subset of warps join warp clocks. Two shared-memory accesses to one
+// byte by different threads, at least one a write, with none of these between them, are
+// a `shared_race` fault (reported, execution continues). Exception: a write that races
+// only with earlier writes of the *same value* (Triton stores broadcast data from every
+// thread that holds it) is counted, not reported.
+//
+// Faults are values (`Fault`): out_of_bounds, misaligned, shared_race, divergent_sync,
+// barrier_deadlock, non_member_lane, exited_lane, instruction_budget. Any fault but a
+// race stops the launch.
+#ifndef WARPCHECK_SIM_MACHINE_MACHINE_H_
+#define WARPCHECK_SIM_MACHINE_MACHINE_H_
+
+#include <cstdint>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "sim/machine/memory.h"
+#include "sim/machine/program.h"
+#include "sim/machine/race.h"
+#include "sim/ptx/op_table.h"
+
+namespace warpcheck::sim::machine {
+
+struct Dim3 {
+  uint32_t x = 1, y = 1, z = 1;
+  uint32_t Count() const { return x * y * z; }
+};
+
+struct Options {
+  uint64_t max_instructions_per_thread = 100'000'000;
+  uint32_t max_resident_ctas = 132;  // one per SM of an H200
+  uint32_t quantum = 4096;           // warp instructions per turn
+  bool detect_races = true;
+  uint32_t max_reported_races = 8;
+  std::ostream* trace = nullptr;  // one line per executed warp instruction
+};
+
+struct Fault {
+  std::string kind;
+  uint32_t cta[3] = {0, 0, 0};
+  uint32_t thread = 0;
+  uint32_t pc = 0;
+  uint32_t line = 0;
+  std::string text;
+};
+
+struct Counters {
+  uint64_t thread_instructions = 0;  // executed (guard true) thread-instructions
+  uint64_t warp_instructions = 0;    // warp-level issues
+  uint64_t by_class[int(ptx::OpClass::kNumClasses)] = {};  // warp-level, with >= 1 lane
+  uint64_t barriers = 0;                                   // completed CTA barrier phases
+  uint64_t smem_requests[2] = {0, 0};  // [0] loads, [1] stores (warp-level)
+  uint64_t smem_wavefronts[2] = {0, 0};
+  uint64_t bank_conflicts[2] = {0, 0};
+  uint64_t global_bytes[2] = {0, 0};
+  uint64_t same_value_write_races =
+      0;  // unordered writes of identical bytes (not faults)
+};
+
+// Barrier state (16 per CTA).
+struct Barrier {
+  uint32_t arrived = 0;   // threads arrived in this phase (waiting and bar.arrive)
+  uint32_t expected = 0;  // b, or 0 = every live thread
+  uint32_t wait_pc = 0xFFFFFFFFu;  // where the first waiter waits (aligned check)
+  uint32_t warp_mask = 0;          // bit w: warp w took part in this phase (ordering)
+};
+
+enum class WaitKind : uint8_t { kNone, kWarpSync, kBarrier };
+
+struct Warp {
+  uint32_t index = 0;     // warp id within the CTA
+  uint32_t base_tid = 0;  // linear thread id of lane 0
+  uint32_t valid = 0;     // lanes that exist
+  uint32_t exited = 0;
+  uint32_t waiting = 0;   // lanes blocked at a warp-level instruction or a barrier
+  bool converged = true;  // every live lane at `pc` (and waiting is 0 or all live lanes)
+  uint32_t pc = 0;
+  uint32_t lane_pc[32] = {};
+  WaitKind wait_kind[32] = {};
+  uint8_t wait_barrier[32] = {};
+  uint64_t issued = 0;           // issues while converged (all live lanes counted)
+  uint64_t lane_extra[32] = {};  // per-lane issues while diverged
+  uint64_t max_extra = 0;
+  std::vector<uint64_t> regs;   // num_slots * 32
+  std::vector<uint32_t> preds;  // one lane mask per predicate
+  // Ordering (race.h): warp-level sync generations.
+  uint32_t wgen = 0;
+  uint32_t last_full_gen = 0;
+  uint32_t lane_gen[32] = {};
+  uint32_t lane_sync_mask[32] = {};
+  uint32_t Live() const { return valid & ~exited; }
+};
+
+struct Cta {
+  uint32_t id[3] = {0, 0, 0};
+  uint32_t linear = 0;
+  std::vector<Warp> warps;
+  std::vector<uint8_t> shared;
+  RaceShadow shadow;
+  std::vector<uint8_t> local;  // threads * local_bytes
+  Barrier barriers[16];
+  uint32_t live_threads = 0;
+  uint32_t epoch = 0;         // completed full-CTA barriers
+  std::vector<uint32_t> wvc;  // warp vector clocks, nw * nw
+  bool done = false;
+};
+
+// Per-warp execution context handed to exec functions.
+struct Exec {
+  class Machine* m;
+  Cta* cta;
+  Warp* w;
+  uint64_t* regs;
+  uint32_t* preds;
+  uint32_t pc;
+  uint64_t* R(uint32_t slot) const { return regs + size_t{slot} * 32; }
+};
+
+class Machine {
+ public:
+  // Requires: `program` outlives the machine; `params` is the parameter memory
+  // (Program::param_bytes long); `global` holds the buffers and module variables, and
+  // `global_var_addrs[i]` is the address of Program::globals[i]; block.Count() in
+  // [1, 1024].
+  Machine(const Program& program, Options options, Dim3 grid, Dim3 block,
+          uint32_t dynamic_shared_bytes, std::vector<uint8_t> params,
+          GlobalMemory* global, const std::vector<uint64_t>& global_var_addrs);
+
+  // Runs the whole grid. Ensures: faults() and counters() describe the run.
+  void Run();
+
+  const std::vector<Fault>& faults() const { return faults_; }
+  const Counters& counters() const { return counters_; }
+  bool stopped() const { return stopped_; }
+
+  // ---- used by exec functions -------------------------------------------------------
+  // Records a fault for lane `lane` of the executing warp; returns false. Every kind but
+  // shared_race stops the launch.
+  bool FaultAt(Exec& x, int lane, const char* kind, std::string text);
+  GlobalMemory& global() { return *global_; }
+  const std::vector<uint8_t>& params() const { return params_; }
+  const Program& program() const { return program_; }
+  const Options& options() const { return options_; }
+  Counters& mutable_counters() { return counters_; }
+  uint32_t shared_bytes() const { return shared_bytes_; }
+  Dim3 grid() const { return grid_; }
+  Dim3 block() const { return block_; }
+
+  // Race checks for a shared access of `size` bytes at `offset` by lane `lane`.
+  // Returns false only when the launch must stop.
+  // `data` is the bytes about to be written: a write that races only with earlier writes
+  // of the same bytes (broadcast layouts store one value from several threads) is
+  // benign and only counted (Counters::same_value_write_races).
+  bool CheckSharedRead(Exec& x, int lane, uint32_t offset, uint32_t size);
+  bool CheckSharedWrite(Exec& x, int lane, uint32_t offset, uint32_t size,
+                        const uint8_t* data);
+  // The same with an accessor made once per instruction (MakeAccessor) and moved to
+  // each lane (SetLane): the hot path of ld/st/ldmatrix/stmatrix.
+  Accessor MakeAccessor(const Exec& x, int lane) const;
+  static void SetLane(Accessor& a, const Warp& w, int lane) {
+    a.me.tid = uint16_t(w.base_tid + lane);
+    a.lane = uint32_t(lane);
+    a.lane_gen = w.lane_gen[lane];
+    a.lane_sync_mask = w.lane_sync_mask[lane];
+  }
+  bool CheckSharedRead(Exec& x, const Accessor& a, int lane, uint32_t offset,
+                       uint32_t size);
+  bool CheckSharedWrite(Exec& x, const Accessor& a, int lane, uint32_t offset,
+                        uint32_t size, const uint8_t* data);
+  // Records a warp-level synchronisation of `mask` in warp `w` (bar.warp.sync, ldmatrix,
+  // stmatrix) for race ordering.
+  void WarpSyncClocks(Warp& w, uint32_t mask);
+
+ private:
+  void InitCta(Cta& c, uint32_t linear);
+  void InitWarp(Cta& c, Warp& w);
+  // Runs warp w for up to `quantum` issues. Returns whether it made progress.
+  bool RunWarp(Cta& c, Warp& w);
+  void Step(Cta& c, Warp& w, bool* progressed);
+  void Diverge(Warp& w);
+  void TryReconverge(Warp& w);
+  void MoveLanes(Warp& w, uint32_t lanes, uint32_t pc);
+  void ExitLanes(Cta& c, Warp& w, uint32_t lanes);
+  // Warp-level synchronisation.
+  void ArriveWarpSync(Cta& c, Warp& w, const Insn& in, uint32_t pc, uint32_t arrive);
+  bool TryCompleteWarpSync(Cta& c, Warp& w, uint32_t pc);
+  uint32_t MemberMask(const Warp& w, const Insn& in, int lane) const;
+  // CTA barriers.
+  void ArriveBarrier(Cta& c, Warp& w, const Insn& in, uint32_t pc, uint32_t arrive);
+  void MaybeCompleteBarrier(Cta& c, uint32_t id);
+  void CompleteBarrier(Cta& c, uint32_t id);
+  void Deadlock(Cta& c);
+  void CheckWarpWaits(Cta& c, Warp& w);
+  void ReleaseLanes(Warp& w, uint32_t lanes);
+  std::string Where(const Warp& w, int lane) const;
+  bool AddFault(Fault f);
+  Fault MakeFault(const Cta& c, const Warp& w, int lane, uint32_t pc, const char* kind,
+                  std::string text) const;
+  void TraceLine(const Cta& c, const Warp& w, uint32_t pc, uint32_t mask);
+  bool RaceFault(Exec& x, int lane, const Conflict& conflict, bool write);
+
+  const Program& program_;
+  Options options_;
+  Dim3 grid_, block_;
+  uint32_t dynamic_shared_bytes_;
+  uint32_t shared_bytes_;
+  uint32_t warps_per_cta_;
+  std::vector<uint8_t> params_;
+  GlobalMemory* global_;
+  std::vector<uint64_t> reg_template_;
+  std::vector<Fault> faults_;
+  uint32_t races_ = 0;
+  bool stopped_ = false;
+  Counters counters_;
+};
+
+}  // namespace warpcheck::sim::machine
+
+#endif  // WARPCHECK_SIM_MACHINE_MACHINE_H_

@@ -1,0 +1,34 @@
+#include "sim/machine/memory.h"
+
+#include <algorithm>
+
+namespace warpcheck::sim::machine {
+
+uint64_t GlobalMemory::Add(std::string name, std::vector<uint8_t> data) {
+  auto r = std::make_unique<Region>();
+  r->name = std::move(name);
+  r->base = next_;
+  r->size = data.size();
+  r->data = std::move(data);
+  // The next region starts past this one, 1 MiB aligned, with at least 1 MiB unmapped
+  // in between so that overruns fault instead of landing in a neighbour.
+  uint64_t end = r->base + std::max<uint64_t>(r->size, 1);
+  next_ = (end + kRegionAlign - 1) / kRegionAlign * kRegionAlign + kRegionAlign;
+  uint64_t base = r->base;
+  regions_.push_back(std::move(r));
+  return base;
+}
+
+uint8_t* GlobalMemory::FindSlow(uint64_t addr, uint64_t size) {
+  // Regions are sorted by base: the candidate is the last one with base <= addr.
+  auto it = std::upper_bound(
+      regions_.begin(), regions_.end(), addr,
+      [](uint64_t a, const std::unique_ptr<Region>& r) { return a < r->base; });
+  if (it == regions_.begin()) return nullptr;
+  Region* r = (it - 1)->get();
+  if (addr - r->base >= r->size || addr + size - r->base > r->size) return nullptr;
+  last_ = r;
+  return r->data.data() + (addr - r->base);
+}
+
+}  // namespace warpcheck::sim::machine

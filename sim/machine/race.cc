@@ -1,0 +1,201 @@
+#include "sim/machine/race.h"
+
+#include <cstring>
+
+namespace warpcheck::sim::machine {
+
+void RaceShadow::Reset(uint32_t bytes) {
+  uint32_t words = (bytes + 3) / 4;
+  words_.assign(words, Cell{});
+  bytes_.assign(size_t{words} * 4, Cell{});
+  pool_.clear();
+}
+
+bool RaceShadow::Ordered(const Accessor& a, const Stamp& s) {
+  if (s.epoch != a.me.epoch || s.tid == a.me.tid) return true;
+  uint32_t other_warp = s.tid / 32;
+  if (other_warp == a.warp) {
+    if (a.last_full_gen > s.wgen) return true;
+    return a.lane_gen > s.wgen && ((a.lane_sync_mask >> (s.tid % 32)) & 1);
+  }
+  return a.warp_view[other_warp] > s.wclk;
+}
+
+bool RaceShadow::CheckRead(const Accessor& a, Cell& c, uint32_t offset, Conflict* out) {
+  if (!out->found && c.write.epoch == a.me.epoch && !Ordered(a, c.write)) {
+    out->found = true;
+    out->prev = c.write;
+    out->prev_is_write = true;
+    out->offset = offset;
+  }
+  AddReader(a, c);
+  return true;
+}
+
+void RaceShadow::AddReader(const Accessor& a, Cell& c) {
+  if (c.read.epoch != a.me.epoch) {
+    c.read = a.me;
+    c.more = 0;
+    return;
+  }
+  if (c.read.tid == a.me.tid) {
+    c.read = a.me;
+    return;
+  }
+  // Further readers: update this thread's stamp or append it.
+  uint32_t idx = c.more;
+  uint32_t last = 0;
+  while (idx != 0) {
+    Node& n = pool_[idx - 1];
+    for (uint32_t i = 0; i < n.count; ++i) {
+      if (n.s[i].tid == a.me.tid) {
+        n.s[i] = a.me;
+        return;
+      }
+    }
+    last = idx;
+    idx = n.next;
+  }
+  if (last != 0 && pool_[last - 1].count < 3) {
+    Node& n = pool_[last - 1];
+    n.s[n.count++] = a.me;
+    return;
+  }
+  pool_.push_back(Node{});
+  Node& n = pool_.back();
+  n.s[0] = a.me;
+  n.count = 1;
+  uint32_t fresh = static_cast<uint32_t>(pool_.size());
+  if (last == 0) {
+    c.more = fresh;
+  } else {
+    pool_[last - 1].next = fresh;
+  }
+}
+
+bool RaceShadow::CheckWrite(const Accessor& a, Cell& c, uint32_t offset, bool same_value,
+                            uint64_t* same_count, Conflict* out) {
+  if (c.write.epoch == a.me.epoch && !Ordered(a, c.write)) {
+    if (same_value) {
+      ++*same_count;
+    } else if (!out->found) {
+      out->found = true;
+      out->prev = c.write;
+      out->prev_is_write = true;
+      out->offset = offset;
+    }
+  }
+  if (c.read.epoch == a.me.epoch && !out->found) {
+    if (!Ordered(a, c.read)) {
+      out->found = true;
+      out->prev = c.read;
+      out->offset = offset;
+    } else {
+      for (uint32_t idx = c.more; idx != 0 && !out->found; idx = pool_[idx - 1].next) {
+        const Node& n = pool_[idx - 1];
+        for (uint32_t i = 0; i < n.count; ++i) {
+          if (!Ordered(a, n.s[i])) {
+            out->found = true;
+            out->prev = n.s[i];
+            out->offset = offset;
+            break;
+          }
+        }
+      }
+    }
+  }
+  c.write = a.me;
+  c.read.epoch = 0;
+  c.more = 0;
+  return true;
+}
+
+uint32_t RaceShadow::CopyList(uint32_t more) {
+  uint32_t head = 0, tail = 0;
+  for (uint32_t idx = more; idx != 0;) {
+    Node copy = pool_[idx - 1];
+    uint32_t next = copy.next;
+    copy.next = 0;
+    pool_.push_back(copy);
+    uint32_t fresh = static_cast<uint32_t>(pool_.size());
+    if (tail == 0) {
+      head = fresh;
+    } else {
+      pool_[tail - 1].next = fresh;
+    }
+    tail = fresh;
+    idx = next;
+  }
+  return head;
+}
+
+void RaceShadow::Split(uint32_t word) {
+  Cell& w = words_[word];
+  for (int b = 0; b < 4; ++b) {
+    Cell& c = bytes_[size_t{word} * 4 + b];
+    c = w;
+    c.split = 0;
+    if (w.more != 0) c.more = b == 0 ? w.more : CopyList(w.more);
+  }
+  w.split = 1;
+}
+
+Conflict RaceShadow::Read(const Accessor& a, uint32_t offset, uint32_t size) {
+  Conflict out;
+  if ((offset & 3) == 0 && (size & 3) == 0) {
+    for (uint32_t w = offset / 4; w < (offset + size) / 4; ++w) {
+      Cell& c = words_[w];
+      if (c.split) {
+        for (uint32_t b = 0; b < 4; ++b)
+          CheckRead(a, bytes_[size_t{w} * 4 + b], 4 * w + b, &out);
+      } else {
+        CheckRead(a, c, 4 * w, &out);
+      }
+    }
+    return out;
+  }
+  for (uint32_t at = offset; at < offset + size; ++at) {
+    uint32_t w = at / 4;
+    if (!words_[w].split) Split(w);
+    CheckRead(a, bytes_[at], at, &out);
+  }
+  return out;
+}
+
+Conflict RaceShadow::Write(const Accessor& a, uint32_t offset, uint32_t size,
+                           const uint8_t* data, const uint8_t* memory,
+                           uint64_t* same_value) {
+  Conflict out;
+  if ((offset & 3) == 0 && (size & 3) == 0) {
+    for (uint32_t w = offset / 4; w < (offset + size) / 4; ++w) {
+      const uint8_t* d = data + (4 * w - offset);
+      const uint8_t* m = memory + 4 * w;
+      Cell& c = words_[w];
+      if (c.split) {
+        for (uint32_t b = 0; b < 4; ++b) {
+          CheckWrite(a, bytes_[size_t{w} * 4 + b], 4 * w + b, d[b] == m[b], same_value,
+                     &out);
+        }
+        // The whole word is now one write: merge back.
+        c.write = a.me;
+        c.read.epoch = 0;
+        c.more = 0;
+        c.split = 0;
+      } else {
+        uint32_t dw, mw;
+        std::memcpy(&dw, d, 4);
+        std::memcpy(&mw, m, 4);
+        CheckWrite(a, c, 4 * w, dw == mw, same_value, &out);
+      }
+    }
+    return out;
+  }
+  for (uint32_t at = offset; at < offset + size; ++at) {
+    uint32_t w = at / 4;
+    if (!words_[w].split) Split(w);
+    CheckWrite(a, bytes_[at], at, data[at - offset] == memory[at], same_value, &out);
+  }
+  return out;
+}
+
+}  // namespace warpcheck::sim::machine

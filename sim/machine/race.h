@@ -1,0 +1,106 @@
+// Shared-memory race detection (shared/spec/ptx-subset.md, "Execution model").
+//
+// A race is two accesses to the same byte by different threads, at least one a write,
+// with nothing ordering them. Orderings the machine knows:
+//
+//   CTA epoch      a bar.sync / barrier.sync that every live thread took part in ends
+//                  an epoch; every access of an earlier epoch is ordered before every
+//                  later one. (Most kernels need nothing else.)
+//   warp syncs     bar.warp.sync, ldmatrix, stmatrix order the lanes they include:
+//                  each sync bumps the warp's generation; a sync of all live lanes is
+//                  "full". Lane K's access at generation g is ordered before lane L's
+//                  later access when a full sync happened after g, or L's latest sync
+//                  happened after g and included K. (Chains through several partial
+//                  syncs are not followed: at worst a false race, never a missed one.)
+//   warp clocks    a barrier among a subset of warps (bar.sync 1, 64) joins vector
+//                  clocks over warps; warp W' is ordered before W when W's clock of W'
+//                  passed the W' clock stamped on the access.
+//
+// Shadow memory follows FastTrack: per location the last write and the reads since
+// it (in the current epoch). Locations are 4-byte words; a word touched by a 1- or
+// 2-byte access splits into four byte cells (exact per-byte semantics) and merges back
+// on the next whole-word write. Reader lists beyond the first reader live in a bump
+// pool that is emptied at every new epoch, so steady-state checking allocates nothing.
+//
+// A write that races only with earlier writes of the same bytes (Triton stores
+// broadcast data from every thread that holds it) is not a fault; it is counted.
+#ifndef WARPCHECK_SIM_MACHINE_RACE_H_
+#define WARPCHECK_SIM_MACHINE_RACE_H_
+
+#include <cstdint>
+#include <vector>
+
+namespace warpcheck::sim::machine {
+
+// One access, as remembered by the shadow (16 bytes).
+struct Stamp {
+  uint32_t epoch = 0;  // CTA epoch + 1 (0: none)
+  uint16_t tid = 0;
+  uint16_t pc = 0;    // saturates at 0xFFFF
+  uint32_t wgen = 0;  // the accessing warp's sync generation
+  uint32_t wclk = 0;  // the accessing warp's own warp clock
+};
+
+// What the shadow needs to know about the accessing thread and its ordering state.
+struct Accessor {
+  Stamp me;
+  uint32_t warp = 0;
+  uint32_t lane = 0;
+  // Ordering knowledge: the warp's last full sync, this lane's latest sync and who was
+  // in it, and this warp's view of every warp's clock.
+  uint32_t last_full_gen = 0;
+  uint32_t lane_gen = 0;
+  uint32_t lane_sync_mask = 0;
+  const uint32_t* warp_view = nullptr;
+};
+
+// A race found by Read/Write: the earlier access it conflicts with.
+struct Conflict {
+  bool found = false;
+  Stamp prev;
+  bool prev_is_write = false;
+  uint32_t offset = 0;  // byte offset of the first conflicting byte
+};
+
+class RaceShadow {
+ public:
+  void Reset(uint32_t bytes);
+  // Call when the CTA epoch advances (old readers are dead: their pool is reused).
+  void NewEpoch() { pool_.clear(); }
+
+  // Checks and records a read / write of [offset, offset + size). `data` (writes) is
+  // the bytes being written, compared with `memory` (the current contents) to tell
+  // benign same-value writes; `*same_value` counts those.
+  Conflict Read(const Accessor& a, uint32_t offset, uint32_t size);
+  Conflict Write(const Accessor& a, uint32_t offset, uint32_t size, const uint8_t* data,
+                 const uint8_t* memory, uint64_t* same_value);
+
+ private:
+  struct Cell {
+    Stamp write;
+    Stamp read;          // the first reader of read.epoch
+    uint32_t more = 0;   // 1 + pool index of further readers (valid with read.epoch)
+    uint32_t split = 0;  // word cells: 1 when the word lives in byte cells
+  };
+  struct Node {
+    Stamp s[3];
+    uint32_t count = 0;
+    uint32_t next = 0;  // 1 + index, 0 = end
+  };
+
+  static bool Ordered(const Accessor& a, const Stamp& s);
+  bool CheckRead(const Accessor& a, Cell& c, uint32_t offset, Conflict* out);
+  bool CheckWrite(const Accessor& a, Cell& c, uint32_t offset, bool same_value,
+                  uint64_t* same_count, Conflict* out);
+  void AddReader(const Accessor& a, Cell& c);
+  void Split(uint32_t word);
+  uint32_t CopyList(uint32_t more);
+
+  std::vector<Cell> words_;
+  std::vector<Cell> bytes_;  // 4 per word, used while a word is split
+  std::vector<Node> pool_;
+};
+
+}  // namespace warpcheck::sim::machine
+
+#endif  // WARPCHECK_SIM_MACHINE_RACE_H_

@@ -1,0 +1,499 @@
+// ld, st, atom, red, cvta, createpolicy.
+//
+// Every access is checked in this order for each lane (in lane order): alignment to the
+// access's total size (element bytes x vector length), then bounds in its space, then
+// (shared memory) the race shadow. A bad lane stops the instruction with a fault naming
+// the thread, the address and the space. Shared-memory requests also feed the bank model
+// (one request per warp instruction, over the lanes that execute it).
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "sim/base/status_macros.h"
+#include "sim/machine/bank_model.h"
+#include "sim/machine/semantics.h"
+
+namespace warpcheck::sim::machine {
+
+using ptx::Opcode;
+using ptx::Space;
+using ptx::Type;
+
+namespace {
+
+absl::Status Unsupported(DecodeCtx& ctx, const ptx::Instruction& in,
+                         absl::string_view why) {
+  return ctx.Error(in.loc, absl::StrCat("'", in.opcode_text,
+                                        "' is not supported by the machine: ", why));
+}
+
+// Little-endian host; fixed-size copies so that they compile to single moves.
+inline uint64_t ReadLE(const uint8_t* p, uint32_t n) {
+  switch (n) {
+    case 1:
+      return p[0];
+    case 2: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return v;
+    }
+    case 4: {
+      uint32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    default: {
+      uint64_t v;
+      std::memcpy(&v, p, 8);
+      return v;
+    }
+  }
+}
+inline void WriteLE(uint8_t* p, uint64_t v, uint32_t n) {
+  switch (n) {
+    case 1:
+      p[0] = uint8_t(v);
+      return;
+    case 2: {
+      uint16_t x = uint16_t(v);
+      std::memcpy(p, &x, 2);
+      return;
+    }
+    case 4: {
+      uint32_t x = uint32_t(v);
+      std::memcpy(p, &x, 4);
+      return;
+    }
+    default:
+      std::memcpy(p, &v, 8);
+      return;
+  }
+}
+
+const char* SpaceText(uint8_t s) {
+  switch (Space(s)) {
+    case Space::kShared:
+    case Space::kSharedCluster:
+      return "shared";
+    case Space::kGlobal:
+      return "global";
+    case Space::kConst:
+      return "const";
+    case Space::kLocal:
+      return "local";
+    case Space::kParam:
+      return "param";
+    default:
+      return "generic";
+  }
+}
+
+// Where one lane's access lands.
+struct Target {
+  uint8_t* ptr = nullptr;
+  bool shared = false;
+  uint32_t shared_offset = 0;
+};
+
+// Resolves `addr` in `space` for lane `l`; records an out_of_bounds fault when unmapped.
+inline bool Resolve(Exec& x, const Insn& in, int l, uint8_t space, uint64_t addr,
+                    uint32_t size, bool store, Target* t) {
+  Machine& m = *x.m;
+  switch (Space(space)) {
+    case Space::kShared:
+    case Space::kSharedCluster:
+    shared : {
+      uint64_t off = addr - kSharedBase;
+      if (off < m.shared_bytes() && off + size <= m.shared_bytes()) {
+        t->ptr = x.cta->shared.data() + off;
+        t->shared = true;
+        t->shared_offset = uint32_t(off);
+        return true;
+      }
+    }
+      return m.FaultAt(
+          x, l, "out_of_bounds",
+          absl::StrFormat("%s of %u bytes at shared address 0x%x is outside the "
+                          "%u-byte shared window [0x%x, 0x%x)",
+                          store ? "store" : "load", size, addr, m.shared_bytes(),
+                          kSharedBase, kSharedBase + m.shared_bytes()));
+    case Space::kLocal:
+    local:
+      if (addr + size <= m.program().local_bytes && addr < m.program().local_bytes) {
+        t->ptr = x.cta->local.data() +
+                 size_t(x.w->base_tid + l) * m.program().local_bytes + addr;
+        return true;
+      }
+      return m.FaultAt(
+          x, l, "out_of_bounds",
+          absl::StrFormat("%s of %u bytes at local offset 0x%x is outside the "
+                          "%u-byte local window",
+                          store ? "store" : "load", size, addr, m.program().local_bytes));
+    case Space::kParam:
+      if (!store && addr + size <= m.params().size() && addr < m.params().size()) {
+        t->ptr = const_cast<uint8_t*>(m.params().data()) + addr;
+        return true;
+      }
+      return m.FaultAt(
+          x, l, "out_of_bounds",
+          absl::StrFormat("%s of %u bytes at param offset 0x%x is outside the "
+                          "%u bytes of parameters",
+                          store ? "store" : "load", size, addr, m.params().size()));
+    case Space::kGlobal:
+    case Space::kConst:
+    global:
+      t->ptr = m.global().Find(addr, size);
+      if (t->ptr != nullptr) return true;
+      return m.FaultAt(
+          x, l, "out_of_bounds",
+          absl::StrFormat("%s of %u bytes at global address 0x%x is outside every "
+                          "buffer%s",
+                          store ? "store" : "load", size, addr,
+                          addr < 4096 ? " (null pointer)" : ""));
+    default:
+      if (addr - kSharedWindow < kWindowSize) {
+        addr -= kSharedWindow;
+        goto shared;
+      }
+      if (addr - kLocalWindow < kWindowSize) {
+        addr -= kLocalWindow;
+        goto local;
+      }
+      goto global;
+  }
+}
+
+inline bool Misaligned(Exec& x, const Insn& in, int l, uint64_t addr, uint32_t size) {
+  return x.m->FaultAt(
+      x, l, "misaligned",
+      absl::StrFormat("%s address 0x%x of a %u-byte access is not %u-byte aligned",
+                      SpaceText(in.space), addr, size, size));
+}
+
+void CountShared(Exec& x, const uint32_t addr[32], uint32_t mask, uint32_t bytes,
+                 bool store) {
+  BankCost c = SharedRequestCost(addr, mask, bytes);
+  Counters& k = x.m->mutable_counters();
+  k.smem_requests[store] += 1;
+  k.smem_wavefronts[store] += c.wavefronts;
+  k.bank_conflicts[store] += c.conflicts();
+}
+
+template <bool kStore, uint32_t kEb>
+bool ExecLdSt(Exec& x, const Insn& in, uint32_t mask) {
+  const uint64_t* base = x.R(in.s[0]);
+  constexpr uint32_t eb = kEb;
+  const uint32_t vec = in.vec, size = eb * vec;
+  uint32_t saddr[32];
+  uint32_t smask = 0;
+  bool race_checks = x.m->options().detect_races;
+  Accessor acc = x.m->MakeAccessor(x, 0);
+  for (uint32_t mm = mask; mm != 0; mm &= mm - 1) {
+    int l = __builtin_ctz(mm);
+    uint64_t addr = base[l] + uint64_t(in.offset);
+    if (addr & (size - 1)) return Misaligned(x, in, l, addr, size);
+    Target t;
+    if (!Resolve(x, in, l, in.space, addr, size, kStore, &t)) return false;
+    if (t.shared) {
+      saddr[l] = t.shared_offset;
+      smask |= 1u << l;
+      if (race_checks) {
+        Machine::SetLane(acc, *x.w, l);
+        bool ok;
+        if constexpr (kStore) {
+          uint8_t bytes[32];
+          for (uint32_t i = 0; i < vec; ++i)
+            WriteLE(bytes + i * eb, x.R(in.s[1 + i])[l], eb);
+          ok = x.m->CheckSharedWrite(x, acc, l, t.shared_offset, size, bytes);
+        } else {
+          ok = x.m->CheckSharedRead(x, acc, l, t.shared_offset, size);
+        }
+        if (!ok) return false;
+      }
+    }
+    if constexpr (kStore) {
+      for (uint32_t i = 0; i < vec; ++i) WriteLE(t.ptr + i * eb, x.R(in.s[1 + i])[l], eb);
+    } else {
+      for (uint32_t i = 0; i < vec; ++i) {
+        uint64_t v = ReadLE(t.ptr + i * eb, eb);
+        if (in.sext && eb < 8 && ((v >> (8 * eb - 1)) & 1)) v |= ~uint64_t{0} << (8 * eb);
+        x.R(in.d[i])[l] = v & in.dmask;
+      }
+    }
+  }
+  if (smask != 0) CountShared(x, saddr, smask, size, kStore);
+  if (Space(in.space) == Space::kGlobal || Space(in.space) == Space::kConst) {
+    x.m->mutable_counters().global_bytes[kStore] +=
+        uint64_t(size) * __builtin_popcount(mask);
+  }
+  return true;
+}
+
+template <bool kStore>
+ExecFn PickLdSt(int bytes) {
+  switch (bytes) {
+    case 1:
+      return &ExecLdSt<kStore, 1>;
+    case 2:
+      return &ExecLdSt<kStore, 2>;
+    case 4:
+      return &ExecLdSt<kStore, 4>;
+    default:
+      return &ExecLdSt<kStore, 8>;
+  }
+}
+
+// ---- atomics ------------------------------------------------------------------------
+template <typename T>
+T AtomApply(ptx::AtomOp op, bool is_signed, bool is_float, T old, T b, T c) {
+  using S = std::make_signed_t<T>;
+  switch (op) {
+    case ptx::AtomOp::kAnd:
+      return T(old & b);
+    case ptx::AtomOp::kOr:
+      return T(old | b);
+    case ptx::AtomOp::kXor:
+      return T(old ^ b);
+    case ptx::AtomOp::kExch:
+      return b;
+    case ptx::AtomOp::kCas:
+      return old == b ? c : old;
+    case ptx::AtomOp::kAdd:
+      if (is_float) {
+        if constexpr (sizeof(T) == 4) {
+          float fo, fb;
+          uint32_t ob = old, bb = b;
+          std::memcpy(&fo, &ob, 4);
+          std::memcpy(&fb, &bb, 4);
+          float r = fo + fb;
+          uint32_t rb;
+          std::memcpy(&rb, &r, 4);
+          if (r != r) rb = 0x7FFFFFFF;
+          return T(rb);
+        } else {
+          double fo, fb;
+          uint64_t ob = old, bb = b;
+          std::memcpy(&fo, &ob, 8);
+          std::memcpy(&fb, &bb, 8);
+          double r = fo + fb;
+          uint64_t rb;
+          std::memcpy(&rb, &r, 8);
+          if (r != r) rb = 0x7FFFFFFFFFFFFFFFull;
+          return T(rb);
+        }
+      }
+      return T(old + b);
+    case ptx::AtomOp::kInc:
+      return old >= b ? T(0) : T(old + 1);
+    case ptx::AtomOp::kDec:
+      return (old == 0 || old > b) ? b : T(old - 1);
+    case ptx::AtomOp::kMin:
+      return is_signed ? (S(old) < S(b) ? old : b) : (old < b ? old : b);
+    case ptx::AtomOp::kMax:
+      return is_signed ? (S(old) > S(b) ? old : b) : (old > b ? old : b);
+    default:
+      return old;
+  }
+}
+
+// aux: atom op | signed << 8 | float << 9; aux2: 1 when there is a result (atom, not
+// red).
+template <typename T>
+bool ExecAtom(Exec& x, const Insn& in, uint32_t mask) {
+  ptx::AtomOp op = ptx::AtomOp(in.aux & 0xff);
+  bool is_signed = (in.aux >> 8) & 1, is_float = (in.aux >> 9) & 1;
+  bool has_result = in.aux2 != 0;
+  const uint64_t* base = x.R(in.s[0]);
+  const uint64_t* b = x.R(in.s[1]);
+  const uint64_t* c = x.R(in.s[2]);
+  constexpr uint32_t size = sizeof(T);
+  for (uint32_t mm = mask; mm != 0; mm &= mm - 1) {
+    int l = __builtin_ctz(mm);
+    uint64_t addr = base[l] + uint64_t(in.offset);
+    if (addr & (size - 1)) return Misaligned(x, in, l, addr, size);
+    Target t;
+    if (!Resolve(x, in, l, in.space, addr, size, true, &t)) return false;
+    T old = T(ReadLE(t.ptr, size));
+    T r = AtomApply<T>(op, is_signed, is_float, old, T(b[l]), T(c[l]));
+    WriteLE(t.ptr, r, size);
+    if (has_result) x.R(in.d[0])[l] = uint64_t(old);
+  }
+  return true;
+}
+
+// ---- cvta ---------------------------------------------------------------------------
+// aux: window base to add (cvta.space) or subtract (cvta.to.space); aux2: result mask.
+bool ExecCvtaTo(Exec& x, const Insn& in, uint32_t mask) {
+  uint64_t* d = x.R(in.d[0]);
+  const uint64_t* a = x.R(in.s[0]);
+  ForLanes(mask, [&](int l) { d[l] = (a[l] - in.aux) & in.aux2; });
+  return true;
+}
+bool ExecCvtaFrom(Exec& x, const Insn& in, uint32_t mask) {
+  uint64_t* d = x.R(in.d[0]);
+  const uint64_t* a = x.R(in.s[0]);
+  ForLanes(mask, [&](int l) { d[l] = (a[l] + in.aux) & in.aux2; });
+  return true;
+}
+
+bool ExecZero(Exec& x, const Insn& in, uint32_t mask) {
+  uint64_t* d = x.R(in.d[0]);
+  ForLanes(mask, [&](int l) { d[l] = 0; });
+  return true;
+}
+
+}  // namespace
+
+absl::Status DecodeMemory(DecodeCtx& ctx, const ptx::Instruction& in, Insn* out) {
+  Type t = in.mods.types[0];
+  int bits = ptx::TypeBits(t);
+  if (t == Type::kPred || bits > 64) return Unsupported(ctx, in, "element type");
+  bool store = in.op == Opcode::kSt;
+  Space space = in.mods.space == Space::kNone ? Space::kGeneric : in.mods.space;
+  if (space == Space::kSharedCluster) {
+    return Unsupported(
+        ctx, in,
+        "distributed shared memory (::cluster) needs more than one CTA per cluster");
+  }
+  if (store && (space == Space::kParam || space == Space::kConst)) {
+    return Unsupported(ctx, in, "stores to .param or .const");
+  }
+  out->space = static_cast<uint8_t>(space);
+  out->ebytes = static_cast<uint8_t>(bits / 8);
+  out->vec = static_cast<uint8_t>(in.mods.vec);
+  out->sext = ptx::IsSigned(t);
+  const ptx::Operand& addr = in.operands[store ? 0 : 1];
+  const ptx::Operand& data = in.operands[store ? 1 : 0];
+  uint32_t base;
+  RETURN_IF_ERROR(ctx.Address(addr, space, &base, &out->offset));
+  out->s[0] = base;
+  std::vector<const ptx::Operand*> elems;
+  if (data.kind == ptx::OperandKind::kVector) {
+    for (const ptx::Operand& e : data.elems) elems.push_back(&e);
+  } else {
+    elems.push_back(&data);
+  }
+  if (static_cast<int>(elems.size()) != in.mods.vec) {
+    return ctx.Error(data.loc,
+                     absl::StrCat("'", in.opcode_text, "' moves ", in.mods.vec,
+                                  " element(s) but the operand has ", elems.size()));
+  }
+  // Element registers may be wider than the element (ld.b8 into a .b16 register).
+  Type reg_type = t == Type::kF16x2 || t == Type::kBf16x2 ? Type::kB32 : t;
+  if (store) {
+    for (size_t i = 0; i < elems.size(); ++i) {
+      ASSIGN_OR_RETURN(out->s[1 + i], ctx.Src(*elems[i], reg_type));
+    }
+    out->ns = static_cast<uint8_t>(1 + elems.size());
+    out->fn = PickLdSt<true>(bits / 8);
+  } else {
+    uint64_t dmask = ~uint64_t{0};
+    bool first = true;
+    for (size_t i = 0; i < elems.size(); ++i) {
+      if (elems[i]->kind == ptx::OperandKind::kImm) {
+        return ctx.Error(elems[i]->loc, "cannot load into an immediate");
+      }
+      uint64_t m;
+      ASSIGN_OR_RETURN(out->d[i], ctx.Dst(*elems[i], bits, &m));
+      if (elems[i]->kind != ptx::OperandKind::kSink) {
+        if (!first && m != dmask) {
+          return ctx.Error(elems[i]->loc, "vector elements must have one register width");
+        }
+        dmask = m;
+        first = false;
+      }
+    }
+    out->dmask = dmask;
+    out->nd = static_cast<uint8_t>(elems.size());
+    out->ns = 1;
+    out->fn = PickLdSt<false>(bits / 8);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DecodeAtom(DecodeCtx& ctx, const ptx::Instruction& in, Insn* out) {
+  Type t = in.mods.types[0];
+  int bits = ptx::TypeBits(t);
+  bool red = in.op == Opcode::kRed;
+  ptx::AtomOp op = in.mods.atom;
+  if (op == ptx::AtomOp::kNone)
+    return Unsupported(ctx, in, "needs an operation (.add, .cas, ...)");
+  if (bits != 32 && bits != 64)
+    return Unsupported(ctx, in, "atomics on 32 or 64-bit types");
+  bool is_float = ptx::IsFloat(t);
+  if (is_float && op != ptx::AtomOp::kAdd)
+    return Unsupported(ctx, in, "float atomics: .add only");
+  if ((op == ptx::AtomOp::kInc || op == ptx::AtomOp::kDec) && t != Type::kU32) {
+    return Unsupported(ctx, in, ".inc/.dec take .u32");
+  }
+  Space space = in.mods.space == Space::kNone ? Space::kGeneric : in.mods.space;
+  if (space != Space::kGeneric && space != Space::kGlobal && space != Space::kShared) {
+    return Unsupported(ctx, in, "atomics on generic, .global or .shared");
+  }
+  bool cas = op == ptx::AtomOp::kCas;
+  size_t want = (red ? 2 : 3) + (cas ? 1 : 0);
+  if (in.operands.size() != want) {
+    return ctx.Error(in.loc,
+                     absl::StrCat("'", in.opcode_text, "' takes ", want, " operands"));
+  }
+  if (red && cas) return Unsupported(ctx, in, "red has no .cas");
+  out->space = static_cast<uint8_t>(space);
+  size_t a = red ? 0 : 1;
+  if (!red) {
+    ASSIGN_OR_RETURN(out->d[0], ctx.Dst(in.operands[0], bits, &out->dmask));
+    out->nd = 1;
+  }
+  RETURN_IF_ERROR(ctx.Address(in.operands[a], space, &out->s[0], &out->offset));
+  ASSIGN_OR_RETURN(out->s[1], ctx.Src(in.operands[a + 1], t));
+  if (cas) {
+    ASSIGN_OR_RETURN(out->s[2], ctx.Src(in.operands[a + 2], t));
+  } else {
+    out->s[2] = out->s[1];
+  }
+  out->ns = 3;
+  out->aux = uint64_t(op) | uint64_t(ptx::IsSigned(t)) << 8 | uint64_t(is_float) << 9;
+  out->aux2 = red ? 0 : 1;
+  out->fn = bits == 32 ? &ExecAtom<uint32_t> : &ExecAtom<uint64_t>;
+  return absl::OkStatus();
+}
+
+absl::Status DecodeCvta(DecodeCtx& ctx, const ptx::Instruction& in, Insn* out) {
+  Type t = in.mods.types[0];
+  int bits = ptx::TypeBits(t);
+  if (t != Type::kU32 && t != Type::kU64)
+    return Unsupported(ctx, in, "cvta takes .u32 or .u64");
+  ASSIGN_OR_RETURN(out->d[0], ctx.Dst(in.operands[0], bits, &out->dmask));
+  ASSIGN_OR_RETURN(out->s[0], ctx.Src(in.operands[1], t));
+  out->nd = 1;
+  out->ns = 1;
+  uint64_t base = 0;
+  switch (in.mods.space) {
+    case Space::kShared:
+      base = kSharedWindow;
+      break;
+    case Space::kLocal:
+      base = kLocalWindow;
+      break;
+    case Space::kGlobal:
+    case Space::kConst:
+      base = 0;
+      break;
+    default:
+      return Unsupported(ctx, in, "cvta takes .global, .shared, .local or .const");
+  }
+  out->aux = base;
+  out->aux2 = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+  out->fn = in.mods.to ? &ExecCvtaTo : &ExecCvtaFrom;
+  return absl::OkStatus();
+}
+
+absl::Status DecodeCreatePolicy(DecodeCtx& ctx, const ptx::Instruction& in, Insn* out) {
+  Type t = in.mods.types[0];
+  if (t != Type::kB64) return Unsupported(ctx, in, "createpolicy is .b64");
+  ASSIGN_OR_RETURN(out->d[0], ctx.Dst(in.operands[0], 64, &out->dmask));
+  out->nd = 1;
+  out->fn = &ExecZero;  // a cache policy has no effect on values here
+  return absl::OkStatus();
+}
+
+}  // namespace warpcheck::sim::machine

@@ -1,0 +1,23 @@
+// Printer for the PTX subset: writes a Module back as PTX text that ptxas and ParseModule
+// accept. Parsing the output again gives the same tree up to source positions
+// (tests/sim/ptx/ptx_printer_test.cc checks that on Triton's PTX). Debug information is
+// not printed: the parser dropped it.
+#ifndef WARPCHECK_SIM_PTX_PRINTER_H_
+#define WARPCHECK_SIM_PTX_PRINTER_H_
+
+#include <string>
+
+#include "sim/ptx/ast.h"
+
+namespace warpcheck::sim::ptx {
+
+std::string PrintModule(const Module& module);
+std::string PrintKernel(const Kernel& kernel);
+// One instruction without the trailing ';', e.g. "@!%p1 ld.global.v4.b32 {%r1, %r2,
+// %r3, %r4}, [%rd3+16]". Uses the opcode as written when known, else FormatOpcode.
+std::string PrintInstruction(const Instruction& insn);
+std::string PrintOperand(const Operand& operand);
+
+}  // namespace warpcheck::sim::ptx
+
+#endif  // WARPCHECK_SIM_PTX_PRINTER_H_

@@ -1,0 +1,108 @@
+// Runs small hand-written PTX bodies on the machine for semantics and fault tests.
+//
+// RunBody wraps `body` in a kernel
+//
+//   .visible .entry k(.param .u64 out_ptr, .param .u64 in_ptr)
+//   { registers %p<16> %h<32> (.b16) %r<96> (.b32) %rd<32> (.b64) %f<16> (.f32) %fd<8>
+//   (.f64)
+//     %rd0 = out_ptr, %rd1 = in_ptr, %r0 = %tid.x,
+//     %rd2 = out_ptr + %tid.x * stride          (each thread's output slot)
+//     BODY
+//     ret; }
+//
+// with an `out` buffer (zeroed) and an `in` buffer (IOTA of 2-byte elements), and returns
+// the report and the final `out` bytes.
+#ifndef WARPCHECK_TESTS_SIM_MACHINE_MACHINE_TEST_UTIL_H_
+#define WARPCHECK_TESTS_SIM_MACHINE_MACHINE_TEST_UTIL_H_
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "sim/machine/launch.h"
+#include "sim/ptx/parser.h"
+
+namespace warpcheck::sim::machine::testing {
+
+struct BodyRun {
+  SimReport report;
+  std::vector<uint8_t> out;
+  template <typename T>
+  T At(size_t index) const {
+    T v;
+    std::memcpy(&v, out.data() + index * sizeof(T), sizeof(T));
+    return v;
+  }
+  std::string Faults() const {
+    std::string s;
+    for (const auto& f : report.faults()) {
+      absl::StrAppend(&s, f.kind(), " thread ", f.thread(), " line ", f.line(), ": ",
+                      f.text(), "\n");
+    }
+    return s;
+  }
+  bool HasFault(const std::string& kind) const {
+    for (const auto& f : report.faults()) {
+      if (f.kind() == kind) return true;
+    }
+    return false;
+  }
+  double Counter(const std::string& name) const {
+    auto it = report.counters().find(name);
+    return it == report.counters().end() ? -1 : it->second;
+  }
+};
+
+struct BodyOptions {
+  uint32_t threads = 32;
+  uint32_t stride = 8;     // output bytes per thread
+  uint32_t out_bytes = 0;  // 0: threads * stride
+  uint32_t in_bytes = 4096;
+  uint32_t dynamic_shared = 0;
+  std::string extra_decls;  // module-scope declarations (e.g. .shared arrays)
+  uint64_t budget = 0;
+  uint32_t grid = 1;
+  std::string trace_path;
+};
+
+inline std::string WrapBody(const std::string& body, const BodyOptions& o) {
+  return absl::StrCat(".version 8.7\n.target sm_90a\n.address_size 64\n", o.extra_decls,
+                      "\n.visible .entry k(.param .u64 out_ptr, .param .u64 in_ptr)\n{\n"
+                      "  .reg .pred %p<16>;\n  .reg .b16 %h<32>;\n  .reg .b32 %r<96>;\n  "
+                      ".reg .b64 %rd<32>;\n"
+                      "  .reg .f32 %f<16>;\n  .reg .f64 %fd<8>;\n"
+                      "  ld.param.u64 %rd0, [out_ptr];\n  ld.param.u64 %rd1, [in_ptr];\n"
+                      "  mov.u32 %r0, %tid.x;\n  mul.wide.u32 %rd2, %r0, ",
+                      o.stride, ";\n  add.s64 %rd2, %rd0, %rd2;\n", body,
+                      "\n  ret;\n}\n");
+}
+
+inline absl::StatusOr<BodyRun> RunBody(const std::string& body,
+                                       const BodyOptions& o = {}) {
+  std::string text = WrapBody(body, o);
+  absl::StatusOr<ptx::Module> module = ptx::ParseModule(text, "body.ptx");
+  if (!module.ok()) return module.status();
+  LaunchSpec spec;
+  spec.mutable_grid()->set_x(o.grid);
+  spec.mutable_block()->set_x(o.threads);
+  spec.set_dynamic_shared_bytes(o.dynamic_shared);
+  if (o.budget != 0) spec.set_max_instructions_per_thread(o.budget);
+  BufferParam* out = spec.add_param()->mutable_buffer();
+  out->set_name("out");
+  out->set_size_bytes(o.out_bytes != 0 ? o.out_bytes : o.threads * o.stride * o.grid);
+  BufferParam* in = spec.add_param()->mutable_buffer();
+  in->set_name("in");
+  in->set_size_bytes(o.in_bytes);
+  in->set_fill(BufferParam::IOTA);
+  in->set_element_bytes(2);
+  RunOptions ro;
+  ro.trace_path = o.trace_path;
+  absl::StatusOr<LaunchResult> r = RunLaunchSpecOnModule(spec, *module, ".", ro);
+  if (!r.ok()) return r.status();
+  return BodyRun{std::move(r->report), std::move(r->buffers[0].bytes)};
+}
+
+}  // namespace warpcheck::sim::machine::testing
+
+#endif  // WARPCHECK_TESTS_SIM_MACHINE_MACHINE_TEST_UTIL_H_

@@ -1,0 +1,374 @@
+// verify/swizzle_prove: the built-ins over their full ranges (the proofs the CLI runs by
+// default), counterexamples and their minimisation, budgets, errors, and the spec-only
+// paths (evaluation errors, uninstantiable points, `skip`, counting).
+#include "verify/swizzle_prove.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "sim/swizzle/spec.h"
+#include "sim/swizzle/sweep.h"
+#include "tests/testing/status_matchers.h"
+
+namespace warpcheck::verify {
+namespace {
+
+using sim::swizzle::Builtin;
+using sim::swizzle::BuiltinSweep;
+using sim::swizzle::Counterexample;
+using sim::swizzle::NamedValue;
+using sim::swizzle::ParamRange;
+using sim::swizzle::SpecSweep;
+using sim::swizzle::SwizzleSpec;
+using sim::swizzle::ViolationKind;
+using ::testing::AllOf;
+using ::testing::Contains;
+using ::testing::ElementsAre;
+using ::testing::Field;
+using ::testing::HasSubstr;
+
+constexpr int64_t k64K = int64_t{1} << 16;
+
+BuiltinSweep GemmBox(Builtin fn, int64_t hi) {
+  BuiltinSweep s;
+  s.fn = fn;
+  s.row_tiles = ParamRange{1, hi};
+  s.col_tiles = ParamRange{1, hi};
+  s.swizzle_offset = ParamRange{1, 7};
+  if (fn == Builtin::kGemm) s.swizzle_direction = ParamRange{0, 1};
+  return s;
+}
+
+BuiltinSweep DistBox(Builtin fn, int64_t tiles_hi, int64_t ranks_hi) {
+  BuiltinSweep s;
+  s.fn = fn;
+  s.row_tiles = ParamRange{1, tiles_hi};
+  s.col_tiles = ParamRange{1, tiles_hi};
+  s.rank_size = ParamRange{1, ranks_hi};
+  s.comm_npu_split = ParamRange{1, ranks_hi};
+  if (fn == Builtin::kDist) {
+    s.swizzle_direction = ParamRange{0, 1};
+    s.comm_data_split = ParamRange{1, 3};
+  }
+  return s;
+}
+
+bool AllUnsat(const SwizzleProof& p) {
+  for (const QueryRecord& q : p.queries) {
+    if (q.result != smt::SatResult::kUnsat) return false;
+  }
+  return true;
+}
+
+TEST(SwizzleProveTest, GemmHoldsForEveryGridUpTo64KSquared) {
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveBuiltin(GemmBox(Builtin::kGemm, k64K)));
+  EXPECT_EQ(p.verdict, Verdict::kHolds) << p.ToString();
+  EXPECT_EQ(p.checked, CheckedBy::kSymbolic);
+  EXPECT_EQ(p.configs, 14);      // 7 offsets x 2 directions
+  EXPECT_EQ(p.num_queries, 84);  // 3 lemmas, in_range, left_inverse, decomposition
+  EXPECT_TRUE(AllUnsat(p));
+  EXPECT_FALSE(p.counterexample.has_value());
+  EXPECT_THAT(p.queries, Contains(Field(&QueryRecord::name, "gemm.d1.s7.left_inverse")));
+  EXPECT_THAT(p.queries, Contains(Field(&QueryRecord::name, "gemm.d0.s3.group")));
+  EXPECT_GT(p.solver_ms, 0);
+}
+
+TEST(SwizzleProveTest, GemmNzHoldsForEveryGridUpTo64KSquared) {
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveBuiltin(GemmBox(Builtin::kGemmNz, k64K)));
+  EXPECT_EQ(p.verdict, Verdict::kHolds) << p.ToString();
+  EXPECT_EQ(p.configs, 7);
+  EXPECT_THAT(p.queries, Contains(Field(&QueryRecord::name, "gemm_nz.d1.s1.decomposition")));
+}
+
+TEST(SwizzleProveTest, DistHoldsForEverySplitAndDirection) {
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveBuiltin(DistBox(Builtin::kDist, k64K, 12)));
+  EXPECT_EQ(p.verdict, Verdict::kHolds) << p.ToString();
+  EXPECT_TRUE(AllUnsat(p));
+  // Direction 1: one configuration per (N, p); direction 0: one per (N, q), since π
+  // enters only through its range there (swizzle_prove_builtin.cc).
+  int splits = 0;
+  for (int n = 1; n <= 12; ++n) {
+    for (int p = 1; p <= n; ++p) splits += n % p == 0;
+  }
+  EXPECT_EQ(p.configs, splits + 12 * 3);
+  EXPECT_THAT(p.queries, Contains(Field(&QueryRecord::name, "dist.d1.N12.p4.left_inverse")));
+  EXPECT_THAT(p.queries,
+              Contains(Field(&QueryRecord::name, "dist.d0.N12.p1..12.q3.decomposition")));
+}
+
+// dist_swizzle2d_Nz as shipped: the remap sends k to k // p, so ranks collide for p > 1.
+// Z3 finds a collision over the full ranges; the minimised counterexample is the smallest
+// one (1 tile, 2 ranks), with the enumerator's iteration ids.
+TEST(SwizzleProveTest, DistNzViolatedWithSmallestCounterexample) {
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveBuiltin(DistBox(Builtin::kDistNz, k64K, 64)));
+  ASSERT_EQ(p.verdict, Verdict::kViolated) << p.ToString();
+  EXPECT_TRUE(p.minimised);
+  ASSERT_TRUE(p.counterexample.has_value());
+  const Counterexample& c = *p.counterexample;
+  EXPECT_EQ(c.kind, ViolationKind::kDuplicate);
+  EXPECT_THAT(c.params, ElementsAre(NamedValue{"row_tiles", 1}, NamedValue{"col_tiles", 1},
+                                    NamedValue{"rank_size", 2},
+                                    NamedValue{"comm_npu_split", 2}));
+  EXPECT_THAT(c.iter_ids, ElementsAre(0, 1));
+  EXPECT_THAT(c.tile, ElementsAre(NamedValue{"row", 0}, NamedValue{"col", 0},
+                                  NamedValue{"rank", 0}));
+  // N = 1 holds; the first violated configuration is N = 2, p = 2.
+  EXPECT_THAT(p.queries, Contains(Field(&QueryRecord::name,
+                                        HasSubstr("dist_nz.d1.N2.p2.exact.injective"))));
+}
+
+TEST(SwizzleProveTest, DistNzWithoutMinimisationReportsTheSolverWitness) {
+  SwizzleProveOptions o;
+  o.minimise = false;
+  BuiltinSweep box = DistBox(Builtin::kDistNz, 100, 4);
+  box.rank_size = ParamRange{4, 4};
+  box.comm_npu_split = ParamRange{4, 4};
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveBuiltin(box, o));
+  ASSERT_EQ(p.verdict, Verdict::kViolated);
+  EXPECT_FALSE(p.minimised);
+  const Counterexample& c = *p.counterexample;
+  EXPECT_EQ(c.kind, ViolationKind::kDuplicate);
+  ASSERT_EQ(c.iter_ids.size(), 2u);
+  // The witness was checked against the concrete map: both iterations give this tile.
+  for (int64_t it : c.iter_ids) {
+    sim::swizzle::Swizzle2dParams params;
+    params.fn = Builtin::kDistNz;
+    params.shape = sim::swizzle::Shape2d::FromTileCounts(c.params[0].value, c.params[1].value);
+    params.rank_size = 4;
+    params.comm_npu_split = 4;
+    ASSERT_OK_AND_ASSIGN(sim::swizzle::Swizzle2dResult r, sim::swizzle::Apply(params, it));
+    EXPECT_EQ(r.row, c.tile[0].value);
+    EXPECT_EQ(r.col, c.tile[1].value);
+    EXPECT_EQ(r.rank, c.tile[2].value);
+  }
+}
+
+TEST(SwizzleProveTest, ShapesWithPartialTiles) {
+  // rows in 1..5000 with tiles of 1..64: every cdiv, with tails checked positive.
+  BuiltinSweep s;
+  s.fn = Builtin::kDist;
+  s.rows = ParamRange{1, 5000};
+  s.cols = ParamRange{1, 5000};
+  s.tile_rows = ParamRange{1, 64};
+  s.tile_cols = ParamRange{1, 64};
+  s.rank_size = ParamRange{1, 4};
+  s.comm_npu_split = ParamRange{1, 4};
+  s.swizzle_direction = ParamRange{0, 1};
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveBuiltin(s));
+  EXPECT_EQ(p.verdict, Verdict::kHolds) << p.ToString();
+  EXPECT_THAT(p.queries, Contains(Field(&QueryRecord::name, "dist.tail_rows")));
+  s.fn = Builtin::kGemm;
+  s.rank_size.reset();
+  s.comm_npu_split.reset();
+  ASSERT_OK_AND_ASSIGN(p, ProveBuiltin(s));
+  EXPECT_EQ(p.verdict, Verdict::kHolds) << p.ToString();
+}
+
+TEST(SwizzleProveTest, TinyBudgetIsInconclusiveNeverAPass) {
+  SwizzleProveOptions o;
+  o.solver.rlimit = 200;
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveBuiltin(GemmBox(Builtin::kGemm, k64K), o));
+  EXPECT_EQ(p.verdict, Verdict::kInconclusive);
+  EXPECT_THAT(p.reason, HasSubstr("returned unknown"));
+  EXPECT_THAT(p.reason, HasSubstr("gemm.d"));
+  EXPECT_FALSE(p.counterexample.has_value());
+}
+
+TEST(SwizzleProveTest, KeepsSmtLibWhenAsked) {
+  SwizzleProveOptions o;
+  o.solver.keep_smt2 = true;
+  BuiltinSweep box = GemmBox(Builtin::kGemmNz, 100);
+  box.swizzle_offset = ParamRange{3, 3};
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveBuiltin(box, o));
+  ASSERT_EQ(p.queries.size(), 6u);
+  EXPECT_THAT(p.queries[0].smt2, HasSubstr("gemm_nz.d1.s3.group"));
+  EXPECT_THAT(p.queries[0].smt2, HasSubstr("(check-sat)"));
+}
+
+TEST(SwizzleProveTest, InvalidBoxes) {
+  BuiltinSweep s = GemmBox(Builtin::kGemm, 10);
+  s.swizzle_offset = ParamRange{0, 7};
+  EXPECT_THAT(ProveBuiltin(s), StatusIs(absl::StatusCode::kInvalidArgument,
+                                        "swizzle_offset range 0..7 must lie in 1..7"));
+  s = GemmBox(Builtin::kGemm, 10);
+  s.rank_size = ParamRange{1, 4};
+  EXPECT_THAT(ProveBuiltin(s),
+              StatusIs(absl::StatusCode::kInvalidArgument, "rank_size does not apply"));
+  s = GemmBox(Builtin::kGemm, 10);
+  s.rows = ParamRange{1, 4};
+  EXPECT_THAT(ProveBuiltin(s), StatusIs(absl::StatusCode::kInvalidArgument, "not both"));
+  s = GemmBox(Builtin::kGemmNz, 10);
+  s.swizzle_direction = ParamRange{0, 1};
+  EXPECT_THAT(ProveBuiltin(s), StatusIs(absl::StatusCode::kInvalidArgument, "_Nz"));
+  SwizzleProveOptions o;
+  o.max_configs = 5;
+  EXPECT_THAT(ProveBuiltin(GemmBox(Builtin::kGemm, 10), o),
+              StatusIs(absl::StatusCode::kResourceExhausted, "max_configs"));
+}
+
+// ---------------------------------------------------------------------------------------
+// Specs.
+
+SwizzleSpec ParseOrDie(const std::string& name, const std::string& text) {
+  absl::StatusOr<SwizzleSpec> s = SwizzleSpec::Parse(name, text);
+  EXPECT_TRUE(s.ok()) << s.status();
+  return *std::move(s);
+}
+
+// The Z3 verdict and counterexample equal the enumeration sweep's.
+void ExpectAgreesWithSweep(const SwizzleSpec& spec, const SwizzleProof& p) {
+  ASSERT_OK_AND_ASSIGN(sim::swizzle::CheckResult e, sim::swizzle::Sweep(spec));
+  EXPECT_EQ(p.verdict, e.verdict) << p.ToString();
+  EXPECT_EQ(p.counterexample, e.counterexample) << p.ToString();
+}
+
+TEST(SwizzleProveSpecTest, EvaluationErrorIsAViolation) {
+  // w is 0 in the last group when C is a multiple of 3: division by zero.
+  SwizzleSpec spec = ParseOrDie("div0.swz", R"(
+param R in 1..6;
+param C in 1..6;
+domain = R * C;
+grid row = R;
+grid col = C;
+let w = 3 - (iter // R) % 3;
+out row = iter % R;
+out col = iter // R + 0 * (iter // (w - 1));
+)");
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec));
+  ASSERT_EQ(p.verdict, Verdict::kViolated) << p.ToString();
+  EXPECT_EQ(p.counterexample->kind, ViolationKind::kEvalError);
+  EXPECT_THAT(p.counterexample->detail, HasSubstr("division by zero"));
+  ExpectAgreesWithSweep(spec, p);
+}
+
+TEST(SwizzleProveSpecTest, UninstantiablePointIsAnError) {
+  // grid col = C - 3 is not positive for C <= 3: the sweep fails there, so does the proof.
+  SwizzleSpec spec = ParseOrDie("bad_grid.swz", R"(
+param C in 1..8;
+domain = C;
+grid row = 1;
+grid col = C - 3;
+out row = 0;
+out col = iter;
+)");
+  EXPECT_THAT(ProveSpec(spec), StatusIs(absl::StatusCode::kInvalidArgument, "not positive"));
+  EXPECT_THAT(sim::swizzle::Sweep(spec),
+              StatusIs(absl::StatusCode::kInvalidArgument, "not positive"));
+  // Excluded by a require, the same spec holds... except that col = iter reaches C - 3.
+  SwizzleSpec fixed = ParseOrDie("fixed.swz", R"(
+param C in 1..8;
+require C > 3;
+domain = C - 3;
+grid row = 1;
+grid col = C - 3;
+out row = 0;
+out col = iter;
+)");
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(fixed));
+  EXPECT_EQ(p.verdict, Verdict::kHolds) << p.ToString();
+  ExpectAgreesWithSweep(fixed, p);
+}
+
+TEST(SwizzleProveSpecTest, CountingFindsAMissedTile) {
+  // One iteration too few: injective and in range, but not onto.
+  SwizzleSpec spec = ParseOrDie("short.swz", R"(
+param R in 1..9;
+param C in 1..9;
+domain = R * C - select(R * C >= 6, 1, 0);
+grid row = R;
+grid col = C;
+out row = iter // C;
+out col = iter % C;
+)");
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec));
+  ASSERT_EQ(p.verdict, Verdict::kViolated) << p.ToString();
+  EXPECT_EQ(p.counterexample->kind, ViolationKind::kMissed);
+  EXPECT_TRUE(p.minimised);
+  ExpectAgreesWithSweep(spec, p);
+}
+
+TEST(SwizzleProveSpecTest, TailSizesAreChecked) {
+  SwizzleSpec spec = ParseOrDie("tail.swz", R"(
+param rows in 1..12;
+param tile in 1..4;
+let R = cdiv(rows, tile);
+domain = R;
+grid row = R;
+out row = iter;
+out size = min(rows - row * tile, tile);
+tail size = min(rows - row * tile, tile);
+)");
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec));
+  EXPECT_EQ(p.verdict, Verdict::kHolds) << p.ToString();
+  // A wrong tail: the full tile size even for the last, partial tile.
+  SwizzleSpec wrong = ParseOrDie("tail_wrong.swz", R"(
+param rows in 1..12;
+param tile in 1..4;
+let R = cdiv(rows, tile);
+domain = R;
+grid row = R;
+out row = iter;
+out size = tile;
+tail size = min(rows - row * tile, tile);
+)");
+  ASSERT_OK_AND_ASSIGN(p, ProveSpec(wrong));
+  ASSERT_EQ(p.verdict, Verdict::kViolated) << p.ToString();
+  EXPECT_EQ(p.counterexample->kind, ViolationKind::kTailSize);
+  ExpectAgreesWithSweep(wrong, p);
+}
+
+TEST(SwizzleProveSpecTest, SkipFallsBackToEnumerationForSurjectivity) {
+  SwizzleSpec spec = ParseOrDie("skip.swz", R"(
+param R in 1..5;
+param C in 1..5;
+domain = R * (C + 1);
+grid row = R;
+grid col = C;
+out row = iter // (C + 1);
+out col = iter % (C + 1);
+skip col >= C;
+)");
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec));
+  EXPECT_EQ(p.verdict, Verdict::kHolds) << p.ToString();
+  EXPECT_EQ(p.checked, CheckedBy::kEnumerated);
+  EXPECT_THAT(p.notes, Contains(HasSubstr("surjectivity enumerated")));
+  SwizzleProveOptions o;
+  o.max_enumerated_points = 10;
+  ASSERT_OK_AND_ASSIGN(p, ProveSpec(spec, {}, o));
+  EXPECT_EQ(p.verdict, Verdict::kInconclusive);
+  EXPECT_THAT(p.reason, HasSubstr("skip"));
+}
+
+TEST(SwizzleProveSpecTest, SymbolicParametersAndOverrides) {
+  SwizzleSpec spec = ParseOrDie("grid.swz", R"(
+param R in 1..100;
+param C in 1..100;
+param g in 1..3;
+domain = R * C;
+grid row = R;
+grid col = C;
+let gid = iter // (g * C);
+let first = gid * g;
+let size = min(R - first, g);
+out row = first + iter % size;
+out col = iter % (g * C) // size;
+)");
+  SwizzleProveOptions o;
+  o.symbolic_params = {"C"};
+  SpecSweep ranges;
+  ranges.ranges = {{"R", ParamRange{1, 4}}};
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, ranges, o));
+  EXPECT_EQ(p.verdict, Verdict::kHolds) << p.ToString();
+  EXPECT_EQ(p.configs, 4 * 3);  // R and g enumerated, C symbolic
+  EXPECT_THAT(p.queries, Contains(Field(&QueryRecord::name,
+                                        HasSubstr("grid.swz[R=2,C=1..100,g=3].injective"))));
+  o.symbolic_params = {"nope"};
+  EXPECT_THAT(ProveSpec(spec, ranges, o),
+              StatusIs(absl::StatusCode::kInvalidArgument, "no parameter 'nope'"));
+}
+
+}  // namespace
+}  // namespace warpcheck::verify

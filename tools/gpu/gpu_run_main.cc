@@ -1,0 +1,152 @@
+// warpcheck_gpu_run: runs launch specs on the GPU and prints one JSON line per spec.
+//
+//   warpcheck_gpu_run [--dump-dir=DIR] LAUNCH.textproto...
+//
+// Each line: {"file": ..., "device": ..., "kernel_ms": ..., "gpu": <SimReport JSON>}
+// (SimReport as in `warpcheck sim run --format=json`: ok, faults, expectations, buffers
+// with sha256), or {"file": ..., "error": ...} when the spec cannot run. --dump-dir
+// writes each buffer's final bytes to DIR/<spec stem>.<buffer>.bin for byte-level diffs.
+// A stand-alone tool for the device machine (tools/gpu/device_evidence.sh); the
+// `warpcheck gpu run|diff` subcommands use the same library.
+//
+// A device fault leaves CUDA unusable in the process (gpu_runner.h), so after one the
+// tool re-executes itself for the remaining specs; the output stream simply continues.
+//
+// Exit: 0 every spec ok · 10 some spec not ok (fault or failed expectation) · 2 some spec
+// could not run (input error) · 1 usage · 77 no GPU or driver.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/util/json_util.h"
+#include "sim/launch/launch_spec.h"
+#include "tools/gpu/gpu_runner.h"
+
+namespace {
+
+std::string JsonString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string Stem(const std::string& path) {
+  size_t slash = path.rfind('/');
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  size_t dot = base.rfind('.');
+  return dot == std::string::npos ? base : base.substr(0, dot);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string dump_dir;
+  std::vector<std::string> files;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.rfind("--dump-dir=", 0) == 0) {
+      dump_dir = a.substr(11);
+    } else if (a == "--dump-dir" && i + 1 < argc) {
+      dump_dir = argv[++i];
+    } else if (a == "--help" || a == "-h") {
+      std::printf("usage: warpcheck_gpu_run [--dump-dir=DIR] LAUNCH.textproto...\n");
+      return 0;
+    } else if (!a.empty() && a[0] == '-') {
+      std::fprintf(stderr, "warpcheck_gpu_run: error: unknown flag %s\n", a.c_str());
+      return 1;
+    } else {
+      files.push_back(a);
+    }
+  }
+  if (files.empty()) {
+    std::fprintf(stderr,
+                 "usage: warpcheck_gpu_run [--dump-dir=DIR] LAUNCH.textproto...\n");
+    return 1;
+  }
+  if (absl::Status s = warpcheck::gpu::GpuAvailable(); !s.ok()) {
+    std::fprintf(stderr, "warpcheck_gpu_run: %s\n", std::string(s.message()).c_str());
+    return 77;
+  }
+  // Carried over from before a re-execution (see below).
+  int exit_code = 0;
+  if (const char* prior = std::getenv("WARPCHECK_GPU_RUN_EXIT"))
+    exit_code = std::atoi(prior);
+  for (size_t k = 0; k < files.size(); ++k) {
+    const std::string& file = files[k];
+    if (warpcheck::gpu::GpuContextLost()) {
+      // Go on in a fresh process image with the specs not yet run.
+      std::fflush(stdout);
+      std::vector<std::string> args = {argv[0]};
+      if (!dump_dir.empty()) args.push_back("--dump-dir=" + dump_dir);
+      args.insert(args.end(), files.begin() + k, files.end());
+      std::vector<char*> cargs;
+      for (std::string& a : args) cargs.push_back(a.data());
+      cargs.push_back(nullptr);
+      setenv("WARPCHECK_GPU_RUN_EXIT", std::to_string(exit_code).c_str(), 1);
+      execv("/proc/self/exe", cargs.data());
+      std::fprintf(stderr, "warpcheck_gpu_run: cannot re-execute after a device fault\n");
+      return exit_code == 0 ? 2 : exit_code;
+    }
+    absl::StatusOr<warpcheck::gpu::GpuRunResult> r =
+        warpcheck::gpu::RunLaunchFileOnGpu(file);
+    if (!r.ok()) {
+      std::printf("{\"file\": %s, \"error\": %s}\n", JsonString(file).c_str(),
+                  JsonString(r.status().ToString()).c_str());
+      std::fprintf(stderr, "warpcheck_gpu_run: error: %s\n",
+                   r.status().ToString().c_str());
+      exit_code = 2;
+      std::fflush(stdout);
+      continue;
+    }
+    std::string json;
+    google::protobuf::util::JsonPrintOptions options;
+    options.preserve_proto_field_names = true;
+    options.always_print_primitive_fields = true;
+    (void)google::protobuf::util::MessageToJsonString(warpcheck::gpu::ToSimReport(*r),
+                                                      &json, options);
+    std::printf("{\"file\": %s, \"device\": %s, \"kernel_ms\": %.6f, \"gpu\": %s}\n",
+                JsonString(file).c_str(), JsonString(r->device).c_str(), r->kernel_ms,
+                json.c_str());
+    std::fflush(stdout);
+    if (!r->ok && exit_code == 0) exit_code = 10;
+    if (!dump_dir.empty()) {
+      for (const warpcheck::gpu::GpuBuffer& b : r->buffers) {
+        std::string path = absl::StrCat(dump_dir, "/", Stem(file), ".", b.name, ".bin");
+        std::ofstream out(path, std::ios::binary);
+        out.write(reinterpret_cast<const char*>(b.bytes.data()),
+                  static_cast<std::streamsize>(b.bytes.size()));
+        if (!out)
+          std::fprintf(stderr, "warpcheck_gpu_run: cannot write %s\n", path.c_str());
+      }
+    }
+  }
+  return exit_code;
+}

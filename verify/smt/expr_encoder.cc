@@ -1,0 +1,347 @@
+#include "verify/smt/expr_encoder.h"
+
+#include <algorithm>
+#include <limits>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "sim/base/check.h"
+#include "sim/expr/printer.h"
+
+namespace warpcheck::verify::smt {
+
+using sim::expr::Expr;
+using sim::expr::ExprKind;
+using sim::expr::Type;
+
+namespace {
+
+using i128 = __int128;
+constexpr i128 kInt64Min = std::numeric_limits<int64_t>::min();
+constexpr i128 kInt64Max = std::numeric_limits<int64_t>::max();
+// Ranges saturate here: anything beyond int64 is "may overflow", and the exact figure no
+// longer matters.
+constexpr i128 kBig = i128{1} << 100;
+
+i128 Clamp(i128 v) { return std::clamp(v, -kBig, kBig); }
+
+i128 MulSat(i128 a, i128 b) {
+  if (a == 0 || b == 0) return 0;
+  const i128 lim = i128{1} << 63;
+  if (a > -lim && a < lim && b > -lim && b < lim) return Clamp(a * b);
+  return (a < 0) == (b < 0) ? kBig : -kBig;
+}
+
+// floor(a / b) for b != 0.
+i128 FloorDiv(i128 a, i128 b) {
+  i128 q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+ValueRange Hull(std::initializer_list<i128> values) {
+  ValueRange r{*std::min_element(values.begin(), values.end()),
+               *std::max_element(values.begin(), values.end())};
+  return {Clamp(r.lo), Clamp(r.hi)};
+}
+
+ValueRange FloorDivRange(const ValueRange& a, const ValueRange& b) {
+  if (b.lo > 0 || b.hi < 0) {
+    // floor(a / b) is monotone in a and in b on either side of 0: the corners bound it.
+    return Hull({FloorDiv(a.lo, b.lo), FloorDiv(a.lo, b.hi), FloorDiv(a.hi, b.lo),
+                 FloorDiv(a.hi, b.hi)});
+  }
+  // |floor(a / b)| <= |a| for |b| >= 1 (b = 0 is undefined anyway).
+  const i128 m = std::max(a.hi < 0 ? -a.hi : a.hi, a.lo < 0 ? -a.lo : a.lo);
+  return {Clamp(-m), Clamp(m)};
+}
+
+ValueRange ModRange(const ValueRange& a, const ValueRange& b) {
+  if (b.lo > 0) {
+    if (a.lo >= 0) return {0, std::min(a.hi, b.hi - 1)};
+    return {0, b.hi - 1};
+  }
+  if (b.hi < 0) {
+    if (a.hi <= 0) return {std::max(a.lo, b.lo + 1), 0};
+    return {b.lo + 1, 0};
+  }
+  const i128 m = std::max(b.hi, -b.lo);
+  return {Clamp(-(m - 1)), Clamp(m - 1)};
+}
+
+}  // namespace
+
+bool ValueRange::FitsInt64() const { return lo >= kInt64Min && hi <= kInt64Max; }
+
+ExprEncoder::ExprEncoder(Context& ctx)
+    : ctx_(&ctx), side_(std::make_shared<std::vector<Term>>()) {}
+
+void ExprEncoder::Bind(const std::string& name, Term value, ValueRange range) {
+  auto it = names_.find(name);
+  if (it != names_.end()) {
+    // Forget everything encoded since the old binding: it may depend on it.
+    const uint64_t old = it->second.serial;
+    for (auto m = memo_.begin(); m != memo_.end();) {
+      if (m->second.serial >= old) {
+        memo_.erase(m++);
+      } else {
+        ++m;
+      }
+    }
+  }
+  Encoded e;
+  e.value = value;
+  e.range = range;
+  e.serial = next_serial_++;
+  names_[name] = e;
+}
+
+void ExprEncoder::Bind(const std::string& name, Term value, int64_t lo, int64_t hi) {
+  Bind(name, value, ValueRange{lo, hi});
+}
+
+void ExprEncoder::BindConst(const std::string& name, int64_t value) {
+  Bind(name, ctx_->Int(value), value, value);
+}
+
+void ExprEncoder::BindBool(const std::string& name, Term value) {
+  Bind(name, value, ValueRange{0, 1});
+}
+
+const ExprEncoder::Encoded& ExprEncoder::Lookup(const std::string& name) const {
+  auto it = names_.find(name);
+  WARPCHECK_CHECK(it != names_.end()) << "ExprEncoder: unbound name " << name;
+  return it->second;
+}
+
+absl::StatusOr<ExprEncoder::Encoded> ExprEncoder::Encode(const sim::expr::ExprPtr& e) {
+  roots_.push_back(e);
+  return EncodeNode(*e);
+}
+
+void ExprEncoder::FloorDivMod(const Encoded& a, const Encoded& b, Term* q, Term* r) {
+  Context& c = *ctx_;
+  if (b.range.Constant() && b.range.lo > 0) {
+    // Euclidean = floor for a positive divisor; Z3 handles constant divisors linearly.
+    *q = Div(a.value, b.value);
+    *r = Mod(a.value, b.value);
+    return;
+  }
+  if (b.range.Constant() && b.range.lo < 0) {
+    // floor(a / b) = floor(-a / -b), and -b > 0.
+    *q = Div(-a.value, -b.value);
+    *r = -Mod(-a.value, -b.value);
+    return;
+  }
+  *q = c.FreshInt("q");
+  *r = c.FreshInt("r");
+  Term defn = a.value == b.value * *q + *r;
+  if (b.range.hi > 0) {
+    side_->push_back(Implies(b.value > 0, defn && *r >= 0 && *r < b.value));
+    // Implied (so adding it changes no model), and it saves Z3 a nonlinear step.
+    if (a.range.lo >= 0) side_->push_back(Implies(b.value > 0, *q >= 0 && *q <= a.value));
+  }
+  if (b.range.lo < 0) {
+    side_->push_back(Implies(b.value < 0, defn && *r > b.value && *r <= 0));
+  }
+}
+
+absl::StatusOr<ExprEncoder::Encoded> ExprEncoder::EncodeNode(const Expr& e) {
+  if (auto it = memo_.find(&e); it != memo_.end()) return it->second;
+  Context& c = *ctx_;
+  Encoded out;
+  switch (e.kind()) {
+    case ExprKind::kIntConst:
+      out.value = c.Int(e.int_value());
+      out.range = {e.int_value(), e.int_value()};
+      return out;  // constants are not memoised: they are cheap and have no serial
+    case ExprKind::kBoolConst:
+      out.value = c.Bool(e.bool_value());
+      out.range = {e.bool_value() ? 1 : 0, e.bool_value() ? 1 : 0};
+      return out;
+    case ExprKind::kVar: {
+      auto it = names_.find(e.name());
+      if (it == names_.end()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "smt encoder: unbound name '", e.name(), "' at ", e.loc().line, ":",
+            e.loc().col));
+      }
+      return it->second;
+    }
+    default:
+      break;
+  }
+
+  std::vector<Encoded> ops;
+  ops.reserve(e.num_operands());
+  for (const sim::expr::ExprPtr& o : e.operands()) {
+    absl::StatusOr<Encoded> x = EncodeNode(*o);
+    if (!x.ok()) return x.status();
+    ops.push_back(*std::move(x));
+  }
+  uint64_t serial = 0;
+  for (const Encoded& o : ops) serial = std::max(serial, o.serial);
+  out.serial = serial;
+
+  // Definedness: the conjunction of the operands' (strict operators) and this node's own
+  // condition; lazy operators guard their later operands.
+  std::vector<Term> defined;
+  auto strict = [&] {
+    for (const Encoded& o : ops) {
+      if (o.defined) defined.push_back(*o.defined);
+    }
+  };
+  auto int_result = [&](Term value, ValueRange range) {
+    out.value = value;
+    out.range = range;
+    if (!range.FitsInt64()) {
+      defined.push_back(value >= c.Int(std::numeric_limits<int64_t>::min()) &&
+                        value <= c.Int(std::numeric_limits<int64_t>::max()));
+      // The value is only used where it is defined, i.e. within int64.
+      out.range = {std::max(range.lo, kInt64Min), std::min(range.hi, kInt64Max)};
+    }
+  };
+  auto nonzero = [&](const Encoded& b) {
+    if (b.range.lo > 0 || b.range.hi < 0) return;
+    defined.push_back(b.value != 0);
+  };
+
+  switch (e.kind()) {
+    case ExprKind::kNeg:
+      strict();
+      int_result(-ops[0].value, {Clamp(-ops[0].range.hi), Clamp(-ops[0].range.lo)});
+      break;
+    case ExprKind::kNot:
+      strict();
+      out.value = !ops[0].value;
+      out.range = {0, 1};
+      break;
+    case ExprKind::kAdd:
+      strict();
+      int_result(ops[0].value + ops[1].value,
+                 {Clamp(ops[0].range.lo + ops[1].range.lo),
+                  Clamp(ops[0].range.hi + ops[1].range.hi)});
+      break;
+    case ExprKind::kSub:
+      strict();
+      int_result(ops[0].value - ops[1].value,
+                 {Clamp(ops[0].range.lo - ops[1].range.hi),
+                  Clamp(ops[0].range.hi - ops[1].range.lo)});
+      break;
+    case ExprKind::kMul: {
+      strict();
+      const ValueRange &a = ops[0].range, &b = ops[1].range;
+      int_result(ops[0].value * ops[1].value,
+                 Hull({MulSat(a.lo, b.lo), MulSat(a.lo, b.hi), MulSat(a.hi, b.lo),
+                       MulSat(a.hi, b.hi)}));
+      break;
+    }
+    case ExprKind::kFloorDiv:
+    case ExprKind::kMod: {
+      strict();
+      nonzero(ops[1]);
+      Term q, r;
+      FloorDivMod(ops[0], ops[1], &q, &r);
+      if (e.kind() == ExprKind::kFloorDiv) {
+        int_result(q, FloorDivRange(ops[0].range, ops[1].range));
+      } else {
+        int_result(r, ModRange(ops[0].range, ops[1].range));
+      }
+      break;
+    }
+    case ExprKind::kCdiv: {
+      strict();
+      nonzero(ops[1]);
+      // cdiv(a, b) = -floor(-a / b), for either sign of b.
+      Encoded neg_a = ops[0];
+      neg_a.value = -ops[0].value;
+      neg_a.range = {Clamp(-ops[0].range.hi), Clamp(-ops[0].range.lo)};
+      Term value;
+      if (ops[1].range.Constant() && ops[1].range.lo > 0) {
+        // (a + b - 1) div b: one native division by a constant.
+        value = Div(ops[0].value + (ops[1].value - 1), ops[1].value);
+      } else {
+        Term q, r;
+        FloorDivMod(neg_a, ops[1], &q, &r);
+        value = -q;
+      }
+      ValueRange qr = FloorDivRange(neg_a.range, ops[1].range);
+      int_result(value, {Clamp(-qr.hi), Clamp(-qr.lo)});
+      break;
+    }
+    case ExprKind::kMin:
+      strict();
+      out.value = Min(ops[0].value, ops[1].value);
+      out.range = {std::min(ops[0].range.lo, ops[1].range.lo),
+                   std::min(ops[0].range.hi, ops[1].range.hi)};
+      break;
+    case ExprKind::kMax:
+      strict();
+      out.value = Max(ops[0].value, ops[1].value);
+      out.range = {std::max(ops[0].range.lo, ops[1].range.lo),
+                   std::max(ops[0].range.hi, ops[1].range.hi)};
+      break;
+    case ExprKind::kEq:
+    case ExprKind::kNe:
+    case ExprKind::kLt:
+    case ExprKind::kLe:
+    case ExprKind::kGt:
+    case ExprKind::kGe: {
+      strict();
+      const Term a = ops[0].value, b = ops[1].value;
+      switch (e.kind()) {
+        case ExprKind::kEq:
+          out.value = a == b;
+          break;
+        case ExprKind::kNe:
+          out.value = a != b;
+          break;
+        case ExprKind::kLt:
+          out.value = a < b;
+          break;
+        case ExprKind::kLe:
+          out.value = a <= b;
+          break;
+        case ExprKind::kGt:
+          out.value = a > b;
+          break;
+        default:
+          out.value = a >= b;
+          break;
+      }
+      out.range = {0, 1};
+      break;
+    }
+    case ExprKind::kAnd:
+      // b is evaluated only when a is true.
+      if (ops[0].defined) defined.push_back(*ops[0].defined);
+      if (ops[1].defined) defined.push_back(!ops[0].value || *ops[1].defined);
+      out.value = ops[0].value && ops[1].value;
+      out.range = {0, 1};
+      break;
+    case ExprKind::kOr:
+      if (ops[0].defined) defined.push_back(*ops[0].defined);
+      if (ops[1].defined) defined.push_back(ops[0].value || *ops[1].defined);
+      out.value = ops[0].value || ops[1].value;
+      out.range = {0, 1};
+      break;
+    case ExprKind::kSelect:
+      if (ops[0].defined) defined.push_back(*ops[0].defined);
+      if (ops[1].defined || ops[2].defined) {
+        defined.push_back(Ite(ops[0].value, ops[1].Defined(c), ops[2].Defined(c)));
+      }
+      out.value = Ite(ops[0].value, ops[1].value, ops[2].value);
+      out.range = {std::min(ops[1].range.lo, ops[2].range.lo),
+                   std::max(ops[1].range.hi, ops[2].range.hi)};
+      break;
+    default:
+      return absl::InternalError(absl::StrCat("smt encoder: unexpected node ",
+                                              sim::expr::GetOpInfo(e.kind()).name));
+  }
+  if (!defined.empty()) out.defined = And(c, defined);
+  memo_[&e] = out;
+  return out;
+}
+
+}  // namespace warpcheck::verify::smt

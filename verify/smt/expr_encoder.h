@@ -1,0 +1,124 @@
+// ExprEncoder: sim/expr expressions as Z3 integer and Boolean terms.
+//
+// Overview
+// --------
+// The expression language (sim/expr/ast.h) is int64 arithmetic with floor division, min,
+// max, cdiv, comparisons and lazy select/&&/||. The encoder turns an expression into a
+// smt::Term over terms bound to its free names, plus a *definedness* condition: the
+// Boolean term under which the concrete evaluators (sim/expr/eval.h) would succeed. Both
+// are exact:
+//
+//     value    the mathematical value, which equals the int64 value whenever `defined`
+//              holds (no operation on the evaluated path overflowed);
+//     defined  no division/modulo/cdiv by zero and no int64 overflow on the path the lazy
+//              operators actually evaluate: for `select(b != 0, a // b, 0)` it is true.
+//
+// Worked example: with s bound to the constant 3 and R to a variable in 1..65536,
+//
+//     iter // (s * R)    ->   q!0   with  s*R > 0 -> (iter = (s*R)*q!0 + r!0,
+//                                                      0 <= r!0 < s*R)  (side condition)
+//     cdiv(C, s)         ->   (div (+ C 2) 3)                  (constant divisor, native)
+//
+// Division. Z3's div/mod are Euclidean (0 <= mod < |b|); they are floor division only
+// for b > 0. The encoder therefore chooses per node:
+//   * divisor a positive constant (or bound to one): native div/mod — linear for Z3;
+//   * divisor a negative constant: floor(a / b) = div(-a, -b), and a % b = -mod(-a, -b);
+//   * any other divisor: a fresh quotient q and remainder r with the side conditions
+//         b > 0 -> a = b*q + r && 0 <= r < b
+//         b < 0 -> a = b*q + r && b < r <= 0
+//     which is floor division for either sign (measured: several times faster than
+//     native div on the swizzle maps, since Z3 then sees the products it must reason
+//     about). For b = 0 both are unconstrained, and `defined` is false on that path.
+//   cdiv(a, b) = -(-a // b), exact for either sign.
+// The side conditions are definitional (every a, b has exactly one such q, r), so adding
+// them to a query changes neither satisfiability nor models of the original variables;
+// every query that uses encoded terms must assert side_conditions().
+//
+// Overflow. A value range is computed for every node from the ranges given to Bind
+// (interval arithmetic in 128 bits). Where the range of a node does not fit in int64, its
+// definedness gets the conjunct INT64_MIN <= value <= INT64_MAX (the evaluator fails
+// exactly when the mathematical value of the first such node leaves that range). The
+// ranges also tell the encoder when a divisor is known positive.
+//
+// Sharing. Results are memoised by node address (Program::InlineLets returns DAGs). Fork()
+// copies the encoder — bindings, memo, ranges — so that a second copy of a computation
+// (e.g. the map at a second iteration, for an injectivity query) reuses everything that
+// depends only on the parameters, and re-encodes only what depends on rebound names.
+#ifndef WARPCHECK_VERIFY_SMT_EXPR_ENCODER_H_
+#define WARPCHECK_VERIFY_SMT_EXPR_ENCODER_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "sim/expr/ast.h"
+#include "verify/smt/smt.h"
+
+namespace warpcheck::verify::smt {
+
+// A closed range of values, in 128 bits so that int64 overflow is visible.
+struct ValueRange {
+  __int128 lo = 0;
+  __int128 hi = 0;
+  bool FitsInt64() const;
+  bool Positive() const { return lo > 0; }
+  bool Constant() const { return lo == hi; }
+};
+
+class ExprEncoder {
+ public:
+  // One encoded expression.
+  struct Encoded {
+    Term value;                  // Int or Bool term
+    std::optional<Term> defined;  // nullopt: always defined
+    ValueRange range;            // for ints; {0, 1} for bools
+    uint64_t serial = 0;         // the newest binding it depends on (memo bookkeeping)
+    // Ensures: the definedness as a term (true when always defined).
+    Term Defined(Context& ctx) const { return defined ? *defined : ctx.Bool(true); }
+  };
+
+  explicit ExprEncoder(Context& ctx);
+
+  // Binds a name (a parameter, input or let) to a term whose values lie in [lo, hi].
+  // Rebinding a name forgets every memoised result that may depend on it (everything
+  // encoded since the name was first bound).
+  void Bind(const std::string& name, Term value, int64_t lo, int64_t hi);
+  void Bind(const std::string& name, Term value, ValueRange range);
+  void BindConst(const std::string& name, int64_t value);
+  void BindBool(const std::string& name, Term value);
+  bool IsBound(const std::string& name) const { return names_.contains(name); }
+  // Requires: IsBound(name).
+  const Encoded& Lookup(const std::string& name) const;
+
+  // Ensures: the encoding of `e`, or InvalidArgument for an unbound name.
+  absl::StatusOr<Encoded> Encode(const sim::expr::ExprPtr& e);
+
+  // A copy sharing the side-condition list (see "Sharing").
+  [[nodiscard]] ExprEncoder Fork() const { return *this; }
+
+  // The definitional constraints of the fresh quotient/remainder variables made so far
+  // (shared by forks).
+  const std::vector<Term>& side_conditions() const { return *side_; }
+  Context& context() const { return *ctx_; }
+
+ private:
+  absl::StatusOr<Encoded> EncodeNode(const sim::expr::Expr& e);
+  // Floor division and remainder of a by b.
+  void FloorDivMod(const Encoded& a, const Encoded& b, Term* q, Term* r);
+
+  Context* ctx_;
+  absl::flat_hash_map<std::string, Encoded> names_;
+  absl::flat_hash_map<const sim::expr::Expr*, Encoded> memo_;
+  uint64_t next_serial_ = 1;
+  // The shared_ptr keeps the expressions alive while memo_ holds their addresses.
+  std::vector<sim::expr::ExprPtr> roots_;
+  std::shared_ptr<std::vector<Term>> side_;
+};
+
+}  // namespace warpcheck::verify::smt
+
+#endif  // WARPCHECK_VERIFY_SMT_EXPR_ENCODER_H_

@@ -1,0 +1,194 @@
+// Proving swizzle2d properties for symbolic parameter ranges (shared/spec/swizzle2d.md).
+//
+// Overview
+// --------
+// sim/swizzle decides a swizzle at one parameter point by enumeration; this file proves it
+// for a whole box of points at once with Z3, and falls back on enumeration only to
+// minimise a counterexample (or, for the one case Z3 cannot decide, see "Specs" below):
+//
+//     sim::swizzle::BuiltinSweep box{.fn = Builtin::kGemm,
+//                                    .row_tiles = {{1, 65536}}, .col_tiles = {{1, 65536}},
+//                                    .swizzle_offset = {{1, 7}}, .swizzle_direction = {{0, 1}}};
+//     absl::StatusOr<SwizzleProof> p = ProveBuiltin(box);   // holds, 84 queries, ~0.3 s
+//
+// The small parameters (swizzle_offset, direction, rank_size N, comm_npu_split p,
+// comm_data_split q) are *enumerated*: each combination is one configuration with those
+// values as constants. The tile counts R, C (and, given as shapes, rows, cols, tile_rows,
+// tile_cols) stay *symbolic*: every query covers the whole range at once. This is the
+// split the spec measured ("How to prove them"): with the offset symbolic Z3 times out.
+//
+// What is proved, per configuration (gemm: f(i) = (row, col); dist: f(i) = (row, col,
+// rank)):
+//   in_range     every i in [0, domain) maps into the box [0,R) x [0,C) (x [0,N));
+//   injective    no two iterations map to one tile;
+//   bijective    by counting: the domain and the box have the same size (R·C, resp.
+//                N·R·C, by the definitions), so injective + in range is bijective;
+//   tail_size    (dist) comm_row_size = min(rows − row·tile_rows, tile_rows) > 0 for every
+//                reached tile, likewise for columns ("exact" holds by definition for the
+//                built-ins; it is a real check for specs with `tail` clauses).
+//
+// How the built-ins are proved (the structured encoding)
+// -------------------------------------------------------
+// Each built-in is a mixed-radix decomposition followed by a small per-digit map. For
+// gemm direction 1: i ↦ (g, r, m) with g = i // (s·R), j = i % (s·R), r = j // w,
+// m = j % w (w the group width), then (g, r, m) ↦ (row, col). One query on the whole
+// map, as written, costs Z3 about a second (division by the symbolic s·R and w); split
+// into a chain of small lemmas, each assuming the ones before it, every query is a few
+// milliseconds:
+//
+//     lemma group       0 <= g < G                       (needs i < R·C)
+//     lemma width       1 <= w <= s
+//     lemma digits      0 <= r < R, 0 <= m < w
+//     in_range          (row, col) in the box            (assuming the lemmas)
+//     left_inverse      ginv(row, col) = (g, r, m)       (the digits are recoverable)
+//     decomposition     (g, r, m) determines i           (i = g·s·R + r·w + m)
+//
+// left_inverse and decomposition together make f injective. Every step is an exact
+// consequence of the definitions (the lemmas are proved, not assumed), so the chain is a
+// proof of the spec's property. dist is the same with digits (g, d, m) (direction 1) or
+// (g, k, m) (direction 0), the rank interleave π as a table (N is a constant), and the
+// tile split d ↦ (d // C, d % C) as one more lemma. Where π is not a permutation
+// (dist_swizzle2d_Nz with p > 1) there is no left inverse, and the direct query
+// "∃ i ≠ i': f(i) = f(i')" finds the collision instead.
+//
+// Specs
+// -----
+// A user spec (sim/swizzle/spec.h) is encoded statement by statement with
+// smt::ExprEncoder, exactly as SpecInstance::Map evaluates it (lets in order, lazy
+// operators, evaluation errors, `skip`, `tail`). Queries: params_error (a point where the
+// spec cannot be instantiated: the sweep would fail too), eval_error, in_range, tail_size,
+// count (domain = product of the extents), injective (the direct two-copy query). With a
+// `skip` clause the domain is larger than the box and counting no longer gives
+// surjectivity; that one property is then checked by enumeration over the box
+// (checked = kEnumerated) when the box is small enough, else the verdict is inconclusive.
+// Which parameters are symbolic: SwizzleProveOptions::symbolic_params, or by default the
+// parameters the non-rank `grid` extents depend on whose range has more than
+// `enumerate_up_to` values. General specs are harder for Z3 than the hand-structured
+// built-ins (a query on a symbolic grid can take seconds), so a configuration whose query
+// runs out of a small budget is split on a symbolic parameter and the children resume at
+// that query: the proof adapts between fully symbolic and fully enumerated.
+//
+// Counterexamples and minimisation
+// --------------------------------
+// A sat query gives a model: a parameter point and the witnesses. It is then shrunk:
+// Z3 bisects on the tile count (R·C, resp. D) for that configuration, and the enumeration
+// engine sweeps every point with at most that many tiles (sim/swizzle/sweep.h: fewest
+// tiles, then ranks, then the parameters in order), over the full ranges of the small
+// parameters. The reported counterexample is therefore exactly the one a full sweep would
+// report — the smallest — with its iteration ids and tile from enumeration.
+// `minimised` says whether that happened (it is skipped when the tile count stays too
+// large to sweep; the model's own witness is reported then, checked by concrete
+// evaluation).
+//
+// Verdicts: kHolds when every query of every configuration is unsat; kViolated with a
+// counterexample as soon as one is found; kInconclusive when some query came back unknown
+// (its rlimit ran out: `reason` names the query and Z3's reason) — never a pass.
+// Errors (absl::Status): InvalidArgument for bad ranges or a spec that cannot be
+// instantiated at some point of the box, ResourceExhausted beyond the limits, Internal
+// for solver errors.
+#ifndef WARPCHECK_VERIFY_SWIZZLE_PROVE_H_
+#define WARPCHECK_VERIFY_SWIZZLE_PROVE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "sim/swizzle/enumerate.h"
+#include "sim/swizzle/spec.h"
+#include "sim/swizzle/sweep.h"
+#include "verify/smt/smt.h"
+
+namespace warpcheck::verify {
+
+using sim::swizzle::Verdict;
+
+// How the verdict was reached (the CLI's JSON "checked").
+enum class CheckedBy : uint8_t { kSymbolic, kEnumerated };
+// Ensures: "symbolic", "enumerated".
+absl::string_view CheckedByName(CheckedBy c);
+
+struct SwizzleProveOptions {
+  // Per query. rlimit is the deterministic budget; the default is ~10x what the slowest
+  // built-in query needs.
+  smt::SolverOptions solver = {.rlimit = 20'000'000, .timeout_ms = 0, .keep_smt2 = false};
+  // Most configurations (combinations of enumerated parameters) one proof may have.
+  int64_t max_configs = 100'000;
+  // Shrink counterexamples with Z3 and the enumeration sweep (see above).
+  bool minimise = true;
+  // Largest tile count the minimising sweep covers, and its iteration budget.
+  int64_t max_minimise_tiles = 4096;
+  sim::swizzle::SweepOptions minimise_sweep = {.max_points = int64_t{1} << 28,
+                                               .max_param_points = int64_t{1} << 24,
+                                               .check = {}};
+  // Keep every query's record in SwizzleProof::queries (names, results, times).
+  bool keep_query_log = true;
+
+  // Specs only. Parameters to keep symbolic (empty: the default rule above).
+  std::vector<std::string> symbolic_params;
+  int64_t enumerate_up_to = 4;
+  // Specs: a query of a configuration that still has symbolic parameters and runs out of
+  // budget splits the configuration on one symbolic parameter (into its values, or into
+  // two halves of a range wider than split_fanout); the children resume at that query.
+  // Only a configuration with every parameter constant can end inconclusive. While
+  // parameters are symbolic the budget is split_rlimit (0: solver.rlimit). Measured on
+  // the corpus: a small split_rlimit (1e5..4e5) splits too eagerly and is slower overall
+  // than waiting, so the default waits.
+  uint64_t split_rlimit = 0;
+  int64_t split_fanout = 64;
+  // With `skip`: check surjectivity by enumeration when the box has at most this many
+  // iterations in total; otherwise the verdict is inconclusive.
+  int64_t max_enumerated_points = int64_t{1} << 26;
+};
+
+// One query that was run.
+struct QueryRecord {
+  std::string name;  // e.g. "gemm.d1.s7.left_inverse"
+  smt::SatResult result = smt::SatResult::kUnsat;
+  double ms = 0;
+  uint64_t rlimit_used = 0;
+  std::string reason_unknown;
+  std::string smt2;  // with options.solver.keep_smt2
+};
+
+struct SwizzleProof {
+  Verdict verdict = Verdict::kHolds;
+  CheckedBy checked = CheckedBy::kSymbolic;
+  // Set iff kViolated: the smallest counterexample (params by flag name, kind, iteration
+  // ids, tile), from enumeration when `minimised`.
+  std::optional<sim::swizzle::Counterexample> counterexample;
+  bool minimised = false;
+  // kInconclusive: why (the query and Z3's reason_unknown, or the enumeration budget).
+  std::string reason;
+  // Totals over every query.
+  double solver_ms = 0;
+  int64_t num_queries = 0;
+  int64_t configs = 0;         // configurations proved (or attempted)
+  std::vector<QueryRecord> queries;  // with options.keep_query_log
+  // Free-form notes, e.g. "surjectivity checked by enumeration (spec has `skip`)".
+  std::vector<std::string> notes;
+
+  // Ensures: e.g. "holds (symbolic, 84 queries, 312 ms)" or "violated: duplicate at ...".
+  std::string ToString() const;
+};
+
+// Proves a built-in over a box of parameters (the same box a sweep takes; unset ranges
+// take the API defaults). The grid is symbolic; every other parameter is enumerated.
+// Ensures: the proof; InvalidArgument for invalid ranges; ResourceExhausted past
+//          max_configs; Internal for solver errors.
+absl::StatusOr<SwizzleProof> ProveBuiltin(const sim::swizzle::BuiltinSweep& box,
+                                          const SwizzleProveOptions& options = {});
+
+// Proves a user spec over its declared parameter ranges, with `ranges` overriding some.
+// Ensures: as ProveBuiltin; InvalidArgument also when the spec cannot be instantiated at
+//          some admitted point of the box (the enumeration sweep fails there too).
+absl::StatusOr<SwizzleProof> ProveSpec(const sim::swizzle::SwizzleSpec& spec,
+                                       const sim::swizzle::SpecSweep& ranges = {},
+                                       const SwizzleProveOptions& options = {});
+
+}  // namespace warpcheck::verify
+
+#endif  // WARPCHECK_VERIFY_SWIZZLE_PROVE_H_

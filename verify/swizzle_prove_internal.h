@@ -1,0 +1,63 @@
+// Private to verify/swizzle_prove*.cc: the pieces the built-in and spec provers share.
+#ifndef WARPCHECK_VERIFY_SWIZZLE_PROVE_INTERNAL_H_
+#define WARPCHECK_VERIFY_SWIZZLE_PROVE_INTERNAL_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "sim/swizzle/enumerate.h"
+#include "sim/swizzle/swizzle2d.h"
+#include "verify/smt/smt.h"
+#include "verify/swizzle_prove.h"
+
+namespace warpcheck::verify::internal {
+
+// Runs the queries of one proof, recording each in the SwizzleProof.
+class QueryRunner {
+ public:
+  QueryRunner(const SwizzleProveOptions& options, SwizzleProof* proof)
+      : options_(options), proof_(proof) {}
+
+  // Ensures: the result (kSat, kUnsat or kUnknown), or the kError's InternalError.
+  //          `rlimit` overrides the options' budget when non-zero.
+  absl::StatusOr<smt::SolverResult> Run(smt::Context& ctx, const std::string& name,
+                                        const std::vector<smt::Term>& assertions,
+                                        uint64_t rlimit = 0);
+  const SwizzleProveOptions& options() const { return options_; }
+
+ private:
+  const SwizzleProveOptions& options_;
+  SwizzleProof* proof_;
+};
+
+// Ensures: "<query> returned unknown (<reason>)".
+std::string UnknownReason(const smt::SolverResult& r);
+
+// What one configuration came to.
+struct ConfigOutcome {
+  enum class Kind : uint8_t { kHolds, kViolated, kUnknown };
+  Kind kind = Kind::kHolds;
+  std::string reason;  // kUnknown
+  // kViolated: the model's witness in domain terms (not yet minimised).
+  sim::swizzle::Counterexample witness;
+  int64_t tiles = 0;  // the witness's tile count (extents other than rank)
+};
+
+// Ensures: the product, saturated at INT64_MAX.
+int64_t SatMul(int64_t a, int64_t b);
+
+// Shrinks the tile count of a sat query by bisection: each step is the same query with
+// `tiles <= bound`. Ensures: the model with the fewest tiles found (`best` if none).
+absl::StatusOr<smt::Model> ShrinkTiles(smt::Context& ctx, QueryRunner& run,
+                                       const std::string& name,
+                                       const std::vector<smt::Term>& assertions,
+                                       smt::Term tiles, smt::Model best,
+                                       const std::function<int64_t(const smt::Model&)>& tiles_of);
+
+}  // namespace warpcheck::verify::internal
+
+#endif  // WARPCHECK_VERIFY_SWIZZLE_PROVE_INTERNAL_H_
