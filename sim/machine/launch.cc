@@ -7,6 +7,9 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/strip.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/str_format.h"
 #include "sim/base/status_macros.h"
 #include "sim/launch/buffer_fill.h"
@@ -194,6 +197,13 @@ absl::StatusOr<LaunchResult> RunLaunchSpecOnModule(const warpcheck::LaunchSpec& 
               "INSTRUCTION\n";
     mopt.trace = trace.get();
   }
+  if (!options.watch_buffer.empty()) {
+    for (const auto& [n, idx] : buffer_regions) {
+      if (n == options.watch_buffer) {
+        mopt.watch_global_address = global.region(idx - 1)->base + options.watch_offset;
+      }
+    }
+  }
   Machine machine(program, mopt, grid, block, spec.dynamic_shared_bytes(),
                   std::move(params), &global, global_addrs);
   machine.Run();
@@ -207,6 +217,25 @@ absl::StatusOr<LaunchResult> RunLaunchSpecOnModule(const warpcheck::LaunchSpec& 
 
   // The report.
   LaunchResult result;
+  if (const auto& hit = machine.watch_hit()) {
+    // The register of the stored element: the E-th name inside `{...}` (or the last
+    // operand of a scalar store).
+    std::string reg;
+    const std::string& t = hit->text;
+    size_t open = t.find('{'), close = t.find('}');
+    if (open != std::string::npos && close != std::string::npos && close > open) {
+      std::vector<std::string> regs =
+          absl::StrSplit(t.substr(open + 1, close - open - 1), ',', absl::SkipWhitespace());
+      if (hit->element < regs.size()) reg = std::string(absl::StripAsciiWhitespace(regs[hit->element]));
+    } else if (size_t comma = t.rfind(','); comma != std::string::npos) {
+      reg = std::string(absl::StripAsciiWhitespace(
+          absl::StripSuffix(absl::string_view(t).substr(comma + 1), ";")));
+    }
+    result.watch = absl::StrFormat(
+        "CTA (%u,%u,%u) thread %u (warp %u, lane %u), line %u: %s, element %u (%s)",
+        hit->cta[0], hit->cta[1], hit->cta[2], hit->thread, hit->thread / 32,
+        hit->thread % 32, hit->line, hit->text, hit->element, reg);
+  }
   warpcheck::SimReport& r = result.report;
   for (const Fault& f : machine.faults()) {
     warpcheck::SimFault* sf = r.add_faults();

@@ -39,6 +39,10 @@ struct RunOptions {
   uint64_t max_instructions_per_thread = 0;
   uint32_t max_resident_ctas = 132;
   bool detect_races = true;
+  // Report the last global store to this byte: (buffer name, byte offset). Empty name:
+  // none. See LaunchResult::watch.
+  std::string watch_buffer;
+  uint64_t watch_offset = 0;
 };
 
 // A buffer's final bytes by name (the type every runner shares, sim/launch).
@@ -48,6 +52,10 @@ struct LaunchResult {
   warpcheck::SimReport report;
   // Final contents of every buffer parameter, in parameter order (for GPU diffs).
   std::vector<BufferBytes> buffers;
+  // With RunOptions::watch_buffer: the last store that wrote the watched byte, rendered
+  // as "CTA (x,y,z) thread T (warp W, lane L), line N: <instruction>, element E (<reg>)";
+  // empty when nothing stored there.
+  std::string watch;
 };
 
 // Reads a LaunchSpec text proto (sim::LoadLaunchSpec). Errors: NotFound (unreadable),

@@ -180,6 +180,18 @@ bool Machine::AddFault(Fault f) {
   return race;
 }
 
+void Machine::RecordWatchedStore(const Exec& x, int lane, uint32_t element) {
+  Fault f = MakeFault(*x.cta, *x.w, lane, x.pc, "watch", "");
+  StoreRecord r;
+  std::copy(f.cta, f.cta + 3, r.cta);
+  r.thread = f.thread;
+  r.pc = x.pc;
+  r.line = f.line;
+  r.text = program_.text[x.pc];
+  r.element = element;
+  watch_hit_ = std::move(r);
+}
+
 bool Machine::FaultAt(Exec& x, int lane, const char* kind, std::string text) {
   std::string full = absl::StrCat(text, " (", program_.text[x.pc], ")");
   return AddFault(MakeFault(*x.cta, *x.w, lane, x.pc, kind, std::move(full)));

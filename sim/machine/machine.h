@@ -39,6 +39,7 @@
 #include <cstdint>
 #include <memory>
 #include <ostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,19 @@ struct Options {
   bool detect_races = true;
   uint32_t max_reported_races = 8;
   std::ostream* trace = nullptr;  // one line per executed warp instruction
+  // When non-zero: remember the last global store that writes this byte address
+  // (`gpu diff` uses it to say which thread and register wrote a differing element).
+  uint64_t watch_global_address = 0;
+};
+
+// The last store to Options::watch_global_address.
+struct StoreRecord {
+  uint32_t cta[3] = {0, 0, 0};
+  uint32_t thread = 0;   // linear thread id in the CTA
+  uint32_t pc = 0;
+  uint32_t line = 0;
+  std::string text;      // the instruction
+  uint32_t element = 0;  // which element of a vector store ({a, b, ...}) holds the byte
 };
 
 struct Fault {
@@ -158,6 +172,9 @@ class Machine {
   void Run();
 
   const std::vector<Fault>& faults() const { return faults_; }
+  const std::optional<StoreRecord>& watch_hit() const { return watch_hit_; }
+  // Records a store covering the watched address (called by st.global semantics).
+  void RecordWatchedStore(const Exec& x, int lane, uint32_t element);
   const Counters& counters() const { return counters_; }
   bool stopped() const { return stopped_; }
 
@@ -237,6 +254,7 @@ class Machine {
   GlobalMemory* global_;
   std::vector<uint64_t> reg_template_;
   std::vector<Fault> faults_;
+  std::optional<StoreRecord> watch_hit_;
   uint32_t races_ = 0;
   bool stopped_ = false;
   Counters counters_;

@@ -213,6 +213,10 @@ bool ExecLdSt(Exec& x, const Insn& in, uint32_t mask) {
     }
     if constexpr (kStore) {
       for (uint32_t i = 0; i < vec; ++i) WriteLE(t.ptr + i * eb, x.R(in.s[1 + i])[l], eb);
+      const uint64_t watch = x.m->options().watch_global_address;
+      if (watch != 0 && !t.shared && watch - addr < size) {
+        x.m->RecordWatchedStore(x, l, uint32_t((watch - addr) / eb));
+      }
     } else {
       for (uint32_t i = 0; i < vec; ++i) {
         uint64_t v = ReadLE(t.ptr + i * eb, eb);

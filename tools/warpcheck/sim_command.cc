@@ -169,8 +169,29 @@ int RunGpu(const ParsedArgs& args, bool diff, std::ostream& out, std::ostream& e
     for (const sim::BufferComparison& c : sim::CompareBuffers(a, b)) {
       if (c.equal) continue;
       same = false;
-      absl::StrAppend(&detail, " buffer ", c.name, ": ", c.differing_bytes,
-                      " bytes differ, first at byte ", c.first_difference, ";");
+      absl::StrAppend(&detail, "\n  buffer ", c.name, ": ", c.differing_bytes,
+                      " bytes differ, first at byte ", c.first_difference);
+      if (c.first_difference < 0) continue;
+      // Which element, which values, and who wrote it in the simulator.
+      const uint64_t off = static_cast<uint64_t>(c.first_difference);
+      auto byte_of = [&](const std::vector<sim::NamedBuffer>& side) -> std::string {
+        for (const auto& nb : side) {
+          if (nb.name == c.name && off < nb.bytes.size()) {
+            return absl::StrFormat("0x%02x", nb.bytes[off]);
+          }
+        }
+        return "missing";
+      };
+      absl::StrAppend(&detail, " (sim ", byte_of(a), ", gpu ", byte_of(b), ")");
+      sim::machine::RunOptions watch;
+      watch.watch_buffer = c.name;
+      watch.watch_offset = off;
+      auto rerun = sim::machine::RunLaunchSpecFileWithBuffers(path, watch);
+      if (rerun.ok()) {
+        absl::StrAppend(&detail, "\n  in the simulator that byte was last written by ",
+                        rerun->watch.empty() ? "no store (it kept its initial fill)"
+                                             : rerun->watch);
+      }
     }
     (same ? agree : disagree)++;
     out << (same ? "SAME " : "DIFF ") << path << ": sim "
