@@ -20,10 +20,10 @@ absl::string_view CheckedByName(CheckedBy c) {
 }
 
 std::string SwizzleProof::ToString() const {
-  std::string head = absl::StrCat(sim::swizzle::VerdictName(verdict), " (",
-                                  CheckedByName(checked), ", ", configs,
-                                  " configurations, ", num_queries, " queries, ",
-                                  static_cast<int64_t>(solver_ms), " ms)");
+  std::string head =
+      absl::StrCat(sim::swizzle::VerdictName(verdict), " (", CheckedByName(checked), ", ",
+                   configs, " configurations, ", num_queries, " queries, ",
+                   static_cast<int64_t>(solver_ms), " ms)");
   if (verdict == Verdict::kViolated && counterexample.has_value()) {
     absl::StrAppend(&head, ": ", counterexample->ToString(),
                     minimised ? "" : " [not minimised]");
@@ -34,10 +34,9 @@ std::string SwizzleProof::ToString() const {
 
 namespace internal {
 
-absl::StatusOr<smt::SolverResult> QueryRunner::Run(smt::Context& ctx,
-                                                   const std::string& name,
-                                                   const std::vector<smt::Term>& assertions,
-                                                   uint64_t rlimit) {
+absl::StatusOr<smt::SolverResult> QueryRunner::Run(
+    smt::Context& ctx, const std::string& name, const std::vector<smt::Term>& assertions,
+    uint64_t rlimit) {
   smt::SolverOptions o = options_.solver;
   if (rlimit > 0) o.rlimit = rlimit;
   smt::SolverResult r = ctx.Check(name, assertions, o);

@@ -2,14 +2,15 @@
 //
 // Overview
 // --------
-// sim/swizzle decides a swizzle at one parameter point by enumeration; this file proves it
-// for a whole box of points at once with Z3, and falls back on enumeration only to
+// sim/swizzle decides a swizzle at one parameter point by enumeration; this file proves
+// it for a whole box of points at once with Z3, and falls back on enumeration only to
 // minimise a counterexample (or, for the one case Z3 cannot decide, see "Specs" below):
 //
 //     sim::swizzle::BuiltinSweep box{.fn = Builtin::kGemm,
-//                                    .row_tiles = {{1, 65536}}, .col_tiles = {{1, 65536}},
-//                                    .swizzle_offset = {{1, 7}}, .swizzle_direction = {{0, 1}}};
-//     absl::StatusOr<SwizzleProof> p = ProveBuiltin(box);   // holds, 84 queries, ~0.3 s
+//                                    .row_tiles = {{1, 65536}}, .col_tiles = {{1,
+//                                    65536}}, .swizzle_offset = {{1, 7}},
+//                                    .swizzle_direction = {{0, 1}}};
+//     absl::StatusOr<SwizzleProof> p = ProveBuiltin(box);   // holds, 84 queries, ~0.15 s
 //
 // The small parameters (swizzle_offset, direction, rank_size N, comm_npu_split p,
 // comm_data_split q) are *enumerated*: each combination is one configuration with those
@@ -23,7 +24,8 @@
 //   injective    no two iterations map to one tile;
 //   bijective    by counting: the domain and the box have the same size (R·C, resp.
 //                N·R·C, by the definitions), so injective + in range is bijective;
-//   tail_size    (dist) comm_row_size = min(rows − row·tile_rows, tile_rows) > 0 for every
+//   tail_size    (dist) comm_row_size = min(rows − row·tile_rows, tile_rows) > 0 for
+//   every
 //                reached tile, likewise for columns ("exact" holds by definition for the
 //                built-ins; it is a real check for specs with `tail` clauses).
 //
@@ -45,21 +47,25 @@
 //
 // left_inverse and decomposition together make f injective. Every step is an exact
 // consequence of the definitions (the lemmas are proved, not assumed), so the chain is a
-// proof of the spec's property. dist is the same with digits (g, d, m) (direction 1) or
-// (g, k, m) (direction 0), the rank interleave π as a table (N is a constant), and the
-// tile split d ↦ (d // C, d % C) as one more lemma. Where π is not a permutation
-// (dist_swizzle2d_Nz with p > 1) there is no left inverse, and the direct query
-// "∃ i ≠ i': f(i) = f(i')" finds the collision instead.
+// proof of the spec's property. Two more measured tricks: a lemma query may carry hints,
+// valid product facts (x >= 0 && g >= G -> x·g >= x·G) that spare Z3's nonlinear core
+// its weakest step; and the chain runs over a relaxed grid (extents >= 1, no upper
+// bounds: a superset of the box, so unsat there is a proof for the box), re-running over
+// the exact box only if something is sat. dist is the same with digits (g, d, m)
+// (direction 1) or (g, k, m) (direction 0), the rank interleave π as a table (N is a
+// constant), and the tile split d ↦ (d // C, d % C) as one more lemma. Where π is not a
+// permutation (dist_swizzle2d_Nz with p > 1) there is no left inverse, and the direct
+// query "∃ i ≠ i': f(i) = f(i')" finds the collision instead.
 //
 // Specs
 // -----
 // A user spec (sim/swizzle/spec.h) is encoded statement by statement with
 // smt::ExprEncoder, exactly as SpecInstance::Map evaluates it (lets in order, lazy
 // operators, evaluation errors, `skip`, `tail`). Queries: params_error (a point where the
-// spec cannot be instantiated: the sweep would fail too), eval_error, in_range, tail_size,
-// count (domain = product of the extents), injective (the direct two-copy query). With a
-// `skip` clause the domain is larger than the box and counting no longer gives
-// surjectivity; that one property is then checked by enumeration over the box
+// spec cannot be instantiated: the sweep would fail too), eval_error, in_range,
+// tail_size, count (domain = product of the extents), injective (the direct two-copy
+// query). With a `skip` clause the domain is larger than the box and counting no longer
+// gives surjectivity; that one property is then checked by enumeration over the box
 // (checked = kEnumerated) when the box is small enough, else the verdict is inconclusive.
 // Which parameters are symbolic: SwizzleProveOptions::symbolic_params, or by default the
 // parameters the non-rank `grid` extents depend on whose range has more than
@@ -121,9 +127,8 @@ struct SwizzleProveOptions {
   bool minimise = true;
   // Largest tile count the minimising sweep covers, and its iteration budget.
   int64_t max_minimise_tiles = 4096;
-  sim::swizzle::SweepOptions minimise_sweep = {.max_points = int64_t{1} << 28,
-                                               .max_param_points = int64_t{1} << 24,
-                                               .check = {}};
+  sim::swizzle::SweepOptions minimise_sweep = {
+      .max_points = int64_t{1} << 28, .max_param_points = int64_t{1} << 24, .check = {}};
   // Keep every query's record in SwizzleProof::queries (names, results, times).
   bool keep_query_log = true;
 
@@ -166,7 +171,7 @@ struct SwizzleProof {
   // Totals over every query.
   double solver_ms = 0;
   int64_t num_queries = 0;
-  int64_t configs = 0;         // configurations proved (or attempted)
+  int64_t configs = 0;               // configurations proved (or attempted)
   std::vector<QueryRecord> queries;  // with options.keep_query_log
   // Free-form notes, e.g. "surjectivity checked by enumeration (spec has `skip`)".
   std::vector<std::string> notes;

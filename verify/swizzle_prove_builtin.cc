@@ -49,11 +49,13 @@ struct Box {
   // the exact shape constraints).
   ParamRange R() const {
     return by_counts ? row_tiles
-                     : ParamRange{CeilDiv(rows.lo, tile_rows.hi), CeilDiv(rows.hi, tile_rows.lo)};
+                     : ParamRange{CeilDiv(rows.lo, tile_rows.hi),
+                                  CeilDiv(rows.hi, tile_rows.lo)};
   }
   ParamRange C() const {
     return by_counts ? col_tiles
-                     : ParamRange{CeilDiv(cols.lo, tile_cols.hi), CeilDiv(cols.hi, tile_cols.lo)};
+                     : ParamRange{CeilDiv(cols.lo, tile_cols.hi),
+                                  CeilDiv(cols.hi, tile_cols.lo)};
   }
 };
 
@@ -72,8 +74,8 @@ absl::StatusOr<ParamRange> Resolve(const BuiltinSweep& s, absl::string_view name
     return BoxError(s, absl::StrCat(name, " range ", r->lo, "..", r->hi, " is empty"));
   }
   if (r->lo < min || r->hi > max) {
-    return BoxError(s, absl::StrCat(name, " range ", r->ToString(), " must lie in ", min,
-                                    "..", max));
+    return BoxError(
+        s, absl::StrCat(name, " range ", r->ToString(), " must lie in ", min, "..", max));
   }
   return *r;
 }
@@ -93,8 +95,8 @@ absl::StatusOr<Box> ResolveBox(const BuiltinSweep& s) {
                    Resolve(s, "swizzle_direction", s.swizzle_direction, 1, 0, 1,
                            s.fn == Builtin::kGemm || s.fn == Builtin::kDist,
                            "the _Nz variants are direction 1"));
-  ASSIGN_OR_RETURN(b.ranks,
-                   Resolve(s, "rank_size", s.rank_size, 1, 1, kMaxRanks, !gemm, no_ranks));
+  ASSIGN_OR_RETURN(
+      b.ranks, Resolve(s, "rank_size", s.rank_size, 1, 1, kMaxRanks, !gemm, no_ranks));
   ASSIGN_OR_RETURN(b.npu, Resolve(s, "comm_npu_split", s.comm_npu_split, 1, 1, kMaxRanks,
                                   !gemm, no_ranks));
   ASSIGN_OR_RETURN(b.data,
@@ -104,12 +106,14 @@ absl::StatusOr<Box> ResolveBox(const BuiltinSweep& s) {
   const bool by_shapes = s.rows.has_value() || s.cols.has_value() ||
                          s.tile_rows.has_value() || s.tile_cols.has_value();
   if (by_counts && by_shapes) {
-    return BoxError(s, "give the grid either as row_tiles/col_tiles or as rows/cols/"
-                       "tile_rows/tile_cols, not both");
+    return BoxError(s,
+                    "give the grid either as row_tiles/col_tiles or as rows/cols/"
+                    "tile_rows/tile_cols, not both");
   }
   if (by_counts ? !(s.row_tiles && s.col_tiles) : !(s.rows && s.cols)) {
-    return BoxError(s, by_counts ? "row_tiles and col_tiles are both needed"
-                                 : "the grid is missing (row_tiles/col_tiles or rows/cols)");
+    return BoxError(s, by_counts
+                           ? "row_tiles and col_tiles are both needed"
+                           : "the grid is missing (row_tiles/col_tiles or rows/cols)");
   }
   b.by_counts = by_counts;
   if (by_counts) {
@@ -184,7 +188,8 @@ std::vector<Config> Configs(const Box& b) {
       const int64_t q_hi = dir == 1 ? b.data.lo : b.data.hi;
       for (int64_t q = b.data.lo; q <= q_hi; ++q) {
         if (dir == 0 && !permuting.empty()) {
-          out.push_back({.dir = 0, .N = n, .p = permuting[0], .q = q, .splits = permuting});
+          out.push_back(
+              {.dir = 0, .N = n, .p = permuting[0], .q = q, .splits = permuting});
         }
         for (int64_t p : dir == 0 ? other : std::vector<int64_t>{}) {
           out.push_back({.dir = 0, .N = n, .p = p, .q = q, .splits = {}});
@@ -193,7 +198,8 @@ std::vector<Config> Configs(const Box& b) {
           for (int64_t p : permuting) {
             out.push_back({.dir = 1, .N = n, .p = p, .q = q, .splits = {p}});
           }
-          for (int64_t p : other) out.push_back({.dir = 1, .N = n, .p = p, .q = q, .splits = {}});
+          for (int64_t p : other)
+            out.push_back({.dir = 1, .N = n, .p = p, .q = q, .splits = {}});
         }
       }
     }
@@ -275,11 +281,11 @@ struct Lemma {
 
 struct MapCopy {
   Term iter;
-  std::vector<Term> background;  // side conditions and iter in the domain (no grid)
-  std::vector<Lemma> lemmas;     // chain order
-  std::vector<Term> coords;      // row, col[, rank]
-  std::vector<Term> extents;     // R, C[, N]
-  std::vector<Term> digits;      // the mixed-radix digits that determine iter
+  std::vector<Term> background;    // side conditions and iter in the domain (no grid)
+  std::vector<Lemma> lemmas;       // chain order
+  std::vector<Term> coords;        // row, col[, rank]
+  std::vector<Term> extents;       // R, C[, N]
+  std::vector<Term> digits;        // the mixed-radix digits that determine iter
   std::optional<Term> inverse_ok;  // the left inverse recovers the digits
 };
 
@@ -298,8 +304,9 @@ struct Instance {
   Swizzle2dParams Params(const smt::Model& m) const {
     Swizzle2dParams p;
     p.fn = box->fn;
-    p.shape = Shape2d{m.Int(grid.rows).value_or(0), m.Int(grid.cols).value_or(0),
-                      m.Int(grid.tile_rows).value_or(0), m.Int(grid.tile_cols).value_or(0)};
+    p.shape =
+        Shape2d{m.Int(grid.rows).value_or(0), m.Int(grid.cols).value_or(0),
+                m.Int(grid.tile_rows).value_or(0), m.Int(grid.tile_cols).value_or(0)};
     switch (box->fn) {
       case Builtin::kGemm:
         p.swizzle_offset = config.s;
@@ -348,18 +355,17 @@ absl::StatusOr<ConfigOutcome> Witness(const Instance& inst, const smt::Model& m,
   for (int64_t it : c.iter_ids) {
     absl::StatusOr<sim::swizzle::Swizzle2dResult> r = sim::swizzle::Apply(params, it);
     if (!r.ok()) {
-      return absl::InternalError(absl::StrCat("swizzle2d prove: the model's witness ",
-                                              params.ToString(), " iter=", it,
-                                              " is not a valid point: ",
-                                              r.status().message()));
+      return absl::InternalError(
+          absl::StrCat("swizzle2d prove: the model's witness ", params.ToString(),
+                       " iter=", it, " is not a valid point: ", r.status().message()));
     }
     std::vector<int64_t> got = {r->row, r->col, r->rank};
     for (size_t k = 0; k < c.tile.size(); ++k) {
       if (got[k] != c.tile[k].value) {
-        return absl::InternalError(absl::StrCat(
-            "swizzle2d prove: the encoding disagrees with sim/swizzle at ",
-            params.ToString(), " iter=", it, ": model ", c.tile[k].name, "=",
-            c.tile[k].value, ", concrete ", got[k]));
+        return absl::InternalError(
+            absl::StrCat("swizzle2d prove: the encoding disagrees with sim/swizzle at ",
+                         params.ToString(), " iter=", it, ": model ", c.tile[k].name, "=",
+                         c.tile[k].value, ", concrete ", got[k]));
       }
     }
   }
@@ -383,8 +389,9 @@ absl::StatusOr<ConfigOutcome> Witness(const Instance& inst, const smt::Model& m,
 // The proof chain of one configuration, given a way to build copies of the map. Over the
 // relaxed grid first; if anything is sat there, once more over the exact box.
 absl::StatusOr<ConfigOutcome> RunChainOnce(Context& ctx, QueryRunner& run,
-                                           const std::string& prefix, const Instance& inst,
-                                           const MapCopy& a, const MapCopy& b, bool exact,
+                                           const std::string& prefix,
+                                           const Instance& inst, const MapCopy& a,
+                                           const MapCopy& b, bool exact,
                                            bool* sat_relaxed) {
   const std::vector<Term>& grid = inst.grid.constraints(exact);
   const Term tiles = inst.grid.R * inst.grid.C;
@@ -406,9 +413,9 @@ absl::StatusOr<ConfigOutcome> RunChainOnce(Context& ctx, QueryRunner& run,
     }
     smt::Model m = model;
     if (shrink) {
-      ASSIGN_OR_RETURN(m, internal::ShrinkTiles(
-                              ctx, run, name, q, tiles, model,
-                              [&](const smt::Model& x) { return inst.Tiles(x); }));
+      ASSIGN_OR_RETURN(
+          m, internal::ShrinkTiles(ctx, run, name, q, tiles, model,
+                                   [&](const smt::Model& x) { return inst.Tiles(x); }));
     }
     return Witness(inst, m, kind, iters, coords);
   };
@@ -503,9 +510,8 @@ absl::StatusOr<ConfigOutcome> RunChain(Context& ctx, QueryRunner& run,
 
 // gemm_swizzle2d, one (swizzle_offset, direction). Direction 0 is direction 1 with the
 // roles of (R, row) and (C, col) exchanged: X is the traversed extent, Y the grouped one.
-absl::StatusOr<ConfigOutcome> ProveGemmConfig(const Box& box, const Config& cfg,
-                                              QueryRunner& run) {
-  Context ctx;
+absl::StatusOr<ConfigOutcome> ProveGemmConfig(Context& ctx, const Box& box,
+                                              const Config& cfg, QueryRunner& run) {
   Instance inst{&box, cfg, MakeGrid(ctx, box)};
   const Grid& grid = inst.grid;
   const int64_t s = cfg.s;
@@ -527,12 +533,14 @@ absl::StatusOr<ConfigOutcome> ProveGemmConfig(const Box& box, const Config& cfg,
     c.coords = {d1 ? traversed : grouped, d1 ? grouped : traversed};
     c.extents = {grid.R, grid.C};
     // group: i >= g·(s·X) and i < X·Y give g < G; the hints are the two products.
-    c.lemmas = {{"group", g >= 0 && g < G,
+    c.lemmas = {{"group",
+                 g >= 0 && g < G,
                  {Implies(X >= 0 && g >= G, (s * X) * g >= (s * X) * G),
                   Implies(X >= 0 && s * G >= Y, X * (s * G) >= X * Y)}},
                 {"width", w >= 1 && w <= s, {}},
                 // digits: in the last group j = r·w + m < w·X (from i < X·Y) gives r < X.
-                {"digits", r >= 0 && r < X && m >= 0 && m < w,
+                {"digits",
+                 r >= 0 && r < X && m >= 0 && m < w,
                  {Implies(w >= 0 && r >= X, r * w >= X * w),
                   Implies(w == Y - s * g, X * w == X * Y - s * (X * g))}}};
     c.digits = {g, r, m};
@@ -542,15 +550,15 @@ absl::StatusOr<ConfigOutcome> ProveGemmConfig(const Box& box, const Config& cfg,
     c.inverse_ok = g2 == g && Mod(grouped, s) == m && r2 == r;
     return c;
   };
-  const std::string prefix = absl::StrCat(BuiltinName(box.fn), ".d", cfg.dir, ".s", s, ".");
+  const std::string prefix =
+      absl::StrCat(BuiltinName(box.fn), ".d", cfg.dir, ".s", s, ".");
   return RunChain(ctx, run, prefix, inst, make);
 }
 
 // dist_swizzle2d(_Nz), one (N, p, q, direction). D = R·C is a variable of its own (the
 // map reads R and C only through D, until the final split d -> (d // C, d % C)).
-absl::StatusOr<ConfigOutcome> ProveDistConfig(const Box& box, const Config& cfg,
-                                              QueryRunner& run) {
-  Context ctx;
+absl::StatusOr<ConfigOutcome> ProveDistConfig(Context& ctx, const Box& box,
+                                              const Config& cfg, QueryRunner& run) {
   Instance inst{&box, cfg, MakeGrid(ctx, box)};
   const Grid& grid = inst.grid;
   const bool shipped = box.fn == Builtin::kDistNz;
@@ -593,10 +601,12 @@ absl::StatusOr<ConfigOutcome> ProveDistConfig(const Box& box, const Config& cfg,
       t = Ite(g < G - 1, ctx.Int(p), N - p * g);
       DivMod(ctx, j, t, &c.background, &d, &m);
       k = g * p + m;
-      c.lemmas = {{"group", g >= 0 && g < G,
+      c.lemmas = {{"group",
+                   g >= 0 && g < G,
                    {Implies(D >= 0 && g >= G, (p * D) * g >= (p * D) * G)}},
                   {"width", t >= 1 && t <= p, {}},
-                  {"digits", d >= 0 && d < D && m >= 0 && m < t,
+                  {"digits",
+                   d >= 0 && d < D && m >= 0 && m < t,
                    {Implies(t >= 0 && d >= D, d * t >= D * t)}}};
       c.digits = {g, d, m};
     } else {
@@ -608,7 +618,8 @@ absl::StatusOr<ConfigOutcome> ProveDistConfig(const Box& box, const Config& cfg,
       d = g * q + m;
       c.lemmas = {{"group", g >= 0 && g < G, {}},
                   {"width", t >= 1 && t <= q, {}},
-                  {"digits", k >= 0 && k < N && m >= 0 && m < t && d >= 0 && d < D,
+                  {"digits",
+                   k >= 0 && k < N && m >= 0 && m < t && d >= 0 && d < D,
                    {Implies(t >= 0 && k >= N, k * t >= N * t)}}};
       c.digits = {g, k, m};
     }
@@ -616,9 +627,10 @@ absl::StatusOr<ConfigOutcome> ProveDistConfig(const Box& box, const Config& cfg,
     const Term rank = Mod(pi_k + d, N);
     Term row, col;
     DivMod(ctx, d, grid.C, &c.background, &row, &col);
-    c.lemmas.push_back({"tile", row >= 0 && row < grid.R && col >= 0 && col < grid.C,
-                        {Implies(grid.C >= 0 && row >= grid.R,
-                                 row * grid.C >= grid.R * grid.C)}});
+    c.lemmas.push_back(
+        {"tile",
+         row >= 0 && row < grid.R && col >= 0 && col < grid.C,
+         {Implies(grid.C >= 0 && row >= grid.R, row * grid.C >= grid.R * grid.C)}});
     c.coords = {row, col, rank};
     c.extents = {grid.R, grid.C, ctx.Int(N)};
     if (abstract_pi) {
@@ -644,7 +656,8 @@ absl::StatusOr<ConfigOutcome> ProveDistConfig(const Box& box, const Config& cfg,
 // dist tail sizes: for every tile row in range, min(rows − row·tile_rows, tile_rows) > 0
 // (and likewise for columns). Exact by definition; positive is the claim. One query per
 // axis covers every configuration (the map does not enter).
-absl::StatusOr<std::optional<ConfigOutcome>> ProveTails(const Box& box, QueryRunner& run) {
+absl::StatusOr<std::optional<ConfigOutcome>> ProveTails(const Box& box,
+                                                        QueryRunner& run) {
   for (int axis = 0; axis < 2; ++axis) {
     Context ctx;
     const Grid grid = MakeGrid(ctx, box);
@@ -682,9 +695,9 @@ absl::Status Minimise(const BuiltinSweep& sweep, const Box& box, const ConfigOut
   if (!options.minimise) return absl::OkStatus();
   const int64_t T = o.tiles;
   if (T > options.max_minimise_tiles) {
-    proof->notes.push_back(absl::StrCat("counterexample not minimised: its ", T,
-                                        " tiles exceed max_minimise_tiles = ",
-                                        options.max_minimise_tiles));
+    proof->notes.push_back(
+        absl::StrCat("counterexample not minimised: its ", T,
+                     " tiles exceed max_minimise_tiles = ", options.max_minimise_tiles));
     return absl::OkStatus();
   }
   BuiltinSweep s = sweep;
@@ -698,7 +711,8 @@ absl::Status Minimise(const BuiltinSweep& sweep, const Box& box, const ConfigOut
     s.rows = cap(box.rows, internal::SatMul(T, box.tile_rows.hi));
     s.cols = cap(box.cols, internal::SatMul(T, box.tile_cols.hi));
   }
-  absl::StatusOr<sim::swizzle::CheckResult> r = sim::swizzle::Sweep(s, options.minimise_sweep);
+  absl::StatusOr<sim::swizzle::CheckResult> r =
+      sim::swizzle::Sweep(s, options.minimise_sweep);
   if (!r.ok() || r->verdict == Verdict::kInconclusive) {
     proof->notes.push_back(absl::StrCat(
         "counterexample not minimised: the enumeration sweep over at most ", T,
@@ -722,13 +736,16 @@ absl::StatusOr<SwizzleProof> ProveBuiltin(const BuiltinSweep& sweep,
   ASSIGN_OR_RETURN(Box box, ResolveBox(sweep));
   const std::vector<Config> configs = Configs(box);
   if (static_cast<int64_t>(configs.size()) > options.max_configs) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "swizzle2d prove of ", BuiltinName(box.fn), ": ", configs.size(),
-        " configurations of the enumerated parameters exceed max_configs = ",
-        options.max_configs));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("swizzle2d prove of ", BuiltinName(box.fn), ": ", configs.size(),
+                     " configurations of the enumerated parameters exceed max_configs = ",
+                     options.max_configs));
   }
   SwizzleProof proof;
   QueryRunner run(options, &proof);
+  // One Z3 context for the whole proof; every query still gets a fresh solver. (A context
+  // per configuration measured the same.)
+  Context ctx;
   std::optional<ConfigOutcome> unknown;
   std::optional<ConfigOutcome> violated;
   if (IsDist(box.fn) && !box.by_counts) {
@@ -736,8 +753,9 @@ absl::StatusOr<SwizzleProof> ProveBuiltin(const BuiltinSweep& sweep,
     if (tails.has_value()) unknown = tails;
   }
   for (const Config& cfg : configs) {
-    absl::StatusOr<ConfigOutcome> o =
-        IsDist(box.fn) ? ProveDistConfig(box, cfg, run) : ProveGemmConfig(box, cfg, run);
+    absl::StatusOr<ConfigOutcome> o = IsDist(box.fn)
+                                          ? ProveDistConfig(ctx, box, cfg, run)
+                                          : ProveGemmConfig(ctx, box, cfg, run);
     if (!o.ok()) return o.status();
     proof.configs += 1;
     if (o->kind == ConfigOutcome::Kind::kViolated && !cfg.splits.empty()) {
@@ -747,7 +765,7 @@ absl::StatusOr<SwizzleProof> ProveBuiltin(const BuiltinSweep& sweep,
         Config concrete = cfg;
         concrete.p = p;
         concrete.splits.clear();
-        o = ProveDistConfig(box, concrete, run);
+        o = ProveDistConfig(ctx, box, concrete, run);
         if (!o.ok()) return o.status();
         proof.configs += 1;
         if (o->kind != ConfigOutcome::Kind::kHolds) break;

@@ -52,11 +52,10 @@ int64_t SatMul(int64_t a, int64_t b);
 
 // Shrinks the tile count of a sat query by bisection: each step is the same query with
 // `tiles <= bound`. Ensures: the model with the fewest tiles found (`best` if none).
-absl::StatusOr<smt::Model> ShrinkTiles(smt::Context& ctx, QueryRunner& run,
-                                       const std::string& name,
-                                       const std::vector<smt::Term>& assertions,
-                                       smt::Term tiles, smt::Model best,
-                                       const std::function<int64_t(const smt::Model&)>& tiles_of);
+absl::StatusOr<smt::Model> ShrinkTiles(
+    smt::Context& ctx, QueryRunner& run, const std::string& name,
+    const std::vector<smt::Term>& assertions, smt::Term tiles, smt::Model best,
+    const std::function<int64_t(const smt::Model&)>& tiles_of);
 
 }  // namespace warpcheck::verify::internal
 

@@ -62,9 +62,9 @@ absl::StatusOr<SpecBox> ResolveSpecBox(const SwizzleSpec& spec, const SpecSweep&
   for (const auto& [name, range] : sweep.ranges) {
     ASSIGN_OR_RETURN(size_t i, index_of(name));
     if (range.lo > range.hi) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          spec.source_name(), ": range ", range.lo, "..", range.hi, " for '", name,
-          "' is empty"));
+      return absl::InvalidArgumentError(absl::StrCat(spec.source_name(), ": range ",
+                                                     range.lo, "..", range.hi, " for '",
+                                                     name, "' is empty"));
     }
     b.ranges[i] = range;
   }
@@ -146,9 +146,9 @@ class SpecConfig {
              QueryRunner& run)
       : spec_(spec), box_(box), ranges_(std::move(ranges)), run_(run), enc_(ctx_) {}
 
-  // Proves the properties from `from` on. On kUnknown, *failed is the property whose
-  // query ran out of budget.
-  absl::StatusOr<ConfigOutcome> Prove(int from, Property* failed);
+  // Proves the properties from `from` to `to` (inclusive). On kUnknown, *failed is the
+  // property whose query ran out of budget.
+  absl::StatusOr<ConfigOutcome> Prove(int from, int to, Property* failed);
   bool symbolic(size_t i) const { return ranges_[i].lo < ranges_[i].hi; }
   bool any_symbolic() const {
     for (size_t i = 0; i < ranges_.size(); ++i) {
@@ -192,7 +192,8 @@ std::string SpecConfig::Prefix() const {
     parts.push_back(absl::StrCat(box_.names[i], "=", ranges_[i].ToString()));
   }
   std::string base = spec_.source_name();
-  if (size_t slash = base.rfind('/'); slash != std::string::npos) base = base.substr(slash + 1);
+  if (size_t slash = base.rfind('/'); slash != std::string::npos)
+    base = base.substr(slash + 1);
   return absl::StrCat(base, "[", absl::StrJoin(parts, ","), "].");
 }
 
@@ -250,8 +251,8 @@ absl::StatusOr<IterCopy> SpecConfig::EncodeIteration(const char* name) {
   c.iter = ctx_.IntVar(name);
   c.domain = {c.iter >= 0, c.iter < domain_};
   enc.Bind("iter", c.iter, 0,
-           static_cast<int64_t>(std::clamp<__int128>(domain_range_.hi - 1, 0,
-                                                     std::numeric_limits<int64_t>::max())));
+           static_cast<int64_t>(std::clamp<__int128>(
+               domain_range_.hi - 1, 0, std::numeric_limits<int64_t>::max())));
   Term prefix = ctx_.Bool(true);
   std::vector<Term> errors, bad_tails;
   const std::vector<Stmt>& stmts = spec_.program().statements();
@@ -284,7 +285,8 @@ absl::StatusOr<IterCopy> SpecConfig::EncodeIteration(const char* name) {
 std::vector<int64_t> SpecConfig::Point(const smt::Model& m) const {
   std::vector<int64_t> out;
   for (size_t i = 0; i < params_.size(); ++i) {
-    out.push_back(symbolic(i) ? m.Int(params_[i]).value_or(ranges_[i].lo) : ranges_[i].lo);
+    out.push_back(symbolic(i) ? m.Int(params_[i]).value_or(ranges_[i].lo)
+                              : ranges_[i].lo);
   }
   return out;
 }
@@ -306,9 +308,9 @@ absl::StatusOr<ConfigOutcome> SpecConfig::Violation(
     for (size_t k = 0; k < extents_.size(); ++k) {
       if (!is_rank_[k]) tiles = tiles * extents_[k];
     }
-    ASSIGN_OR_RETURN(m, internal::ShrinkTiles(
-                            ctx_, run_, name, query, tiles, model,
-                            [this](const smt::Model& x) { return TilesOf(x); }));
+    ASSIGN_OR_RETURN(
+        m, internal::ShrinkTiles(ctx_, run_, name, query, tiles, model,
+                                 [this](const smt::Model& x) { return TilesOf(x); }));
   }
   const std::vector<int64_t> point = Point(m);
   ASSIGN_OR_RETURN(sim::swizzle::SpecInstance inst, spec_.InstantiateUnchecked(point));
@@ -318,7 +320,8 @@ absl::StatusOr<ConfigOutcome> SpecConfig::Violation(
   Counterexample& c = out.witness;
   c.params = inst.params();
   c.kind = kind;
-  for (const IterCopy* copy : copies) c.iter_ids.push_back(m.Int(copy->iter).value_or(-1));
+  for (const IterCopy* copy : copies)
+    c.iter_ids.push_back(m.Int(copy->iter).value_or(-1));
   std::sort(c.iter_ids.begin(), c.iter_ids.end());
   if (!copies.empty()) {
     for (size_t k = 0; k < spec_.coordinates().size(); ++k) {
@@ -345,11 +348,11 @@ absl::StatusOr<ConfigOutcome> SpecConfig::Violation(
     }
     for (size_t k = 0; k < c.tile.size(); ++k) {
       if (p->coords[k] != c.tile[k].value) {
-        return absl::InternalError(absl::StrCat(
-            "swizzle2d prove: the encoding of ", spec_.source_name(),
-            " disagrees with the evaluator at ", sim::swizzle::ToString(c.params),
-            " iter=", it, ": ", c.tile[k].name, " = ", c.tile[k].value, " vs ",
-            p->coords[k]));
+        return absl::InternalError(
+            absl::StrCat("swizzle2d prove: the encoding of ", spec_.source_name(),
+                         " disagrees with the evaluator at ",
+                         sim::swizzle::ToString(c.params), " iter=", it, ": ",
+                         c.tile[k].name, " = ", c.tile[k].value, " vs ", p->coords[k]));
       }
     }
     if (kind == ViolationKind::kTailSize) c.detail = p->tail_error;
@@ -357,24 +360,25 @@ absl::StatusOr<ConfigOutcome> SpecConfig::Violation(
   const std::string tile = absl::StrCat("(", sim::swizzle::ToString(c.tile), ")");
   switch (kind) {
     case ViolationKind::kDuplicate:
-      c.detail = c.iter_ids.size() == 2
-                     ? absl::StrCat("iterations ", c.iter_ids[0], " and ", c.iter_ids[1],
-                                    " both map to tile ", tile)
-                     : absl::StrCat("the domain (", inst.domain(),
-                                    ") is larger than the box (", out.tiles * inst.ranks(),
-                                    ")");
+      c.detail =
+          c.iter_ids.size() == 2
+              ? absl::StrCat("iterations ", c.iter_ids[0], " and ", c.iter_ids[1],
+                             " both map to tile ", tile)
+              : absl::StrCat("the domain (", inst.domain(), ") is larger than the box (",
+                             out.tiles * inst.ranks(), ")");
       break;
     case ViolationKind::kMissed:
-      c.detail = absl::StrCat("the domain (", inst.domain(), ") is smaller than the box (",
-                              out.tiles * inst.ranks(), ")");
+      c.detail =
+          absl::StrCat("the domain (", inst.domain(), ") is smaller than the box (",
+                       out.tiles * inst.ranks(), ")");
       break;
     case ViolationKind::kOutOfRange:
       c.detail = absl::StrCat("iteration ", c.iter_ids[0], " maps to ", tile,
                               ", outside the box");
       break;
     case ViolationKind::kTailSize:
-      c.detail = absl::StrCat("iteration ", c.iter_ids[0], " at tile ", tile, ": ",
-                              c.detail);
+      c.detail =
+          absl::StrCat("iteration ", c.iter_ids[0], " at tile ", tile, ": ", c.detail);
       break;
     case ViolationKind::kEvalError:
       break;
@@ -382,7 +386,7 @@ absl::StatusOr<ConfigOutcome> SpecConfig::Violation(
   return out;
 }
 
-absl::StatusOr<ConfigOutcome> SpecConfig::Prove(int from, Property* failed) {
+absl::StatusOr<ConfigOutcome> SpecConfig::Prove(int from, int to, Property* failed) {
   RETURN_IF_ERROR(EncodeParams());
   const std::string prefix = Prefix();
   // With symbolic parameters left, a small budget: running out splits the configuration.
@@ -421,7 +425,7 @@ absl::StatusOr<ConfigOutcome> SpecConfig::Prove(int from, Property* failed) {
   std::vector<Term> base = {admitted_, a.domain[0], a.domain[1]};
 
   // 2. Evaluation errors.
-  if (from <= kEvalError) {
+  if (from <= kEvalError && to >= kEvalError) {
     const std::string name = prefix + "eval_error";
     std::vector<Term> q = base;
     q.push_back(a.error);
@@ -438,7 +442,7 @@ absl::StatusOr<ConfigOutcome> SpecConfig::Prove(int from, Property* failed) {
   for (size_t k = 0; k < a.coords.size(); ++k) {
     in_box.push_back(a.coords[k] >= 0 && a.coords[k] < extents_[k]);
   }
-  if (from <= kInRange) {
+  if (from <= kInRange && to >= kInRange) {
     const std::string name = prefix + "in_range";
     std::vector<Term> q = base;
     q.push_back(a.tile);
@@ -451,7 +455,7 @@ absl::StatusOr<ConfigOutcome> SpecConfig::Prove(int from, Property* failed) {
     }
   }
   // 4. Tails.
-  if (from <= kTailSize && !spec_.program().Clauses("tail").empty()) {
+  if (from <= kTailSize && to >= kTailSize && !spec_.program().Clauses("tail").empty()) {
     const std::string name = prefix + "tail_size";
     std::vector<Term> q = base;
     q.push_back(a.tile);
@@ -466,7 +470,7 @@ absl::StatusOr<ConfigOutcome> SpecConfig::Prove(int from, Property* failed) {
   // 5. Counting: the domain has as many iterations as the box has tiles. (With `skip`,
   //    the domain may be larger; surjectivity is then the caller's business.)
   const bool has_skip = !spec_.program().Clauses("skip").empty();
-  if (from <= kCount && !has_skip) {
+  if (from <= kCount && to >= kCount && !has_skip) {
     Term box_size = ctx_.Int(1);
     for (const Term& e : extents_) box_size = box_size * e;
     for (int dir = 0; dir < 2; ++dir) {
@@ -477,12 +481,13 @@ absl::StatusOr<ConfigOutcome> SpecConfig::Prove(int from, Property* failed) {
       if (r.result == SatResult::kUnknown) return unknown(r, kCount);
       if (r.result == SatResult::kSat) {
         return Violation(name, q, r.model,
-                         dir == 0 ? ViolationKind::kMissed : ViolationKind::kDuplicate, {});
+                         dir == 0 ? ViolationKind::kMissed : ViolationKind::kDuplicate,
+                         {});
       }
     }
   }
   // 6. Injective: the direct two-copy query.
-  {
+  if (to >= kInjective) {
     ASSIGN_OR_RETURN(IterCopy b, EncodeIteration("iter2"));
     const std::string name = prefix + "injective";
     std::vector<Term> q = base;
@@ -550,11 +555,11 @@ void MinimiseSpec(const SwizzleSpec& spec, const SpecBox& box, const ConfigOutco
   absl::StatusOr<sim::swizzle::CheckResult> r =
       sim::swizzle::Sweep(spec, sweep, options.minimise_sweep);
   if (!r.ok() || r->verdict != Verdict::kViolated) {
-    proof->notes.push_back(absl::StrCat(
-        "counterexample not minimised: the enumeration sweep ",
-        !r.ok() ? std::string(r.status().message())
-                : r->verdict == Verdict::kHolds ? "found no violation"
-                                                : r->reason));
+    proof->notes.push_back(
+        absl::StrCat("counterexample not minimised: the enumeration sweep ",
+                     !r.ok()                         ? std::string(r.status().message())
+                     : r->verdict == Verdict::kHolds ? "found no violation"
+                                                     : r->reason));
     return;
   }
   proof->counterexample = r->counterexample;
@@ -609,57 +614,68 @@ absl::StatusOr<SwizzleProof> ProveSpec(const SwizzleSpec& spec, const SpecSweep&
       v[k] = ParamRange::Of(box.ranges[k].lo);
     }
   }
-  std::vector<Work> stack(roots.rbegin(), roots.rend());
-  while (!stack.empty() && !violated.has_value()) {
-    Work w = std::move(stack.back());
-    stack.pop_back();
-    if (!Admitted(spec, box, w.ranges)) continue;
-    if (proof.configs >= options.max_configs) {
-      if (!unknown.has_value()) {
-        unknown = ConfigOutcome{ConfigOutcome::Kind::kUnknown,
-                                absl::StrCat("max_configs = ", options.max_configs,
-                                             " configurations reached while splitting"),
-                                {}, 0};
+  // Two passes: first every cheap property of every configuration, then injectivity
+  // (the two-copy query, by far the most expensive): a violation of the cheap kind is
+  // then found without paying for the injectivity of the configurations before it.
+  for (const auto& [from, to] : {std::pair<int, int>{kParamsError, kCount},
+                                 std::pair<int, int>{kInjective, kInjective}}) {
+    std::vector<Work> stack;
+    for (auto it = roots.rbegin(); it != roots.rend(); ++it)
+      stack.push_back({it->ranges, from});
+    int64_t visited = 0;  // configurations of this pass, splits included
+    while (!stack.empty() && !violated.has_value()) {
+      Work w = std::move(stack.back());
+      stack.pop_back();
+      if (!Admitted(spec, box, w.ranges)) continue;
+      if (++visited > options.max_configs) {
+        if (!unknown.has_value()) {
+          unknown = ConfigOutcome{ConfigOutcome::Kind::kUnknown,
+                                  absl::StrCat("max_configs = ", options.max_configs,
+                                               " configurations reached while splitting"),
+                                  {},
+                                  0};
+        }
+        break;
       }
-      break;
-    }
-    SpecConfig config(spec, box, w.ranges, run);
-    Property failed = kParamsError;
-    ASSIGN_OR_RETURN(ConfigOutcome o, config.Prove(w.from, &failed));
-    proof.configs += 1;
-    if (o.kind == ConfigOutcome::Kind::kViolated) {
-      violated = std::move(o);
-      break;
-    }
-    if (o.kind != ConfigOutcome::Kind::kUnknown) continue;
-    if (!config.any_symbolic()) {
-      if (!unknown.has_value()) unknown = o;
-      continue;
-    }
-    // Split on the symbolic parameter with the fewest values (declaration order on ties):
-    // into its values when there are few, else into two halves.
-    size_t pick = 0;
-    int64_t best = std::numeric_limits<int64_t>::max();
-    for (size_t i = 0; i < w.ranges.size(); ++i) {
-      if (w.ranges[i].lo < w.ranges[i].hi && w.ranges[i].size() < best) {
-        best = w.ranges[i].size();
-        pick = i;
+      SpecConfig config(spec, box, w.ranges, run);
+      Property failed = kParamsError;
+      ASSIGN_OR_RETURN(ConfigOutcome o, config.Prove(w.from, to, &failed));
+      if (from == kParamsError) proof.configs += 1;
+      if (o.kind == ConfigOutcome::Kind::kViolated) {
+        violated = std::move(o);
+        break;
+      }
+      if (o.kind != ConfigOutcome::Kind::kUnknown) continue;
+      if (!config.any_symbolic()) {
+        if (!unknown.has_value()) unknown = o;
+        continue;
+      }
+      // Split on the symbolic parameter with the fewest values (declaration order on
+      // ties): into its values when there are few, else into two halves.
+      size_t pick = 0;
+      int64_t best = std::numeric_limits<int64_t>::max();
+      for (size_t i = 0; i < w.ranges.size(); ++i) {
+        if (w.ranges[i].lo < w.ranges[i].hi && w.ranges[i].size() < best) {
+          best = w.ranges[i].size();
+          pick = i;
+        }
+      }
+      const ParamRange r = w.ranges[pick];
+      std::vector<ParamRange> parts;
+      if (r.size() <= options.split_fanout) {
+        for (int64_t x = r.lo; x <= r.hi; ++x) parts.push_back(ParamRange::Of(x));
+      } else {
+        const int64_t mid = r.lo + (r.hi - r.lo) / 2;
+        parts = {ParamRange{r.lo, mid}, ParamRange{mid + 1, r.hi}};
+      }
+      for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
+        Work child = w;
+        child.ranges[pick] = *it;
+        child.from = failed;
+        stack.push_back(std::move(child));
       }
     }
-    const ParamRange r = w.ranges[pick];
-    std::vector<ParamRange> parts;
-    if (r.size() <= options.split_fanout) {
-      for (int64_t x = r.lo; x <= r.hi; ++x) parts.push_back(ParamRange::Of(x));
-    } else {
-      const int64_t mid = r.lo + (r.hi - r.lo) / 2;
-      parts = {ParamRange{r.lo, mid}, ParamRange{mid + 1, r.hi}};
-    }
-    for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
-      Work child = w;
-      child.ranges[pick] = *it;
-      child.from = failed;
-      stack.push_back(std::move(child));
-    }
+    if (violated.has_value()) break;
   }
   if (violated.has_value()) {
     proof.verdict = Verdict::kViolated;

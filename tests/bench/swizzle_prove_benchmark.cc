@@ -80,12 +80,20 @@ BENCHMARK(BM_ProveGemmNz)->Unit(benchmark::kMillisecond)->Iterations(3);
 void BM_ProveDistDirection1(benchmark::State& state) {
   Run(state, Dist(Builtin::kDist, state.range(0), 1, 1));
 }
-BENCHMARK(BM_ProveDistDirection1)->Arg(8)->Arg(64)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_ProveDistDirection1)
+    ->Arg(8)
+    ->Arg(64)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 void BM_ProveDistDirection0(benchmark::State& state) {
   Run(state, Dist(Builtin::kDist, state.range(0), 0, 0));
 }
-BENCHMARK(BM_ProveDistDirection0)->Arg(8)->Arg(64)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_ProveDistDirection0)
+    ->Arg(8)
+    ->Arg(64)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 // dist_swizzle2d_Nz is violated (its rank remap is not a permutation for p > 1): the time
 // to find, shrink and minimise the counterexample.

@@ -1,7 +1,7 @@
-// smt::ExprEncoder: the Z3 encoding of sim/expr agrees with the evaluator (sim/expr/eval.h)
-// on values and on definedness — floor division and remainder for every sign, cdiv,
-// lazy operators, overflow — both where the encoder uses Z3's native division (constant
-// divisors) and where it introduces quotient/remainder variables.
+// smt::ExprEncoder: the Z3 encoding of sim/expr agrees with the evaluator
+// (sim/expr/eval.h) on values and on definedness — floor division and remainder for every
+// sign, cdiv, lazy operators, overflow — both where the encoder uses Z3's native division
+// (constant divisors) and where it introduces quotient/remainder variables.
 #include "verify/smt/expr_encoder.h"
 
 #include <cstdint>
@@ -36,8 +36,8 @@ SolverOptions Budget() {
 
 ExprPtr Parse(const std::string& text) {
   absl::StatusOr<ExprPtr> e = sim::expr::ParseExpr(
-      "<test>", text, {{"a", Type::kInt}, {"b", Type::kInt}, {"c", Type::kInt},
-                       {"p", Type::kBool}});
+      "<test>", text,
+      {{"a", Type::kInt}, {"b", Type::kInt}, {"c", Type::kInt}, {"p", Type::kBool}});
   EXPECT_TRUE(e.ok()) << e.status();
   return *e;
 }
@@ -67,14 +67,15 @@ void ExpectAgrees(const ExprPtr& e, const Env& env, Binding binding) {
   absl::StatusOr<int64_t> want = sim::expr::Evaluate(*e, env);
   std::vector<Term> q = pins;
   q.insert(q.end(), enc.side_conditions().begin(), enc.side_conditions().end());
-  const std::string what = absl::StrCat(sim::expr::Print(*e), " at a=", env.at("a"),
-                                        " b=", env.at("b"), " c=", env.at("c"),
-                                        " p=", env.at("p"));
+  const std::string what =
+      absl::StrCat(sim::expr::Print(*e), " at a=", env.at("a"), " b=", env.at("b"),
+                   " c=", env.at("c"), " p=", env.at("p"));
   if (!want.ok()) {
     q.push_back(x.Defined(ctx));
     SolverResult r = ctx.Check("defined", q, Budget());
-    EXPECT_EQ(r.result, SatResult::kUnsat) << what << ": evaluator fails with "
-                                           << want.status() << " but the encoding is defined";
+    EXPECT_EQ(r.result, SatResult::kUnsat)
+        << what << ": evaluator fails with " << want.status()
+        << " but the encoding is defined";
     return;
   }
   q.push_back(!x.Defined(ctx) ||
@@ -107,24 +108,27 @@ TEST(ExprEncoderTest, FloorDivisionModuloAndCdivForEverySign) {
 TEST(ExprEncoderTest, DivisionByZeroIsUndefinedOnlyWhereEvaluated) {
   const Env env = {{"a", 5}, {"b", 0}, {"c", 0}, {"p", 0}};
   for (Binding binding : {Binding::kConstants, Binding::kVariables}) {
-    ExpectAgrees(Parse("a // b"), env, binding);                      // undefined
-    ExpectAgrees(Parse("select(b != 0, a // b, 0)"), env, binding);   // defined: lazy
-    ExpectAgrees(Parse("b != 0 && a % b == 1"), env, binding);        // defined
-    ExpectAgrees(Parse("b == 0 || cdiv(a, b) == 1"), env, binding);   // defined
-    ExpectAgrees(Parse("b == 0 && cdiv(a, b) == 1"), env, binding);   // undefined
+    ExpectAgrees(Parse("a // b"), env, binding);                     // undefined
+    ExpectAgrees(Parse("select(b != 0, a // b, 0)"), env, binding);  // defined: lazy
+    ExpectAgrees(Parse("b != 0 && a % b == 1"), env, binding);       // defined
+    ExpectAgrees(Parse("b == 0 || cdiv(a, b) == 1"), env, binding);  // defined
+    ExpectAgrees(Parse("b == 0 && cdiv(a, b) == 1"), env, binding);  // undefined
   }
 }
 
 TEST(ExprEncoderTest, OverflowIsUndefined) {
   for (Binding binding : {Binding::kConstants, Binding::kVariables}) {
-    ExpectAgrees(Parse("a * b"), {{"a", int64_t{1} << 32}, {"b", int64_t{1} << 31}, {"c", 0}, {"p", 0}},
+    ExpectAgrees(Parse("a * b"),
+                 {{"a", int64_t{1} << 32}, {"b", int64_t{1} << 31}, {"c", 0}, {"p", 0}},
                  binding);  // 2^63: overflow
-    ExpectAgrees(Parse("a * b"), {{"a", int64_t{1} << 32}, {"b", int64_t{1} << 30}, {"c", 0}, {"p", 0}},
+    ExpectAgrees(Parse("a * b"),
+                 {{"a", int64_t{1} << 32}, {"b", int64_t{1} << 30}, {"c", 0}, {"p", 0}},
                  binding);  // 2^62: fine
     ExpectAgrees(Parse("a // b"), {{"a", kMin}, {"b", -1}, {"c", 0}, {"p", 0}}, binding);
     ExpectAgrees(Parse("a % b"), {{"a", kMin}, {"b", -1}, {"c", 0}, {"p", 0}}, binding);
     ExpectAgrees(Parse("-a"), {{"a", kMin}, {"b", 0}, {"c", 0}, {"p", 0}}, binding);
-    ExpectAgrees(Parse("a + b - c"), {{"a", kMax}, {"b", 1}, {"c", 5}, {"p", 0}}, binding);
+    ExpectAgrees(Parse("a + b - c"), {{"a", kMax}, {"b", 1}, {"c", 5}, {"p", 0}},
+                 binding);
   }
 }
 
@@ -158,14 +162,16 @@ TEST(ExprEncoderTest, ForkSharesParameterTerms) {
   ExprPtr shared = Parse("b // c");
   ASSERT_OK(base.Encode(shared).status());
   const size_t after_base = base.side_conditions().size();
-  ExprPtr e = sim::expr::Expr::MustMake(sim::expr::ExprKind::kAdd, {shared, Parse("a // c")});
+  ExprPtr e =
+      sim::expr::Expr::MustMake(sim::expr::ExprKind::kAdd, {shared, Parse("a // c")});
   ExprEncoder one = base.Fork();
   one.Bind("a", ctx.IntVar("a1"), 0, 100);
   ASSERT_OK(one.Encode(e).status());
   ExprEncoder two = base.Fork();
   two.Bind("a", ctx.IntVar("a2"), 0, 100);
   ASSERT_OK(two.Encode(e).status());
-  EXPECT_EQ(base.side_conditions().size(), after_base + 2 * 2);  // shared list, +2 per a // c
+  EXPECT_EQ(base.side_conditions().size(),
+            after_base + 2 * 2);  // shared list, +2 per a // c
 }
 
 TEST(ExprEncoderTest, UnboundNameIsAnError) {
@@ -179,12 +185,15 @@ TEST(ExprEncoderTest, UnboundNameIsAnError) {
 // tests, with extreme values so errors are exercised) agree with Evaluate.
 TEST(ExprEncoderTest, AgreesWithEvaluatorOnRandomExpressions) {
   sim::expr::testing::RandomExpr gen(4242);
-  for (int i = 0; i < 300; ++i) {
+  int errors = 0;
+  for (int i = 0; i < 400; ++i) {
     ExprPtr e = gen.Make(i % 3 == 0 ? Type::kBool : Type::kInt, 1 + i % 5);
     Env env{{"a", gen.Value()}, {"b", gen.Value()}, {"c", gen.Value()}, {"p", i % 2}};
+    errors += !sim::expr::Evaluate(*e, env).ok();
     ExpectAgrees(e, env, i % 2 == 0 ? Binding::kConstants : Binding::kVariables);
     if (HasFailure()) break;
   }
+  EXPECT_GT(errors, 20);  // the error paths (division by zero, overflow) are exercised
 }
 
 }  // namespace

@@ -80,7 +80,8 @@ TEST(SwizzleProveTest, GemmNzHoldsForEveryGridUpTo64KSquared) {
   ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveBuiltin(GemmBox(Builtin::kGemmNz, k64K)));
   EXPECT_EQ(p.verdict, Verdict::kHolds) << p.ToString();
   EXPECT_EQ(p.configs, 7);
-  EXPECT_THAT(p.queries, Contains(Field(&QueryRecord::name, "gemm_nz.d1.s1.decomposition")));
+  EXPECT_THAT(p.queries,
+              Contains(Field(&QueryRecord::name, "gemm_nz.d1.s1.decomposition")));
 }
 
 TEST(SwizzleProveTest, DistHoldsForEverySplitAndDirection) {
@@ -94,7 +95,8 @@ TEST(SwizzleProveTest, DistHoldsForEverySplitAndDirection) {
     for (int p = 1; p <= n; ++p) splits += n % p == 0;
   }
   EXPECT_EQ(p.configs, splits + 12 * 3);
-  EXPECT_THAT(p.queries, Contains(Field(&QueryRecord::name, "dist.d1.N12.p4.left_inverse")));
+  EXPECT_THAT(p.queries,
+              Contains(Field(&QueryRecord::name, "dist.d1.N12.p4.left_inverse")));
   EXPECT_THAT(p.queries,
               Contains(Field(&QueryRecord::name, "dist.d0.N12.p1..12.q3.decomposition")));
 }
@@ -109,9 +111,9 @@ TEST(SwizzleProveTest, DistNzViolatedWithSmallestCounterexample) {
   ASSERT_TRUE(p.counterexample.has_value());
   const Counterexample& c = *p.counterexample;
   EXPECT_EQ(c.kind, ViolationKind::kDuplicate);
-  EXPECT_THAT(c.params, ElementsAre(NamedValue{"row_tiles", 1}, NamedValue{"col_tiles", 1},
-                                    NamedValue{"rank_size", 2},
-                                    NamedValue{"comm_npu_split", 2}));
+  EXPECT_THAT(c.params,
+              ElementsAre(NamedValue{"row_tiles", 1}, NamedValue{"col_tiles", 1},
+                          NamedValue{"rank_size", 2}, NamedValue{"comm_npu_split", 2}));
   EXPECT_THAT(c.iter_ids, ElementsAre(0, 1));
   EXPECT_THAT(c.tile, ElementsAre(NamedValue{"row", 0}, NamedValue{"col", 0},
                                   NamedValue{"rank", 0}));
@@ -136,10 +138,12 @@ TEST(SwizzleProveTest, DistNzWithoutMinimisationReportsTheSolverWitness) {
   for (int64_t it : c.iter_ids) {
     sim::swizzle::Swizzle2dParams params;
     params.fn = Builtin::kDistNz;
-    params.shape = sim::swizzle::Shape2d::FromTileCounts(c.params[0].value, c.params[1].value);
+    params.shape =
+        sim::swizzle::Shape2d::FromTileCounts(c.params[0].value, c.params[1].value);
     params.rank_size = 4;
     params.comm_npu_split = 4;
-    ASSERT_OK_AND_ASSIGN(sim::swizzle::Swizzle2dResult r, sim::swizzle::Apply(params, it));
+    ASSERT_OK_AND_ASSIGN(sim::swizzle::Swizzle2dResult r,
+                         sim::swizzle::Apply(params, it));
     EXPECT_EQ(r.row, c.tile[0].value);
     EXPECT_EQ(r.col, c.tile[1].value);
     EXPECT_EQ(r.rank, c.tile[2].value);
@@ -245,7 +249,8 @@ out col = iter // R + 0 * (iter // (w - 1));
 }
 
 TEST(SwizzleProveSpecTest, UninstantiablePointIsAnError) {
-  // grid col = C - 3 is not positive for C <= 3: the sweep fails there, so does the proof.
+  // grid col = C - 3 is not positive for C <= 3: the sweep fails there, so does the
+  // proof.
   SwizzleSpec spec = ParseOrDie("bad_grid.swz", R"(
 param C in 1..8;
 domain = C;
@@ -254,7 +259,8 @@ grid col = C - 3;
 out row = 0;
 out col = iter;
 )");
-  EXPECT_THAT(ProveSpec(spec), StatusIs(absl::StatusCode::kInvalidArgument, "not positive"));
+  EXPECT_THAT(ProveSpec(spec),
+              StatusIs(absl::StatusCode::kInvalidArgument, "not positive"));
   EXPECT_THAT(sim::swizzle::Sweep(spec),
               StatusIs(absl::StatusCode::kInvalidArgument, "not positive"));
   // Excluded by a require, the same spec holds... except that col = iter reaches C - 3.
@@ -363,11 +369,38 @@ out col = iter % (g * C) // size;
   ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, ranges, o));
   EXPECT_EQ(p.verdict, Verdict::kHolds) << p.ToString();
   EXPECT_EQ(p.configs, 4 * 3);  // R and g enumerated, C symbolic
-  EXPECT_THAT(p.queries, Contains(Field(&QueryRecord::name,
-                                        HasSubstr("grid.swz[R=2,C=1..100,g=3].injective"))));
+  EXPECT_THAT(p.queries,
+              Contains(Field(&QueryRecord::name,
+                             HasSubstr("grid.swz[R=2,C=1..100,g=3].injective"))));
   o.symbolic_params = {"nope"};
   EXPECT_THAT(ProveSpec(spec, ranges, o),
               StatusIs(absl::StatusCode::kInvalidArgument, "no parameter 'nope'"));
+}
+
+TEST(SwizzleProveSpecTest, ConfigurationsSplitWhenTheBudgetRunsOut) {
+  SwizzleSpec spec = ParseOrDie("rowmajor.swz", R"(
+param R in 1..4;
+param C in 1..4;
+domain = R * C;
+grid row = R;
+grid col = C;
+out row = iter // C;
+out col = iter % C;
+)");
+  SwizzleProveOptions o;
+  o.symbolic_params = {"R", "C"};
+  o.split_rlimit = 1;  // every query with a symbolic parameter runs out at once
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, {}, o));
+  EXPECT_EQ(p.verdict, Verdict::kHolds) << p.ToString();
+  // 1 + 4 (split on R) + 16 (split on C) configurations in the first pass.
+  EXPECT_EQ(p.configs, 21);
+  EXPECT_THAT(p.queries,
+              Contains(Field(&QueryRecord::name, "rowmajor.swz[R=3,C=2].injective")));
+  // With every parameter constant and still no budget, the verdict is inconclusive.
+  o.solver.rlimit = 1;
+  ASSERT_OK_AND_ASSIGN(p, ProveSpec(spec, {}, o));
+  EXPECT_EQ(p.verdict, Verdict::kInconclusive);
+  EXPECT_THAT(p.reason, HasSubstr("returned unknown"));
 }
 
 }  // namespace

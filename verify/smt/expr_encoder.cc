@@ -143,7 +143,7 @@ void ExprEncoder::FloorDivMod(const Encoded& a, const Encoded& b, Term* q, Term*
     if (a.range.lo >= 0) side_->push_back(Implies(b.value > 0, *q >= 0 && *q <= a.value));
   }
   if (b.range.lo < 0) {
-    side_->push_back(Implies(b.value < 0, defn && *r > b.value && *r <= 0));
+    side_->push_back(Implies(b.value<0, defn&& * r> b.value && *r <= 0));
   }
 }
 
@@ -163,9 +163,9 @@ absl::StatusOr<ExprEncoder::Encoded> ExprEncoder::EncodeNode(const Expr& e) {
     case ExprKind::kVar: {
       auto it = names_.find(e.name());
       if (it == names_.end()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "smt encoder: unbound name '", e.name(), "' at ", e.loc().line, ":",
-            e.loc().col));
+        return absl::InvalidArgumentError(absl::StrCat("smt encoder: unbound name '",
+                                                       e.name(), "' at ", e.loc().line,
+                                                       ":", e.loc().col));
       }
       return it->second;
     }
@@ -219,15 +219,13 @@ absl::StatusOr<ExprEncoder::Encoded> ExprEncoder::EncodeNode(const Expr& e) {
       break;
     case ExprKind::kAdd:
       strict();
-      int_result(ops[0].value + ops[1].value,
-                 {Clamp(ops[0].range.lo + ops[1].range.lo),
-                  Clamp(ops[0].range.hi + ops[1].range.hi)});
+      int_result(ops[0].value + ops[1].value, {Clamp(ops[0].range.lo + ops[1].range.lo),
+                                               Clamp(ops[0].range.hi + ops[1].range.hi)});
       break;
     case ExprKind::kSub:
       strict();
-      int_result(ops[0].value - ops[1].value,
-                 {Clamp(ops[0].range.lo - ops[1].range.hi),
-                  Clamp(ops[0].range.hi - ops[1].range.lo)});
+      int_result(ops[0].value - ops[1].value, {Clamp(ops[0].range.lo - ops[1].range.hi),
+                                               Clamp(ops[0].range.hi - ops[1].range.lo)});
       break;
     case ExprKind::kMul: {
       strict();

@@ -40,10 +40,11 @@
 // exactly when the mathematical value of the first such node leaves that range). The
 // ranges also tell the encoder when a divisor is known positive.
 //
-// Sharing. Results are memoised by node address (Program::InlineLets returns DAGs). Fork()
-// copies the encoder — bindings, memo, ranges — so that a second copy of a computation
-// (e.g. the map at a second iteration, for an injectivity query) reuses everything that
-// depends only on the parameters, and re-encodes only what depends on rebound names.
+// Sharing. Results are memoised by node address (Program::InlineLets returns DAGs).
+// Fork() copies the encoder — bindings, memo, ranges — so that a second copy of a
+// computation (e.g. the map at a second iteration, for an injectivity query) reuses
+// everything that depends only on the parameters, and re-encodes only what depends on
+// rebound names.
 #ifndef WARPCHECK_VERIFY_SMT_EXPR_ENCODER_H_
 #define WARPCHECK_VERIFY_SMT_EXPR_ENCODER_H_
 
@@ -73,10 +74,10 @@ class ExprEncoder {
  public:
   // One encoded expression.
   struct Encoded {
-    Term value;                  // Int or Bool term
+    Term value;                   // Int or Bool term
     std::optional<Term> defined;  // nullopt: always defined
-    ValueRange range;            // for ints; {0, 1} for bools
-    uint64_t serial = 0;         // the newest binding it depends on (memo bookkeeping)
+    ValueRange range;             // for ints; {0, 1} for bools
+    uint64_t serial = 0;          // the newest binding it depends on (memo bookkeeping)
     // Ensures: the definedness as a term (true when always defined).
     Term Defined(Context& ctx) const { return defined ? *defined : ctx.Bool(true); }
   };

@@ -74,7 +74,8 @@ struct TermOps {
                         const z3::expr* y) {
     if (c->impl_->status.ok()) {
       c->impl_->status = absl::InternalError(absl::StrCat(
-          "Z3 failed while building '", what, "': operand sorts ", x.get_sort().to_string(),
+          "Z3 failed while building '", what, "': operand sorts ",
+          x.get_sort().to_string(),
           y != nullptr ? absl::StrCat(" and ", y->get_sort().to_string()) : "",
           " do not fit"));
     }
@@ -116,7 +117,8 @@ struct TermOps {
   }
 
   static Term Const(Term like, int64_t v) {
-    WARPCHECK_CHECK(like.ctx_ != nullptr) << "smt: operation on a default-constructed term";
+    WARPCHECK_CHECK(like.ctx_ != nullptr)
+        << "smt: operation on a default-constructed term";
     return like.ctx_->Int(v);
   }
 };
@@ -128,26 +130,26 @@ std::string Term::ToString() const {
   return TermOps::Get(*this).to_string();
 }
 
-#define WARPCHECK_SMT_BINARY(op, name, body)                              \
-  Term operator op(Term a, Term b) {                                      \
-    return TermOps::Binary(                                               \
+#define WARPCHECK_SMT_BINARY(op, name, body)                                   \
+  Term operator op(Term a, Term b) {                                           \
+    return TermOps::Binary(                                                    \
         a, b, name, [](const z3::expr& x, const z3::expr& y) { return body; }, \
-        TermOps::Sorts::kInt);                                            \
-  }                                                                       \
-  Term operator op(Term a, int64_t b) { return a op TermOps::Const(a, b); } \
+        TermOps::Sorts::kInt);                                                 \
+  }                                                                            \
+  Term operator op(Term a, int64_t b) { return a op TermOps::Const(a, b); }    \
   Term operator op(int64_t a, Term b) { return TermOps::Const(b, a) op b; }
 
 WARPCHECK_SMT_BINARY(+, "+", x + y)
 WARPCHECK_SMT_BINARY(-, "-", x - y)
-WARPCHECK_SMT_BINARY(*, "*", x * y)
+WARPCHECK_SMT_BINARY(*, "*", x* y)
 #undef WARPCHECK_SMT_BINARY
 
-#define WARPCHECK_SMT_COMPARE(op, name, sorts)                            \
-  Term operator op(Term a, Term b) {                                      \
-    return TermOps::Binary(                                               \
+#define WARPCHECK_SMT_COMPARE(op, name, sorts)                                   \
+  Term operator op(Term a, Term b) {                                             \
+    return TermOps::Binary(                                                      \
         a, b, name, [](const z3::expr& x, const z3::expr& y) { return x op y; }, \
-        TermOps::Sorts::sorts);                                           \
-  }                                                                       \
+        TermOps::Sorts::sorts);                                                  \
+  }                                                                              \
   Term operator op(Term a, int64_t b) { return a op TermOps::Const(a, b); }
 
 WARPCHECK_SMT_COMPARE(<, "<", kInt)
@@ -362,8 +364,9 @@ SolverResult Context::Check(absl::string_view name, absl::Span<const Term> asser
     }
     const auto t0 = std::chrono::steady_clock::now();
     const z3::check_result cr = solver.check();
-    r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-               .count();
+    r.ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+            .count();
     // The count is cumulative over the context; the limit applies per check.
     const uint64_t count = RlimitCount(solver);
     r.rlimit_used = count >= impl_->rlimit_count ? count - impl_->rlimit_count : count;

@@ -7,28 +7,30 @@
 // same way). The vocabulary is deliberately small — integer and Boolean terms, one
 // named query at a time — because that is all the swizzle and layout proofs need:
 //
-//     smt::Context ctx;                       // owns one z3::context; one per proof/thread
-//     smt::Term r = ctx.IntVar("R");
-//     smt::Term i = ctx.IntVar("i");
+//     smt::Context ctx;                       // owns one z3::context; one per
+//     proof/thread smt::Term r = ctx.IntVar("R"); smt::Term i = ctx.IntVar("i");
 //     smt::SolverResult res = ctx.Check("gemm.in_range",
 //         {r >= 1, i >= 0, i < r * 3, !(smt::Div(i, r) < 3)}, options);
 //     if (res.result == smt::SatResult::kSat) res.model.Int(i);   // a witness
 //
 // Terms are handles (a context pointer and an index), so this header exposes no Z3 type
-// and copying a Term is free. A Term is valid while its Context lives; mixing terms of two
-// contexts is a programming error (checked).
+// and copying a Term is free. A Term is valid while its Context lives; mixing terms of
+// two contexts is a programming error (checked).
 //
 // Results are kept apart the way Alive2 keeps them (SAT / UNSAT / TIMEOUT / ERROR):
 //
 //     kSat      a model exists (for a property query: a counterexample)
 //     kUnsat    no model (for a property query: a proof)
 //     kUnknown  the solver gave up; reason_unknown says why (rlimit: "max. resource
-//               limit exceeded" or "canceled") — callers report kInconclusive, never a pass
-//     kError    Z3 threw; `error` is absl::InternalError with the query name and Z3's text
+//               limit exceeded" or "canceled") — callers report kInconclusive, never a
+//               pass
+//     kError    Z3 threw; `error` is absl::InternalError with the query name and Z3's
+//     text
 //
 // No exception leaves this module: z3::exception is caught here, both in Check and while
-// terms are built (a failed construction makes the Context "poisoned": the failing and all
-// later terms are invalid, and every later Check returns kError with the first error).
+// terms are built (a failed construction makes the Context "poisoned": the failing and
+// all later terms are invalid, and every later Check returns kError with the first
+// error).
 //
 // Budgets are deterministic: `rlimit` (Z3's resource counter, the same count on every
 // machine for the same query) is the default; a wall-clock timeout exists only as an
@@ -61,8 +63,9 @@ absl::string_view SatResultName(SatResult r);
 
 // Options of one query, passed explicitly (there is no global solver state).
 struct SolverOptions {
-  // Z3's resource limit for this query (0: none). Deterministic; about 1e6 units per
-  // 100 ms of solving on the swizzle queries.
+  // Z3's resource limit for this query (0: none). Deterministic: the same query spends
+  // the same count on every machine (on the swizzle queries, very roughly 1e5..1e6 units
+  // per 100 ms). Not a hard time bound everywhere: see verify/README.md.
   uint64_t rlimit = 50'000'000;
   // Wall-clock limit in milliseconds (0: none). Not deterministic; off by default.
   uint32_t timeout_ms = 0;
@@ -137,7 +140,8 @@ class Model {
  public:
   Model() = default;
   bool has_value() const { return impl_ != nullptr; }
-  // Ensures: the value of an integer term in the model (unassigned symbols read as 0, Z3's
+  // Ensures: the value of an integer term in the model (unassigned symbols read as 0,
+  // Z3's
   //          model completion), or nullopt when there is no model, the term is invalid or
   //          the value does not fit in int64.
   std::optional<int64_t> Int(Term t) const;
@@ -155,14 +159,14 @@ class Model {
 
 // The outcome of one named query.
 struct SolverResult {
-  std::string query;                  // the name given to Check
+  std::string query;  // the name given to Check
   SatResult result = SatResult::kError;
-  std::string reason_unknown;         // kUnknown: Z3's reason_unknown()
-  absl::Status error;                 // kError: InternalError with context
-  double ms = 0;                      // wall time of check()
-  uint64_t rlimit_used = 0;           // Z3's resource count spent by this query
-  std::string smt2;                   // with SolverOptions::keep_smt2
-  Model model;                        // kSat
+  std::string reason_unknown;  // kUnknown: Z3's reason_unknown()
+  absl::Status error;          // kError: InternalError with context
+  double ms = 0;               // wall time of check()
+  uint64_t rlimit_used = 0;    // Z3's resource count spent by this query
+  std::string smt2;            // with SolverOptions::keep_smt2
+  Model model;                 // kSat
 };
 
 // Owns one z3::context and every Term built in it. Not thread-safe; one per thread.
