@@ -573,16 +573,27 @@ LinearLayout LinearLayout::TransposeOuts(const std::vector<std::string>& order) 
                       /*require_surjective=*/false);
 }
 
-LinearLayout LinearLayout::ReshapeIns(const OutDimsT& new_in_dims) const {
-  int total_log2 = 0;
-  for (const auto& [name, size] : new_in_dims) {
+namespace {
+
+// Requires of ReshapeIns/ReshapeOuts: every new size a power of two, and 2^total_log2
+// elements in all.
+void CheckReshapeSizes(const char* op, const LinearLayout::OutDimsT& new_dims,
+                       int total_log2, const LinearLayout& layout) {
+  int new_log2 = 0;
+  for (const auto& [name, size] : new_dims) {
     WARPCHECK_CHECK(IsPowerOf2(size))
-        << "ReshapeIns: size " << size << " of '" << name << "' is not a power of two";
-    total_log2 += Log2Exact(size);
+        << op << ": size " << size << " of '" << name << "' is not a power of two";
+    new_log2 += Log2Exact(size);
   }
-  WARPCHECK_CHECK(total_log2 == TotalInDimSizeLog2())
-      << "ReshapeIns: new sizes have 2^" << total_log2 << " elements, layout has 2^"
-      << TotalInDimSizeLog2() << ": " << ToString();
+  WARPCHECK_CHECK(new_log2 == total_log2)
+      << op << ": new sizes have 2^" << new_log2 << " elements, layout has 2^"
+      << total_log2 << ": " << layout.ToString();
+}
+
+}  // namespace
+
+LinearLayout LinearLayout::ReshapeIns(const OutDimsT& new_in_dims) const {
+  CheckReshapeSizes("ReshapeIns", new_in_dims, TotalInDimSizeLog2(), *this);
   std::vector<const Basis*> flat;
   for (const auto& [name, dim_bases] : bases_) {
     for (const Basis& basis : dim_bases) flat.push_back(&basis);
@@ -598,15 +609,7 @@ LinearLayout LinearLayout::ReshapeIns(const OutDimsT& new_in_dims) const {
 }
 
 LinearLayout LinearLayout::ReshapeOuts(const OutDimsT& new_out_dims) const {
-  int total_log2 = 0;
-  for (const auto& [name, size] : new_out_dims) {
-    WARPCHECK_CHECK(IsPowerOf2(size))
-        << "ReshapeOuts: size " << size << " of '" << name << "' is not a power of two";
-    total_log2 += Log2Exact(size);
-  }
-  WARPCHECK_CHECK(total_log2 == TotalOutDimSizeLog2())
-      << "ReshapeOuts: new sizes have 2^" << total_log2 << " elements, layout has 2^"
-      << TotalOutDimSizeLog2() << ": " << ToString();
+  CheckReshapeSizes("ReshapeOuts", new_out_dims, TotalOutDimSizeLog2(), *this);
   std::vector<int> shifts;
   int shift = 0;
   for (const auto& [name, size] : out_dims_) {

@@ -432,30 +432,7 @@ bool FSetp(Exec& x, const Insn& in, uint32_t mask) {
     }
     r |= uint32_t(v) << l;
   });
-  uint32_t c = x.preds[in.q] ^ (in.q_neg ? ~0u : 0u);
-  uint32_t p = r, q = ~r;
-  switch (in.aux2) {
-    case 1:
-      p &= c;
-      q &= c;
-      break;
-    case 2:
-      p |= c;
-      q |= c;
-      break;
-    case 3:
-      p ^= c;
-      q ^= c;
-      break;
-    default:
-      break;
-  }
-  uint32_t& dp = x.preds[in.p[0]];
-  dp = (dp & ~mask) | (p & mask);
-  if (in.has_p1) {
-    uint32_t& dq = x.preds[in.p[1]];
-    dq = (dq & ~mask) | (q & mask);
-  }
+  SetpFinish(x, in, mask, r);
   return true;
 }
 

@@ -423,34 +423,6 @@ bool ExecClock(Exec& x, const Insn& in, uint32_t mask) {
 }
 
 // ---- setp ---------------------------------------------------------------------------
-// Writes p = cmp BOOL c and q = !cmp BOOL c for the lanes of `mask`.
-inline void SetpFinish(Exec& x, const Insn& in, uint32_t mask, uint32_t cmp) {
-  uint32_t c = x.preds[in.q] ^ (in.q_neg ? ~0u : 0u);
-  uint32_t p = cmp, q = ~cmp;
-  switch (in.aux2) {
-    case 1:
-      p &= c;
-      q &= c;
-      break;
-    case 2:
-      p |= c;
-      q |= c;
-      break;
-    case 3:
-      p ^= c;
-      q ^= c;
-      break;
-    default:
-      break;
-  }
-  uint32_t& dp = x.preds[in.p[0]];
-  dp = (dp & ~mask) | (p & mask);
-  if (in.has_p1) {
-    uint32_t& dq = x.preds[in.p[1]];
-    dq = (dq & ~mask) | (q & mask);
-  }
-}
-
 template <typename T, typename C, bool (*F)(C, C)>
 bool Setp(Exec& x, const Insn& in, uint32_t mask) {
   const uint64_t* a = x.R(in.s[0]);

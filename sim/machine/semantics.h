@@ -124,6 +124,36 @@ inline void ForLanes(uint32_t mask, F f) {
   }
 }
 
+// setp (integer and float): writes p = cmp BOOL c and q = !cmp BOOL c for the lanes
+// of `mask`, where BOOL is the .and/.or/.xor combiner in in.aux2 (0 = none).
+inline void SetpFinish(Exec& x, const Insn& in, uint32_t mask, uint32_t cmp) {
+  uint32_t c = x.preds[in.q] ^ (in.q_neg ? ~0u : 0u);
+  uint32_t p = cmp, q = ~cmp;
+  switch (in.aux2) {
+    case 1:
+      p &= c;
+      q &= c;
+      break;
+    case 2:
+      p |= c;
+      q |= c;
+      break;
+    case 3:
+      p ^= c;
+      q ^= c;
+      break;
+    default:
+      break;
+  }
+  uint32_t& dp = x.preds[in.p[0]];
+  dp = (dp & ~mask) | (p & mask);
+  if (in.has_p1) {
+    uint32_t& dq = x.preds[in.p[1]];
+    dq = (dq & ~mask) | (q & mask);
+  }
+}
+
+
 }  // namespace warpcheck::sim::machine
 
 #endif  // WARPCHECK_SIM_MACHINE_SEMANTICS_H_

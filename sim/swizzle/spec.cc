@@ -122,15 +122,15 @@ absl::StatusOr<SwizzleSpec> SwizzleSpec::FromProgram(expr::Program program) {
     for (const std::string& v : expr::FreeVariables(*s.value)) {
       if (per_iter_names.contains(v)) {
         // Find the node for the message position.
-        std::vector<const expr::Expr*> todo = {s.value.get()};
-        while (!todo.empty() && per_iter_var == nullptr) {
-          const expr::Expr* e = todo.back();
-          todo.pop_back();
+        std::vector<const expr::Expr*> pending = {s.value.get()};
+        while (!pending.empty() && per_iter_var == nullptr) {
+          const expr::Expr* e = pending.back();
+          pending.pop_back();
           if (e->kind() == expr::ExprKind::kVar && e->name() == v) {
             per_iter_var = e;
             break;
           }
-          for (int k = e->num_operands() - 1; k >= 0; --k) todo.push_back(&e->operand(k));
+          for (int k = e->num_operands() - 1; k >= 0; --k) pending.push_back(&e->operand(k));
         }
         break;
       }

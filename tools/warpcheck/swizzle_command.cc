@@ -641,6 +641,24 @@ void FillCounterexample(const sw::Counterexample& c, SwizzleCounterexample* out)
   out->set_text(c.ToString());
 }
 
+// Reads a SwizzleProblem text proto and resolves it (spec files relative to it, the
+// default box for built-ins). InvalidArgument "path: ..." for an unreadable or malformed
+// file.
+absl::StatusOr<Problem> LoadProblemFile(const std::string& path, SwizzleProblem* proto) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (!in || !google::protobuf::TextFormat::ParseFromString(ss.str(), proto)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": not a readable warpcheck.SwizzleProblem"));
+  }
+  ASSIGN_OR_RETURN(Problem p, ProblemFromProto(*proto,
+                                               std::filesystem::path(path).parent_path().string(),
+                                               path));
+  if (p.builtin) FillBuiltinDefaults(p.builtin_sweep);
+  return p;
+}
+
 // A reproducing corpus case for a counterexample: the same problem narrowed to the
 // violating point, expecting "violated" with that kind.
 std::string CounterexampleCase(const Problem& p, const sw::Counterexample& c,
@@ -723,17 +741,8 @@ int RunSwizzleProve(const ParsedArgs& args, std::ostream& out, std::ostream& err
   } else {
     spec_path = *args.Get("spec");
     if (absl::EndsWith(spec_path, ".textproto")) {
-      std::ifstream in(spec_path);
-      std::stringstream ss;
-      ss << in.rdbuf();
       SwizzleProblem proto;
-      if (!in || !google::protobuf::TextFormat::ParseFromString(ss.str(), &proto)) {
-        PrintError(err, absl::StrCat(spec_path, ": not a readable warpcheck.SwizzleProblem"));
-        return kExitInputError;
-      }
-      problem = ProblemFromProto(proto, std::filesystem::path(spec_path).parent_path().string(),
-                                 spec_path);
-      if (problem.ok() && problem->builtin) FillBuiltinDefaults(problem->builtin_sweep);
+      problem = LoadProblemFile(spec_path, &proto);
     } else {
       auto spec = sw::SwizzleSpec::Load(spec_path);
       if (!spec.ok()) {
@@ -825,17 +834,8 @@ int RunSwizzleProve(const ParsedArgs& args, std::ostream& out, std::ostream& err
 }
 
 absl::Status CheckSwizzleCorpusFile(const std::string& path, bool* ok, std::string* detail) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
   SwizzleProblem proto;
-  if (!in || !google::protobuf::TextFormat::ParseFromString(ss.str(), &proto)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": not a readable warpcheck.SwizzleProblem"));
-  }
-  ASSIGN_OR_RETURN(Problem p, ProblemFromProto(proto, std::filesystem::path(path).parent_path().string(),
-                                               path));
-  if (p.builtin) FillBuiltinDefaults(p.builtin_sweep);
+  ASSIGN_OR_RETURN(Problem p, LoadProblemFile(path, &proto));
   if (proto.expect().verdict() != "holds" && proto.expect().verdict() != "violated") {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": expect.verdict must be \"holds\" or \"violated\""));
