@@ -20,6 +20,7 @@
 #include "tools/warpcheck/layout_render.h"
 #include "tools/warpcheck/output.h"
 #include "tools/warpcheck/sim_command.h"
+#include "tools/warpcheck/signal_command.h"
 #include "tools/warpcheck/swizzle_command.h"
 
 #ifndef WARPCHECK_VERSION
@@ -272,10 +273,19 @@ absl::Status CheckCorpusFile(const std::string& path, CorpusReport& report, bool
     record(fs::path(path).stem().string(), ok, detail);
     return absl::OkStatus();
   }
+  if (message == "warpcheck.SignalProgram" || message == "warpcheck.SignalTrace") {
+    bool ok = false;
+    std::string detail;
+    RETURN_IF_ERROR(CheckSignalCorpusFile(path, message == "warpcheck.SignalTrace", &ok, &detail));
+    report.set_files(report.files() + 1);
+    record(fs::path(path).stem().string(), ok, detail);
+    return absl::OkStatus();
+  }
   if (message != "warpcheck.LayoutCorpus") {
     return absl::InvalidArgumentError(absl::StrCat(
         path, ":1:1: a corpus file starts with '# proto-message: ' and one of "
-              "warpcheck.LayoutCorpus, warpcheck.SwizzleProblem, warpcheck.LaunchSpec",
+              "warpcheck.LayoutCorpus, warpcheck.SwizzleProblem, warpcheck.LaunchSpec, "
+              "warpcheck.SignalProgram, warpcheck.SignalTrace",
         message.empty() ? " (no header found)" : absl::StrCat(" (found '", message, "')")));
   }
   LayoutCorpus corpus;
@@ -397,6 +407,18 @@ const std::vector<Command>& Commands() {
        {"format"},
        {},
        [](Context& c) { return RunGpu(c.args, /*diff=*/true, c.out, c.err, c.report_out); }},
+      {"signal run", "simulate a multi-rank wait/notify program; explore, explain hangs",
+       SignalRunValueFlags(),
+       {"no-reduction"},
+       [](Context& c) { return RunSignalRun(c.args, c.out, c.err, c.report_out); }},
+      {"signal replay", "replay a recorded signal trace; reproduce or find the divergence",
+       {"format", "max-states"},
+       {"explore-nearby"},
+       [](Context& c) { return RunSignalReplay(c.args, c.out, c.err, c.report_out); }},
+      {"signal lint", "static checks of a signal program",
+       {"format", "ranks", "ctas", "iterations"},
+       {},
+       [](Context& c) { return RunSignalLint(c.args, c.out, c.err, c.report_out); }},
       {"corpus check", "run every corpus case and compare with its expected verdict",
        {"format"},
        {"verbose"},

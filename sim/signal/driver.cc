@@ -1,0 +1,451 @@
+#include "sim/signal/driver.h"
+
+#include <map>
+#include <set>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "sim/base/status_macros.h"
+#include "sim/signal/explain.h"
+#include "sim/signal/lint.h"
+
+namespace warpcheck::sim::signal {
+
+namespace {
+
+void FillTerminals(const ExploreResult& r, SignalReport* rep) {
+  for (const TerminalSummary& t : r.terminals) {
+    SignalTerminal* out = rep->add_terminals();
+    out->set_outcome(t.outcome);
+    for (const std::string& b : t.blocked) out->add_blocked(b);
+    for (const auto& [k, v] : t.values) (*out->mutable_values())[k] = static_cast<double>(v);
+    out->set_count(static_cast<double>(t.count));
+    out->set_race(t.race);
+  }
+}
+
+void FillTrail(const Terminal& t, SignalReport* rep) {
+  for (const Event& ev : t.trail) rep->add_trail(ev.text);
+}
+
+void FillRaces(const Machine& m, const State& s, SignalReport* rep) {
+  const Program& p = m.program();
+  for (const RaceRecord& r : s.races) {
+    SignalRace* out = rep->add_races();
+    out->set_kind(r.kind);
+    out->set_text(r.text);
+    out->set_access(absl::StrCat(m.info(r.agent).name, " ", p.ops[r.op].site));
+    out->set_other(absl::StrCat(m.info(r.other_agent).name, " ", p.ops[r.other_op].site));
+  }
+}
+
+std::string AgentStateName(Status st, bool waiting) {
+  switch (st) {
+    case Status::kNotLaunched:
+    case Status::kNotStarted: return "NOT_STARTED";
+    case Status::kExited: return "EXITED";
+    default: return waiting ? "WAITING" : "RUNNING";
+  }
+}
+
+void FillAgentFields(const Machine& m, int a, SignalEvent* e) {
+  const AgentInfo& ai = m.info(a);
+  e->set_rank(ai.rank);
+  if (ai.kind == AgentKind::kCta) {
+    e->set_cta(ai.cta);
+    e->set_kernel(m.program().kernels[ai.kernel].name);
+    if (ai.kernel_launch > 1) e->set_launch(ai.kernel_launch);
+  } else {
+    e->set_cta(-1);
+    e->set_stream(m.program().streams[ai.stream].name);
+  }
+}
+
+// The agent an event or snapshot names; -1 if none.
+int FindAgent(const Machine& m, int rank, int cta, const std::string& kernel,
+              const std::string& stream, int launch) {
+  for (int a = 0; a < m.num_agents(); ++a) {
+    const AgentInfo& ai = m.info(a);
+    if (ai.rank != rank) continue;
+    if (!stream.empty() || cta < 0) {
+      if (ai.kind == AgentKind::kStream && m.program().streams[ai.stream].name == stream)
+        return a;
+      continue;
+    }
+    if (ai.kind != AgentKind::kCta || ai.cta != cta) continue;
+    if (!kernel.empty() && m.program().kernels[ai.kernel].name != kernel) continue;
+    if (ai.kernel_launch != std::max(launch, 1)) continue;
+    return a;
+  }
+  return -1;
+}
+
+}  // namespace
+
+std::string RenderEvent(const SignalEvent& e) {
+  std::string agent = e.stream().empty()
+                          ? absl::StrCat("rank", e.rank(), ".", e.kernel().empty() ? "" : e.kernel() + ".",
+                                         e.launch() > 1 ? absl::StrCat("L", e.launch(), ".") : "",
+                                         "cta", e.cta())
+                          : absl::StrCat("rank", e.rank(), ".", e.stream());
+  std::string word = e.object().empty()
+                         ? ""
+                         : absl::StrCat(" ", e.object(), "@", e.word_rank(), "[", e.index(), "]");
+  std::string tail;
+  if (e.what() == "write") tail = absl::StrCat(" = ", e.value());
+  if (e.what() == "wait_end" || e.what() == "wait_abort")
+    tail = absl::StrCat(" observed ", e.observed(), " (waiting for ", e.value(), ")");
+  return absl::StrCat(agent, " #", e.seq(), " ", e.site(), " ", e.what(), word, tail,
+                      e.mo() > 0 ? absl::StrCat(" (mo ", e.mo(), ")") : "");
+}
+
+SignalTrace MakeTrace(const Machine& m, const Terminal& t) {
+  const Program& p = m.program();
+  SignalTrace out;
+  *out.mutable_program() = p.proto;
+  out.mutable_program()->clear_expect();
+  std::map<int, int64_t> seq;
+  std::map<uint64_t, int64_t> mo;
+  for (const Event& ev : t.trail) {
+    SignalEvent* e = out.add_events();
+    FillAgentFields(m, ev.agent, e);
+    e->set_seq(seq[ev.agent]++);
+    e->set_site(ev.op >= 0 ? p.ops[ev.op].site : "start");
+    e->set_what(ev.what);
+    if (ev.has_word) {
+      e->set_object(p.objects[KeyObject(ev.word)].name);
+      e->set_word_rank(KeyRank(ev.word));
+      e->set_index(KeyIndex(ev.word));
+      if (ev.what == "write") {
+        e->set_value(ev.after);
+        e->set_mo(++mo[ev.word]);
+      } else if (ev.what == "wait_end") {
+        e->set_observed(ev.after);
+        e->set_value(t.state.agents[ev.agent].wait_value);
+        const Op& op = p.ops[ev.op];
+        if (op.value.present()) {
+          int64_t v;
+          if (op.value.Eval(t.state.agents[ev.agent].frame.data(), &v)) e->set_value(v);
+        }
+      }
+    }
+  }
+  SignalSnapshot* snap = out.mutable_snapshot();
+  for (int a = 0; a < m.num_agents(); ++a) {
+    const AgentState& as = t.state.agents[a];
+    SignalAgentSnapshot* sa = snap->add_agents();
+    SignalEvent tmp;
+    FillAgentFields(m, a, &tmp);
+    sa->set_rank(tmp.rank());
+    sa->set_cta(tmp.cta());
+    sa->set_kernel(tmp.kernel());
+    sa->set_stream(tmp.stream());
+    sa->set_launch(tmp.launch());
+    bool waiting = as.status == Status::kRunning && !m.AgentEnabled(t.state, a);
+    SignalAgentState st;
+    SignalAgentState_Parse(AgentStateName(as.status, waiting), &st);
+    sa->set_state(st);
+    int op = m.CurrentOp(t.state, a);
+    if (op >= 0) sa->set_site(p.ops[op].site);
+    if (as.wait_armed) {
+      sa->set_expected(as.wait_value);
+      for (size_t i = 0; i < as.lanes.size(); ++i)
+        if (as.lanes[i]) {
+          int l = static_cast<int>(i * 64 + __builtin_ctzll(as.lanes[i]));
+          uint64_t key = WordKey(p.ops[op].object, as.wait_rank, as.wait_index + l);
+          sa->set_observed(m.Visible(t.state, a, key, p.ops[op].scope, p.ops[op].sem));
+          break;
+        }
+    }
+  }
+  for (const auto& [key, w] : t.state.words) {
+    SignalWordValue* v = snap->add_words();
+    v->set_object(p.objects[KeyObject(key)].name);
+    v->set_rank(KeyRank(key));
+    v->set_index(KeyIndex(key));
+    v->set_value(w.value);
+  }
+  return out;
+}
+
+absl::Status ValidateTrace(const Machine& m, const SignalTrace& t, const std::string& origin) {
+  const Program& p = m.program();
+  std::map<int, int64_t> last_seq;
+  for (int i = 0; i < t.events_size(); ++i) {
+    const SignalEvent& e = t.events(i);
+    std::string path = absl::StrCat(origin, ": events[", i, "]");
+    int a = FindAgent(m, e.rank(), e.cta(), e.kernel(), e.stream(), e.launch());
+    if (a < 0)
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": no agent rank ", e.rank(),
+          e.stream().empty() ? absl::StrCat(" cta ", e.cta(), e.kernel().empty() ? "" : " of kernel " + e.kernel())
+                             : " stream " + e.stream(),
+          " in the program"));
+    auto it = last_seq.find(a);
+    if (it != last_seq.end() && e.seq() <= it->second)
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": seq ", e.seq(), " does not increase for ", m.info(a).name, " (previous ",
+          it->second, ")"));
+    last_seq[a] = e.seq();
+    if (!e.object().empty()) {
+      int o = p.FindObject(e.object());
+      if (o < 0)
+        return absl::InvalidArgumentError(absl::StrCat(path, ".object: no object '", e.object(), "'"));
+      if (e.word_rank() < 0 || e.word_rank() >= p.ranks)
+        return absl::InvalidArgumentError(absl::StrCat(path, ".word_rank: ", e.word_rank(),
+                                                       " is outside 0..", p.ranks - 1));
+    }
+    static const std::set<std::string> kWhat = {"write", "wait_begin", "wait_end", "wait_abort",
+                                                "data", "start", "read", "arrive", "leave",
+                                                "launch", "join", "exit", "data_write",
+                                                "data_read"};
+    if (!kWhat.count(e.what()))
+      return absl::InvalidArgumentError(absl::StrCat(path, ".what: '", e.what(),
+                                                     "' is not an event kind (write, wait_end, ...)"));
+  }
+  for (int i = 0; i < t.snapshot().words_size(); ++i) {
+    const SignalWordValue& w = t.snapshot().words(i);
+    if (p.FindObject(w.object()) < 0)
+      return absl::InvalidArgumentError(absl::StrCat(origin, ": snapshot.words[", i,
+                                                     "].object: no object '", w.object(), "'"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<RunResult> LintProgram(const Program& p) {
+  ASSIGN_OR_RETURN(Machine m, Machine::Create(p));
+  RunResult res;
+  std::vector<SignalLint> lints = Lint(m);
+  for (const SignalLint& l : lints) *res.report.add_lints() = l;
+  res.report.set_outcome(HasErrors(lints) ? "static_error" : "ok");
+  res.exit_code = HasErrors(lints) ? 10 : 0;
+  return res;
+}
+
+absl::StatusOr<RunResult> RunProgram(const Program& p, const RunOptions& opt) {
+  ASSIGN_OR_RETURN(Machine m, Machine::Create(p));
+  RunResult res;
+  SignalReport& rep = res.report;
+  rep.set_schedule(opt.schedule);
+  std::vector<SignalLint> lints = Lint(m);
+  for (const SignalLint& l : lints) *rep.add_lints() = l;
+  if (HasErrors(lints)) {
+    rep.set_outcome("static_error");
+    SignalExplanation* e = rep.mutable_explanation();
+    e->set_cause(lints.front().id());
+    e->set_text(absl::StrCat("static error: ", lints.front().text()));
+    res.exit_code = 10;
+    return res;
+  }
+  ExploreOptions eo;
+  eo.schedule = opt.schedule;
+  eo.seed = opt.seed;
+  eo.max_states = opt.max_states > 0 ? opt.max_states : p.max_states;
+  eo.reduce = opt.reduce;
+  ExploreResult r = Explore(m, eo);
+  rep.set_states(static_cast<double>(r.states));
+  rep.set_transitions(static_cast<double>(r.transitions));
+  rep.set_seconds(r.seconds);
+  rep.set_states_per_second(r.seconds > 0 ? r.states / r.seconds : 0);
+  rep.set_bound_hit(r.bound_hit);
+  (*rep.mutable_outcome_counts())["completes"] = static_cast<double>(r.completes);
+  (*rep.mutable_outcome_counts())["deadlock"] = static_cast<double>(r.deadlocks);
+  (*rep.mutable_outcome_counts())["race"] = static_cast<double>(r.races);
+  (*rep.mutable_outcome_counts())["fault"] = static_cast<double>(r.faults);
+  FillTerminals(r, &rep);
+
+  const Terminal* shown = nullptr;
+  if (r.first_fault) {
+    rep.set_outcome("fault");
+    SignalExplanation* e = rep.mutable_explanation();
+    e->set_cause("fault");
+    e->set_text(absl::StrCat("fault: ", r.first_fault->state.fault));
+    shown = &*r.first_fault;
+    res.exit_code = 10;
+  } else if (r.first_deadlock) {
+    *rep.mutable_explanation() = ExplainDeadlock(m, r.first_deadlock->state);
+    shown = &*r.first_deadlock;
+    res.svg = WaitForSvg(rep.explanation());
+    if (r.first_complete) {
+      rep.set_outcome("nondeterministic");
+      rep.mutable_explanation()->set_deciding(
+          DecidingInterleaving(m, rep.explanation(), *r.first_deadlock, *r.first_complete));
+      rep.mutable_explanation()->set_text(
+          absl::StrCat("nondeterministic: ", r.deadlocks, " terminal state(s) deadlock, ",
+                       r.completes, " complete\n", rep.explanation().text(), "\ndeciding ",
+                       rep.explanation().deciding()));
+    } else {
+      rep.set_outcome("deadlock");
+      if (r.bound_hit)
+        rep.mutable_explanation()->set_text(absl::StrCat(
+            rep.explanation().text(), "\n(state bound hit: a completing interleaving is not "
+                                      "excluded)"));
+    }
+    res.exit_code = 10;
+  } else if (r.bound_hit) {
+    rep.set_outcome("inconclusive");
+    rep.mutable_explanation()->set_text(absl::StrCat(
+        "state bound of ", eo.max_states, " hit after ", r.states,
+        " states with no deadlock found; raise --max-states or lower --ranks/--iterations"));
+    res.exit_code = 5;
+  } else if (r.first_race) {
+    rep.set_outcome("race");
+    SignalExplanation* e = rep.mutable_explanation();
+    e->set_cause("data_race");
+    shown = &*r.first_race;
+    FillRaces(m, r.first_race->state, &rep);
+    std::vector<std::string> lines;
+    for (const SignalRace& x : rep.races()) lines.push_back(absl::StrCat("  ", x.kind(), ": ", x.text()));
+    e->set_text(absl::StrCat("race: ", r.races, " terminal state(s) reached with a data race\n",
+                             absl::StrJoin(lines, "\n")));
+    res.exit_code = 10;
+  } else {
+    rep.set_outcome("completes");
+    shown = r.first_complete ? &*r.first_complete : nullptr;
+    res.exit_code = 0;
+  }
+  if (shown) {
+    FillTrail(*shown, &rep);
+    if (rep.races_size() == 0) FillRaces(m, shown->state, &rep);
+    for (const auto& [k, v] : FinalValues(m, shown->state))
+      (*rep.mutable_final_values())[k] = static_cast<double>(v);
+    res.trace = MakeTrace(m, *shown);
+    res.has_trace = true;
+  }
+  return res;
+}
+
+absl::StatusOr<RunResult> Replay(const Program& p, const SignalTrace& trace,
+                                 const std::string& origin, const ReplayOptions& opt) {
+  ASSIGN_OR_RETURN(Machine m, Machine::Create(p));
+  RETURN_IF_ERROR(ValidateTrace(m, trace, origin));
+  // The recorded modification order: word -> writers (agent, site) in order.
+  std::map<uint64_t, std::vector<std::pair<int, std::string>>> order;
+  std::vector<std::pair<int64_t, const SignalEvent*>> writes;
+  for (const SignalEvent& e : trace.events()) {
+    if (e.what() != "write" || e.object().empty()) continue;
+    writes.push_back({e.mo(), &e});
+  }
+  for (const auto& [mo, e] : writes) {
+    int a = FindAgent(m, e->rank(), e->cta(), e->kernel(), e->stream(), e->launch());
+    uint64_t key = WordKey(p.FindObject(e->object()), e->word_rank(), e->index());
+    order[key].push_back({a, e->site()});
+  }
+  for (auto& [key, list] : order) (void)list;  // events are already in per-word mo order
+  auto allow = [&](const State& s, const Transition& t) {
+    State c = s;
+    Event ev;
+    m.Step(c, t, &ev);
+    if (ev.what != "write" || !ev.has_word) return true;
+    auto it = order.find(ev.word);
+    if (it == order.end()) return false;  // a write the recording never saw
+    const Word* w = nullptr;
+    if (auto wi = s.words.find(ev.word); wi != s.words.end()) w = &wi->second;
+    size_t idx = w ? w->hist.size() : 0;
+    if (idx >= it->second.size()) return false;
+    return it->second[idx].first == ev.agent &&
+           (it->second[idx].second.empty() || ev.op < 0 ||
+            it->second[idx].second == p.ops[ev.op].site);
+  };
+  ExploreOptions eo;
+  eo.schedule = "explore";
+  eo.max_states = opt.max_states > 0 ? opt.max_states : p.max_states;
+  eo.reduce = false;
+  eo.allow = allow;
+  ExploreResult r = Explore(m, eo);
+  RunResult res;
+  SignalReport& rep = res.report;
+  rep.set_schedule("replay");
+  rep.set_states(static_cast<double>(r.states));
+  rep.set_transitions(static_cast<double>(r.transitions));
+  rep.set_seconds(r.seconds);
+  rep.set_states_per_second(r.seconds > 0 ? r.states / r.seconds : 0);
+  rep.set_bound_hit(r.bound_hit);
+  // The snapshot: blocked agents and word values.
+  std::set<std::string> snap_blocked;
+  for (const SignalAgentSnapshot& sa : trace.snapshot().agents()) {
+    if (sa.state() != WAITING && sa.state() != NOT_STARTED && sa.state() != RUNNING) continue;
+    int a = FindAgent(m, sa.rank(), sa.cta(), sa.kernel(), sa.stream(), sa.launch());
+    if (a >= 0 && sa.state() != RUNNING)
+      snap_blocked.insert(absl::StrCat(m.info(a).name, "@", sa.state() == NOT_STARTED ? "not_started" : sa.site()));
+  }
+  std::map<std::string, int64_t> snap_values;
+  for (const SignalWordValue& w : trace.snapshot().words()) {
+    int o = p.FindObject(w.object());
+    if (w.value() != p.objects[o].init)
+      snap_values[m.WordName(o, w.rank(), w.index())] = w.value();
+  }
+  const bool hang_recorded = !snap_blocked.empty();
+  const Terminal* match = nullptr;
+  std::string divergence;
+  auto matches = [&](const Terminal& t) {
+    if (t.ending != Ending::kDeadlock) return false;
+    std::vector<std::string> b = BlockedSignature(m, t.state);
+    std::set<std::string> bs(b.begin(), b.end());
+    std::set<std::string> want;
+    for (const std::string& x : snap_blocked) want.insert(x);
+    return bs == want && FinalValues(m, t.state) == snap_values;
+  };
+  if (r.first_deadlock && matches(*r.first_deadlock)) match = &*r.first_deadlock;
+  if (match) {
+    rep.set_replay("reproduced");
+    *rep.mutable_explanation() = ExplainDeadlock(m, match->state);
+    res.svg = WaitForSvg(rep.explanation());
+    rep.set_outcome("deadlock");
+    FillTrail(*match, &rep);
+    res.exit_code = 10;
+  } else {
+    const Terminal* t = r.first_deadlock ? &*r.first_deadlock
+                        : r.first_complete ? &*r.first_complete
+                                           : r.first_fault ? &*r.first_fault : nullptr;
+    // First divergence: the first word whose recorded order the replay could not follow.
+    if (t) {
+      for (const auto& [key, list] : order) {
+        const Word* w = nullptr;
+        if (auto wi = t->state.words.find(key); wi != t->state.words.end()) w = &wi->second;
+        size_t got = w ? w->hist.size() : 0;
+        if (got < list.size()) {
+          divergence = absl::StrCat(m.WordName(key), ": recorded write #", got + 1, " by ",
+                                    list[got].first >= 0 ? m.info(list[got].first).name : "?",
+                                    " at ", list[got].second,
+                                    " never happens in the replay (", got, " of ",
+                                    list.size(), " recorded writes reproduced)");
+          break;
+        }
+      }
+      if (divergence.empty() && t->ending == Ending::kDeadlock)
+        divergence = absl::StrCat("the replay hangs with [",
+                                  absl::StrJoin(BlockedSignature(m, t->state), ", "),
+                                  "] but the snapshot recorded [",
+                                  absl::StrJoin(snap_blocked, ", "), "]");
+      if (divergence.empty() && t->ending == Ending::kCompletes && hang_recorded)
+        divergence = "every recorded write was reproduced and the replay completes: the "
+                     "recorded hang is not reachable under this program";
+      FillTrail(*t, &rep);
+    } else {
+      divergence = "no schedule follows the recorded modification order from the start";
+    }
+    rep.set_replay(t && t->ending == Ending::kCompletes && !hang_recorded ? "completed" : "diverged");
+    rep.set_divergence(divergence);
+    rep.set_outcome(t && t->ending == Ending::kDeadlock ? "deadlock"
+                    : t && t->ending == Ending::kCompletes ? "completes" : "fault");
+    rep.mutable_explanation()->set_text(absl::StrCat("replay diverged: ", divergence));
+    res.exit_code = 10;
+  }
+  if (opt.explore_nearby) {
+    ExploreOptions all;
+    all.max_states = eo.max_states;
+    ExploreResult n = Explore(m, all);
+    (*rep.mutable_outcome_counts())["completes"] = static_cast<double>(n.completes);
+    (*rep.mutable_outcome_counts())["deadlock"] = static_cast<double>(n.deadlocks);
+    if (n.bound_hit && n.completes == 0) rep.set_nearby("inconclusive");
+    else rep.set_nearby(n.completes == 0 && n.deadlocks > 0 ? "inevitable" : "timing_dependent");
+    absl::StrAppend(rep.mutable_explanation()->mutable_text(), "\nnearby interleavings: ",
+                    rep.nearby(), " (", n.deadlocks, " deadlocking and ", n.completes,
+                    " completing terminal states over ", n.states, " states)");
+  }
+  return res;
+}
+
+}  // namespace warpcheck::sim::signal

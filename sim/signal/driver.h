@@ -1,0 +1,68 @@
+// Whole jobs over a signal program: lint, schedule, classify, explain, and the trace
+// round trip (a trail written as a SignalTrace, and replay of a SignalTrace).
+//
+// Outcome of `run` (over every terminal state the schedule reached):
+//   static_error      a lint of severity error (nothing is scheduled)
+//   fault             a simulated fault (out of bounds, NULL peer pointer, bad launch)
+//   deadlock          every terminal state deadlocks (explore), or the one run did
+//   nondeterministic  some terminal states deadlock and some complete
+//   race              none deadlocks, but a data race or stale read is reachable
+//   completes         otherwise
+//   inconclusive      the state bound was hit before a verdict that needs the whole space
+#ifndef WARPCHECK_SIM_SIGNAL_DRIVER_H_
+#define WARPCHECK_SIM_SIGNAL_DRIVER_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "proto/report.pb.h"
+#include "proto/signal.pb.h"
+#include "sim/signal/explore.h"
+#include "sim/signal/machine.h"
+
+namespace warpcheck::sim::signal {
+
+struct RunOptions {
+  std::string schedule = "explore";
+  uint64_t seed = 1;
+  int64_t max_states = 0;  // 0: the program's
+  bool reduce = true;
+};
+
+struct RunResult {
+  SignalReport report;
+  int exit_code = 0;  // 0 completes, 10 violated, 5 inconclusive
+  bool has_trace = false;
+  SignalTrace trace;  // the trail to the reported state, replayable
+  std::string svg;    // wait-for graph (deadlocks)
+};
+
+absl::StatusOr<RunResult> RunProgram(const Program& p, const RunOptions& opt);
+
+// Lint only. exit_code 10 when there is an error.
+absl::StatusOr<RunResult> LintProgram(const Program& p);
+
+// The trail of a terminal as a SignalTrace (program inline, events, hang snapshot).
+SignalTrace MakeTrace(const Machine& m, const Terminal& t);
+
+// Validates a trace against its program: every event names an existing agent, object and
+// word; sequence numbers increase per agent. Ensures: OK or InvalidArgument "<path>: what".
+absl::Status ValidateTrace(const Machine& m, const SignalTrace& t, const std::string& origin);
+
+// One line per event, e.g. "rank0.cta1 #3 notify#1 write SIG@1[0] = 2 (mo 2)".
+std::string RenderEvent(const SignalEvent& e);
+
+struct ReplayOptions {
+  bool explore_nearby = false;
+  int64_t max_states = 0;
+};
+
+// Replays `trace` (its program already compiled as p): constrains the scheduler to the
+// recorded per-word modification order, reports whether the hang is reproduced or where
+// the replay diverges, and optionally whether nearby interleavings always hang.
+absl::StatusOr<RunResult> Replay(const Program& p, const SignalTrace& trace,
+                                 const std::string& origin, const ReplayOptions& opt);
+
+}  // namespace warpcheck::sim::signal
+
+#endif  // WARPCHECK_SIM_SIGNAL_DRIVER_H_

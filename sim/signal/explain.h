@@ -1,0 +1,43 @@
+// Explaining a hang (signaling.md §4.4), the way MUST explains an MPI deadlock: who is
+// blocked where, expecting what and seeing what; the wait-for graph; and one cause.
+//
+// For every blocked wait the word's history and the agents that could still write it
+// decide the cause, in this order (the first that applies):
+//   scope_too_narrow  a cta-scoped (or weak) poll cannot see a writer outside its CTA
+//   lost_update       a set clobbered adds, or a non-atomic add lost an increment
+//   reset_race        a reset wiped a notify that happens-before does not order before it
+//   overwrite         the word held the target, then a set moved it on before the poll
+//   overshoot         adds moved the word past the target (== never holds again)
+//   exited_writer     the only writers exited early (their skipped program writes it)
+//   missing_notify    nobody can still write it (nearest miss: same object, other slot)
+//   co_residency      a writer is a CTA that can never get a resident slot
+//   collective_mismatch  a barrier or collective that some participant never reaches
+//   cycle             every writer is itself blocked: the cycle, edge by edge
+// The program-level cause is the first of these over all blocked agents: a dead wait
+// explains a cycle that runs through it.
+#ifndef WARPCHECK_SIM_SIGNAL_EXPLAIN_H_
+#define WARPCHECK_SIM_SIGNAL_EXPLAIN_H_
+
+#include <string>
+#include <vector>
+
+#include "proto/report.pb.h"
+#include "sim/signal/explore.h"
+#include "sim/signal/machine.h"
+
+namespace warpcheck::sim::signal {
+
+// Requires: s is a terminal state with at least one agent not exited.
+SignalExplanation ExplainDeadlock(const Machine& m, const State& s);
+
+// The interleaving that decides between a deadlock and a completion: the accesses to
+// the deadlock's root word in each trail.
+std::string DecidingInterleaving(const Machine& m, const SignalExplanation& e,
+                                 const Terminal& deadlock, const Terminal& complete);
+
+// The wait-for graph as a standalone SVG.
+std::string WaitForSvg(const SignalExplanation& e);
+
+}  // namespace warpcheck::sim::signal
+
+#endif  // WARPCHECK_SIM_SIGNAL_EXPLAIN_H_

@@ -1,0 +1,260 @@
+#include "sim/signal/explore.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+
+namespace warpcheck::sim::signal {
+
+std::vector<std::string> BlockedSignature(const Machine& m, const State& s) {
+  std::vector<std::string> out;
+  for (int a = 0; a < m.num_agents(); ++a) {
+    const AgentState& as = s.agents[a];
+    if (as.status == Status::kExited) continue;
+    if (as.status == Status::kNotLaunched) continue;  // its stream is the blocked one
+    std::string site = as.status == Status::kNotStarted ? "not_started" : "?";
+    int op = m.CurrentOp(s, a);
+    if (as.status == Status::kRunning && op >= 0) site = m.program().ops[op].site;
+    out.push_back(absl::StrCat(m.info(a).name, "@", site));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::map<std::string, int64_t> FinalValues(const Machine& m, const State& s) {
+  std::map<std::string, int64_t> out;
+  for (const auto& [key, w] : s.words)
+    if (w.value != m.program().objects[KeyObject(key)].init) out[m.WordName(key)] = w.value;
+  return out;
+}
+
+namespace {
+
+// The stubborn set: agents closed under conflicts of their next steps (or, when
+// blocked, their enabling needs) with other agents' futures.
+class Reducer {
+ public:
+  explicit Reducer(const Machine& m) : m_(m) {}
+
+  void Reduce(const State& s, const std::vector<Transition>& enabled,
+              std::vector<Transition>* out) {
+    const int n = m_.num_agents();
+    futures_.assign(n, Footprint());
+    have_future_.assign(n, false);
+    std::vector<char> is_enabled(n, 0);
+    for (const Transition& t : enabled) is_enabled[t.agent] = 1;
+    std::vector<char> best;
+    size_t best_cost = SIZE_MAX;
+    std::vector<char> tried(n, 0);
+    for (const Transition& t : enabled) {
+      if (tried[t.agent]) continue;
+      std::vector<char> in(n, 0);
+      Closure(s, t.agent, is_enabled, &in);
+      size_t cost = 0;
+      for (const Transition& u : enabled) cost += in[u.agent] ? 1 : 0;
+      for (int a = 0; a < n; ++a) if (in[a] && is_enabled[a]) tried[a] = 1;
+      if (cost < best_cost) {
+        best_cost = cost;
+        best = std::move(in);
+        if (cost == 1) break;
+      }
+    }
+    out->clear();
+    for (const Transition& t : enabled)
+      if (best[t.agent]) out->push_back(t);
+  }
+
+ private:
+  const Footprint& FutureOf(const State& s, int a) {
+    if (!have_future_[a]) {
+      futures_[a] = m_.Future(s, a);
+      have_future_[a] = true;
+    }
+    return futures_[a];
+  }
+  static bool Any(const Footprint& x, const Footprint& y) {
+    for (const Access2& a : x)
+      for (const Access2& b : y)
+        if (Conflicts(a, b)) return true;
+    return false;
+  }
+  void Closure(const State& s, int seed, const std::vector<char>& is_enabled,
+               std::vector<char>* in) {
+    std::vector<int> work{seed};
+    (*in)[seed] = 1;
+    while (!work.empty()) {
+      int b = work.back();
+      work.pop_back();
+      Footprint probe = is_enabled[b] ? m_.Next(s, b) : m_.Needs(s, b);
+      if (!is_enabled[b] && s.agents[b].status == Status::kNotLaunched) {
+        int st = m_.info(b).stream_agent;
+        if (!(*in)[st]) {
+          (*in)[st] = 1;
+          work.push_back(st);
+        }
+      }
+      if (!is_enabled[b] && s.agents[b].status == Status::kNotStarted && m_.info(b).cta > 0) {
+        int prev = b - 1;  // CTAs start in order
+        if (!(*in)[prev]) {
+          (*in)[prev] = 1;
+          work.push_back(prev);
+        }
+      }
+      for (int x = 0; x < m_.num_agents(); ++x) {
+        if ((*in)[x] || s.agents[x].status == Status::kExited) continue;
+        if (Any(probe, FutureOf(s, x))) {
+          (*in)[x] = 1;
+          work.push_back(x);
+        }
+      }
+    }
+  }
+
+  const Machine& m_;
+  std::vector<Footprint> futures_;
+  std::vector<char> have_future_;
+};
+
+struct Node {
+  State s;
+  std::vector<Transition> todo;
+  size_t next = 0;
+  Event in;
+};
+
+}  // namespace
+
+ExploreResult Explore(const Machine& m, const ExploreOptions& opt) {
+  ExploreResult r;
+  auto t0 = std::chrono::steady_clock::now();
+  std::map<std::string, size_t> summary_index;
+  auto record = [&](const State& s, const std::vector<Node>& stack, const Event* last) {
+    Terminal t;
+    t.race = s.race_count > 0;
+    if (!s.fault.empty()) t.ending = Ending::kFault;
+    else if (m.Done(s)) t.ending = Ending::kCompletes;
+    else t.ending = Ending::kDeadlock;
+    switch (t.ending) {
+      case Ending::kFault: ++r.faults; break;
+      case Ending::kCompletes: ++r.completes; break;
+      case Ending::kDeadlock: ++r.deadlocks; break;
+    }
+    if (t.race) ++r.races;
+    TerminalSummary sum;
+    sum.outcome = t.ending == Ending::kFault ? "fault"
+                  : t.ending == Ending::kCompletes ? "completes" : "deadlock";
+    if (t.ending == Ending::kDeadlock) sum.blocked = BlockedSignature(m, s);
+    sum.values = FinalValues(m, s);
+    std::string key = sum.outcome;
+    for (const auto& b : sum.blocked) absl::StrAppend(&key, "|", b);
+    for (const auto& [k, v] : sum.values) absl::StrAppend(&key, "|", k, "=", v);
+    auto it = summary_index.find(key);
+    if (it != summary_index.end()) {
+      ++r.terminals[it->second].count;
+      r.terminals[it->second].race |= t.race;
+    } else if (r.terminals.size() < 256) {
+      sum.count = 1;
+      sum.race = t.race;
+      summary_index[key] = r.terminals.size();
+      r.terminals.push_back(std::move(sum));
+    }
+    std::optional<Terminal>* slot = t.ending == Ending::kFault      ? &r.first_fault
+                                    : t.ending == Ending::kCompletes ? &r.first_complete
+                                                                     : &r.first_deadlock;
+    bool want = !slot->has_value() || (t.race && !r.first_race.has_value());
+    if (!want) return;
+    for (size_t i = 1; i < stack.size(); ++i) t.trail.push_back(stack[i].in);
+    if (last) t.trail.push_back(*last);
+    t.state = s;
+    if (t.race && !r.first_race.has_value()) r.first_race = t;
+    if (!slot->has_value()) *slot = std::move(t);
+  };
+
+  Reducer reducer(m);
+  std::vector<Transition> enabled, chosen;
+  auto expand = [&](const State& s, std::vector<Transition>* todo) {
+    m.Enabled(s, &enabled);
+    if (opt.allow) {
+      chosen.clear();
+      for (const Transition& t : enabled)
+        if (opt.allow(s, t)) chosen.push_back(t);
+      enabled.swap(chosen);
+    }
+    if (enabled.empty()) {
+      todo->clear();
+      return;
+    }
+    if (opt.schedule == "explore" && opt.reduce && enabled.size() > 1 && !opt.allow) {
+      reducer.Reduce(s, enabled, todo);
+    } else {
+      *todo = enabled;
+    }
+  };
+
+  if (opt.schedule != "explore") {
+    std::mt19937_64 rng(opt.seed);
+    std::vector<Node> path(1);
+    path[0].s = m.Initial();
+    State s = path[0].s;
+    std::vector<Transition> todo;
+    std::vector<Node> trail_nodes(1);
+    for (;;) {
+      expand(s, &todo);
+      if (todo.empty()) break;
+      Transition t = todo.front();
+      if (opt.schedule == "random")
+        t = todo[std::uniform_int_distribution<size_t>(0, todo.size() - 1)(rng)];
+      Node n;
+      m.Step(s, t, &n.in);
+      ++r.transitions;
+      ++r.states;
+      trail_nodes.push_back(std::move(n));
+      if (r.states >= opt.max_states) {
+        r.bound_hit = true;
+        break;
+      }
+    }
+    if (!r.bound_hit) record(s, trail_nodes, nullptr);
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+  }
+
+  absl::flat_hash_set<uint64_t> visited;
+  std::vector<Node> stack;
+  stack.emplace_back();
+  stack.back().s = m.Initial();
+  visited.insert(m.Hash(stack.back().s));
+  r.states = 1;
+  expand(stack.back().s, &stack.back().todo);
+  if (stack.back().todo.empty()) record(stack.back().s, stack, nullptr);
+  while (!stack.empty()) {
+    Node& top = stack.back();
+    if (top.next >= top.todo.size()) {
+      stack.pop_back();
+      continue;
+    }
+    Transition t = top.todo[top.next++];
+    Node child;
+    child.s = top.s;
+    m.Step(child.s, t, &child.in);
+    ++r.transitions;
+    if (!visited.insert(m.Hash(child.s)).second) continue;
+    if (++r.states > opt.max_states) {
+      r.bound_hit = true;
+      break;
+    }
+    expand(child.s, &child.todo);
+    if (child.todo.empty()) {
+      record(child.s, stack, &child.in);
+      continue;
+    }
+    stack.push_back(std::move(child));
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+}  // namespace warpcheck::sim::signal

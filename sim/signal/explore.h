@@ -1,0 +1,77 @@
+// Schedulers over the signal machine: one run (fifo, random) or every interleaving
+// (explore).
+//
+// explore is a depth-first search over states with
+//   * state hashing: a state reached twice is expanded once (64-bit hashes; a collision
+//     would prune a state — at 10^7 states the chance is about 3e-6);
+//   * partial-order reduction by stubborn sets: at each state it takes, instead of every
+//     enabled transition, those of a set S of agents closed under "S's next steps conflict
+//     with (or, for a blocked agent in S, could be enabled by) another agent's future". Two
+//     steps conflict only on the same signal word, an overlapping data range (one side
+//     writing), the same barrier, resident slots or launch. The state graph is acyclic
+//     (every step makes progress), so this keeps every reachable terminal state —
+//     deadlocks and completions — and, because happens-before and race flags are functions
+//     of the trace, every race.
+//   * bounds: --max-states; hitting it makes a verdict that needs the whole space
+//     inconclusive.
+#ifndef WARPCHECK_SIM_SIGNAL_EXPLORE_H_
+#define WARPCHECK_SIM_SIGNAL_EXPLORE_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/signal/machine.h"
+
+namespace warpcheck::sim::signal {
+
+struct ExploreOptions {
+  std::string schedule = "explore";  // fifo | random | explore
+  uint64_t seed = 1;
+  int64_t max_states = 2000000;
+  bool reduce = true;  // partial-order reduction
+  // Replay: a transition may be taken only if this returns true (nullptr: all).
+  std::function<bool(const State&, const Transition&)> allow;
+};
+
+enum class Ending : uint8_t { kCompletes, kDeadlock, kFault };
+
+struct Terminal {
+  Ending ending = Ending::kCompletes;
+  bool race = false;
+  State state;
+  std::vector<Event> trail;
+};
+
+// A terminal state as the GPU comparison sees it.
+struct TerminalSummary {
+  std::string outcome;               // completes | deadlock | fault
+  std::vector<std::string> blocked;  // "rank1.cta0@wait#1", sorted
+  std::map<std::string, int64_t> values;
+  int64_t count = 0;
+  bool race = false;
+};
+
+struct ExploreResult {
+  int64_t states = 0;
+  int64_t transitions = 0;
+  double seconds = 0;
+  bool bound_hit = false;
+  int64_t completes = 0, deadlocks = 0, faults = 0, races = 0;  // terminal states
+  std::optional<Terminal> first_deadlock, first_complete, first_race, first_fault;
+  std::vector<TerminalSummary> terminals;  // distinct, at most 256
+};
+
+ExploreResult Explore(const Machine& m, const ExploreOptions& opt);
+
+// Blocked agents of a terminal state as "name@site".
+std::vector<std::string> BlockedSignature(const Machine& m, const State& s);
+// Signal words that differ from their initial value.
+std::map<std::string, int64_t> FinalValues(const Machine& m, const State& s);
+
+}  // namespace warpcheck::sim::signal
+
+#endif  // WARPCHECK_SIM_SIGNAL_EXPLORE_H_

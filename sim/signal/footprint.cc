@@ -1,0 +1,412 @@
+// Footprints for the partial-order reduction: which words, data ranges, barriers, slots
+// and launches an agent's next step touches, and which it may touch before it exits.
+//
+// Future() walks the agent's remaining program from its current position with a copy of
+// its frame: loops are unrolled with their real bounds, branches are decided where the
+// condition is known, and where a value is not known yet (an atomic's result) both
+// branches are taken and indices that depend on it become wildcards. The walk is capped;
+// past the cap the footprint is "everything", which is always sound.
+#include <algorithm>
+#include <functional>
+
+#include "absl/strings/str_cat.h"
+#include "sim/signal/machine.h"
+
+namespace warpcheck::sim::signal {
+
+namespace {
+
+constexpr size_t kMaxEntries = 20000;
+
+struct Walker {
+  const Machine& m;
+  const Program& p;
+  int agent;
+  int rank;
+  std::vector<int64_t> frame;
+  std::vector<bool> unknown;  // per slot
+  Footprint* out;
+  bool overflow = false;
+  int launches = 0;  // streams: launch ordinal of the next LAUNCH
+  int current_op = -1;
+  const std::function<void(const Op&, const int64_t*, const std::vector<bool>&)>* visit = nullptr;
+
+  bool Known(const Ex& e) const {
+    for (int s : e.slots())
+      if (unknown[s]) return false;
+    return true;
+  }
+  // Ensures: true and *v when the value is known and evaluates.
+  bool Value(const Ex& e, int64_t dflt, int64_t* v) const {
+    if (!e.present()) {
+      *v = dflt;
+      return true;
+    }
+    if (!Known(e)) return false;
+    return e.Eval(frame.data(), v);
+  }
+  void Add(Res res, Mode mode, int object, int64_t r, int64_t lo, int64_t hi) {
+    if (out->size() >= kMaxEntries) {
+      overflow = true;
+      return;
+    }
+    Access2 a;
+    a.res = res;
+    a.mode = mode;
+    a.object = object;
+    a.rank = static_cast<int32_t>(r);
+    a.lo = lo;
+    a.hi = hi;
+    a.op = current_op;
+    out->push_back(a);
+  }
+  // object@rank[index .. index+count)
+  void Range(Res res, Mode mode, int object, const Ex& rank_e, int64_t rank_default,
+             const Ex& index_e, const Ex* count_e, int64_t count_default) {
+    int64_t r = -1, lo = -1, n = count_default, hi = -1;
+    if (!Value(rank_e, rank_default, &r)) r = -1;
+    if (Value(index_e, 0, &lo)) {
+      if (count_e && !Value(*count_e, count_default, &n)) {
+        lo = -1;
+      } else {
+        hi = lo + std::max<int64_t>(n, 1);
+      }
+    } else {
+      lo = -1;
+    }
+    if (lo < 0) hi = -1;
+    Add(res, mode, object, r, lo, hi);
+  }
+
+  void Op1(const Op& op) {
+    const int me = rank;
+    current_op = op.id;
+    switch (op.kind) {
+      case NOTIFY: {
+        if (op.scope == GPU) {
+          int64_t lo = -1;
+          if (!Value(op.index, 0, &lo)) lo = -1;
+          Add(Res::kWord, Mode::kWrite, op.object, me, lo, lo < 0 ? -1 : lo + 1);
+        } else {
+          Range(Res::kWord, Mode::kWrite, op.object, op.rank, me, op.index, nullptr, 1);
+        }
+        break;
+      }
+      case SIGNAL_OP:
+      case ST_SIGNAL:
+      case ATOMIC_ADD:
+      case ATOMIC_CAS:
+        Range(Res::kWord, Mode::kWrite, op.object, op.rank, me, op.index, nullptr, 1);
+        if (op.result_slot >= 0) unknown[op.result_slot] = true;
+        break;
+      case WAIT:
+      case WAIT_UNTIL: {
+        // Every word the wait could poll (32 lanes at most on NVIDIA, unless unknown).
+        int64_t n = 1;
+        if (op.count.present() && !Value(op.count, 1, &n)) n = -1;
+        if (op.kind == WAIT && !p.amd) n = n < 0 ? 32 : std::min<int64_t>(static_cast<uint32_t>(n), 32);
+        int64_t r = -1, lo = -1;
+        if (!Value(op.rank, me, &r)) r = -1;
+        if (n < 0 || !Value(op.index, 0, &lo)) lo = -1;
+        Add(Res::kWord, Mode::kRead, op.object, r, lo, lo < 0 ? -1 : lo + std::max<int64_t>(n, 1));
+        break;
+      }
+      case STREAM_WAIT:
+        Range(Res::kWord, Mode::kRead, op.object, op.rank, me, op.index, nullptr, 1);
+        break;
+      case STREAM_WRITE:
+        Range(Res::kWord, Mode::kWrite, op.object, op.rank, me, op.index, nullptr, 1);
+        break;
+      case RESET: {
+        int64_t size = 1;
+        (void)size;
+        int64_t r = -1;
+        if (!Value(op.rank, me, &r)) r = -1;
+        int64_t lo = -1, n = -1;
+        if (Value(op.index, 0, &lo) && op.count.present() && Value(op.count, 1, &n)) {
+          Add(Res::kWord, Mode::kWrite, op.object, r, lo, lo + std::max<int64_t>(n, 1));
+        } else {
+          Add(Res::kWord, Mode::kWrite, op.object, r, -1, -1);
+        }
+        break;
+      }
+      case STORE:
+        Range(Res::kData, Mode::kWrite, op.object, op.rank, me, op.index, &op.count, 1);
+        break;
+      case LOAD:
+        Range(Res::kData, Mode::kRead, op.object, op.rank, me, op.index, &op.count, 1);
+        break;
+      case PUT:
+      case PUTSIG: {
+        const Ex& src = op.src_index.present() ? op.src_index : op.index;
+        Range(Res::kData, Mode::kRead, op.object, Ex(), me, src, &op.count, 1);
+        Range(Res::kData, Mode::kWrite, op.object, op.rank, me, op.index, &op.count, 1);
+        if (op.kind == PUTSIG)
+          Range(Res::kWord, Mode::kWrite, op.signal_object, op.rank, me, op.signal_index,
+                nullptr, 1);
+        break;
+      }
+      case GET: {
+        const Ex& src = op.src_index.present() ? op.src_index : op.index;
+        Range(Res::kData, Mode::kRead, op.object, op.rank, me, src, &op.count, 1);
+        Range(Res::kData, Mode::kWrite, op.object, Ex(), me, op.index, &op.count, 1);
+        break;
+      }
+      case COPY: {
+        const Ex& src = op.src_index.present() ? op.src_index : op.index;
+        Range(Res::kData, Mode::kRead, op.object, op.src_rank, me, src, &op.count, 1);
+        Range(Res::kData, Mode::kWrite, op.object, op.rank, me, op.index, &op.count, 1);
+        break;
+      }
+      case BARRIER_ALL:
+        Add(Res::kBarrier, Mode::kWrite, 1, me, -1, -1);
+        Add(Res::kBarrier, Mode::kRead, 1, -1, -1, -1);
+        break;
+      case HOST_COLLECTIVE:
+        Add(Res::kBarrier, Mode::kWrite, 2, me, -1, -1);
+        Add(Res::kBarrier, Mode::kRead, 2, -1, -1, -1);
+        break;
+      case GRID_BARRIER: {
+        const AgentInfo& ai = m.info(agent);
+        Add(Res::kBarrier, Mode::kAdd, 3 + ai.launch_first, -1, -1, -1);
+        Add(Res::kBarrier, Mode::kRead, 3 + ai.launch_first, -1, -1, -1);
+        break;
+      }
+      case LAUNCH: {
+        const AgentInfo& ai = m.info(agent);
+        if (launches < static_cast<int>(ai.launches.size())) {
+          int first = ai.launches[launches];
+          Add(Res::kLaunch, Mode::kWrite, first, -1, -1, -1);
+          Add(Res::kLaunch, Mode::kRead, first, -1, -1, -1);
+        }
+        ++launches;
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  void List(const std::vector<int>& list, size_t pos) {
+    for (size_t i = pos; i < list.size() && !overflow; ++i) Visit(p.ops[list[i]]);
+  }
+  void Visit(const Op& op) {
+    if (op.kind == FOR) {
+      int64_t from, to, step;
+      if (Value(op.from, 0, &from) && Value(op.to, 0, &to) && Value(op.step, 1, &step) &&
+          step > 0) {
+        bool was = unknown[op.var_slot];
+        unknown[op.var_slot] = false;
+        for (int64_t v = from; v < to && !overflow; v += step) {
+          frame[op.var_slot] = v;
+          List(op.body, 0);
+        }
+        unknown[op.var_slot] = was;
+      } else {
+        bool was = unknown[op.var_slot];
+        unknown[op.var_slot] = true;
+        List(op.body, 0);
+        unknown[op.var_slot] = was;
+      }
+      return;
+    }
+    if (op.kind == IF) {
+      int64_t c;
+      if (Value(op.cond, 0, &c)) {
+        List(c ? op.body : op.else_body, 0);
+      } else {
+        List(op.body, 0);
+        List(op.else_body, 0);
+      }
+      return;
+    }
+    if (visit) (*visit)(op, frame.data(), unknown);
+    Op1(op);
+  }
+};
+
+}  // namespace
+
+void Machine::FutureOf(const State& s, int a, Footprint* out) const {
+  const AgentState& as = s.agents[a];
+  const AgentInfo& ai = info_[a];
+  Walker w{*this, *p_, a, ai.rank, as.frame, std::vector<bool>(as.frame.size(), false), out};
+  w.launches = as.launches;
+  if (as.status == Status::kExited) return;
+  if (as.status == Status::kNotLaunched || as.status == Status::kNotStarted) {
+    w.frame = ai.frame0;
+    w.Add(Res::kSlot, Mode::kWrite, 0, ai.rank, -1, -1);
+    w.List(List(a, -1), 0);
+  } else {
+    // Innermost list from the current op, then each enclosing loop's remaining
+    // iterations, then the parents' remaining ops.
+    for (int level = static_cast<int>(as.stack.size()) - 1; level >= 0 && !w.overflow; --level) {
+      const StackEntry& e = as.stack[level];
+      const std::vector<int>& list = List(a, e.list);
+      if (level == static_cast<int>(as.stack.size()) - 1 && as.phase == 1 &&
+          e.pos < static_cast<int>(list.size())) {
+        // Mid-op (second half of a barrier, launch or non-atomic add): its footprint.
+        w.Op1(p_->ops[list[e.pos]]);
+        w.List(list, e.pos + 1);
+      } else {
+        w.List(list, e.pos);
+      }
+      if (e.loop_op >= 0) {
+        const Op& lop = p_->ops[e.loop_op];
+        for (int64_t v = w.frame[lop.var_slot] + e.step; v < e.to && !w.overflow; v += e.step) {
+          w.frame[lop.var_slot] = v;
+          w.List(lop.body, 0);
+        }
+      }
+    }
+  }
+  if (ai.kind == AgentKind::kCta) {
+    w.Add(Res::kSlot, Mode::kAdd, 0, ai.rank, -1, -1);
+    w.Add(Res::kLaunch, Mode::kAdd, ai.launch_first, -1, -1, -1);
+  }
+  if (w.overflow) {
+    out->clear();
+    for (Res r : {Res::kWord, Res::kData, Res::kBarrier, Res::kSlot, Res::kLaunch}) {
+      Access2 any;
+      any.res = r;
+      any.mode = Mode::kWrite;
+      any.object = -2;  // matches everything (see Conflicts)
+      out->push_back(any);
+    }
+  }
+}
+
+void Machine::WalkProgram(
+    int a, const std::function<void(const Op&, const int64_t*, const std::vector<bool>&)>& visit)
+    const {
+  const AgentInfo& ai = info_[a];
+  Footprint scratch;
+  Walker w{*this, *p_, a, ai.rank, ai.frame0, std::vector<bool>(ai.frame0.size(), false),
+           &scratch};
+  w.visit = &visit;
+  w.List(List(a, -1), 0);
+}
+
+Footprint Machine::AfterExit(const State& s, int a) const {
+  State copy = s;
+  AgentState& as = copy.agents[a];
+  if (as.status != Status::kExited || !as.exited_early || as.stack.empty()) return {};
+  as.status = Status::kRunning;
+  ++as.stack.back().pos;
+  Footprint f;
+  FutureOf(copy, a, &f);
+  return f;
+}
+
+Footprint Machine::Future(const State& s, int a) const {
+  Footprint f;
+  FutureOf(s, a, &f);
+  return f;
+}
+
+Footprint Machine::Next(const State& s, int a) const {
+  Footprint f;
+  const AgentState& as = s.agents[a];
+  const AgentInfo& ai = info_[a];
+  if (as.status == Status::kNotStarted) {
+    Access2 x;
+    x.res = Res::kSlot;
+    x.mode = Mode::kWrite;
+    x.object = 0;
+    x.rank = ai.rank;
+    f.push_back(x);
+    return f;
+  }
+  if (as.status != Status::kRunning) return f;
+  int id = CurrentOp(s, a);
+  if (id < 0) return f;
+  const Op& op = p_->ops[id];
+  Walker w{*this, *p_, a, ai.rank, as.frame, std::vector<bool>(as.frame.size(), false), &f};
+  w.launches = as.launches;
+  if (as.wait_armed) {
+    for (size_t i = 0; i < as.lanes.size(); ++i)
+      for (uint64_t bits = as.lanes[i]; bits; bits &= bits - 1) {
+        int l = static_cast<int>(i * 64 + __builtin_ctzll(bits));
+        Access2 x;
+        x.res = Res::kWord;
+        x.mode = op.kind == ATOMIC_CAS ? Mode::kWrite : Mode::kRead;
+        x.object = op.object;
+        x.rank = as.wait_rank;
+        x.lo = as.wait_index + l;
+        x.hi = x.lo + 1;
+        f.push_back(x);
+      }
+  } else {
+    w.Op1(op);
+  }
+  // The step may end the agent (its last op, or EXIT): slot and launch effects.
+  if (ai.kind == AgentKind::kCta) {
+    Access2 x;
+    x.res = Res::kSlot;
+    x.mode = Mode::kAdd;
+    x.object = 0;
+    x.rank = ai.rank;
+    f.push_back(x);
+    x.res = Res::kLaunch;
+    x.object = ai.launch_first;
+    x.rank = -1;
+    f.push_back(x);
+  }
+  return f;
+}
+
+Footprint Machine::Needs(const State& s, int a) const {
+  Footprint f;
+  const AgentState& as = s.agents[a];
+  const AgentInfo& ai = info_[a];
+  Access2 x;
+  if (as.status == Status::kNotLaunched) {
+    x.res = Res::kLaunch;
+    x.mode = Mode::kRead;
+    x.object = ai.launch_first;
+    f.push_back(x);
+    return f;
+  }
+  if (as.status == Status::kNotStarted) {
+    x.res = Res::kSlot;
+    x.mode = Mode::kRead;
+    x.object = 0;
+    x.rank = ai.rank;
+    f.push_back(x);
+    return f;
+  }
+  if (as.status != Status::kRunning) return f;
+  int id = CurrentOp(s, a);
+  if (id < 0) return f;
+  const Op& op = p_->ops[id];
+  if (as.wait_armed) {
+    for (size_t i = 0; i < as.lanes.size(); ++i)
+      for (uint64_t bits = as.lanes[i]; bits; bits &= bits - 1) {
+        int l = static_cast<int>(i * 64 + __builtin_ctzll(bits));
+        x.res = Res::kWord;
+        x.mode = Mode::kRead;
+        x.object = op.object;
+        x.rank = as.wait_rank;
+        x.lo = as.wait_index + l;
+        x.hi = x.lo + 1;
+        f.push_back(x);
+      }
+    return f;
+  }
+  x.mode = Mode::kRead;
+  switch (op.kind) {
+    case BARRIER_ALL: x.res = Res::kBarrier; x.object = 1; break;
+    case HOST_COLLECTIVE: x.res = Res::kBarrier; x.object = 2; break;
+    case GRID_BARRIER: x.res = Res::kBarrier; x.object = 3 + ai.launch_first; break;
+    case LAUNCH:
+      x.res = Res::kLaunch;
+      x.object = as.launches < static_cast<int>(ai.launches.size()) ? ai.launches[as.launches] : -1;
+      break;
+    default:
+      return f;
+  }
+  f.push_back(x);
+  return f;
+}
+
+}  // namespace warpcheck::sim::signal

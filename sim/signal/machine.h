@@ -1,0 +1,283 @@
+// The signal machine: states, transitions and their effects.
+//
+// A State is everything that decides the future of a run: every agent's control
+// position, frame and clocks, every signal word's value and current version, every
+// data range's access log, barrier counters and resident-slot counts. A Transition is
+// one scheduler step of one agent (for a range wait, of one polling lane). Step() is
+// deterministic, so a schedule (a sequence of transitions) replays exactly; the
+// explorer (explore.h) decides which transitions to take.
+//
+// Agents are instantiated up front from the host streams (their control flow is
+// static), so agent numbering is the same in every interleaving and states merge by
+// hash. Invisible ops (loop and branch control, fences, syncthreads) run eagerly at the
+// end of the step that reaches them; a step therefore always ends with its agent at a
+// visible op, blocked, or exited.
+//
+// Memory model (README.md): values are sequentially consistent per word; ordering is
+// tracked with vector clocks (Clock) for happens-before, and data races are conflicting
+// accesses that happens-before does not order.
+#ifndef WARPCHECK_SIM_SIGNAL_MACHINE_H_
+#define WARPCHECK_SIM_SIGNAL_MACHINE_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "sim/signal/program.h"
+
+namespace warpcheck::sim::signal {
+
+// An immutable vector clock shared between states (copying a state copies pointers).
+class Clock {
+ public:
+  Clock() = default;
+  uint32_t at(int comp) const {
+    return d_ && comp < static_cast<int>(d_->v.size()) ? d_->v[comp] : 0;
+  }
+  bool empty() const { return !d_; }
+  Clock Joined(const Clock& o) const;
+  Clock Ticked(int comp) const;
+  uint64_t hash() const { return d_ ? d_->hash : 0; }
+  bool operator==(const Clock& o) const;
+
+ private:
+  struct Data {
+    std::vector<uint32_t> v;
+    uint64_t hash;
+  };
+  static Clock Make(std::vector<uint32_t> v);
+  std::shared_ptr<const Data> d_;
+};
+
+enum class AgentKind : uint8_t { kStream, kCta };
+enum class Status : uint8_t { kNotLaunched, kNotStarted, kRunning, kExited };
+
+// What never changes about an agent.
+struct AgentInfo {
+  AgentKind kind = AgentKind::kStream;
+  int rank = 0;
+  int stream = 0;       // the stream (index in Program::streams) that runs or launched it
+  int stream_agent = 0;  // the stream's agent id
+  int kernel = -1;
+  int launch = -1;       // launch ordinal on its stream (CTAs)
+  int kernel_launch = 1;  // which launch of its kernel on its rank (1-based)
+  int launch_first = 0;  // first CTA agent of that launch
+  int launch_size = 0;
+  int cta = -1;
+  int comp_t0 = 0, comp_rest = 0, comp_px = 0;  // clock components
+  std::string name;  // "rank1.cta0", "rank0.main"
+  std::vector<int64_t> frame0;  // initial frame
+  std::vector<int> launches;    // stream: first CTA agent of each launch, in order
+  std::vector<int> launch_sizes;
+};
+
+struct StackEntry {
+  int32_t list = -1;  // -1: the agent's root body; else op id * 2 + (else_body ? 1 : 0)
+  int32_t pos = 0;    // next op to run in that list
+  int32_t loop_op = -1;
+  int64_t to = 0, step = 0;
+};
+
+struct AgentState {
+  Status status = Status::kNotLaunched;
+  bool exited_early = false;
+  int32_t phase = 0;
+  int64_t tmp = 0;
+  int32_t grid_barriers = 0;
+  int32_t launches = 0;  // streams: LAUNCH ops done
+  std::vector<StackEntry> stack;
+  std::vector<int64_t> frame;
+  // A wait in progress: its target and the lanes still polling (bit set).
+  bool wait_armed = false;
+  int32_t wait_rank = 0;
+  int64_t wait_index = 0, wait_value = 0;
+  std::vector<uint64_t> lanes;
+  Clock t0, rest, px;          // thread 0, the other threads, the NVSHMEM delivery
+  bool float_current = true;   // untokened loads use t0/rest
+  Clock float_t0, float_rest;  // else these
+  Clock fence;                 // t0 at its last fence (releases later strong writes)
+  Clock pending_acq;           // relaxed reads not yet made acquire by a fence
+  std::vector<std::pair<int, std::pair<Clock, Clock>>> tokens;  // slot -> clocks
+};
+
+enum class WriteKind : uint8_t { kSet, kAdd, kReset, kCas };
+
+struct HistEntry {
+  int32_t agent = -1;  // -1: initial
+  int32_t op = -1;
+  int64_t before = 0, after = 0;
+  WriteKind kind = WriteKind::kSet;
+  bool lost = false;  // a non-atomic add that overwrote a newer value
+  Clock clk;          // the writer's clock at the write
+};
+
+struct Word {
+  int64_t value = 0;
+  Clock rel;                 // release clock of the current version (empty: none)
+  int32_t rel_agent = -1;    // the agent whose release it is
+  SignalScope rel_scope = SYS;
+  std::vector<HistEntry> hist;
+};
+
+struct Access {
+  int64_t lo = 0, hi = 0;
+  bool write = false;
+  int32_t c1 = -1, c2 = -1;  // epochs (component, time); c2 = -1 when one
+  uint32_t t1 = 0, t2 = 0;
+  int64_t tag = 0;
+  int32_t agent = 0, op = 0;
+};
+
+struct Barrier {
+  int32_t arrived = 0;
+  Clock joined;
+  std::vector<int32_t> arrivers;
+};
+
+struct RaceRecord {
+  std::string kind;  // read_unpublished, read_stale, write_after_read, write_write
+  int32_t agent = 0, op = 0, other_agent = 0, other_op = 0;
+  std::string text;
+};
+
+struct State {
+  std::vector<AgentState> agents;
+  std::map<uint64_t, Word> words;                 // WordKey -> word
+  std::map<uint64_t, std::vector<Access>> data;   // (object, rank) -> accesses
+  std::map<uint64_t, Barrier> barriers;
+  std::vector<int32_t> slots_used;                // per rank
+  std::vector<int32_t> barrier_calls;             // per rank: BARRIER_ALL ordinal
+  std::map<std::pair<int, std::string>, int32_t> coll_calls;  // (rank, name) -> ordinal
+  std::vector<RaceRecord> races;                  // first few
+  int32_t race_count = 0;
+  std::string fault;                              // a fault ends the run
+  int32_t fault_agent = -1;
+};
+
+inline uint64_t WordKey(int object, int rank, int64_t index) {
+  return (static_cast<uint64_t>(object) << 48) | (static_cast<uint64_t>(rank) << 32) |
+         static_cast<uint64_t>(index & 0xffffffff);
+}
+inline int KeyObject(uint64_t k) { return static_cast<int>(k >> 48); }
+inline int KeyRank(uint64_t k) { return static_cast<int>((k >> 32) & 0xffff); }
+inline int64_t KeyIndex(uint64_t k) { return static_cast<int64_t>(k & 0xffffffff); }
+
+struct Transition {
+  int agent = 0;
+  int lane = -1;  // a polling lane of a range wait; -1 otherwise
+  bool operator==(const Transition& o) const { return agent == o.agent && lane == o.lane; }
+};
+
+// What one step did, for trails and traces.
+struct Event {
+  int agent = 0;
+  int op = -1;  // -1: a CTA start
+  int lane = -1;
+  std::string what;  // "start", "write", "wait_end", "arrive", "leave", "read", "exit"...
+  uint64_t word = 0;
+  bool has_word = false;
+  int64_t before = 0, after = 0;
+  std::string text;  // one line
+};
+
+// Resources for the partial-order reduction.
+enum class Res : uint8_t { kWord, kData, kBarrier, kSlot, kLaunch };
+enum class Mode : uint8_t { kRead, kWrite, kAdd };  // kAdd commutes with kAdd
+struct Access2 {
+  Res res = Res::kWord;
+  Mode mode = Mode::kRead;
+  int32_t object = -1;  // kWord/kData: object; others: an id
+  int32_t rank = -1;    // -1: any
+  int64_t lo = -1, hi = -1;  // [lo, hi); -1: any
+  int32_t op = -1;           // the op it comes from (for explanations)
+};
+using Footprint = std::vector<Access2>;
+bool Conflicts(const Access2& a, const Access2& b);
+
+class Machine {
+ public:
+  // Instantiates the agents (streams, and every CTA every launch will start).
+  static absl::StatusOr<Machine> Create(const Program& p);
+
+  const Program& program() const { return *p_; }
+  int num_agents() const { return static_cast<int>(info_.size()); }
+  const AgentInfo& info(int a) const { return info_[a]; }
+  int num_components() const { return num_comps_; }
+
+  State Initial() const;
+  // Ensures: the enabled transitions, agent order then lane order.
+  void Enabled(const State& s, std::vector<Transition>* out) const;
+  bool AgentEnabled(const State& s, int agent) const;
+  // Requires: t is enabled in s.
+  void Step(State& s, const Transition& t, Event* ev) const;
+  uint64_t Hash(const State& s) const;
+  bool Done(const State& s) const;  // every agent exited
+
+  // The resources agent a's next step(s) touch / could touch from here to its end.
+  Footprint Next(const State& s, int agent) const;
+  Footprint Future(const State& s, int agent) const;
+  // For a blocked agent: the resources whose writers could enable it.
+  Footprint Needs(const State& s, int agent) const;
+  // Calls visit(op, frame, unknown) for every non-control op of agent a's whole program,
+  // loops unrolled, both sides of branches whose condition is not known statically.
+  void WalkProgram(int a, const std::function<void(const Op&, const int64_t*,
+                                                   const std::vector<bool>&)>& visit) const;
+  // Future() of an agent that exited early, as if its EXIT had not been taken.
+  Footprint AfterExit(const State& s, int agent) const;
+
+  // Current op of a running agent (-1 if none).
+  int CurrentOp(const State& s, int agent) const;
+  // "SIG@1[0]"
+  std::string WordName(uint64_t key) const;
+  std::string WordName(int object, int rank, int64_t index) const;
+  // The op as one line with its operands evaluated in the agent's frame.
+  std::string RenderOp(const State& s, int agent, int op) const;
+  // Value a wait of `agent` at scope/sem sees.
+  int64_t Visible(const State& s, int agent, uint64_t key, SignalScope scope,
+                  SignalSem sem) const;
+  bool Satisfies(SignalCmp cmp, int64_t value, int64_t target, int bytes) const;
+  // The op list for a StackEntry::list value.
+  const std::vector<int>& List(int agent, int32_t list) const;
+
+ private:
+  explicit Machine(const Program& p) : p_(&p) {}
+  absl::Status Instantiate();
+  void Normalize(State& s, int a) const;
+  bool Eval(State& s, int a, const Ex& e, int64_t* v) const;
+  void Fault(State& s, int a, const std::string& what) const;
+  bool ResolveWord(State& s, int a, int object, int64_t rank, int64_t index, uint64_t* key) const;
+  bool ResolveRange(State& s, int a, int object, int64_t rank, int64_t lo, int64_t n) const;
+  int64_t ObjectSize(int object) const { return sizes_[object]; }
+  Word& GetWord(State& s, uint64_t key) const;
+  const Word* FindWord(const State& s, uint64_t key) const;
+  void WriteWord(State& s, int a, int op, uint64_t key, int64_t value, WriteKind kind,
+                 const Clock& rel, SignalScope scope, bool rmw, Event* ev) const;
+  void AcquireFrom(State& s, int a, const Word& w, SignalScope scope, SignalSem sem,
+                   bool t0, bool rest) const;
+  bool ScopeIncludes(SignalScope scope, int a, int b) const;
+  void DataAccess(State& s, int a, int op, int object, int rank, int64_t lo, int64_t n,
+                  bool write, int64_t tag, int comp1, const Clock& clk1, int comp2,
+                  const Clock* clk2, const Clock& check1, const Clock* check2,
+                  const Ex* expect, const int64_t* frame) const;
+  void AddRace(State& s, RaceRecord r) const;
+  void Exit(State& s, int a, bool early) const;
+  void ArmWait(State& s, int a, const Op& op) const;
+  void FinishOp(State& s, int a) const;
+  void LocalOp(State& s, int a, const Op& op) const;
+  void StepOp(State& s, int a, int lane, Event* ev) const;
+  void FutureOf(const State& s, int agent, Footprint* out) const;
+
+  const Program* p_;
+  std::vector<AgentInfo> info_;
+  std::vector<int64_t> sizes_;  // object sizes
+  int num_comps_ = 0;
+  std::map<std::string, int> coll_ids_;
+};
+
+}  // namespace warpcheck::sim::signal
+
+#endif  // WARPCHECK_SIM_SIGNAL_MACHINE_H_

@@ -1,0 +1,344 @@
+#include "tools/warpcheck/signal_command.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "google/protobuf/text_format.h"
+#include "sim/signal/driver.h"
+#include "sim/signal/program.h"
+#include "tools/warpcheck/cli.h"
+#include "tools/warpcheck/output.h"
+
+namespace warpcheck::cli {
+
+namespace sig = warpcheck::sim::signal;
+
+namespace {
+
+constexpr char kRunUsage[] =
+    "usage: warpcheck signal run PROGRAM.textproto [options]\n"
+    "\n"
+    "Runs a warpcheck.SignalProgram (proto/signal.proto) over its ranks: lints it, then\n"
+    "schedules it and reports completes, deadlock (with the blocked agents, the cause and\n"
+    "the wait-for graph), race, nondeterministic (with the deciding interleaving) or\n"
+    "static_error. Exit 0 completes, 10 anything else found, 5 bound hit, 2 bad input.\n"
+    "\n"
+    "Options:\n"
+    "  --ranks=N                override the program's rank count (N)\n"
+    "  --ctas=G                 override G (default CTAs per kernel)\n"
+    "  --iterations=E           override E\n"
+    "  --schedule=explore|fifo|random   every interleaving (default), or one run\n"
+    "  --seed=S                 random schedule seed\n"
+    "  --max-states=N           exploration bound\n"
+    "  --no-reduction           explore without partial-order reduction\n"
+    "  --trail-out=FILE         write the reported run as a replayable SignalTrace\n"
+    "  --svg=FILE               write the wait-for graph of a deadlock\n"
+    "  --format=text|json|textproto\n";
+
+constexpr char kReplayUsage[] =
+    "usage: warpcheck signal replay TRACE.textproto [--explore-nearby] [--format=...]\n"
+    "\n"
+    "Replays a warpcheck.SignalTrace: schedules its program constrained to the recorded\n"
+    "per-word order of writes and reports whether the recorded hang is reproduced or the\n"
+    "first divergence. --explore-nearby then explores every interleaving to say whether\n"
+    "the hang was inevitable or timing-dependent.\n";
+
+constexpr char kLintUsage[] =
+    "usage: warpcheck signal lint PROGRAM.textproto [--format=...]\n"
+    "\n"
+    "Static checks (wait count > 32, release waits, divergent waits, scope=gpu notify to a\n"
+    "peer, mixed set/add, narrow wait scope, width and API mismatches). Exit 10 when an\n"
+    "error-level finding exists.\n";
+
+absl::StatusOr<sig::LoadOverrides> Overrides(const ParsedArgs& args) {
+  sig::LoadOverrides o;
+  auto num = [&](const char* flag, int64_t* out) -> absl::Status {
+    if (auto v = args.Get(flag)) {
+      if (!absl::SimpleAtoi(*v, out) || *out < 0)
+        return absl::InvalidArgumentError(
+            absl::StrCat("--", flag, "=", *v, ": expected a non-negative integer"));
+    }
+    return absl::OkStatus();
+  };
+  int64_t ranks = 0;
+  if (auto s = num("ranks", &ranks); !s.ok()) return s;
+  if (args.Has("ranks") && (ranks < 1 || ranks > 1024))
+    return absl::InvalidArgumentError("--ranks: expected 1..1024");
+  o.ranks = static_cast<int>(ranks);
+  if (auto s = num("ctas", &o.ctas); !s.ok()) return s;
+  if (auto s = num("iterations", &o.iterations); !s.ok()) return s;
+  if (auto s = num("max-states", &o.max_states); !s.ok()) return s;
+  return o;
+}
+
+bool WriteText(const std::string& path, const std::string& text, std::ostream& err) {
+  std::ofstream f(path, std::ios::binary);
+  f << text;
+  if (!f) {
+    PrintError(err, absl::StrCat(path, ": cannot write"));
+    return false;
+  }
+  return true;
+}
+
+void PrintText(const SignalReport& r, std::ostream& out) {
+  out << "outcome: " << r.outcome();
+  if (r.schedule() == "explore" || r.schedule() == "replay")
+    out << "  (" << static_cast<int64_t>(r.states()) << " states, "
+        << static_cast<int64_t>(r.transitions()) << " transitions, "
+        << absl::StrFormat("%.3f", r.seconds()) << " s"
+        << (r.bound_hit() ? ", bound hit" : "") << ")";
+  out << "\n";
+  if (!r.replay().empty()) {
+    out << "replay: " << r.replay() << "\n";
+    if (!r.divergence().empty()) out << "divergence: " << r.divergence() << "\n";
+    if (!r.nearby().empty()) out << "nearby: " << r.nearby() << "\n";
+  }
+  for (const SignalLint& l : r.lints())
+    out << l.severity() << " [" << l.id() << "] " << l.text() << "\n";
+  if (!r.explanation().text().empty()) out << r.explanation().text() << "\n";
+  for (const std::string& w : r.explanation().writes()) out << "  write: " << w << "\n";
+  for (const SignalEdge& e : r.explanation().edges())
+    out << "  wait-for: " << e.from() << " -> " << e.to() << " (" << e.to_state() << ")"
+        << (e.site().empty() ? "" : " via " + e.site()) << " on " << e.word() << "\n";
+  if (r.outcome() == "completes" && r.final_values_size() > 0) {
+    std::vector<std::string> v;
+    for (const auto& [k, x] : r.final_values()) v.push_back(absl::StrCat(k, "=", x));
+    std::sort(v.begin(), v.end());
+    out << "final: " << absl::StrJoin(v, " ") << "\n";
+  }
+  if (!r.trail().empty()) {
+    out << "trail (" << r.trail_size() << " steps):\n";
+    for (const std::string& t : r.trail()) out << "  " << t << "\n";
+  }
+}
+
+int Finish(const ParsedArgs& args, const sig::RunResult& res, std::ostream& out,
+           std::ostream& err, Report* report) {
+  auto format = ParseFormatFlag(args);
+  if (!format.ok()) {
+    PrintError(err, format.status().message());
+    return kExitUsage;
+  }
+  if (auto path = args.Get("trail-out")) {
+    if (!res.has_trace) {
+      PrintError(err, "--trail-out: this run produced no trail (nothing was scheduled)");
+    } else {
+      std::string text;
+      google::protobuf::TextFormat::PrintToString(res.trace, &text);
+      if (!WriteText(*path, absl::StrCat("# proto-file: proto/signal.proto\n"
+                                         "# proto-message: warpcheck.SignalTrace\n",
+                                         text),
+                     err))
+        return kExitInputError;
+    }
+  }
+  if (auto path = args.Get("svg")) {
+    if (res.svg.empty()) {
+      PrintError(err, "--svg: no deadlock, so no wait-for graph was written");
+    } else if (!WriteText(*path, res.svg, err)) {
+      return kExitInputError;
+    }
+  }
+  Report rep;
+  *rep.mutable_signal() = res.report;
+  if (report) *report = rep;
+  if (!PrintMachineReport(rep, *format, out)) PrintText(res.report, out);
+  return res.exit_code;
+}
+
+}  // namespace
+
+std::set<std::string> SignalRunValueFlags() {
+  return {"ranks", "ctas", "iterations", "schedule", "seed", "max-states", "format",
+          "trail-out", "svg"};
+}
+
+int RunSignalRun(const ParsedArgs& args, std::ostream& out, std::ostream& err, Report* report) {
+  if (args.Has("help")) {
+    out << kRunUsage;
+    return kExitOk;
+  }
+  if (args.positional.size() != 1) {
+    PrintError(err, "signal run: expected exactly one PROGRAM.textproto");
+    return kExitUsage;
+  }
+  auto o = Overrides(args);
+  if (!o.ok()) {
+    PrintError(err, o.status().message());
+    return kExitUsage;
+  }
+  sig::RunOptions opt;
+  if (auto s = args.Get("schedule")) {
+    if (*s != "explore" && *s != "fifo" && *s != "random") {
+      PrintError(err, absl::StrCat("--schedule=", *s, ": expected fifo, random or explore"));
+      return kExitUsage;
+    }
+    opt.schedule = *s;
+  }
+  if (auto s = args.Get("seed")) {
+    if (!absl::SimpleAtoi(*s, &opt.seed)) {
+      PrintError(err, absl::StrCat("--seed=", *s, ": expected an unsigned integer"));
+      return kExitUsage;
+    }
+  }
+  opt.max_states = o->max_states;
+  opt.reduce = !args.Has("no-reduction");
+  auto p = sig::LoadProgramFile(args.positional[0], *o);
+  if (!p.ok()) {
+    PrintError(err, p.status().message());
+    return kExitInputError;
+  }
+  auto res = sig::RunProgram(*p, opt);
+  if (!res.ok()) {
+    PrintError(err, res.status().message());
+    return kExitInputError;
+  }
+  return Finish(args, *res, out, err, report);
+}
+
+int RunSignalLint(const ParsedArgs& args, std::ostream& out, std::ostream& err, Report* report) {
+  if (args.Has("help")) {
+    out << kLintUsage;
+    return kExitOk;
+  }
+  if (args.positional.size() != 1) {
+    PrintError(err, "signal lint: expected exactly one PROGRAM.textproto");
+    return kExitUsage;
+  }
+  auto o = Overrides(args);
+  if (!o.ok()) {
+    PrintError(err, o.status().message());
+    return kExitUsage;
+  }
+  auto p = sig::LoadProgramFile(args.positional[0], *o);
+  if (!p.ok()) {
+    PrintError(err, p.status().message());
+    return kExitInputError;
+  }
+  auto res = sig::LintProgram(*p);
+  if (!res.ok()) {
+    PrintError(err, res.status().message());
+    return kExitInputError;
+  }
+  if (res->report.lints_size() == 0) res->report.mutable_explanation()->set_text("no findings");
+  return Finish(args, *res, out, err, report);
+}
+
+namespace {
+absl::StatusOr<std::pair<sig::Program, SignalTrace>> LoadTrace(const std::string& path,
+                                                               const sig::LoadOverrides& o) {
+  SignalTrace t;
+  if (auto s = sig::ParseTextProtoFile(path, &t); !s.ok()) return s;
+  SignalProgram prog;
+  std::string origin = path;
+  if (t.has_program()) {
+    prog = t.program();
+  } else if (!t.program_file().empty()) {
+    std::string dir = path.substr(0, path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+    origin = dir + t.program_file();
+    if (auto s = sig::ParseTextProtoFile(origin, &prog); !s.ok()) return s;
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": a trace needs `program` or `program_file`"));
+  }
+  auto p = sig::CompileProgram(prog, origin, o);
+  if (!p.ok()) return p.status();
+  return std::make_pair(std::move(*p), std::move(t));
+}
+}  // namespace
+
+int RunSignalReplay(const ParsedArgs& args, std::ostream& out, std::ostream& err,
+                    Report* report) {
+  if (args.Has("help")) {
+    out << kReplayUsage;
+    return kExitOk;
+  }
+  if (args.positional.size() != 1) {
+    PrintError(err, "signal replay: expected exactly one TRACE.textproto");
+    return kExitUsage;
+  }
+  auto o = Overrides(args);
+  if (!o.ok()) {
+    PrintError(err, o.status().message());
+    return kExitUsage;
+  }
+  auto loaded = LoadTrace(args.positional[0], *o);
+  if (!loaded.ok()) {
+    PrintError(err, loaded.status().message());
+    return kExitInputError;
+  }
+  sig::ReplayOptions ro;
+  ro.explore_nearby = args.Has("explore-nearby");
+  ro.max_states = o->max_states;
+  auto res = sig::Replay(loaded->first, loaded->second, args.positional[0], ro);
+  if (!res.ok()) {
+    PrintError(err, res.status().message());
+    return kExitInputError;
+  }
+  return Finish(args, *res, out, err, report);
+}
+
+absl::Status CheckSignalCorpusFile(const std::string& path, bool trace, bool* ok,
+                                   std::string* detail) {
+  SignalExpect expect;
+  sig::RunResult res;
+  bool want_repro = false;
+  if (trace) {
+    auto loaded = LoadTrace(path, {});
+    if (!loaded.ok()) return loaded.status();
+    expect = loaded->second.expect();
+    want_repro = loaded->second.expect_reproduced();
+    sig::ReplayOptions ro;
+    ro.explore_nearby = true;
+    auto r = sig::Replay(loaded->first, loaded->second, path, ro);
+    if (!r.ok()) return r.status();
+    res = std::move(*r);
+  } else {
+    auto p = sig::LoadProgramFile(path);
+    if (!p.ok()) return p.status();
+    expect = p->expect;
+    if (expect.outcome() == OUTCOME_UNSPECIFIED)
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": expect.outcome is required in a corpus file (COMPLETES, DEADLOCK, ...)"));
+    auto r = sig::RunProgram(*p, {});
+    if (!r.ok()) return r.status();
+    res = std::move(*r);
+  }
+  const SignalReport& rep = res.report;
+  std::vector<std::string> problems;
+  if (expect.outcome() != OUTCOME_UNSPECIFIED) {
+    std::string want = absl::AsciiStrToLower(SignalOutcome_Name(expect.outcome()));
+    if (rep.outcome() != want)
+      problems.push_back(absl::StrCat("outcome ", rep.outcome(), ", expected ", want));
+  }
+  if (!expect.cause().empty() && rep.explanation().cause() != expect.cause())
+    problems.push_back(absl::StrCat("cause ", rep.explanation().cause().empty() ? "(none)" : rep.explanation().cause(),
+                                    ", expected ", expect.cause()));
+  for (const SignalBlockedExpect& b : expect.blocked()) {
+    bool found = false;
+    for (const SignalBlocked& x : rep.explanation().blocked())
+      found |= x.rank() == b.rank() && x.cta() == b.cta() && (b.site().empty() || x.site() == b.site());
+    if (!found)
+      problems.push_back(absl::StrCat("rank ", b.rank(), " cta ", b.cta(), " not blocked at ",
+                                      b.site()));
+  }
+  for (const std::string& t : expect.text_contains())
+    if (!absl::StrContains(rep.explanation().text(), t))
+      problems.push_back(absl::StrCat("explanation lacks \"", t, "\""));
+  if (trace && want_repro != (rep.replay() == "reproduced"))
+    problems.push_back(absl::StrCat("replay ", rep.replay(), ", expected ",
+                                    want_repro ? "reproduced" : "not reproduced"));
+  *ok = problems.empty();
+  *detail = absl::StrJoin(problems, "; ");
+  if (!*ok) absl::StrAppend(detail, "\n    ", rep.explanation().text());
+  return absl::OkStatus();
+}
+
+}  // namespace warpcheck::cli
