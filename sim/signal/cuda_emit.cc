@@ -59,12 +59,15 @@ struct Obj {
   int width = 8;
   int64_t size = 1;
   int64_t init = 0;
-  bool is_signal = true;
+  bool is_signal = false;
   bool is_signed = false;
+  bool is_float = false;
 };
 
 struct Agent {
-  std::string name;
+  std::string name;    // first launch's name; later launches insert "L<n>." before "cta"
+  std::string prefix;  // "rank0." or "rank0.kernel."
+  std::string suffix;  // "cta3"
   int rank = 0;
   int kernel = -1;  // -1: host stream
   int cta = 0;
@@ -139,11 +142,15 @@ void Emitter::NumberSites(const Ops& ops, std::map<std::string, int>& counts) {
 }
 
 void Emitter::ClassifyObjects(const Ops& ops) {
+  // Signal words (listed in `values`, as the simulator's words): integer objects that a
+  // signal op, RESET or STREAM_WRITE touches, or a PUTSIG's signal object.
   for (const SignalOp& op : ops) {
-    if (IsDataKind(op.kind())) {
-      auto it = obj_index_.find(op.object());
-      if (it != obj_index_.end()) objs_[it->second].is_signal = false;
-    }
+    auto mark = [&](const std::string& name) {
+      auto it = obj_index_.find(name);
+      if (it != obj_index_.end() && !objs_[it->second].is_float) objs_[it->second].is_signal = true;
+    };
+    if (!IsDataKind(op.kind()) && !op.object().empty()) mark(op.object());
+    if (op.kind() == PUTSIG) mark(op.signal_object());
     ClassifyObjects(op.body());
     ClassifyObjects(op.else_body());
   }
@@ -193,6 +200,7 @@ absl::Status Emitter::Prepare() {
     o.name = so.name();
     o.width = (so.dtype() == U64 || so.dtype() == I64) ? 8 : 4;
     o.is_signed = so.dtype() == I32 || so.dtype() == I64;
+    o.is_float = so.dtype() == F16 || so.dtype() == BF16 || so.dtype() == F32;
     auto size = EvalStatic(absl::StrCat("object ", so.name(), " size"),
                            so.size().empty() ? "1" : so.size(), 0);
     if (!size.ok()) return size.status();
@@ -257,8 +265,10 @@ absl::Status Emitter::Prepare() {
         a.rank = static_cast<int>(r);
         a.kernel = k;
         a.cta = static_cast<int>(c);
-        a.name = several ? absl::StrCat("rank", r, ".", p_.kernels(k).name(), ".cta", c)
-                         : absl::StrCat("rank", r, ".cta", c);
+        a.prefix = several ? absl::StrCat("rank", r, ".", p_.kernels(k).name(), ".")
+                           : absl::StrCat("rank", r, ".");
+        a.suffix = absl::StrCat("cta", c);
+        a.name = a.prefix + a.suffix;
         agents_.push_back(a);
       }
     }
@@ -275,6 +285,7 @@ absl::Status Emitter::Prepare() {
         a.rank = static_cast<int>(r);
         a.stream = s;
         a.name = absl::StrCat("rank", r, ".", stream_names_[s]);
+        a.prefix = a.name;
         agents_.push_back(a);
       }
     }
@@ -413,7 +424,7 @@ absl::Status Emitter::EmitOp(const SignalOp& op, Names& scope, int depth, std::s
       std::string fence, st_scope, st_sem = "relaxed";
       bool add = op.sig_op() == ADD;
       if (op.kind() == NOTIFY) {
-        SignalScope sc = op.scope() == SCOPE_UNSPECIFIED ? INTRA_NODE : op.scope();
+        SignalScope sc = op.scope() == SCOPE_UNSPECIFIED ? INTER_NODE : op.scope();  // front-end default
         if (sc == GPU || sc == CTA) {
           rank_text = "r";  // comm_scope=gpu ignores the rank operand
           fence = "membar.gl;";
@@ -478,7 +489,8 @@ absl::Status Emitter::EmitOp(const SignalOp& op, Names& scope, int depth, std::s
       Names lscope = scope;
       lscope.push_back({"l", Type::kInt});
       WC_ASSIGN(lane_if, Expr(op, op.lane_if(), "true", lscope, Type::kBool));
-      std::string sc = Scope(op.scope(), TierScope());
+      // Defaults as in the simulator: dl.wait gpu/acquire, signal_wait_until sys/acquire.
+      std::string sc = Scope(op.scope(), wait ? "gpu" : TierScope());
       std::string ld;
       SignalSem sem = op.sem() == SEM_UNSPECIFIED ? ACQUIRE : op.sem();
       if (sem == RELEASE || sem == ACQ_REL) {
@@ -552,7 +564,7 @@ absl::Status Emitter::EmitOp(const SignalOp& op, Names& scope, int depth, std::s
         WC_ASSIGN(c2, Expr(op, op.compare(), "0", scope));
         cmpv = c2;
       }
-      std::string sc = Scope(op.scope(), TierScope());
+      std::string sc = Scope(op.scope(), "gpu");
       std::string sem = op.sem() == ACQUIRE ? "acquire" : op.sem() == RELEASE ? "release"
                         : op.sem() == ACQ_REL ? "acq_rel" : "relaxed";
       const char* cons = ob.width == 8 ? "l" : "r";
@@ -987,7 +999,7 @@ __device__ inline void wc_barrier_all(WcCtx& x, int site) {
   absl::StrAppend(&o, R"CU(
 struct WcEntry { int kernel, rank, cta, agent, ticket, nthreads, grid, pad; };
 
-__global__ void wc_launch(const WcEntry* tab, unsigned ticket_base, WcHostVars hv) {
+__global__ void wc_launch(const WcEntry* tab, unsigned ticket_base, WcHostVars hv, int launch_no) {
   __shared__ unsigned long long s_bcast;
   const WcEntry e = tab[blockIdx.x];
   WcCtx x;
@@ -995,6 +1007,8 @@ __global__ void wc_launch(const WcEntry* tab, unsigned ticket_base, WcHostVars h
   x.grid = e.grid; x.aborted = false; x.ctr = 0; x.bcast = &s_bcast; x.hv = hv.v;
   volatile WcRec* cr = wc_cta_rec(x.agent);
   if (threadIdx.x == 0) {
+    cr->pad = launch_no;
+    if (WC_SLOTS > 0) { cr->state = WC_SLOT_WAIT; __threadfence_system(); }
     if (g_run.stagger_ns) __nanosleep((unsigned)(wc_hash(g_run.seed * 31 + x.agent) % g_run.stagger_ns));
     if (WC_SLOTS > 0) {
       // Co-residency (cta_slots): the CTA with start ticket t (id order within its rank)
@@ -1036,7 +1050,8 @@ __global__ void wc_fill(int obj, long long rank, long long idx, long long cnt, l
 
 // BARRIER_ALL / HOST_COLLECTIVE on a stream: one CTA of one thread runs the device barrier
 // and reports progress as the stream's agent.
-__global__ void wc_barrier_kernel(int rank, int agent, int site) {
+__global__ void wc_barrier_kernel(int rank, int agent, int site, int warm) {
+  if (warm) return;
   WcCtx x; x.r = rank; x.c = 0; x.agent = agent; x.nthreads = 1; x.kernel = WC_NKERNEL; x.grid = 1;
   x.aborted = false; x.ctr = 0; x.bcast = nullptr; x.hv = nullptr;
   wc_barrier_all(x, site);
@@ -1044,18 +1059,27 @@ __global__ void wc_barrier_kernel(int rank, int agent, int site) {
 )CU");
 
   // Host tables.
-  std::vector<std::string> site_strs, agent_names, agent_ranks, agent_streams;
+  std::vector<std::string> site_strs, agent_names, agent_ranks, agent_streams, agent_prefix,
+      agent_suffix, agent_kernel, kernel_names;
+  for (const SignalKernel& k : p_.kernels()) kernel_names.push_back(CStr(k.name()));
   for (const std::string& s : site_name_) site_strs.push_back(CStr(s));
   if (site_strs.empty()) site_strs.push_back("\"\"");
   for (const Agent& a : agents_) {
     agent_names.push_back(CStr(a.name));
     agent_ranks.push_back(absl::StrCat(a.rank));
     agent_streams.push_back(absl::StrCat(a.stream));
+    agent_prefix.push_back(CStr(a.prefix));
+    agent_suffix.push_back(CStr(a.suffix));
+    agent_kernel.push_back(absl::StrCat(a.kernel));
   }
   absl::StrAppend(&o, "\nstatic const char* kSite[] = {", absl::StrJoin(site_strs, ", "), "};\n");
   absl::StrAppend(&o, "static const char* kAgentName[WC_NAGENT] = {", absl::StrJoin(agent_names, ", "), "};\n");
   absl::StrAppend(&o, "static const int kAgentRank[WC_NAGENT] = {", absl::StrJoin(agent_ranks, ", "), "};\n");
   absl::StrAppend(&o, "static const int kAgentStream[WC_NAGENT] = {", absl::StrJoin(agent_streams, ", "), "};\n");
+  absl::StrAppend(&o, "static const int kAgentKernel[WC_NAGENT] = {", absl::StrJoin(agent_kernel, ", "), "};\n");
+  absl::StrAppend(&o, "static const char* kAgentPrefix[WC_NAGENT] = {", absl::StrJoin(agent_prefix, ", "), "};\n");
+  absl::StrAppend(&o, "static const char* kAgentSuffix[WC_NAGENT] = {", absl::StrJoin(agent_suffix, ", "), "};\n");
+  absl::StrAppend(&o, "static const char* kKernelName[WC_NKERNEL] = {", absl::StrJoin(kernel_names, ", "), "};\n");
   // Launch tables: entries of kernel k on rank r (agent ids, tickets in id order).
   absl::StrAppend(&o, "static const int kKernelThreads[WC_NKERNEL] = {");
   for (int k = 0; k < nk; ++k) absl::StrAppend(&o, k ? ", " : "", threads_[k]);

@@ -160,12 +160,30 @@ SignalExplanation ExplainDeadlock(const Machine& m, const State& s) {
       b.proto.set_expected(need);
       b.proto.set_observed(arrived);
       b.proto.set_word(grid ? "grid_barrier" : op.kind == BARRIER_ALL ? "barrier_all" : op.name);
+      // Participants that have not arrived but still will (blocked elsewhere): edges.
+      if (!grid) {
+        for (int x = 0; x < m.num_agents(); ++x) {
+          if (x == b.agent || s.agents[x].status == Status::kExited) continue;
+          bool missing_rank = false;
+          for (const std::string& r : missing) missing_rank |= r == absl::StrCat("rank", m.info(x).rank);
+          if (!missing_rank) continue;
+          for (const Access2& f : futures[x])
+            if (f.res == Res::kBarrier && f.mode == Mode::kWrite &&
+                f.object == (op.kind == BARRIER_ALL ? 1 : 2)) {
+              b.writers.push_back(x);
+              b.writer_ops.push_back(f.op);
+              break;
+            }
+        }
+      }
       if (!not_started.empty()) {
         b.cause = "co_residency";
         b.text = absl::StrCat("grid barrier at ", op.site, ": ", arrived, " of ", need,
                               " CTAs arrived; ", absl::StrJoin(not_started, ", "),
                               " cannot start (", p.cta_slots,
                               " resident slots, all held by CTAs spinning in the barrier)");
+      } else if (!b.writers.empty()) {
+        b.cause = "cycle";
       } else {
         b.cause = "collective_mismatch";
         b.text = absl::StrCat(KindName(op.kind), " at ", op.site, ": ", arrived, " of ", need,
@@ -396,6 +414,21 @@ SignalExplanation ExplainDeadlock(const Machine& m, const State& s) {
     // Find a cycle through the blocked agents' writer edges.
     std::map<int, const Blocked*> by_agent;
     for (const Blocked& b : blocked) by_agent[b.agent] = &b;
+    // A writer that is not launched yet waits for its stream.
+    std::vector<Blocked> pseudo;
+    pseudo.reserve(m.num_agents());
+    for (const Blocked& b : blocked)
+      for (int x : b.writers)
+        if (s.agents[x].status == Status::kNotLaunched && !by_agent.count(x)) {
+          Blocked nb;
+          nb.agent = x;
+          nb.proto.set_site("not_launched");
+          nb.proto.set_op(absl::StrCat("(not launched: queued behind ", m.info(m.info(x).stream_agent).name, ")"));
+          nb.writers.push_back(m.info(x).stream_agent);
+          nb.writer_ops.push_back(-1);
+          pseudo.push_back(nb);
+          by_agent[x] = &pseudo.back();
+        }
     std::vector<std::string> cyc;
     for (const Blocked& start : blocked) {
       std::vector<int> path;
@@ -422,8 +455,13 @@ SignalExplanation ExplainDeadlock(const Machine& m, const State& s) {
           for (size_t k = 0; k < b->writers.size(); ++k)
             if (b->writers[k] == to && b->writer_ops[k] >= 0) site = p.ops[b->writer_ops[k]].site;
           cyc.push_back(absl::StrCat(m.info(b->agent).name, " @ ", b->proto.site(), " ",
-                                     b->proto.op(), " (expected ", b->proto.expected(),
-                                     ", observed ", b->proto.observed(), ") waits for ",
+                                     b->proto.op(),
+                                     b->proto.word().empty()
+                                         ? ""
+                                         : absl::StrCat(" (", b->proto.word(), " expected ",
+                                                        b->proto.expected(), ", observed ",
+                                                        b->proto.observed(), ")"),
+                                     " waits for ",
                                      m.info(to).name, site.empty() ? "" : " [" + site + "]"));
         }
         break;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <random>
+#include <cstdio>
+#include <cstdlib>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -54,8 +56,16 @@ class Reducer {
       std::vector<char> in(n, 0);
       Closure(s, t.agent, is_enabled, &in);
       size_t cost = 0;
+      int members = 0;
+      for (int a = 0; a < n; ++a) members += in[a] ? 1 : 0;
       for (const Transition& u : enabled) cost += in[u.agent] ? 1 : 0;
-      for (int a = 0; a < n; ++a) if (in[a] && is_enabled[a]) tried[a] = 1;
+      if (members == 1 && cost > 1) {
+        // One agent whose polling lanes conflict with nobody's future: its lanes commute
+        // with each other and with everything else, so one lane is a stubborn set.
+        out->assign(1, t);
+        return;
+      }
+      tried[t.agent] = 1;
       if (cost < best_cost) {
         best_cost = cost;
         best = std::move(in);
@@ -65,6 +75,13 @@ class Reducer {
     out->clear();
     for (const Transition& t : enabled)
       if (best[t.agent]) out->push_back(t);
+    if (getenv("WC_POR_DEBUG")) {
+      fprintf(stderr, "enabled:");
+      for (const Transition& t : enabled) fprintf(stderr, " %d/%d", t.agent, t.lane);
+      fprintf(stderr, "  chosen:");
+      for (const Transition& t : *out) fprintf(stderr, " %d/%d", t.agent, t.lane);
+      fprintf(stderr, "\n");
+    }
   }
 
  private:

@@ -324,9 +324,17 @@ Footprint Machine::Next(const State& s, int a) const {
   Walker w{*this, *p_, a, ai.rank, as.frame, std::vector<bool>(as.frame.size(), false), &f};
   w.launches = as.launches;
   if (as.wait_armed) {
+    // Only the lanes that can sample now: lanes of one agent commute with each other, so
+    // a still-disabled lane is not part of this step (see explore.h).
+    const Object& obj = p_->objects[op.object];
     for (size_t i = 0; i < as.lanes.size(); ++i)
       for (uint64_t bits = as.lanes[i]; bits; bits &= bits - 1) {
         int l = static_cast<int>(i * 64 + __builtin_ctzll(bits));
+        uint64_t key = WordKey(op.object, as.wait_rank, as.wait_index + l);
+        if (op.kind == WAIT || op.kind == WAIT_UNTIL) {
+          if (!Satisfies(op.cmp, Visible(s, a, key, op.scope, op.sem), as.wait_value, obj.bytes))
+            continue;
+        }
         Access2 x;
         x.res = Res::kWord;
         x.mode = op.kind == ATOMIC_CAS ? Mode::kWrite : Mode::kRead;
@@ -340,7 +348,28 @@ Footprint Machine::Next(const State& s, int a) const {
     w.Op1(op);
   }
   // The step may end the agent (its last op, or EXIT): slot and launch effects.
-  if (ai.kind == AgentKind::kCta) {
+  bool can_end = op.kind == EXIT;
+  if (!can_end) {
+    int pending = 0;
+    for (uint64_t bits : as.lanes) pending += __builtin_popcountll(bits);
+    if (!(as.wait_armed && pending > 1) &&
+        !((op.kind == BARRIER_ALL || op.kind == GRID_BARRIER || op.kind == LAUNCH ||
+           op.kind == HOST_COLLECTIVE) && as.phase == 0)) {
+      Footprint rest;
+      Walker r{*this, *p_, a, ai.rank, as.frame, std::vector<bool>(as.frame.size(), false), &rest};
+      r.launches = as.launches + (op.kind == LAUNCH ? 1 : 0);
+      for (int level = static_cast<int>(as.stack.size()) - 1; level >= 0 && rest.empty(); --level) {
+        const StackEntry& e = as.stack[level];
+        r.List(List(a, e.list), level == static_cast<int>(as.stack.size()) - 1 ? e.pos + 1 : e.pos);
+        if (e.loop_op >= 0 && rest.empty()) {
+          const Op& lop = p_->ops[e.loop_op];
+          if (r.frame[lop.var_slot] + e.step < e.to) r.List(lop.body, 0);
+        }
+      }
+      can_end = rest.empty() && !r.overflow;
+    }
+  }
+  if (ai.kind == AgentKind::kCta && can_end) {
     Access2 x;
     x.res = Res::kSlot;
     x.mode = Mode::kAdd;

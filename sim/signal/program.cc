@@ -384,8 +384,7 @@ absl::Status Compiler::CompileOp(const std::string& path, const SignalOp& in, bo
     op.signal_op = in.signal_op() == SIGOP_UNSPECIFIED ? SET : in.signal_op();
   }
   if (k == WAIT || k == WAIT_UNTIL) {
-    RETURN_IF_ERROR(ex("lane_if", in.lane_if(), nullptr, &op.lane_if));
-    if (op.lane_if.present()) {
+    if (!in.lane_if().empty()) {
       ASSIGN_OR_RETURN(op.lane_if, Compile(path + ".lane_if", in.lane_if(), nullptr,
                                            expr::Type::kBool));
     }
