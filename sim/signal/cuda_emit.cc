@@ -529,10 +529,11 @@ absl::Status Emitter::EmitOp(const SignalOp& op, Names& scope, int depth, std::s
         absl::StrAppend(&o, in2, "long long cnt = ", cnt, ";\n");
         absl::StrAppend(&o, in2, "const long long v_l = cnt == 1 ? 0 : ", first, ";\n");
         absl::StrAppend(&o, in2, "bool polls = (", by_cond, ") && v_l >= 0 && v_l < cnt && ", lane_if, ";\n");
+        absl::StrAppend(&o, in2, "const unsigned m = __ballot_sync(0xffffffffu, ", by_cond, ");\n");
         absl::StrAppend(&o, in2, "if (", by_cond, ") {\n");
         absl::StrAppend(&o, in2, "wc_jitter(x, ", site, ");\n");
       }
-      absl::StrAppend(&o, in2, "unsigned m = wc_wait_begin(x, ", site, ", (long long)v, ", obj, ", rk, base);\n");
+      absl::StrAppend(&o, in2, "wc_wait_begin(x, ", wait ? "0xffffffffu" : "m", ", ", site, ", (long long)v, ", obj, ", rk, base);\n");
       absl::StrAppend(&o, in2, "if (polls && !x.aborted) {\n");
       absl::StrAppend(&o, in2, "  char* a = wc_addr(x, ", obj, ", rk, base + v_l, ", ob.size, "LL, ", ob.width, ");\n");
       absl::StrAppend(&o, in2, "  unsigned it = 0;\n");
@@ -544,7 +545,7 @@ absl::Status Emitter::EmitOp(const SignalOp& op, Names& scope, int depth, std::s
       absl::StrAppend(&o, in2, "  }\n", in2, "}\n");
       if (wait) {
         absl::StrAppend(&o, in2, "asm volatile(\"bar.warp.sync 0xffffffff;\" ::: \"memory\");\n");
-        absl::StrAppend(&o, in2, "wc_wait_end(x, m);\n");
+        absl::StrAppend(&o, in2, "wc_wait_end(x, 0xffffffffu);\n");
       } else {
         absl::StrAppend(&o, in2, "wc_wait_end(x, m);\n", in2, "}\n");
       }
@@ -580,7 +581,7 @@ absl::Status Emitter::EmitOp(const SignalOp& op, Names& scope, int depth, std::s
       absl::StrAppend(&o, in2, "  ", ct, " v = (", ct, ")(", val, "), cmp = (", ct, ")(", cmpv, ");\n");
       absl::StrAppend(&o, in2, "  (void)cmp;\n");
       if (op.kind() == ATOMIC_CAS && op.spin()) {
-        absl::StrAppend(&o, in2, "  unsigned m = wc_wait_begin(x, ", site, ", (long long)cmp, ", obj, ", rk, ix);\n");
+        absl::StrAppend(&o, in2, "  unsigned m = wc_wait_begin(x, __activemask(), ", site, ", (long long)cmp, ", obj, ", rk, ix);\n");
         absl::StrAppend(&o, in2, "  unsigned it = 0;\n");
         absl::StrAppend(&o, in2, "  while (a && !x.aborted) {\n");
         absl::StrAppend(&o, in2, "    asm volatile(\"", atom, "\" : \"=", cons, "\"(old) : \"l\"(a), \"", cons, "\"(v), \"", cons, "\"(cmp) : \"memory\");\n");
@@ -955,7 +956,7 @@ __device__ inline void wc_barrier_all(WcCtx& x, int site) {
     }
     for (int t = 0; t < WC_N && !x.aborted; ++t) {
       unsigned long long* a = (unsigned long long*)(g_obj[WC_BAR_OBJ * WC_N + x.r]) + ph * WC_N + t;
-      unsigned m = wc_wait_begin(x, site, (long long)e, -1, t, 0);
+      unsigned m = wc_wait_begin(x, __activemask(), site, (long long)e, -1, t, 0);
       unsigned it = 0;
       while (true) {
         unsigned long long v;

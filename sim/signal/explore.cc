@@ -105,7 +105,27 @@ class Reducer {
     while (!work.empty()) {
       int b = work.back();
       work.pop_back();
-      Footprint probe = is_enabled[b] ? m_.Next(s, b) : m_.Needs(s, b);
+      Footprint probe;
+      if (is_enabled[b]) {
+        probe = m_.Next(s, b);
+      } else {
+        // A blocked agent: one necessary condition suffices; prefer one that agents
+        // already in the set (or nobody) can satisfy, else the one that adds fewest.
+        std::vector<Footprint> alts = m_.NeedsAlternatives(s, b);
+        size_t best_new = SIZE_MAX;
+        for (Footprint& alt : alts) {
+          size_t added = 0;
+          for (int x = 0; x < m_.num_agents() && added < best_new; ++x) {
+            if ((*in)[x] || s.agents[x].status == Status::kExited) continue;
+            if (Any(alt, FutureOf(s, x))) ++added;
+          }
+          if (added < best_new) {
+            best_new = added;
+            probe = std::move(alt);
+            if (added == 0) break;
+          }
+        }
+      }
       if (!is_enabled[b] && s.agents[b].status == Status::kNotLaunched) {
         int st = m_.info(b).stream_agent;
         if (!(*in)[st]) {

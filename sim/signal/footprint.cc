@@ -168,16 +168,17 @@ struct Walker {
         break;
       case GRID_BARRIER: {
         const AgentInfo& ai = m.info(agent);
-        Add(Res::kBarrier, Mode::kAdd, 3 + ai.launch_first, -1, -1, -1);
+        Add(Res::kBarrier, Mode::kWrite, 3 + ai.launch_first, ai.cta, -1, -1);
         Add(Res::kBarrier, Mode::kRead, 3 + ai.launch_first, -1, -1, -1);
         break;
       }
       case LAUNCH: {
         const AgentInfo& ai = m.info(agent);
         if (launches < static_cast<int>(ai.launches.size())) {
+          // Starting each CTA (W) and waiting for each to exit (R): resource = the CTA.
           int first = ai.launches[launches];
-          Add(Res::kLaunch, Mode::kWrite, first, -1, -1, -1);
-          Add(Res::kLaunch, Mode::kRead, first, -1, -1, -1);
+          for (int c = 0; c < ai.launch_sizes[launches]; ++c)
+            Add(Res::kLaunch, Mode::kWrite, first + c, -1, -1, -1);
         }
         ++launches;
         break;
@@ -235,7 +236,7 @@ void Machine::FutureOf(const State& s, int a, Footprint* out) const {
   if (as.status == Status::kExited) return;
   if (as.status == Status::kNotLaunched || as.status == Status::kNotStarted) {
     w.frame = ai.frame0;
-    w.Add(Res::kSlot, Mode::kWrite, 0, ai.rank, -1, -1);
+    if (p_->cta_slots > 0) w.Add(Res::kSlot, Mode::kWrite, 0, ai.rank, -1, -1);
     w.List(List(a, -1), 0);
   } else {
     // Innermost list from the current op, then each enclosing loop's remaining
@@ -261,8 +262,8 @@ void Machine::FutureOf(const State& s, int a, Footprint* out) const {
     }
   }
   if (ai.kind == AgentKind::kCta) {
-    w.Add(Res::kSlot, Mode::kAdd, 0, ai.rank, -1, -1);
-    w.Add(Res::kLaunch, Mode::kAdd, ai.launch_first, -1, -1, -1);
+    if (p_->cta_slots > 0) w.Add(Res::kSlot, Mode::kAdd, 0, ai.rank, -1, -1);
+    w.Add(Res::kLaunch, Mode::kWrite, a, -1, -1, -1);
   }
   if (w.overflow) {
     out->clear();
@@ -321,6 +322,24 @@ Footprint Machine::Next(const State& s, int a) const {
   int id = CurrentOp(s, a);
   if (id < 0) return f;
   const Op& op = p_->ops[id];
+  if (as.phase == 1 && (op.kind == BARRIER_ALL || op.kind == HOST_COLLECTIVE ||
+                        op.kind == GRID_BARRIER || op.kind == LAUNCH)) {
+    // The second half: leaving the barrier / joining the launch (a read).
+    Access2 x;
+    x.mode = Mode::kRead;
+    if (op.kind == LAUNCH) {
+      x.res = Res::kLaunch;
+      for (int c = 0; c < ai.launch_sizes[as.launches]; ++c) {
+        x.object = ai.launches[as.launches] + c;
+        f.push_back(x);
+      }
+    } else {
+      x.res = Res::kBarrier;
+      x.object = op.kind == BARRIER_ALL ? 1 : op.kind == HOST_COLLECTIVE ? 2 : 3 + ai.launch_first;
+      f.push_back(x);
+    }
+    return f;
+  }
   Walker w{*this, *p_, a, ai.rank, as.frame, std::vector<bool>(as.frame.size(), false), &f};
   w.launches = as.launches;
   if (as.wait_armed) {
@@ -371,71 +390,86 @@ Footprint Machine::Next(const State& s, int a) const {
   }
   if (ai.kind == AgentKind::kCta && can_end) {
     Access2 x;
-    x.res = Res::kSlot;
-    x.mode = Mode::kAdd;
-    x.object = 0;
-    x.rank = ai.rank;
-    f.push_back(x);
+    if (p_->cta_slots > 0) {
+      x.res = Res::kSlot;
+      x.mode = Mode::kAdd;
+      x.object = 0;
+      x.rank = ai.rank;
+      f.push_back(x);
+    }
     x.res = Res::kLaunch;
-    x.object = ai.launch_first;
+    x.mode = Mode::kWrite;
+    x.object = a;
     x.rank = -1;
     f.push_back(x);
   }
   return f;
 }
 
-Footprint Machine::Needs(const State& s, int a) const {
-  Footprint f;
+std::vector<Footprint> Machine::NeedsAlternatives(const State& s, int a) const {
+  std::vector<Footprint> alts;
   const AgentState& as = s.agents[a];
   const AgentInfo& ai = info_[a];
-  Access2 x;
-  if (as.status == Status::kNotLaunched) {
-    x.res = Res::kLaunch;
+  auto one = [&](Res res, int object, int rank, int64_t lo, int64_t hi) {
+    Access2 x;
+    x.res = res;
     x.mode = Mode::kRead;
-    x.object = ai.launch_first;
-    f.push_back(x);
-    return f;
+    x.object = object;
+    x.rank = rank;
+    x.lo = lo;
+    x.hi = hi;
+    alts.push_back(Footprint{x});
+  };
+  if (as.status == Status::kNotLaunched) {
+    one(Res::kLaunch, a, -1, -1, -1);
+    return alts;
   }
   if (as.status == Status::kNotStarted) {
-    x.res = Res::kSlot;
-    x.mode = Mode::kRead;
-    x.object = 0;
-    x.rank = ai.rank;
-    f.push_back(x);
-    return f;
+    one(Res::kSlot, 0, ai.rank, -1, -1);
+    return alts;
   }
-  if (as.status != Status::kRunning) return f;
+  if (as.status != Status::kRunning) return alts;
   int id = CurrentOp(s, a);
-  if (id < 0) return f;
+  if (id < 0) return alts;
   const Op& op = p_->ops[id];
   if (as.wait_armed) {
+    // Every polling lane must be satisfied: each lane's word is a necessary condition.
     for (size_t i = 0; i < as.lanes.size(); ++i)
       for (uint64_t bits = as.lanes[i]; bits; bits &= bits - 1) {
         int l = static_cast<int>(i * 64 + __builtin_ctzll(bits));
-        x.res = Res::kWord;
-        x.mode = Mode::kRead;
-        x.object = op.object;
-        x.rank = as.wait_rank;
-        x.lo = as.wait_index + l;
-        x.hi = x.lo + 1;
-        f.push_back(x);
+        one(Res::kWord, op.object, as.wait_rank, as.wait_index + l, as.wait_index + l + 1);
       }
-    return f;
+    return alts;
   }
-  x.mode = Mode::kRead;
   switch (op.kind) {
-    case BARRIER_ALL: x.res = Res::kBarrier; x.object = 1; break;
-    case HOST_COLLECTIVE: x.res = Res::kBarrier; x.object = 2; break;
-    case GRID_BARRIER: x.res = Res::kBarrier; x.object = 3 + ai.launch_first; break;
+    case BARRIER_ALL:
+    case HOST_COLLECTIVE: {
+      auto it = s.barriers.find(static_cast<uint64_t>(as.tmp));
+      std::vector<bool> in(p_->ranks, false);
+      if (it != s.barriers.end())
+        for (int x : it->second.arrivers) in[info_[x].rank] = true;
+      for (int r = 0; r < p_->ranks; ++r)
+        if (!in[r]) one(Res::kBarrier, op.kind == BARRIER_ALL ? 1 : 2, r, -1, -1);
+      break;
+    }
+    case GRID_BARRIER: {
+      auto it = s.barriers.find(static_cast<uint64_t>(as.tmp));
+      std::vector<bool> in(ai.launch_size, false);
+      if (it != s.barriers.end())
+        for (int x : it->second.arrivers) in[info_[x].cta] = true;
+      for (int c = 0; c < ai.launch_size; ++c)
+        if (!in[c]) one(Res::kBarrier, 3 + ai.launch_first, c, -1, -1);
+      break;
+    }
     case LAUNCH:
-      x.res = Res::kLaunch;
-      x.object = as.launches < static_cast<int>(ai.launches.size()) ? ai.launches[as.launches] : -1;
+      for (int c = 0; c < ai.launch_sizes[as.launches]; ++c) {
+        int x = ai.launches[as.launches] + c;
+        if (s.agents[x].status != Status::kExited) one(Res::kLaunch, x, -1, -1, -1);
+      }
       break;
     default:
-      return f;
+      break;
   }
-  f.push_back(x);
-  return f;
+  return alts;
 }
-
 }  // namespace warpcheck::sim::signal

@@ -220,8 +220,9 @@ class Machine {
   // The resources agent a's next step(s) touch / could touch from here to its end.
   Footprint Next(const State& s, int agent) const;
   Footprint Future(const State& s, int agent) const;
-  // For a blocked agent: the resources whose writers could enable it.
-  Footprint Needs(const State& s, int agent) const;
+  // For a blocked agent: its necessary conditions, one footprint each (every one must
+  // be written by someone before it can move; the explorer picks one).
+  std::vector<Footprint> NeedsAlternatives(const State& s, int agent) const;
   // Calls visit(op, frame, unknown) for every non-control op of agent a's whole program,
   // loops unrolled, both sides of branches whose condition is not known statically.
   void WalkProgram(int a, const std::function<void(const Op&, const int64_t*,

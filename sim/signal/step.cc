@@ -657,7 +657,15 @@ void Machine::StepOp(State& s, int a, int lane, Event* ev) const {
           cs.t0 = as.t0;
           cs.rest = as.t0;
           cs.px = as.t0;
+          if (p_->cta_slots == 0) {
+            // Unlimited residency: every CTA starts with the launch.
+            cs.status = Status::kRunning;
+            cs.stack.assign(1, StackEntry{});
+            ++s.slots_used[ai.rank];
+          }
         }
+        if (p_->cta_slots == 0)
+          for (int c = 0; c < n; ++c) Normalize(s, first + c);
         as.phase = 1;
         ev->what = "launch";
         return;

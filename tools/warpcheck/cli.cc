@@ -21,6 +21,7 @@
 #include "tools/warpcheck/output.h"
 #include "tools/warpcheck/sim_command.h"
 #include "tools/warpcheck/signal_command.h"
+#include "tools/warpcheck/signal_gpu_command.h"
 #include "tools/warpcheck/swizzle_command.h"
 
 #ifndef WARPCHECK_VERSION
@@ -419,6 +420,10 @@ const std::vector<Command>& Commands() {
        {"format", "ranks", "ctas", "iterations"},
        {},
        [](Context& c) { return RunSignalLint(c.args, c.out, c.err, c.report_out); }},
+      {"signal cuda", "emit a SignalProgram as a CUDA program for the GPU differential test",
+       kSignalCudaValueFlags,
+       kSignalCudaSwitchFlags,
+       [](Context& c) { return RunSignalCuda(c.args, c.out, c.err); }},
       {"corpus check", "run every corpus case and compare with its expected verdict",
        {"format"},
        {"verbose"},
