@@ -45,6 +45,7 @@ class Reducer {
               std::vector<Transition>* out) {
     const int n = m_.num_agents();
     futures_.assign(n, Footprint());
+    guards_.assign(n, std::vector<Guard>());
     have_future_.assign(n, false);
     std::vector<char> is_enabled(n, 0);
     for (const Transition& t : enabled) is_enabled[t.agent] = 1;
@@ -87,10 +88,66 @@ class Reducer {
  private:
   const Footprint& FutureOf(const State& s, int a) {
     if (!have_future_[a]) {
-      futures_[a] = m_.Future(s, a);
+      guards_[a].clear();
+      futures_[a] = m_.Future(s, a, &guards_[a]);
       have_future_[a] = true;
     }
     return futures_[a];
+  }
+  // True when x's access f can only happen after x passes a wait on a word that only b
+  // writes and that does not hold yet: then f cannot come before b's next step.
+  bool GuardedBy(const State& s, int b, int x, const Access2& f) const {
+    for (int g = f.guard; g >= 0; g = guards_[x][g].parent) {
+      const Guard& gd = guards_[x][g];
+      if (!m_.OnlyWrittenAfter(s, gd.key, b)) continue;
+      auto it = s.words.find(gd.key);
+      int64_t v = it == s.words.end() ? m_.program().objects[KeyObject(gd.key)].init
+                                      : it->second.value;
+      if (!m_.Satisfies(gd.cmp, v, gd.expected, gd.bytes)) return true;
+    }
+    return false;
+  }
+  // True when CTA x cannot start before b's next step: it belongs to a later launch on
+  // its stream, and a CTA of the launch before it is b itself or cannot exit before b
+  // moves (its exit is guarded by a wait only b can satisfy).
+  bool LaunchGuarded(const State& s, int b, int x, int depth = 0) {
+    const AgentInfo& xi = m_.info(x);
+    if (xi.kind != AgentKind::kCta || s.agents[x].status != Status::kNotLaunched ||
+        xi.launch <= 0 || depth > 4)
+      return false;
+    const AgentInfo& st = m_.info(xi.stream_agent);
+    int first = st.launches[xi.launch - 1], n = st.launch_sizes[xi.launch - 1];
+    for (int y = first; y < first + n; ++y) {
+      if (s.agents[y].status == Status::kExited) continue;
+      if (y == b) return true;
+      if (s.agents[y].status == Status::kNotLaunched) {
+        if (LaunchGuarded(s, b, y, depth + 1)) return true;
+        continue;
+      }
+      const Footprint& fy = FutureOf(s, y);
+      for (const Access2& f : fy)
+        if (f.res == Res::kLaunch && f.mode == Mode::kWrite && f.object == y &&
+            GuardedBy(s, b, y, f))
+          return true;
+    }
+    return false;
+  }
+  bool Depends(const State& s, int b, const Footprint& probe, int x) {
+    const Footprint& fut = FutureOf(s, x);
+    bool conflict = false;
+    for (const Access2& a : probe) {
+      for (const Access2& f : fut)
+        if (Conflicts(a, f)) {
+          conflict = true;
+          break;
+        }
+      if (conflict) break;
+    }
+    if (!conflict || LaunchGuarded(s, b, x)) return false;
+    for (const Access2& a : probe)
+      for (const Access2& f : fut)
+        if (Conflicts(a, f) && !GuardedBy(s, b, x, f)) return true;
+    return false;
   }
   static bool Any(const Footprint& x, const Footprint& y) {
     for (const Access2& a : x)
@@ -117,7 +174,7 @@ class Reducer {
           size_t added = 0;
           for (int x = 0; x < m_.num_agents() && added < best_new; ++x) {
             if ((*in)[x] || s.agents[x].status == Status::kExited) continue;
-            if (Any(alt, FutureOf(s, x))) ++added;
+            if (Depends(s, b, alt, x)) ++added;
           }
           if (added < best_new) {
             best_new = added;
@@ -142,7 +199,7 @@ class Reducer {
       }
       for (int x = 0; x < m_.num_agents(); ++x) {
         if ((*in)[x] || s.agents[x].status == Status::kExited) continue;
-        if (Any(probe, FutureOf(s, x))) {
+        if (Depends(s, b, probe, x)) {
           (*in)[x] = 1;
           work.push_back(x);
         }
@@ -152,6 +209,7 @@ class Reducer {
 
   const Machine& m_;
   std::vector<Footprint> futures_;
+  std::vector<std::vector<Guard>> guards_;
   std::vector<char> have_future_;
 };
 

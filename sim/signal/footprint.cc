@@ -29,6 +29,8 @@ struct Walker {
   bool overflow = false;
   int launches = 0;  // streams: launch ordinal of the next LAUNCH
   int current_op = -1;
+  std::vector<Guard>* guards = nullptr;
+  int guard = -1;  // innermost guard passed so far
   const std::function<void(const Op&, const int64_t*, const std::vector<bool>&)>* visit = nullptr;
 
   bool Known(const Ex& e) const {
@@ -58,6 +60,7 @@ struct Walker {
     a.lo = lo;
     a.hi = hi;
     a.op = current_op;
+    a.guard = guard;
     out->push_back(a);
   }
   // object@rank[index .. index+count)
@@ -216,23 +219,63 @@ struct Walker {
       if (Value(op.cond, 0, &c)) {
         List(c ? op.body : op.else_body, 0);
       } else {
+        int saved = guard;
         List(op.body, 0);
+        guard = saved;
         List(op.else_body, 0);
+        guard = saved;
       }
       return;
     }
     if (visit) (*visit)(op, frame.data(), unknown);
+    if (guards && (op.kind == WAIT || op.kind == WAIT_UNTIL || op.kind == STREAM_WAIT) &&
+        GuardedWait(op))
+      return;
     Op1(op);
+  }
+  // A wait with known words: one read per lane, each guarded by its own predicate (a
+  // lane cannot sample before its word satisfies it), then every lane guards what
+  // follows. Ensures: false (nothing added) when the words are not known.
+  bool GuardedWait(const Op& op) {
+    int64_t r = rank, lo = 0, n = 1, v = 0;
+    if (!Value(op.rank, rank, &r) || !Value(op.index, 0, &lo) || !Value(op.value, 1, &v))
+      return false;
+    if (op.count.present() && !Value(op.count, 1, &n)) return false;
+    if (op.kind == WAIT && !p.amd) n = std::min<int64_t>(static_cast<uint32_t>(n), 32);
+    if (op.kind == WAIT_UNTIL && m.info(agent).kind == AgentKind::kCta)
+      n = std::min<int64_t>(n, p.kernels[m.info(agent).kernel].threads);
+    if (op.lane_if.present() || n > 64 || n < 0 || r < 0 || r >= p.ranks) return false;
+    current_op = op.id;
+    const int pre = guard;
+    auto make = [&](int64_t l, int parent) {
+      Guard g;
+      g.key = WordKey(op.object, static_cast<int>(r), lo + l);
+      g.expected = v;
+      g.cmp = op.kind == WAIT ? EQ : op.cmp;
+      g.bytes = p.objects[op.object].bytes;
+      g.parent = parent;
+      guards->push_back(g);
+      return static_cast<int>(guards->size()) - 1;
+    };
+    for (int64_t l = 0; l < n; ++l) {
+      guard = make(l, pre);
+      Add(Res::kWord, Mode::kRead, op.object, r, lo + l, lo + l + 1);
+    }
+    guard = pre;
+    for (int64_t l = 0; l < n; ++l) guard = make(l, guard);
+    return true;
   }
 };
 
 }  // namespace
 
-void Machine::FutureOf(const State& s, int a, Footprint* out) const {
+void Machine::FutureOf(const State& s, int a, Footprint* out,
+                       std::vector<Guard>* guards) const {
   const AgentState& as = s.agents[a];
   const AgentInfo& ai = info_[a];
   Walker w{*this, *p_, a, ai.rank, as.frame, std::vector<bool>(as.frame.size(), false), out};
   w.launches = as.launches;
+  w.guards = guards;
   if (as.status == Status::kExited) return;
   if (as.status == Status::kNotLaunched || as.status == Status::kNotStarted) {
     w.frame = ai.frame0;
@@ -246,8 +289,20 @@ void Machine::FutureOf(const State& s, int a, Footprint* out) const {
       const std::vector<int>& list = List(a, e.list);
       if (level == static_cast<int>(as.stack.size()) - 1 && as.phase == 1 &&
           e.pos < static_cast<int>(list.size())) {
-        // Mid-op (second half of a barrier, launch or non-atomic add): its footprint.
-        w.Op1(p_->ops[list[e.pos]]);
+        // Mid-op: the second half of a barrier or launch (leave / join: reads only), or
+        // the write of a non-atomic add.
+        const Op& op = p_->ops[list[e.pos]];
+        if (op.kind == BARRIER_ALL || op.kind == HOST_COLLECTIVE || op.kind == GRID_BARRIER) {
+          w.Add(Res::kBarrier, Mode::kRead,
+                op.kind == BARRIER_ALL ? 1 : op.kind == HOST_COLLECTIVE ? 2 : 3 + ai.launch_first,
+                -1, -1, -1);
+        } else if (op.kind == LAUNCH) {
+          for (int c = 0; c < ai.launch_sizes[as.launches]; ++c)
+            w.Add(Res::kLaunch, Mode::kRead, ai.launches[as.launches] + c, -1, -1, -1);
+          ++w.launches;
+        } else {
+          w.Op1(op);
+        }
         w.List(list, e.pos + 1);
       } else {
         w.List(list, e.pos);
@@ -295,14 +350,58 @@ Footprint Machine::AfterExit(const State& s, int a) const {
   as.status = Status::kRunning;
   ++as.stack.back().pos;
   Footprint f;
-  FutureOf(copy, a, &f);
+  FutureOf(copy, a, &f, nullptr);
   return f;
 }
 
-Footprint Machine::Future(const State& s, int a) const {
+Footprint Machine::Future(const State& s, int a, std::vector<Guard>* guards) const {
   Footprint f;
-  FutureOf(s, a, &f);
+  FutureOf(s, a, &f, guards);
   return f;
+}
+
+bool Machine::OnlyWrittenAfter(const State& s, uint64_t key, int b) const {
+  if (!writers_known_) return false;
+  if (wild_writes_.count({KeyObject(key), KeyRank(key)}) || wild_writes_.count({KeyObject(key), -1}))
+    return false;
+  auto it = writers_.find(key);
+  if (it == writers_.end()) return false;
+  const AgentInfo& bi = info_[b];
+  for (int w : it->second) {
+    if (w == b || s.agents[w].status == Status::kExited) continue;
+    const AgentInfo& wi = info_[w];
+    if (bi.kind == AgentKind::kCta && wi.kind == AgentKind::kCta &&
+        wi.stream_agent == bi.stream_agent && wi.launch > bi.launch)
+      continue;
+    return false;
+  }
+  return true;
+}
+
+void Machine::ComputeWriters() {
+  State s0 = Initial();
+  for (int a = 0; a < num_agents(); ++a) {
+    Footprint f;
+    AgentState copy = s0.agents[a];
+    Walker w{*this, *p_, a, info_[a].rank, info_[a].frame0,
+             std::vector<bool>(info_[a].frame0.size(), false), &f};
+    w.List(List(a, -1), 0);
+    if (w.overflow) {
+      writers_known_ = false;
+      return;
+    }
+    for (const Access2& x : f) {
+      if (x.res != Res::kWord || x.mode == Mode::kRead) continue;
+      if (x.lo < 0 || x.rank < 0 || x.hi - x.lo > 65536) {
+        wild_writes_.insert({x.object, x.rank});
+        continue;
+      }
+      for (int64_t i = x.lo; i < x.hi; ++i) {
+        std::vector<int>& ws = writers_[WordKey(x.object, x.rank, i)];
+        if (ws.empty() || ws.back() != a) ws.push_back(a);
+      }
+    }
+  }
 }
 
 Footprint Machine::Next(const State& s, int a) const {

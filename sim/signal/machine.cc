@@ -76,6 +76,7 @@ bool Conflicts(const Access2& a, const Access2& b) {
 absl::StatusOr<Machine> Machine::Create(const Program& p) {
   Machine m(p);
   RETURN_IF_ERROR(m.Instantiate());
+  m.ComputeWriters();
   return m;
 }
 

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -194,8 +195,18 @@ struct Access2 {
   int32_t rank = -1;    // -1: any
   int64_t lo = -1, hi = -1;  // [lo, hi); -1: any
   int32_t op = -1;           // the op it comes from (for explanations)
+  int32_t guard = -1;        // Future(): the innermost wait passed before it (Guard index)
 };
 using Footprint = std::vector<Access2>;
+
+// A wait that an agent must pass before some of its future accesses (Future()).
+struct Guard {
+  uint64_t key = 0;  // the word
+  int64_t expected = 0;
+  SignalCmp cmp = EQ;
+  int bytes = 8;
+  int parent = -1;  // the wait passed before this one
+};
 bool Conflicts(const Access2& a, const Access2& b);
 
 class Machine {
@@ -219,7 +230,11 @@ class Machine {
 
   // The resources agent a's next step(s) touch / could touch from here to its end.
   Footprint Next(const State& s, int agent) const;
-  Footprint Future(const State& s, int agent) const;
+  Footprint Future(const State& s, int agent, std::vector<Guard>* guards = nullptr) const;
+  // True when every write to `key` anywhere in the program is by agent b, by an agent that
+  // has exited, or by a CTA of a later launch on b's stream (which cannot start before b
+  // exits).
+  bool OnlyWrittenAfter(const State& s, uint64_t key, int b) const;
   // For a blocked agent: its necessary conditions, one footprint each (every one must
   // be written by someone before it can move; the explorer picks one).
   std::vector<Footprint> NeedsAlternatives(const State& s, int agent) const;
@@ -270,13 +285,17 @@ class Machine {
   void FinishOp(State& s, int a) const;
   void LocalOp(State& s, int a, const Op& op) const;
   void StepOp(State& s, int a, int lane, Event* ev) const;
-  void FutureOf(const State& s, int agent, Footprint* out) const;
+  void FutureOf(const State& s, int agent, Footprint* out, std::vector<Guard>* guards) const;
+  void ComputeWriters();
 
   const Program* p_;
   std::vector<AgentInfo> info_;
   std::vector<int64_t> sizes_;  // object sizes
   int num_comps_ = 0;
   std::map<std::string, int> coll_ids_;
+  std::map<uint64_t, std::vector<int>> writers_;  // word -> agents that may write it
+  std::set<std::pair<int, int>> wild_writes_;    // (object, rank or -1) written at unknown index
+  bool writers_known_ = true;
 };
 
 }  // namespace warpcheck::sim::signal
