@@ -55,7 +55,7 @@ std::string Who(const Machine& m, int agent, int op) {
 std::string HistLine(const Machine& m, const HistEntry& h) {
   std::string what;
   switch (h.kind) {
-    case WriteKind::kAdd: what = absl::StrCat("add(+", h.after - h.before, ")"); break;
+    case WriteKind::kAdd: what = absl::StrCat("add(+", h.operand, ")"); break;
     case WriteKind::kReset: what = absl::StrCat("reset(", h.after, ")"); break;
     case WriteKind::kCas: what = absl::StrCat("cas(", h.before, "->", h.after, ")"); break;
     default: what = absl::StrCat("set(", h.after, ")"); break;
@@ -112,6 +112,11 @@ SignalExplanation ExplainDeadlock(const Machine& m, const State& s) {
 
   std::vector<Footprint> futures(m.num_agents());
   for (int a = 0; a < m.num_agents(); ++a) futures[a] = m.Future(s, a);
+  // Could some write in f to `key` make `cmp target` true? (A set of a known value that
+  // does not satisfy it cannot; a reset to 0 never releases a wait for 1.)
+  SignalCmp want_cmp = EQ;
+  int64_t want_target = 0;
+  bool filter = false;
   auto writes_word = [&](const Footprint& f, uint64_t key, int* op) {
     Access2 probe;
     probe.res = Res::kWord;
@@ -122,10 +127,20 @@ SignalExplanation ExplainDeadlock(const Machine& m, const State& s) {
     probe.hi = probe.lo + 1;
     for (const Access2& x : f)
       if (x.mode != Mode::kRead && Conflicts(probe, x)) {
+        if (filter && x.value_known &&
+            !m.Satisfies(want_cmp, x.value, want_target, p.objects[KeyObject(key)].bytes))
+          continue;
         *op = x.op;
         return true;
       }
     return false;
+  };
+  auto reset_like = [&](const HistEntry& h) {
+    if (h.kind == WriteKind::kReset) return true;
+    if (h.kind != WriteKind::kSet || h.op < 0) return false;
+    const Op& o = p.ops[h.op];
+    return (o.kind == ST_SIGNAL || o.kind == STREAM_WRITE) &&
+           h.after == p.objects[o.object].init;
   };
 
   for (Blocked& b : blocked) {
@@ -209,6 +224,9 @@ SignalExplanation ExplainDeadlock(const Machine& m, const State& s) {
     const int64_t target = as.wait_value;
     const int64_t value = w ? w->value : p.objects[KeyObject(b.word)].init;
     const std::string wn = m.WordName(b.word);
+    filter = true;
+    want_cmp = op.kind == WAIT || op.kind == ATOMIC_CAS ? EQ : op.cmp;
+    want_target = target;
     for (int x = 0; x < m.num_agents(); ++x) {
       if (x == b.agent || s.agents[x].status == Status::kExited) continue;
       int wop = -1;
@@ -260,16 +278,17 @@ SignalExplanation ExplainDeadlock(const Machine& m, const State& s) {
         for (const std::string& l : lines) out.add_writes(l);
         continue;
       }
-      // Reset race: a reset after a write it is not ordered after.
+      // Reset race: a reset (host fill, or a program store of the initial value) after a
+      // write that would have released the waiter, not ordered after that write.
       bool found = false;
+      const int bytes = p.objects[KeyObject(b.word)].bytes;
+      const SignalCmp wcmp = op.kind == WAIT ? EQ : op.cmp;
       for (size_t j = 0; j < hist.size() && !found; ++j) {
-        if (hist[j].kind != WriteKind::kReset) continue;
+        if (!reset_like(hist[j])) continue;
         for (size_t i = 0; i < j; ++i) {
           const HistEntry& wr = hist[i];
-          if (wr.agent < 0 || wr.kind == WriteKind::kReset) continue;
-          if (m.info(wr.agent).rank == m.info(hist[j].agent).rank &&
-              m.info(wr.agent).kind == AgentKind::kStream)
-            continue;
+          if (wr.agent < 0 || reset_like(wr) || wr.agent == hist[j].agent) continue;
+          if (!m.Satisfies(wcmp, wr.after, target, bytes)) continue;
           int comp = m.info(wr.agent).comp_t0;
           int comp2 = m.info(wr.agent).comp_rest;
           bool ordered = hist[j].clk.at(comp) >= wr.clk.at(comp) &&
@@ -291,14 +310,26 @@ SignalExplanation ExplainDeadlock(const Machine& m, const State& s) {
       if (found) continue;
       // Passed the target.
       SignalCmp cmp = op.kind == WAIT ? EQ : op.cmp;
-      if (cmp == EQ && value != target) {
+      // Only the writes since the last reset count (a reset starts a new phase).
+      size_t since = 0;
+      for (size_t i = 0; i < hist.size(); ++i)
+        if (reset_like(hist[i])) since = i + 1;
+      if (cmp == EQ && value != target && since < hist.size()) {
         int at_target = -1;
-        for (size_t i = 0; i < hist.size(); ++i)
+        for (size_t i = since; i < hist.size(); ++i)
           if (hist[i].after == target) at_target = static_cast<int>(i);
         bool all_adds = true;
-        for (const HistEntry& h : hist) all_adds &= h.kind == WriteKind::kAdd;
-        if (at_target >= 0 && at_target + 1 < static_cast<int>(hist.size())) {
-          const HistEntry& next = hist[at_target + 1];
+        for (size_t i = since; i < hist.size(); ++i) all_adds &= hist[i].kind == WriteKind::kAdd;
+        // The first write after it by someone other than the waiter (the waiter's own
+        // writes consume what it saw; they do not explain a miss).
+        int moved = -1;
+        for (int i = at_target + 1; at_target >= 0 && i < static_cast<int>(hist.size()); ++i)
+          if (hist[i].agent != b.agent) {
+            moved = i;
+            break;
+          }
+        if (moved >= 0) {
+          const HistEntry& next = hist[moved];
           std::vector<std::string> lines;
           for (size_t i = at_target + 1; i < hist.size(); ++i) lines.push_back(HistLine(m, hist[i]));
           for (const std::string& l : lines) out.add_writes(l);
@@ -318,7 +349,7 @@ SignalExplanation ExplainDeadlock(const Machine& m, const State& s) {
         }
         if (all_adds && value > target && target >= 0) {
           std::vector<std::string> lines;
-          for (const HistEntry& h : hist) lines.push_back(HistLine(m, h));
+          for (size_t i = since; i < hist.size(); ++i) lines.push_back(HistLine(m, hist[i]));
           for (const std::string& l : lines) out.add_writes(l);
           b.cause = "overshoot";
           b.text = absl::StrCat(wn, " passed the target ", target, " without ever equalling it: ",
@@ -328,8 +359,9 @@ SignalExplanation ExplainDeadlock(const Machine& m, const State& s) {
         }
       }
     }
-    if (b.writers.empty()) {
-      // Exited early?
+    {
+      // A writer that exited early (its skipped program writes the word) explains the
+      // hang even when later writers exist that are themselves stuck.
       std::vector<std::string> exited;
       for (int x = 0; x < m.num_agents(); ++x) {
         const AgentState& xs = s.agents[x];
@@ -356,6 +388,8 @@ SignalExplanation ExplainDeadlock(const Machine& m, const State& s) {
         b.text = absl::StrCat("waited-for writer exited: ", absl::StrJoin(exited, "; "));
         continue;
       }
+    }
+    if (b.writers.empty()) {
       // Missing notify: nearest miss among writes to the same object.
       std::string nearest;
       for (const auto& [key, ow] : s.words) {

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <random>
-#include <cstdio>
-#include <cstdlib>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -76,13 +74,6 @@ class Reducer {
     out->clear();
     for (const Transition& t : enabled)
       if (best[t.agent]) out->push_back(t);
-    if (getenv("WC_POR_DEBUG")) {
-      fprintf(stderr, "enabled:");
-      for (const Transition& t : enabled) fprintf(stderr, " %d/%d", t.agent, t.lane);
-      fprintf(stderr, "  chosen:");
-      for (const Transition& t : *out) fprintf(stderr, " %d/%d", t.agent, t.lane);
-      fprintf(stderr, "\n");
-    }
   }
 
  private:

@@ -64,6 +64,14 @@ struct Walker {
     out->push_back(a);
   }
   // object@rank[index .. index+count)
+  // Marks the last added entry as a set of `v` (known) when the value evaluates.
+  void SetValue(const Ex& e, int64_t dflt) {
+    int64_t v;
+    if (!overflow && !out->empty() && Value(e, dflt, &v)) {
+      out->back().value_known = true;
+      out->back().value = v;
+    }
+  }
   void Range(Res res, Mode mode, int object, const Ex& rank_e, int64_t rank_default,
              const Ex& index_e, const Ex* count_e, int64_t count_default) {
     int64_t r = -1, lo = -1, n = count_default, hi = -1;
@@ -93,6 +101,7 @@ struct Walker {
         } else {
           Range(Res::kWord, Mode::kWrite, op.object, op.rank, me, op.index, nullptr, 1);
         }
+        if (op.sig_op == SET) SetValue(op.value, 1);
         break;
       }
       case SIGNAL_OP:
@@ -100,6 +109,8 @@ struct Walker {
       case ATOMIC_ADD:
       case ATOMIC_CAS:
         Range(Res::kWord, Mode::kWrite, op.object, op.rank, me, op.index, nullptr, 1);
+        if (op.kind == ST_SIGNAL || op.kind == ATOMIC_CAS || (op.kind == SIGNAL_OP && op.sig_op == SET))
+          SetValue(op.value, 1);
         if (op.result_slot >= 0) unknown[op.result_slot] = true;
         break;
       case WAIT:
@@ -119,6 +130,7 @@ struct Walker {
         break;
       case STREAM_WRITE:
         Range(Res::kWord, Mode::kWrite, op.object, op.rank, me, op.index, nullptr, 1);
+        SetValue(op.value, 1);
         break;
       case RESET: {
         int64_t size = 1;
@@ -131,6 +143,7 @@ struct Walker {
         } else {
           Add(Res::kWord, Mode::kWrite, op.object, r, -1, -1);
         }
+        SetValue(op.value, 0);
         break;
       }
       case STORE:
@@ -144,9 +157,11 @@ struct Walker {
         const Ex& src = op.src_index.present() ? op.src_index : op.index;
         Range(Res::kData, Mode::kRead, op.object, Ex(), me, src, &op.count, 1);
         Range(Res::kData, Mode::kWrite, op.object, op.rank, me, op.index, &op.count, 1);
-        if (op.kind == PUTSIG)
+        if (op.kind == PUTSIG) {
           Range(Res::kWord, Mode::kWrite, op.signal_object, op.rank, me, op.signal_index,
                 nullptr, 1);
+          if (op.signal_op == SET) SetValue(op.signal_value, 1);
+        }
         break;
       }
       case GET: {
@@ -257,8 +272,11 @@ struct Walker {
       guards->push_back(g);
       return static_cast<int>(guards->size()) - 1;
     };
+    // A narrow (cta/weak) wait's first poll samples whatever is there: no self-guard.
+    const bool narrow = (op.kind == WAIT || op.kind == WAIT_UNTIL) &&
+                        (op.scope == CTA || op.sem == WEAK);
     for (int64_t l = 0; l < n; ++l) {
-      guard = make(l, pre);
+      guard = narrow ? pre : make(l, pre);
       Add(Res::kWord, Mode::kRead, op.object, r, lo + l, lo + l + 1);
     }
     guard = pre;
@@ -449,7 +467,7 @@ Footprint Machine::Next(const State& s, int a) const {
       for (uint64_t bits = as.lanes[i]; bits; bits &= bits - 1) {
         int l = static_cast<int>(i * 64 + __builtin_ctzll(bits));
         uint64_t key = WordKey(op.object, as.wait_rank, as.wait_index + l);
-        if (op.kind == WAIT || op.kind == WAIT_UNTIL) {
+        if ((op.kind == WAIT || op.kind == WAIT_UNTIL) && !FirstPoll(as, l)) {
           if (!Satisfies(op.cmp, Visible(s, a, key, op.scope, op.sem), as.wait_value, obj.bytes))
             continue;
         }

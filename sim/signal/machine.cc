@@ -331,13 +331,14 @@ int64_t Machine::Visible(const State& s, int agent, uint64_t key, SignalScope sc
   int64_t init = p_->objects[KeyObject(key)].init;
   if (!w) return init;
   if (scope != CTA && sem != WEAK) return w->value;
-  // Narrow view: only this CTA's writes and host writes reach its L1 (probe T6).
-  for (auto it = w->hist.rbegin(); it != w->hist.rend(); ++it) {
-    if (it->agent == agent || it->agent < 0 ||
-        info_[it->agent].kind == AgentKind::kStream)
-      return it->after;
+  // Narrow view: the value cached when the wait first polled (see ArmWait).
+  const AgentState& as = s.agents[agent];
+  if (as.wait_armed && KeyRank(key) == as.wait_rank) {
+    int64_t l = KeyIndex(key) - as.wait_index;
+    if (l >= 0 && l < static_cast<int64_t>(as.cached.size()) && !FirstPoll(as, static_cast<int>(l)))
+      return as.cached[l];
   }
-  return init;
+  return w->value;
 }
 
 bool Machine::Satisfies(SignalCmp cmp, int64_t v, int64_t t, int bytes) const {

@@ -97,6 +97,9 @@ struct AgentState {
   int32_t wait_rank = 0;
   int64_t wait_index = 0, wait_value = 0;
   std::vector<uint64_t> lanes;
+  // A narrow-scope (cta/weak) wait: whether each lane has polled yet, and what it saw.
+  std::vector<uint64_t> polled;
+  std::vector<int64_t> cached;
   Clock t0, rest, px;          // thread 0, the other threads, the NVSHMEM delivery
   bool float_current = true;   // untokened loads use t0/rest
   Clock float_t0, float_rest;  // else these
@@ -113,6 +116,7 @@ struct HistEntry {
   int64_t before = 0, after = 0;
   WriteKind kind = WriteKind::kSet;
   bool lost = false;  // a non-atomic add that overwrote a newer value
+  int64_t operand = 0;  // adds: the amount added
   Clock clk;          // the writer's clock at the write
 };
 
@@ -196,6 +200,8 @@ struct Access2 {
   int64_t lo = -1, hi = -1;  // [lo, hi); -1: any
   int32_t op = -1;           // the op it comes from (for explanations)
   int32_t guard = -1;        // Future(): the innermost wait passed before it (Guard index)
+  bool value_known = false;  // kWord writes: a set of a known value
+  int64_t value = 0;
 };
 using Footprint = std::vector<Access2>;
 
@@ -256,6 +262,10 @@ class Machine {
   int64_t Visible(const State& s, int agent, uint64_t key, SignalScope scope,
                   SignalSem sem) const;
   bool Satisfies(SignalCmp cmp, int64_t value, int64_t target, int bytes) const;
+  // A lane of a narrow-scope wait that has not polled yet (its first poll is a step).
+  bool FirstPoll(const AgentState& as, int lane) const {
+    return !as.cached.empty() && !((as.polled[lane / 64] >> (lane % 64)) & 1);
+  }
   // The op list for a StackEntry::list value.
   const std::vector<int>& List(int agent, int32_t list) const;
 

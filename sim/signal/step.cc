@@ -1,5 +1,7 @@
 // The semantics of each op: Machine::Step, Enabled, Normalize and the renderings.
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 #include "absl/strings/str_cat.h"
 #include "sim/signal/machine.h"
@@ -32,6 +34,8 @@ void Machine::FinishOp(State& s, int a) const {
   as.phase = 0;
   as.wait_armed = false;
   as.lanes.clear();
+  as.cached.clear();
+  as.polled.clear();
   if (!as.stack.empty()) ++as.stack.back().pos;
 }
 
@@ -91,6 +95,10 @@ void Machine::ArmWait(State& s, int a, const Op& op) const {
       return;
     }
     lanes = count;
+    // One thread per word (`if tid < n`): words past the CTA's threads are never waited
+    // for (signaling.md §1.8).
+    if (info_[a].kind == AgentKind::kCta)
+      lanes = std::min<int64_t>(lanes, p_->kernels[info_[a].kernel].threads);
   }
   if (lanes > 4096) {
     Fault(s, a, absl::StrCat(op.site, ": ", lanes, " polling lanes; at most 4096 are modelled"));
@@ -107,6 +115,14 @@ void Machine::ArmWait(State& s, int a, const Op& op) const {
     uint64_t key;
     if (!ResolveWord(s, a, op.object, rank, index + l, &key)) return;
     as.lanes[l / 64] |= uint64_t{1} << (l % 64);
+  }
+  as.cached.clear();
+  if ((op.kind == WAIT || op.kind == WAIT_UNTIL) && (op.scope == CTA || op.sem == WEAK)) {
+    // A cta-scoped or weak poll is served from L1: it keeps seeing the value it first
+    // loaded, and never the writes of other CTAs or GPUs that land later (probe T6).
+    // The first poll of each lane is its own step (it reads the word).
+    as.cached.assign(static_cast<size_t>(std::max<int64_t>(lanes, 1)), 0);
+    as.polled.assign(as.lanes.size(), 0);
   }
   as.wait_armed = true;
   as.wait_rank = static_cast<int32_t>(rank);
@@ -233,6 +249,7 @@ bool Machine::AgentEnabled(const State& s, int a) const {
       for (size_t w = 0; w < as.lanes.size(); ++w)
         for (uint64_t bits = as.lanes[w]; bits; bits &= bits - 1) {
           int l = static_cast<int>(w * 64 + __builtin_ctzll(bits));
+          if (FirstPoll(as, l)) return true;
           uint64_t key = WordKey(op.object, as.wait_rank, as.wait_index + l);
           SignalScope scope = op.kind == WAIT || op.kind == WAIT_UNTIL ? op.scope : SYS;
           SignalSem sem = op.kind == WAIT || op.kind == WAIT_UNTIL ? op.sem : ACQUIRE;
@@ -282,7 +299,8 @@ void Machine::Enabled(const State& s, std::vector<Transition>* out) const {
         for (uint64_t bits = as.lanes[w]; bits; bits &= bits - 1) {
           int l = static_cast<int>(w * 64 + __builtin_ctzll(bits));
           uint64_t key = WordKey(op.object, as.wait_rank, as.wait_index + l);
-          if (Satisfies(op.cmp, Visible(s, a, key, op.scope, op.sem), as.wait_value, obj.bytes))
+          if (FirstPoll(as, l) ||
+              Satisfies(op.cmp, Visible(s, a, key, op.scope, op.sem), as.wait_value, obj.bytes))
             out->push_back({a, l});
         }
     } else {
@@ -409,6 +427,7 @@ void Machine::StepOp(State& s, int a, int lane, Event* ev) const {
       if (write) {
         WriteWord(s, a, id, key, next, kind, rel, wscope,
                   op.kind == ATOMIC_ADD || op.kind == ATOMIC_CAS || (is_add && !split), ev);
+        if (is_add) s.words[key].hist.back().operand = value;
         if (split && old != as.tmp) s.words[key].hist.back().lost = true;
         ev->what = "write";
         ev->text += absl::StrCat("  (", WordName(key), ": ", old, " -> ", next,
@@ -432,6 +451,21 @@ void Machine::StepOp(State& s, int a, int lane, Event* ev) const {
       const Word* w = FindWord(s, key);
       SignalScope scope = op.kind == STREAM_WAIT ? SYS : op.scope;
       SignalSem sem = op.kind == STREAM_WAIT ? ACQUIRE : op.sem;
+      if (FirstPoll(as, l)) {
+        // The L1 fill: from now on this lane sees only this value.
+        as.polled[l / 64] |= uint64_t{1} << (l % 64);
+        as.cached[l] = w ? w->value : p_->objects[op.object].init;
+        if (!Satisfies(op.cmp, as.cached[l], as.wait_value, p_->objects[op.object].bytes)) {
+          ev->what = "poll";
+          ev->has_word = true;
+          ev->word = key;
+          ev->before = ev->after = as.cached[l];
+          ev->text = absl::StrCat(ai.name, ": ", RenderOp(s, a, id), "  lane ", l,
+                                  "  (first poll caches ", WordName(key), " = ", as.cached[l],
+                                  " in L1)");
+          return;
+        }
+      }
       int64_t v = Visible(s, a, key, scope, sem);
       if (w) {
         bool t0 = true, rest = true;
@@ -439,8 +473,15 @@ void Machine::StepOp(State& s, int a, int lane, Event* ev) const {
           t0 = by != OTHER_THREADS;
           rest = by != THREAD0;
         } else if (op.kind == WAIT_UNTIL) {
-          t0 = l == 0 && by != OTHER_THREADS;
-          rest = l != 0 || by == ALL_THREADS || by == OTHER_THREADS;
+          if (by == THREAD0 || by == OTHER_THREADS) {
+            t0 = by == THREAD0;
+            rest = by == OTHER_THREADS;
+          } else if (!op.count.present()) {
+            t0 = rest = true;  // every thread waits on the one word
+          } else {
+            t0 = l == 0;  // thread l waits on word l
+            rest = l != 0 || by == ALL_THREADS;
+          }
         }
         Word copy = *w;
         AcquireFrom(s, a, copy, scope, sem, t0, rest);
@@ -570,6 +611,7 @@ void Machine::StepOp(State& s, int a, int lane, Event* ev) const {
         int64_t next = op.signal_op == ADD ? old + sval : sval;
         WriteWord(s, a, id, key, next, op.signal_op == ADD ? WriteKind::kAdd : WriteKind::kSet,
                   as.px, SYS, op.signal_op == ADD, ev);
+        if (op.signal_op == ADD) s.words[key].hist.back().operand = sval;
         ev->what = "write";
         ev->text += absl::StrCat("  (", WordName(key), ": ", old, " -> ", next, ")");
       }
@@ -714,6 +756,8 @@ uint64_t Machine::Hash(const State& s) const {
       h = Mix(h, static_cast<uint64_t>(as.wait_index));
       h = Mix(h, static_cast<uint64_t>(as.wait_value));
       for (uint64_t w : as.lanes) h = Mix(h, w);
+      for (int64_t v : as.cached) h = Mix(h, static_cast<uint64_t>(v));
+      for (uint64_t v : as.polled) h = Mix(h, v);
     }
     h = Mix(h, as.t0.hash());
     h = Mix(h, as.rest.hash());

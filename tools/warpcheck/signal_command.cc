@@ -106,7 +106,8 @@ void PrintText(const SignalReport& r, std::ostream& out) {
   for (const std::string& w : r.explanation().writes()) out << "  write: " << w << "\n";
   for (const SignalEdge& e : r.explanation().edges())
     out << "  wait-for: " << e.from() << " -> " << e.to() << " (" << e.to_state() << ")"
-        << (e.site().empty() ? "" : " via " + e.site()) << " on " << e.word() << "\n";
+        << (e.site().empty() ? "" : " via " + e.site())
+        << (e.word().empty() ? "" : " on " + e.word()) << "\n";
   if (r.outcome() == "completes" && r.final_values_size() > 0) {
     std::vector<std::string> v;
     for (const auto& [k, x] : r.final_values()) v.push_back(absl::StrCat(k, "=", x));
