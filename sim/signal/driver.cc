@@ -385,7 +385,13 @@ absl::StatusOr<RunResult> Replay(const Program& p, const SignalTrace& trace,
     std::set<std::string> bs(b.begin(), b.end());
     std::set<std::string> want;
     for (const std::string& x : snap_blocked) want.insert(x);
-    return bs == want && FinalValues(m, t.state) == snap_values;
+    if (bs != want || FinalValues(m, t.state) != snap_values) return false;
+    // Every recorded write must have happened, in the recorded order.
+    for (const auto& [key, list] : order) {
+      auto wi = t.state.words.find(key);
+      if (wi == t.state.words.end() || wi->second.hist.size() < list.size()) return false;
+    }
+    return true;
   };
   if (r.first_deadlock && matches(*r.first_deadlock)) match = &*r.first_deadlock;
   if (match) {
