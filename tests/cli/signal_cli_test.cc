@@ -1,0 +1,300 @@
+// In-process CLI tests of `warpcheck signal run | replay | lint` and `corpus check` on a
+// signal program (the real dispatcher, checked through exit codes, the Report proto,
+// stdout/stderr and the files the flags write).
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "google/protobuf/text_format.h"
+#include "google/protobuf/util/json_util.h"
+#include "gtest/gtest.h"
+#include "proto/signal.pb.h"
+#include "tools/warpcheck/cli.h"
+
+namespace warpcheck::cli {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+struct Result {
+  int code;
+  std::string out;
+  std::string err;
+  Report report;
+};
+
+Result RunCli(std::vector<std::string> args) {
+  args.insert(args.begin(), "warpcheck");
+  std::ostringstream out, err;
+  Result r;
+  r.code = RunWarpcheck(args, out, err, &r.report);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+std::string Corpus(const std::string& name) {
+  return std::string(WARPCHECK_SOURCE_DIR) + "/corpus/signal/" + name;
+}
+
+std::string TempPath(const std::string& name) {
+  return (std::filesystem::temp_directory_path() /
+          ("signal_cli_test." + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+           "." + name))
+      .string();
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+void WriteAll(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary);
+  f << text;
+}
+
+TEST(SignalCliTest, RunExitCodes) {
+  Result ok = RunCli({"signal", "run", Corpus("c19_two_rank_cycle.textproto")});
+  EXPECT_EQ(ok.code, kExitViolated) << ok.err;
+  EXPECT_THAT(ok.out, StartsWith("outcome: deadlock"));
+  EXPECT_EQ(ok.report.signal().outcome(), "deadlock");
+
+  Result completes = RunCli({"signal", "run", Corpus("c08_notify_without_syncthreads_fixed.textproto")});
+  EXPECT_EQ(completes.code, kExitOk) << completes.err;
+  EXPECT_EQ(completes.report.signal().outcome(), "completes");
+  EXPECT_THAT(completes.out, StartsWith("outcome: completes"));
+  EXPECT_TRUE(completes.err.empty()) << completes.err;
+
+  // One run of a fixed schedule.
+  Result fifo = RunCli({"signal", "run", Corpus("p08b_barrier_two_phase.textproto"),
+                        "--schedule=fifo"});
+  EXPECT_EQ(fifo.code, kExitOk) << fifo.err;
+  EXPECT_EQ(fifo.report.signal().schedule(), "fifo");
+
+  // A race is a violation too; nondeterministic as well.
+  EXPECT_EQ(RunCli({"signal", "run", Corpus("c11_missing_consume_token.textproto")}).code,
+            kExitViolated);
+  Result nd = RunCli({"signal", "run", Corpus("c01_overshoot_add_eq.textproto")});
+  EXPECT_EQ(nd.code, kExitViolated);
+  EXPECT_EQ(nd.report.signal().outcome(), "nondeterministic");
+
+  // A bound too small for a verdict: inconclusive.
+  Result bound = RunCli({"signal", "run", Corpus("p01_producer_consumer_queue.textproto"),
+                         "--max-states=5"});
+  EXPECT_EQ(bound.code, kExitInconclusive);
+  EXPECT_EQ(bound.report.signal().outcome(), "inconclusive");
+  EXPECT_TRUE(bound.report.signal().bound_hit());
+}
+
+TEST(SignalCliTest, MalformedFileExitsTwoWithWhereAndWhat) {
+  const std::string bad = TempPath("bad.textproto");
+  WriteAll(bad, "name: \"x\"\nranks: 2\nkernels { name: \"k\" body { kind: NOTIFFY } }\n");
+  Result r = RunCli({"signal", "run", bad});
+  EXPECT_EQ(r.code, kExitInputError);
+  EXPECT_THAT(r.err, StartsWith("warpcheck: error: " + bad + ":3:"));
+  EXPECT_THAT(r.err, HasSubstr("NOTIFFY"));
+  EXPECT_TRUE(r.out.empty()) << r.out;
+
+  // Valid text, invalid program: "<file>: <path>: <what>".
+  WriteAll(bad,
+           "objects { name: \"SIG\" }\n"
+           "kernels { name: \"k\" body { kind: WAIT object: \"FLAG\" } }\n");
+  Result c = RunCli({"signal", "run", bad});
+  EXPECT_EQ(c.code, kExitInputError);
+  EXPECT_THAT(c.err, HasSubstr(bad + ": kernels[0].body[0].object: no object named 'FLAG' "
+                                     "(objects: SIG)"));
+  // lint and replay load the same way.
+  EXPECT_EQ(RunCli({"signal", "lint", bad}).code, kExitInputError);
+  EXPECT_EQ(RunCli({"signal", "replay", bad}).code, kExitInputError);
+
+  Result missing = RunCli({"signal", "run", TempPath("does_not_exist.textproto")});
+  EXPECT_EQ(missing.code, kExitInputError);
+  EXPECT_THAT(missing.err, HasSubstr("cannot read file"));
+  std::filesystem::remove(bad);
+}
+
+TEST(SignalCliTest, UsageErrorsExitOne) {
+  const std::string f = Corpus("c19_two_rank_cycle.textproto");
+  Result sched = RunCli({"signal", "run", f, "--schedule=bogus"});
+  EXPECT_EQ(sched.code, kExitUsage);
+  EXPECT_THAT(sched.err, HasSubstr("--schedule=bogus: expected fifo, random or explore"));
+  EXPECT_EQ(RunCli({"signal", "run"}).code, kExitUsage);
+  EXPECT_EQ(RunCli({"signal", "run", f, f}).code, kExitUsage);
+  EXPECT_EQ(RunCli({"signal", "run", f, "--ranks=0"}).code, kExitUsage);
+  EXPECT_EQ(RunCli({"signal", "run", f, "--ranks=x"}).code, kExitUsage);
+  EXPECT_EQ(RunCli({"signal", "run", f, "--seed=-1x"}).code, kExitUsage);
+  EXPECT_EQ(RunCli({"signal", "run", f, "--format=xml"}).code, kExitUsage);
+  Result help = RunCli({"signal", "run", "--help"});
+  EXPECT_EQ(help.code, kExitOk);
+  EXPECT_THAT(help.out, HasSubstr("--trail-out"));
+}
+
+TEST(SignalCliTest, JsonHasOutcomeStatesExplanationBlockedTrail) {
+  Result r = RunCli({"signal", "run", Corpus("c19_two_rank_cycle.textproto"), "--format=json"});
+  EXPECT_EQ(r.code, kExitViolated) << r.err;
+  EXPECT_THAT(r.out, StartsWith("{\"signal\":{\"outcome\":\"deadlock\""));
+  for (const char* key : {"\"states\":", "\"explanation\":{\"cause\":\"cycle\"", "\"blocked\":[",
+                          "\"trail\":["})
+    EXPECT_THAT(r.out, HasSubstr(key));
+  // It is JSON of a Report.
+  Report parsed;
+  google::protobuf::util::JsonParseOptions opts;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &parsed, opts).ok()) << r.out;
+  const SignalReport& s = parsed.signal();
+  EXPECT_EQ(s.outcome(), "deadlock");
+  EXPECT_GT(s.states(), 0);
+  EXPECT_EQ(s.explanation().cause(), "cycle");
+  int ctas = 0;
+  for (const SignalBlocked& b : s.explanation().blocked())
+    if (b.cta() == 0) {
+      ++ctas;
+      EXPECT_EQ(b.site(), "wait#1");
+    }
+  EXPECT_EQ(ctas, 2);
+  EXPECT_GT(s.trail_size(), 0);
+  // The same as the Report handed back in process.
+  EXPECT_EQ(s.outcome(), r.report.signal().outcome());
+  EXPECT_EQ(s.trail_size(), r.report.signal().trail_size());
+
+  Result tp = RunCli({"signal", "run", Corpus("c19_two_rank_cycle.textproto"),
+                      "--format=textproto"});
+  EXPECT_EQ(tp.code, kExitViolated);
+  Report from_text;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(tp.out, &from_text)) << tp.out;
+  EXPECT_EQ(from_text.signal().explanation().cause(), "cycle");
+}
+
+TEST(SignalCliTest, TrailOutReplaysAndSvgIsWritten) {
+  const std::string trail = TempPath("c19.trace.textproto");
+  const std::string svg = TempPath("c19.svg");
+  Result r = RunCli({"signal", "run", Corpus("c19_two_rank_cycle.textproto"),
+                     "--trail-out=" + trail, "--svg=" + svg});
+  EXPECT_EQ(r.code, kExitViolated) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+
+  const std::string trace_text = ReadAll(trail);
+  EXPECT_THAT(trace_text, HasSubstr("# proto-message: warpcheck.SignalTrace"));
+  SignalTrace trace;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(trace_text, &trace)) << trace_text;
+  EXPECT_TRUE(trace.has_program());
+  EXPECT_EQ(trace.program().name(), "c19_two_rank_cycle");
+  EXPECT_GT(trace.snapshot().agents_size(), 0);
+
+  const std::string svg_text = ReadAll(svg);
+  EXPECT_THAT(svg_text, StartsWith("<svg"));
+  EXPECT_THAT(svg_text, HasSubstr("</svg>"));
+  EXPECT_THAT(svg_text, HasSubstr("rank0.cta0"));
+
+  Result rep = RunCli({"signal", "replay", trail});
+  EXPECT_EQ(rep.code, kExitViolated) << rep.err;
+  EXPECT_EQ(rep.report.signal().replay(), "reproduced") << rep.out;
+  EXPECT_THAT(rep.out, HasSubstr("replay: reproduced"));
+
+  Result nearby = RunCli({"signal", "replay", trail, "--explore-nearby", "--format=json"});
+  EXPECT_EQ(nearby.report.signal().replay(), "reproduced");
+  EXPECT_EQ(nearby.report.signal().nearby(), "inevitable");
+  EXPECT_THAT(nearby.out, HasSubstr("\"nearby\":\"inevitable\""));
+
+  // A trace whose event names a missing object is bad input.
+  SignalTrace broken = trace;
+  for (SignalEvent& e : *broken.mutable_events()) e.set_object("NOPE");
+  std::string broken_text;
+  google::protobuf::TextFormat::PrintToString(broken, &broken_text);
+  const std::string broken_path = TempPath("broken.trace.textproto");
+  WriteAll(broken_path, broken_text);
+  Result bad = RunCli({"signal", "replay", broken_path});
+  EXPECT_EQ(bad.code, kExitInputError);
+  EXPECT_THAT(bad.err, HasSubstr("events[0].object: no object 'NOPE'"));
+
+  // No deadlock: no wait-for graph is written (a note on stderr), exit code unchanged.
+  const std::string svg2 = TempPath("none.svg");
+  Result none = RunCli({"signal", "run", Corpus("c08_notify_without_syncthreads_fixed.textproto"),
+                        "--svg=" + svg2});
+  EXPECT_EQ(none.code, kExitOk);
+  EXPECT_THAT(none.err, HasSubstr("--svg"));
+  EXPECT_FALSE(std::filesystem::exists(svg2));
+
+  std::filesystem::remove(trail);
+  std::filesystem::remove(svg);
+  std::filesystem::remove(broken_path);
+}
+
+TEST(SignalCliTest, NondeterministicTrailReplaysAsTimingDependent) {
+  const std::string trail = TempPath("c01.trace.textproto");
+  Result r = RunCli({"signal", "run", Corpus("c01_overshoot_add_eq.textproto"),
+                     "--trail-out=" + trail});
+  EXPECT_EQ(r.code, kExitViolated);
+  Result rep = RunCli({"signal", "replay", trail, "--explore-nearby"});
+  EXPECT_EQ(rep.report.signal().replay(), "reproduced") << rep.out;
+  EXPECT_EQ(rep.report.signal().nearby(), "timing_dependent");
+  std::filesystem::remove(trail);
+}
+
+TEST(SignalCliTest, LintExitCodes) {
+  Result c16 = RunCli({"signal", "lint", Corpus("c16_wait_in_divergent_code.textproto")});
+  EXPECT_EQ(c16.code, kExitViolated);
+  EXPECT_EQ(c16.report.signal().outcome(), "static_error");
+  EXPECT_THAT(c16.out, HasSubstr("error [wait_in_divergent_code]"));
+
+  Result c07 = RunCli({"signal", "lint", Corpus("c07_gpu_scope_ignores_rank.textproto")});
+  EXPECT_EQ(c07.code, kExitOk);
+  EXPECT_THAT(c07.out, HasSubstr("warning [gpu_scope_remote_rank]"));
+
+  Result clean = RunCli({"signal", "lint", Corpus("c19_two_rank_cycle.textproto")});
+  EXPECT_EQ(clean.code, kExitOk);
+  EXPECT_THAT(clean.out, HasSubstr("no findings"));
+
+  // `run` refuses to schedule a program with a lint error.
+  Result run = RunCli({"signal", "run", Corpus("c16_wait_in_divergent_code.textproto")});
+  EXPECT_EQ(run.code, kExitViolated);
+  EXPECT_EQ(run.report.signal().outcome(), "static_error");
+}
+
+TEST(SignalCliTest, OverridesApply) {
+  // C20's ring at 4 ranks instead of 3: still a deadlock, every rank blocked.
+  Result r = RunCli({"signal", "run", Corpus("c20_ring_no_initiator.textproto"), "--ranks=4",
+                     "--format=json"});
+  EXPECT_EQ(r.code, kExitViolated) << r.err;
+  int ctas = 0;
+  for (const SignalBlocked& b : r.report.signal().explanation().blocked()) ctas += b.cta() >= 0;
+  EXPECT_EQ(ctas, 4);
+  // --no-reduction explores more states for the same verdict.
+  Result red = RunCli({"signal", "run", Corpus("p02_allgather_push.textproto")});
+  Result full = RunCli({"signal", "run", Corpus("p02_allgather_push.textproto"), "--no-reduction"});
+  EXPECT_EQ(red.code, kExitOk);
+  EXPECT_EQ(full.code, kExitOk);
+  EXPECT_LT(red.report.signal().states(), full.report.signal().states());
+}
+
+TEST(SignalCliTest, CorpusCheckC19Passes) {
+  Result r = RunCli({"corpus", "check", Corpus("c19_two_rank_cycle.textproto")});
+  EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
+  EXPECT_EQ(r.report.corpus().files(), 1);
+  EXPECT_EQ(r.report.corpus().cases(), 1);
+  EXPECT_EQ(r.report.corpus().passed(), 1);
+  EXPECT_EQ(r.report.corpus().failed(), 0);
+
+  // A signal program whose expectation is wrong fails the check (exit 10).
+  std::string text = ReadAll(Corpus("c19_two_rank_cycle.textproto"));
+  const std::string from = "outcome: DEADLOCK";
+  text.replace(text.find(from), from.size(), "outcome: COMPLETES");
+  const std::string wrong = TempPath("wrong.textproto");
+  WriteAll(wrong, text);
+  Result w = RunCli({"corpus", "check", wrong});
+  EXPECT_EQ(w.code, kExitViolated);
+  EXPECT_EQ(w.report.corpus().failed(), 1);
+  ASSERT_EQ(w.report.corpus().results_size(), 1);
+  EXPECT_THAT(w.report.corpus().results(0).detail(),
+              HasSubstr("outcome deadlock, expected completes"));
+  std::filesystem::remove(wrong);
+}
+
+}  // namespace
+}  // namespace warpcheck::cli

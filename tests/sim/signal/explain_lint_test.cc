@@ -1,0 +1,396 @@
+// sim/signal/explain, lint and the trace round trip (driver.h: MakeTrace, ValidateTrace,
+// Replay) on corpus/signal programs.
+#include "sim/signal/explain.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
+#include "sim/signal/driver.h"
+#include "sim/signal/explore.h"
+#include "sim/signal/lint.h"
+#include "sim/signal/program.h"
+#include "tests/testing/status_matchers.h"
+
+namespace warpcheck::sim::signal {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::Contains;
+using ::testing::Each;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::SizeIs;
+
+struct Loaded {
+  std::unique_ptr<Program> p;
+  std::unique_ptr<Machine> m;
+};
+
+Loaded Load(const std::string& name) {
+  Loaded l;
+  absl::StatusOr<Program> p =
+      LoadProgramFile(std::string(WARPCHECK_SOURCE_DIR) + "/corpus/signal/" + name);
+  EXPECT_TRUE(p.ok()) << p.status();
+  if (!p.ok()) return l;
+  l.p = std::make_unique<Program>(*std::move(p));
+  absl::StatusOr<Machine> m = Machine::Create(*l.p);
+  EXPECT_TRUE(m.ok()) << m.status();
+  if (m.ok()) l.m = std::make_unique<Machine>(*std::move(m));
+  return l;
+}
+
+// The explanation of the first deadlocking terminal state the exploration finds.
+SignalExplanation ExplainFirstDeadlock(const Loaded& l) {
+  ExploreResult r = Explore(*l.m, ExploreOptions{});
+  EXPECT_FALSE(r.bound_hit);
+  EXPECT_TRUE(r.first_deadlock.has_value());
+  if (!r.first_deadlock) return {};
+  return ExplainDeadlock(*l.m, r.first_deadlock->state);
+}
+
+const SignalEdge* FindEdge(const SignalExplanation& e, const std::string& from,
+                           const std::string& to) {
+  for (const SignalEdge& x : e.edges())
+    if (x.from() == from && x.to() == to) return &x;
+  return nullptr;
+}
+
+// ---- ExplainDeadlock -----------------------------------------------------------------------
+
+TEST(ExplainTest, C05MissingNotifyNamesTheNearestCandidate) {
+  Loaded l = Load("c05_notify_wrong_rank.textproto");
+  ASSERT_NE(l.m, nullptr);
+  SignalExplanation e = ExplainFirstDeadlock(l);
+  EXPECT_EQ(e.cause(), "missing_notify");
+  EXPECT_THAT(e.text(), HasSubstr("missing notify for SIG@1[0]"));
+  EXPECT_THAT(e.text(), HasSubstr("nearest candidate: rank0.cta0 notify#1 wrote SIG@0[0]"));
+  EXPECT_THAT(e.text(), HasSubstr("different rank"));
+  ASSERT_GE(e.blocked_size(), 1);
+  bool found = false;
+  for (const SignalBlocked& b : e.blocked())
+    if (b.rank() == 1 && b.cta() == 0) {
+      found = true;
+      EXPECT_EQ(b.site(), "wait#1");
+      EXPECT_EQ(b.word(), "SIG@1[0]");
+      EXPECT_EQ(b.expected(), 1);
+      EXPECT_EQ(b.observed(), 0);
+      EXPECT_EQ(b.cmp(), "EQ");
+    }
+  EXPECT_TRUE(found);
+  // Nobody can write SIG@1[0]: no wait-for edge out of the waiter.
+  for (const SignalEdge& x : e.edges()) EXPECT_NE(x.from(), "rank1.cta0") << x.to();
+}
+
+TEST(ExplainTest, C19CycleHasBothEdges) {
+  Loaded l = Load("c19_two_rank_cycle.textproto");
+  ASSERT_NE(l.m, nullptr);
+  SignalExplanation e = ExplainFirstDeadlock(l);
+  EXPECT_EQ(e.cause(), "cycle");
+  const SignalEdge* a = FindEdge(e, "rank0.cta0", "rank1.cta0");
+  const SignalEdge* b = FindEdge(e, "rank1.cta0", "rank0.cta0");
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(a->word(), "SIG@0[0]");
+  EXPECT_EQ(a->site(), "notify#1");
+  EXPECT_EQ(a->to_state(), "blocked");
+  EXPECT_EQ(a->expected(), 1);
+  EXPECT_EQ(a->observed(), 0);
+  EXPECT_EQ(b->word(), "SIG@1[0]");
+  EXPECT_EQ(b->site(), "notify#1");
+  EXPECT_EQ(b->to_state(), "blocked");
+  EXPECT_THAT(e.text(), AllOf(HasSubstr("SIG@0[0]"), HasSubstr("SIG@1[0]"),
+                              HasSubstr("rank0.cta0 @ wait#1"), HasSubstr("rank1.cta0 @ wait#1")));
+  // The SVG draws the cycle.
+  std::string svg = WaitForSvg(e);
+  EXPECT_THAT(svg, HasSubstr("<svg"));
+  EXPECT_THAT(svg, HasSubstr("</svg>"));
+  EXPECT_THAT(svg, HasSubstr("rank0.cta0"));
+  EXPECT_THAT(svg, HasSubstr("rank1.cta0"));
+  EXPECT_THAT(svg, HasSubstr("wait-for graph: cycle"));
+}
+
+TEST(ExplainTest, C01OvershootListsTheWrites) {
+  Loaded l = Load("c01_overshoot_add_eq.textproto");
+  ASSERT_NE(l.m, nullptr);
+  SignalExplanation e = ExplainFirstDeadlock(l);
+  EXPECT_EQ(e.cause(), "overshoot");
+  EXPECT_THAT(e.text(), HasSubstr("SIG@1[0] passed the target 1"));
+  EXPECT_THAT(e.text(), HasSubstr("(value 2, waiting for 1)"));
+  // The write that moved the word past the target: the second CTA's add.
+  ASSERT_GE(e.writes_size(), 1);
+  EXPECT_THAT(e.writes(), Each(AllOf(HasSubstr("add(+1) by rank0.cta"), HasSubstr("notify#1"))));
+  EXPECT_THAT(e.writes(e.writes_size() - 1), HasSubstr("-> 2"));
+  for (const std::string& w : e.writes()) EXPECT_THAT(e.text(), HasSubstr(w));
+}
+
+TEST(ExplainTest, C21ExitedWriter) {
+  Loaded l = Load("c21_wait_on_exited_rank.textproto");
+  ASSERT_NE(l.m, nullptr);
+  SignalExplanation e = ExplainFirstDeadlock(l);
+  EXPECT_EQ(e.cause(), "exited_writer");
+  EXPECT_THAT(e.text(), HasSubstr("rank2.cta0 exited early at exit#1"));
+  EXPECT_THAT(e.text(), HasSubstr("putsig#1"));
+  for (const char* waiter : {"rank0.cta0", "rank1.cta0"}) {
+    const SignalEdge* x = FindEdge(e, waiter, "rank2.cta0");
+    ASSERT_NE(x, nullptr) << waiter;
+    EXPECT_EQ(x->to_state(), "exited");
+    EXPECT_EQ(x->site(), "putsig#1");
+  }
+  EXPECT_EQ(FindEdge(e, "rank0.cta0", "rank2.cta0")->word(), "SIG@0[2]");
+  EXPECT_EQ(FindEdge(e, "rank1.cta0", "rank2.cta0")->word(), "SIG@1[2]");
+}
+
+TEST(ExplainTest, C22CoResidency) {
+  Loaded l = Load("c22_coresidency_hang.textproto");
+  ASSERT_NE(l.m, nullptr);
+  SignalExplanation e = ExplainFirstDeadlock(l);
+  EXPECT_EQ(e.cause(), "co_residency");
+  EXPECT_THAT(e.text(), HasSubstr("rank0.cta2"));
+  EXPECT_THAT(e.text(), HasSubstr("cannot start"));
+  EXPECT_THAT(e.text(), HasSubstr("2 resident CTA slots"));
+  for (const char* waiter : {"rank0.cta0", "rank0.cta1"}) {
+    const SignalEdge* x = FindEdge(e, waiter, "rank0.cta2");
+    ASSERT_NE(x, nullptr) << waiter;
+    EXPECT_EQ(x->to_state(), "not_started");
+    EXPECT_EQ(x->word(), "FLAG@0[0]");
+  }
+  bool not_started = false;
+  for (const SignalBlocked& b : e.blocked()) not_started |= b.cta() == 2 && b.site() == "not_started";
+  EXPECT_TRUE(not_started);
+}
+
+// ---- Lint ---------------------------------------------------------------------------------
+
+const SignalLint* FindLint(const std::vector<SignalLint>& lints, const std::string& id) {
+  for (const SignalLint& l : lints)
+    if (l.id() == id) return &l;
+  return nullptr;
+}
+
+TEST(LintTest, C12WaitCountOver32IsAWarning) {
+  Loaded l = Load("c12_wait_count_over_32.textproto");
+  ASSERT_NE(l.m, nullptr);
+  std::vector<SignalLint> lints = Lint(*l.m);
+  const SignalLint* x = FindLint(lints, "wait_count_over_32");
+  ASSERT_NE(x, nullptr);
+  EXPECT_EQ(x->severity(), "warning");
+  EXPECT_EQ(x->site(), "wait#1");
+  EXPECT_THAT(x->text(), HasSubstr("33 words"));
+  EXPECT_FALSE(HasErrors(lints));
+  // The AMD variant polls every word: no such lint.
+  Loaded amd = Load("c12_wait_count_over_32_amd.textproto");
+  ASSERT_NE(amd.m, nullptr);
+  EXPECT_EQ(FindLint(Lint(*amd.m), "wait_count_over_32"), nullptr);
+}
+
+TEST(LintTest, C16WaitInDivergentCodeIsAnError) {
+  Loaded l = Load("c16_wait_in_divergent_code.textproto");
+  ASSERT_NE(l.m, nullptr);
+  std::vector<SignalLint> lints = Lint(*l.m);
+  const SignalLint* x = FindLint(lints, "wait_in_divergent_code");
+  ASSERT_NE(x, nullptr);
+  EXPECT_EQ(x->severity(), "error");
+  EXPECT_EQ(x->site(), "wait#1");
+  EXPECT_TRUE(HasErrors(lints));
+  EXPECT_EQ(lints.front().severity(), "error");  // errors first
+  // RunProgram does not schedule a program with a lint error.
+  ASSERT_OK_AND_ASSIGN(RunResult r, RunProgram(*l.p, RunOptions{}));
+  EXPECT_EQ(r.report.outcome(), "static_error");
+  EXPECT_EQ(r.report.explanation().cause(), "wait_in_divergent_code");
+  EXPECT_EQ(r.report.states(), 0);
+  EXPECT_EQ(r.exit_code, 10);
+  EXPECT_FALSE(r.has_trace);
+}
+
+TEST(LintTest, C07GpuScopeRemoteRankIsAWarning) {
+  Loaded l = Load("c07_gpu_scope_ignores_rank.textproto");
+  ASSERT_NE(l.m, nullptr);
+  std::vector<SignalLint> lints = Lint(*l.m);
+  const SignalLint* x = FindLint(lints, "gpu_scope_remote_rank");
+  ASSERT_NE(x, nullptr);
+  EXPECT_EQ(x->severity(), "warning");
+  EXPECT_EQ(x->site(), "notify#1");
+  EXPECT_THAT(x->text(), HasSubstr("ignores its rank operand"));
+  EXPECT_FALSE(HasErrors(lints));
+  // The C19 cycle is clean.
+  Loaded c19 = Load("c19_two_rank_cycle.textproto");
+  ASSERT_NE(c19.m, nullptr);
+  EXPECT_THAT(Lint(*c19.m), SizeIs(0));
+}
+
+TEST(LintTest, EachFindingAtMostOncePerSite) {
+  Loaded l = Load("c12_wait_count_over_32.textproto");
+  ASSERT_NE(l.m, nullptr);
+  std::vector<SignalLint> lints = Lint(*l.m);
+  for (size_t i = 0; i < lints.size(); ++i)
+    for (size_t j = i + 1; j < lints.size(); ++j)
+      EXPECT_FALSE(lints[i].id() == lints[j].id() && lints[i].site() == lints[j].site())
+          << lints[i].id() << " at " << lints[i].site();
+}
+
+// ---- Trace round trip ----------------------------------------------------------------------
+
+// The trace as a file would carry it: printed and parsed back.
+SignalTrace ThroughText(const SignalTrace& t) {
+  std::string text;
+  EXPECT_TRUE(google::protobuf::TextFormat::PrintToString(t, &text));
+  SignalTrace back;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &back));
+  return back;
+}
+
+TEST(TraceTest, C19ReplayReproducesAndNearbyIsInevitable) {
+  Loaded l = Load("c19_two_rank_cycle.textproto");
+  ASSERT_NE(l.m, nullptr);
+  ASSERT_OK_AND_ASSIGN(RunResult run, RunProgram(*l.p, RunOptions{}));
+  EXPECT_EQ(run.report.outcome(), "deadlock");
+  ASSERT_TRUE(run.has_trace);
+  // MakeTrace of the same terminal gives the trace RunProgram returned.
+  ExploreResult r = Explore(*l.m, ExploreOptions{});
+  ASSERT_TRUE(r.first_deadlock.has_value());
+  SignalTrace made = MakeTrace(*l.m, *r.first_deadlock);
+  EXPECT_EQ(made.SerializeAsString(), run.trace.SerializeAsString());
+  EXPECT_TRUE(made.has_program());
+  EXPECT_FALSE(made.program().has_expect());
+  EXPECT_GT(made.events_size(), 0);
+  // Both CTAs are in the snapshot, waiting at wait#1.
+  int waiting = 0;
+  for (const SignalAgentSnapshot& a : made.snapshot().agents())
+    if (a.cta() >= 0 && a.state() == WAITING) {
+      ++waiting;
+      EXPECT_EQ(a.site(), "wait#1");
+      EXPECT_EQ(a.expected(), 1);
+      EXPECT_EQ(a.observed(), 0);
+    }
+  EXPECT_EQ(waiting, 2);
+  ASSERT_OK(ValidateTrace(*l.m, made, "c19.trace"));
+
+  SignalTrace trace = ThroughText(made);
+  ASSERT_OK_AND_ASSIGN(RunResult replay, Replay(*l.p, trace, "c19.trace", ReplayOptions{}));
+  EXPECT_EQ(replay.report.replay(), "reproduced") << replay.report.divergence();
+  EXPECT_EQ(replay.report.outcome(), "deadlock");
+  EXPECT_EQ(replay.report.explanation().cause(), "cycle");
+  EXPECT_EQ(replay.exit_code, 10);
+  EXPECT_TRUE(replay.report.nearby().empty());
+
+  ReplayOptions nearby;
+  nearby.explore_nearby = true;
+  ASSERT_OK_AND_ASSIGN(RunResult n, Replay(*l.p, trace, "c19.trace", nearby));
+  EXPECT_EQ(n.report.replay(), "reproduced");
+  EXPECT_EQ(n.report.nearby(), "inevitable");
+  EXPECT_THAT(n.report.explanation().text(), HasSubstr("nearby interleavings: inevitable"));
+}
+
+TEST(TraceTest, C01DeadlockTraceReplaysAndIsTimingDependent) {
+  Loaded l = Load("c01_overshoot_add_eq.textproto");
+  ASSERT_NE(l.m, nullptr);
+  ASSERT_OK_AND_ASSIGN(RunResult run, RunProgram(*l.p, RunOptions{}));
+  EXPECT_EQ(run.report.outcome(), "nondeterministic");
+  ASSERT_TRUE(run.has_trace);  // the trail of the deadlock
+  int writes = 0;
+  for (const SignalEvent& ev : run.trace.events())
+    if (ev.what() == "write") {
+      ++writes;
+      EXPECT_EQ(ev.object(), "SIG");
+      EXPECT_EQ(ev.word_rank(), 1);
+      EXPECT_EQ(ev.mo(), writes);  // modification order on SIG@1[0]
+      EXPECT_EQ(ev.value(), writes);
+    }
+  EXPECT_EQ(writes, 2);
+
+  ReplayOptions nearby;
+  nearby.explore_nearby = true;
+  ASSERT_OK_AND_ASSIGN(RunResult n, Replay(*l.p, ThroughText(run.trace), "c01.trace", nearby));
+  EXPECT_EQ(n.report.replay(), "reproduced") << n.report.divergence();
+  EXPECT_EQ(n.report.outcome(), "deadlock");
+  EXPECT_EQ(n.report.explanation().cause(), "overshoot");
+  EXPECT_EQ(n.report.nearby(), "timing_dependent");
+  EXPECT_GT(n.report.outcome_counts().at("completes"), 0);
+  EXPECT_GT(n.report.outcome_counts().at("deadlock"), 0);
+}
+
+TEST(TraceTest, CompletingTraceDoesNotReproduceAHang) {
+  Loaded l = Load("c01_overshoot_add_eq_fixed.textproto");
+  ASSERT_NE(l.m, nullptr);
+  ASSERT_OK_AND_ASSIGN(RunResult run, RunProgram(*l.p, RunOptions{}));
+  ASSERT_EQ(run.report.outcome(), "completes");
+  ASSERT_TRUE(run.has_trace);
+  ASSERT_OK_AND_ASSIGN(RunResult replay, Replay(*l.p, run.trace, "fixed.trace", ReplayOptions{}));
+  EXPECT_NE(replay.report.replay(), "reproduced");
+  EXPECT_EQ(replay.report.replay(), "completed");
+}
+
+TEST(TraceTest, ValidateTraceRejectsUnknownAgentsAndObjects) {
+  Loaded l = Load("c01_overshoot_add_eq.textproto");
+  ASSERT_NE(l.m, nullptr);
+  ASSERT_OK_AND_ASSIGN(RunResult run, RunProgram(*l.p, RunOptions{}));
+  ASSERT_TRUE(run.has_trace);
+  const SignalTrace& good = run.trace;
+  ASSERT_OK(ValidateTrace(*l.m, good, "t.trace"));
+  // Find an event with a word, and one index past it for the messages.
+  int word_event = -1;
+  for (int i = 0; i < good.events_size() && word_event < 0; ++i)
+    if (!good.events(i).object().empty() && good.events(i).cta() >= 0) word_event = i;
+  ASSERT_GE(word_event, 0);
+  const std::string at = absl::StrCat("t.trace: events[", word_event, "]");
+
+  SignalTrace bad_rank = good;
+  bad_rank.mutable_events(word_event)->set_rank(7);
+  EXPECT_THAT(ValidateTrace(*l.m, bad_rank, "t.trace"),
+              StatusIs(absl::StatusCode::kInvalidArgument, at + ": no agent rank 7"));
+
+  SignalTrace bad_cta = good;
+  bad_cta.mutable_events(word_event)->set_cta(5);
+  EXPECT_THAT(ValidateTrace(*l.m, bad_cta, "t.trace"),
+              StatusIs(absl::StatusCode::kInvalidArgument, at + ": no agent rank"));
+
+  SignalTrace bad_stream = good;
+  bad_stream.mutable_events(0)->set_cta(-1);
+  bad_stream.mutable_events(0)->set_stream("nope");
+  EXPECT_THAT(ValidateTrace(*l.m, bad_stream, "t.trace"),
+              StatusIs(absl::StatusCode::kInvalidArgument, "t.trace: events[0]: no agent"));
+
+  SignalTrace bad_object = good;
+  bad_object.mutable_events(word_event)->set_object("NOPE");
+  EXPECT_THAT(ValidateTrace(*l.m, bad_object, "t.trace"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       at + ".object: no object 'NOPE'"));
+
+  SignalTrace bad_word_rank = good;
+  bad_word_rank.mutable_events(word_event)->set_word_rank(9);
+  EXPECT_THAT(ValidateTrace(*l.m, bad_word_rank, "t.trace"),
+              StatusIs(absl::StatusCode::kInvalidArgument, at + ".word_rank"));
+
+  SignalTrace bad_what = good;
+  bad_what.mutable_events(word_event)->set_what("teleport");
+  EXPECT_THAT(ValidateTrace(*l.m, bad_what, "t.trace"),
+              StatusIs(absl::StatusCode::kInvalidArgument, at + ".what"));
+
+  // Replay validates first.
+  EXPECT_THAT(Replay(*l.p, bad_object, "t.trace", ReplayOptions{}),
+              StatusIs(absl::StatusCode::kInvalidArgument, "no object 'NOPE'"));
+}
+
+TEST(TraceTest, RenderEvent) {
+  SignalEvent e;
+  e.set_rank(0);
+  e.set_cta(1);
+  e.set_kernel("k");
+  e.set_seq(3);
+  e.set_site("notify#1");
+  e.set_what("write");
+  e.set_object("SIG");
+  e.set_word_rank(1);
+  e.set_index(0);
+  e.set_value(2);
+  e.set_mo(2);
+  EXPECT_EQ(RenderEvent(e), "rank0.k.cta1 #3 notify#1 write SIG@1[0] = 2 (mo 2)");
+}
+
+}  // namespace
+}  // namespace warpcheck::sim::signal
