@@ -340,10 +340,13 @@ SignalExplanation ExplainDeadlock(const Machine& m, const State& s) {
                                   m.info(b.agent).name, " sampled it (value ", value,
                                   ", waiting for ", target, ")");
           } else {
+            std::vector<std::string> all;
+            for (size_t i = since; i < hist.size(); ++i) all.push_back(HistLine(m, hist[i]));
             b.cause = "overshoot";
-            b.text = absl::StrCat(wn, " passed the target ", target, ": ", lines.size(),
-                                  " later write(s): ", absl::StrJoin(lines, ", "), " (value ",
-                                  value, ", waiting for ", target, ")");
+            b.text = absl::StrCat(wn, " passed the target ", target, " before ",
+                                  m.info(b.agent).name, " sampled it: ", all.size(),
+                                  " write(s): ", absl::StrJoin(all, ", "), " (value now ", value,
+                                  ", waiting for ", target, "; == never holds again)");
           }
           continue;
         }
