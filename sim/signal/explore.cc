@@ -4,6 +4,7 @@
 #include <chrono>
 #include <random>
 
+#include "absl/container/node_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 
@@ -42,8 +43,9 @@ class Reducer {
   void Reduce(const State& s, const std::vector<Transition>& enabled,
               std::vector<Transition>* out) {
     const int n = m_.num_agents();
-    futures_.assign(n, Footprint());
-    guards_.assign(n, std::vector<Guard>());
+    if (cache_.size() > 100000) cache_.clear();  // only between states: no live pointers
+    futures_.assign(n, nullptr);
+    guards_.assign(n, nullptr);
     have_future_.assign(n, false);
     std::vector<char> is_enabled(n, 0);
     for (const Transition& t : enabled) is_enabled[t.agent] = 1;
@@ -77,19 +79,42 @@ class Reducer {
   }
 
  private:
+  // An agent's future depends only on its own control state (position, frame, progress),
+  // so it is cached across states by that.
+  static uint64_t ControlKey(const AgentState& as, int a) {
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ static_cast<uint64_t>(a);
+    auto mix = [&](uint64_t v) {
+      h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+      h *= 0xff51afd7ed558ccdULL;
+      h ^= h >> 33;
+    };
+    mix(static_cast<uint64_t>(as.status) | (static_cast<uint64_t>(as.phase) << 8) |
+        (static_cast<uint64_t>(as.launches) << 16) | (uint64_t{as.exited_early} << 48));
+    for (const StackEntry& e : as.stack)
+      mix((static_cast<uint64_t>(static_cast<uint32_t>(e.list)) << 32) | static_cast<uint32_t>(e.pos));
+    for (int64_t v : as.frame) mix(static_cast<uint64_t>(v));
+    return h;
+  }
   const Footprint& FutureOf(const State& s, int a) {
     if (!have_future_[a]) {
-      guards_[a].clear();
-      futures_[a] = m_.Future(s, a, &guards_[a]);
+      uint64_t key = ControlKey(s.agents[a], a);
+      auto it = cache_.find(key);
+      if (it == cache_.end()) {
+        std::vector<Guard> g;
+        Footprint f = m_.Future(s, a, &g);
+        it = cache_.emplace(key, std::make_pair(std::move(f), std::move(g))).first;
+      }
+      futures_[a] = &it->second.first;
+      guards_[a] = &it->second.second;
       have_future_[a] = true;
     }
-    return futures_[a];
+    return *futures_[a];
   }
   // True when x's access f can only happen after x passes a wait on a word that only b
   // writes and that does not hold yet: then f cannot come before b's next step.
   bool GuardedBy(const State& s, int b, int x, const Access2& f) const {
-    for (int g = f.guard; g >= 0; g = guards_[x][g].parent) {
-      const Guard& gd = guards_[x][g];
+    for (int g = f.guard; g >= 0; g = (*guards_[x])[g].parent) {
+      const Guard& gd = (*guards_[x])[g];
       if (!m_.OnlyWrittenAfter(s, gd.key, b)) continue;
       auto it = s.words.find(gd.key);
       int64_t v = it == s.words.end() ? m_.program().objects[KeyObject(gd.key)].init
@@ -199,8 +224,10 @@ class Reducer {
   }
 
   const Machine& m_;
-  std::vector<Footprint> futures_;
-  std::vector<std::vector<Guard>> guards_;
+  std::vector<const Footprint*> futures_;
+  std::vector<const std::vector<Guard>*> guards_;
+  // node_hash_map: pointers into it stay valid while it grows.
+  absl::node_hash_map<uint64_t, std::pair<Footprint, std::vector<Guard>>> cache_;
   std::vector<char> have_future_;
 };
 

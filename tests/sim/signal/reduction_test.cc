@@ -4,10 +4,10 @@
 // distinct terminal states (outcome, blocked agents, final values).
 //
 // Programs whose unreduced run hits the bound are skipped (GTEST_SKIP, counted in the
-// summary printed at the end). The bound is kUnreducedBound states: at 200000 the five
-// programs that do not finish (C12 x2, P02 and P08b at 8 ranks, P05 wrong_tile_count)
-// cost about 60 s by themselves, so it is halved; every other corpus program finishes
-// unreduced in under 90000 states.
+// summary printed at the end). The bound is kUnreducedBound states, half the 200000 one
+// might pick: at 200000 the programs that do not finish (C12 x2, P02 and P08b at 8 ranks,
+// P05 wrong_tile_count, ...) cost about 60 s on one core by themselves; at 100000 the
+// whole test takes about 45 s.
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
