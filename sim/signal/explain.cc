@@ -505,7 +505,7 @@ SignalExplanation ExplainDeadlock(const Machine& m, const State& s) {
       }
     }
     why = cyc.empty() ? "every agent that could write the awaited words is itself blocked"
-                      : absl::StrCat("cycle: ", absl::StrJoin(cyc, " -> "));
+                      : absl::StrJoin(cyc, " -> ");
   }
   out.set_cause(cause);
   std::string text = absl::StrCat("deadlock: ", blocked.size(), " agent(s) blocked\n");
