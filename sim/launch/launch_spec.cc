@@ -7,43 +7,19 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
+#include "sim/base/text_proto.h"
 #include "sim/launch/sha256.h"
 
 namespace warpcheck::sim {
-namespace {
-
-// Keeps the first parse error as "origin:line:col: message" (1-based line and column).
-class FirstErrorCollector : public google::protobuf::io::ErrorCollector {
- public:
-  explicit FirstErrorCollector(std::string origin) : origin_(std::move(origin)) {}
-  void AddError(int line, google::protobuf::io::ColumnNumber column,
-                const std::string& message) override {
-    if (first_.empty())
-      first_ = absl::StrCat(origin_, ":", line + 1, ":", column + 1, ": ", message);
-  }
-  const std::string& first() const { return first_; }
-
- private:
-  std::string origin_;
-  std::string first_;
-};
-
-}  // namespace
 
 absl::StatusOr<LaunchSpec> ParseLaunchSpec(absl::string_view text,
                                            absl::string_view origin) {
   LaunchSpec spec;
-  FirstErrorCollector errors{std::string(origin)};
-  google::protobuf::TextFormat::Parser parser;
-  parser.RecordErrorsTo(&errors);
-  if (!parser.ParseFromString(std::string(text), &spec)) {
-    return absl::InvalidArgumentError(
-        errors.first().empty() ? absl::StrCat(origin, ": not a warpcheck.LaunchSpec")
-                               : errors.first());
-  }
+  if (absl::Status parsed = ParseTextProto(text, origin, &spec); !parsed.ok()) return parsed;
   absl::Status valid = ValidateLaunchSpec(spec);
   if (!valid.ok()) {
     return absl::Status(valid.code(), absl::StrCat(origin, ": ", valid.message()));

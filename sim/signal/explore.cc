@@ -83,11 +83,7 @@ class Reducer {
   // so it is cached across states by that.
   static uint64_t ControlKey(const AgentState& as, int a) {
     uint64_t h = 0x9e3779b97f4a7c15ULL ^ static_cast<uint64_t>(a);
-    auto mix = [&](uint64_t v) {
-      h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-      h *= 0xff51afd7ed558ccdULL;
-      h ^= h >> 33;
-    };
+    auto mix = [&](uint64_t v) { h = HashMix(h, v); };
     mix(static_cast<uint64_t>(as.status) | (static_cast<uint64_t>(as.phase) << 8) |
         (static_cast<uint64_t>(as.launches) << 16) | (uint64_t{as.exited_early} << 48));
     for (const StackEntry& e : as.stack)

@@ -12,20 +12,13 @@ namespace warpcheck::sim::signal {
 
 // ---- Clock ----------------------------------------------------------------------------
 
-namespace {
-uint64_t Mix(uint64_t h, uint64_t v) {
-  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-  h *= 0xff51afd7ed558ccdULL;
-  return h ^ (h >> 33);
-}
-}  // namespace
 
 Clock Clock::Make(std::vector<uint32_t> v) {
   while (!v.empty() && v.back() == 0) v.pop_back();
   Clock c;
   if (v.empty()) return c;
   uint64_t h = 0x1234567;
-  for (uint32_t x : v) h = Mix(h, x);
+  for (uint32_t x : v) h = HashMix(h, x);
   c.d_ = std::make_shared<const Data>(Data{std::move(v), h});
   return c;
 }

@@ -32,6 +32,13 @@
 
 namespace warpcheck::sim::signal {
 
+// One step of the 64-bit hash used for states, clocks and cache keys.
+inline uint64_t HashMix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  h *= 0xff51afd7ed558ccdULL;
+  return h ^ (h >> 33);
+}
+
 // An immutable vector clock shared between states (copying a state copies pointers).
 class Clock {
  public:

@@ -13,6 +13,7 @@
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
 #include "sim/base/status_macros.h"
+#include "sim/base/text_proto.h"
 #include "sim/expr/parser.h"
 
 namespace warpcheck::sim::signal {
@@ -576,49 +577,10 @@ absl::StatusOr<Program> CompileProgram(const SignalProgram& proto, absl::string_
   return p;
 }
 
-namespace {
-class FirstError : public google::protobuf::io::ErrorCollector {
- public:
-  explicit FirstError(std::string origin) : origin_(std::move(origin)) {}
-  void AddError(int line, google::protobuf::io::ColumnNumber column,
-                const std::string& message) override {
-    if (first_.empty())
-      first_ = absl::StrCat(origin_, ":", line + 1, ":", column + 1, ": ", message);
-  }
-  const std::string& first() const { return first_; }
-
- private:
-  std::string origin_;
-  std::string first_;
-};
-}  // namespace
-
-absl::StatusOr<std::string> ReadTextFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::InvalidArgumentError(absl::StrCat(path, ": cannot read file"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-absl::Status ParseTextProtoFile(const std::string& path, google::protobuf::Message* msg) {
-  ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
-  FirstError errors(path);
-  google::protobuf::TextFormat::Parser parser;
-  parser.RecordErrorsTo(&errors);
-  if (!parser.ParseFromString(text, msg)) {
-    return absl::InvalidArgumentError(
-        errors.first().empty()
-            ? absl::StrCat(path, ": not a ", msg->GetDescriptor()->full_name())
-            : errors.first());
-  }
-  return absl::OkStatus();
-}
-
 absl::StatusOr<Program> LoadProgramFile(const std::string& path,
                                         const LoadOverrides& overrides) {
   SignalProgram proto;
-  RETURN_IF_ERROR(ParseTextProtoFile(path, &proto));
+  RETURN_IF_ERROR(sim::ParseTextProtoFile(path, &proto));
   return CompileProgram(proto, path, overrides);
 }
 

@@ -149,9 +149,6 @@ absl::StatusOr<Program> CompileProgram(const SignalProgram& proto, absl::string_
 absl::StatusOr<Program> LoadProgramFile(const std::string& path,
                                         const LoadOverrides& overrides = {});
 
-// Reads `path` as a text proto of msg's type; errors "path:line:col: what".
-absl::Status ParseTextProtoFile(const std::string& path, google::protobuf::Message* msg);
-
 // Lower-case kind name as used in sites and renderings ("notify", "wait_until").
 std::string KindName(SignalOpKind kind);
 const char* ScopeName(SignalScope s);

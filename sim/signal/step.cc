@@ -9,11 +9,6 @@
 namespace warpcheck::sim::signal {
 
 namespace {
-uint64_t Mix(uint64_t h, uint64_t v) {
-  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-  h *= 0xff51afd7ed558ccdULL;
-  return h ^ (h >> 33);
-}
 constexpr uint64_t kBarrierAll = 1, kCollective = 2, kGrid = 3;
 uint64_t BarrierKey(uint64_t kind, uint64_t id, uint64_t instance) {
   return (kind << 60) | (id << 32) | instance;
@@ -743,61 +738,61 @@ bool Machine::Done(const State& s) const {
 uint64_t Machine::Hash(const State& s) const {
   uint64_t h = 0xcbf29ce484222325ULL;
   for (const AgentState& as : s.agents) {
-    h = Mix(h, static_cast<uint64_t>(as.status) | (uint64_t{as.exited_early} << 8) |
+    h = HashMix(h, static_cast<uint64_t>(as.status) | (uint64_t{as.exited_early} << 8) |
                    (static_cast<uint64_t>(as.phase) << 16));
-    h = Mix(h, static_cast<uint64_t>(as.tmp));
-    h = Mix(h, static_cast<uint64_t>(as.grid_barriers) << 32 | static_cast<uint32_t>(as.launches));
+    h = HashMix(h, static_cast<uint64_t>(as.tmp));
+    h = HashMix(h, static_cast<uint64_t>(as.grid_barriers) << 32 | static_cast<uint32_t>(as.launches));
     for (const StackEntry& e : as.stack)
-      h = Mix(h, (static_cast<uint64_t>(static_cast<uint32_t>(e.list)) << 32) |
+      h = HashMix(h, (static_cast<uint64_t>(static_cast<uint32_t>(e.list)) << 32) |
                      static_cast<uint32_t>(e.pos));
-    for (int64_t v : as.frame) h = Mix(h, static_cast<uint64_t>(v));
+    for (int64_t v : as.frame) h = HashMix(h, static_cast<uint64_t>(v));
     if (as.wait_armed) {
-      h = Mix(h, static_cast<uint64_t>(as.wait_rank));
-      h = Mix(h, static_cast<uint64_t>(as.wait_index));
-      h = Mix(h, static_cast<uint64_t>(as.wait_value));
-      for (uint64_t w : as.lanes) h = Mix(h, w);
-      for (int64_t v : as.cached) h = Mix(h, static_cast<uint64_t>(v));
-      for (uint64_t v : as.polled) h = Mix(h, v);
+      h = HashMix(h, static_cast<uint64_t>(as.wait_rank));
+      h = HashMix(h, static_cast<uint64_t>(as.wait_index));
+      h = HashMix(h, static_cast<uint64_t>(as.wait_value));
+      for (uint64_t w : as.lanes) h = HashMix(h, w);
+      for (int64_t v : as.cached) h = HashMix(h, static_cast<uint64_t>(v));
+      for (uint64_t v : as.polled) h = HashMix(h, v);
     }
-    h = Mix(h, as.t0.hash());
-    h = Mix(h, as.rest.hash());
-    h = Mix(h, as.px.hash());
+    h = HashMix(h, as.t0.hash());
+    h = HashMix(h, as.rest.hash());
+    h = HashMix(h, as.px.hash());
     if (!as.float_current) {
-      h = Mix(h, as.float_t0.hash());
-      h = Mix(h, as.float_rest.hash());
+      h = HashMix(h, as.float_t0.hash());
+      h = HashMix(h, as.float_rest.hash());
     }
-    h = Mix(h, as.fence.hash());
-    h = Mix(h, as.pending_acq.hash());
+    h = HashMix(h, as.fence.hash());
+    h = HashMix(h, as.pending_acq.hash());
     for (const auto& [slot, clocks] : as.tokens) {
-      h = Mix(h, static_cast<uint64_t>(slot));
-      h = Mix(h, clocks.first.hash() ^ (clocks.second.hash() << 1));
+      h = HashMix(h, static_cast<uint64_t>(slot));
+      h = HashMix(h, clocks.first.hash() ^ (clocks.second.hash() << 1));
     }
   }
   for (const auto& [key, w] : s.words) {
-    h = Mix(h, key);
-    h = Mix(h, static_cast<uint64_t>(w.value));
-    h = Mix(h, w.rel.hash() ^ static_cast<uint64_t>(w.rel_agent));
-    h = Mix(h, w.hist.size());
+    h = HashMix(h, key);
+    h = HashMix(h, static_cast<uint64_t>(w.value));
+    h = HashMix(h, w.rel.hash() ^ static_cast<uint64_t>(w.rel_agent));
+    h = HashMix(h, w.hist.size());
   }
   for (const auto& [key, log] : s.data) {
-    h = Mix(h, key);
+    h = HashMix(h, key);
     for (const Access& x : log) {
-      h = Mix(h, static_cast<uint64_t>(x.lo) << 32 ^ static_cast<uint64_t>(x.hi));
-      h = Mix(h, (static_cast<uint64_t>(x.c1) << 32) ^ x.t1 ^ (uint64_t{x.write} << 63));
-      h = Mix(h, (static_cast<uint64_t>(x.c2) << 32) ^ x.t2);
-      h = Mix(h, static_cast<uint64_t>(x.tag));
+      h = HashMix(h, static_cast<uint64_t>(x.lo) << 32 ^ static_cast<uint64_t>(x.hi));
+      h = HashMix(h, (static_cast<uint64_t>(x.c1) << 32) ^ x.t1 ^ (uint64_t{x.write} << 63));
+      h = HashMix(h, (static_cast<uint64_t>(x.c2) << 32) ^ x.t2);
+      h = HashMix(h, static_cast<uint64_t>(x.tag));
     }
   }
   for (const auto& [key, b] : s.barriers) {
-    h = Mix(h, key);
-    h = Mix(h, static_cast<uint64_t>(b.arrived));
-    h = Mix(h, b.joined.hash());
+    h = HashMix(h, key);
+    h = HashMix(h, static_cast<uint64_t>(b.arrived));
+    h = HashMix(h, b.joined.hash());
   }
-  for (int32_t v : s.slots_used) h = Mix(h, static_cast<uint64_t>(v));
-  for (int32_t v : s.barrier_calls) h = Mix(h, static_cast<uint64_t>(v));
-  for (const auto& [k, v] : s.coll_calls) h = Mix(h, (static_cast<uint64_t>(k.first) << 32) ^ v);
-  h = Mix(h, s.race_count > 0 ? 1 : 0);
-  h = Mix(h, s.fault.empty() ? 0 : 1);
+  for (int32_t v : s.slots_used) h = HashMix(h, static_cast<uint64_t>(v));
+  for (int32_t v : s.barrier_calls) h = HashMix(h, static_cast<uint64_t>(v));
+  for (const auto& [k, v] : s.coll_calls) h = HashMix(h, (static_cast<uint64_t>(k.first) << 32) ^ v);
+  h = HashMix(h, s.race_count > 0 ? 1 : 0);
+  h = HashMix(h, s.fault.empty() ? 0 : 1);
   return h;
 }
 

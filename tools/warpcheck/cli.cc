@@ -16,6 +16,7 @@
 #include "sim/layout/layout_case.h"
 #include "sim/layout/layout_proto.h"
 #include "sim/base/status_macros.h"
+#include "sim/base/text_proto.h"
 #include "tools/warpcheck/args.h"
 #include "tools/warpcheck/layout_render.h"
 #include "tools/warpcheck/output.h"
@@ -210,20 +211,6 @@ constexpr char kCorpusCheckUsage[] =
     "it with the expectation written inside the file. Exit 0 when all hold, 10 when a\n"
     "case fails, 2 when a corpus file is malformed.\n";
 
-// Collects parse errors of a text proto with file:line:column positions.
-class CollectErrors : public google::protobuf::io::ErrorCollector {
- public:
-  explicit CollectErrors(std::string file) : file_(std::move(file)) {}
-  void AddError(int line, google::protobuf::io::ColumnNumber column,
-                const std::string& message) override {
-    if (first_.empty()) first_ = absl::StrCat(file_, ":", line + 1, ":", column + 1, ": ", message);
-  }
-  const std::string& first() const { return first_; }
-
- private:
-  std::string file_;
-  std::string first_;
-};
 
 // The `# proto-message:` header of a corpus file, or "".
 std::string ProtoMessageHeader(const std::string& text) {
@@ -290,14 +277,7 @@ absl::Status CheckCorpusFile(const std::string& path, CorpusReport& report, bool
         message.empty() ? " (no header found)" : absl::StrCat(" (found '", message, "')")));
   }
   LayoutCorpus corpus;
-  google::protobuf::TextFormat::Parser parser;
-  CollectErrors errors(path);
-  parser.RecordErrorsTo(&errors);
-  if (!parser.ParseFromString(*text, &corpus)) {
-    return absl::InvalidArgumentError(errors.first().empty()
-                                          ? absl::StrCat(path, ": malformed text proto")
-                                          : errors.first());
-  }
+  RETURN_IF_ERROR(sim::ParseTextProto(*text, path, &corpus));
   report.set_files(report.files() + 1);
   for (const LayoutCase& c : corpus.cases()) {
     sim::CaseOutcome outcome = sim::CheckLayoutCase(c);

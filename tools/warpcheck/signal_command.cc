@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "google/protobuf/text_format.h"
+#include "sim/base/text_proto.h"
 #include "sim/signal/driver.h"
 #include "sim/signal/program.h"
 #include "tools/warpcheck/cli.h"
@@ -236,7 +237,7 @@ namespace {
 absl::StatusOr<std::pair<sig::Program, SignalTrace>> LoadTrace(const std::string& path,
                                                                const sig::LoadOverrides& o) {
   SignalTrace t;
-  if (auto s = sig::ParseTextProtoFile(path, &t); !s.ok()) return s;
+  if (auto s = sim::ParseTextProtoFile(path, &t); !s.ok()) return s;
   SignalProgram prog;
   std::string origin = path;
   if (t.has_program()) {
@@ -244,7 +245,7 @@ absl::StatusOr<std::pair<sig::Program, SignalTrace>> LoadTrace(const std::string
   } else if (!t.program_file().empty()) {
     std::string dir = path.substr(0, path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
     origin = dir + t.program_file();
-    if (auto s = sig::ParseTextProtoFile(origin, &prog); !s.ok()) return s;
+    if (auto s = sim::ParseTextProtoFile(origin, &prog); !s.ok()) return s;
   } else {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": a trace needs `program` or `program_file`"));

@@ -1,5 +1,7 @@
 #include "tools/warpcheck/signal_gpu_command.h"
 
+#include "sim/base/text_proto.h"
+
 #include <fstream>
 #include <sstream>
 
@@ -34,19 +36,6 @@ constexpr char kSignalCudaUsage[] =
     "  --seed=1            perturbation seed\n"
     "  --ranks=N --ctas=G --iterations=E   override the program's N, G, E\n";
 
-class FirstError : public google::protobuf::io::ErrorCollector {
- public:
-  explicit FirstError(std::string origin) : origin_(std::move(origin)) {}
-  void AddError(int line, google::protobuf::io::ColumnNumber column,
-                const std::string& message) override {
-    if (first_.empty()) first_ = absl::StrCat(origin_, ":", line + 1, ":", column + 1, ": ", message);
-  }
-  const std::string& first() const { return first_; }
-
- private:
-  std::string origin_;
-  std::string first_;
-};
 
 bool IntFlag(const ParsedArgs& args, const std::string& name, int64_t lo, int64_t hi, int64_t* v,
              std::ostream& err) {
@@ -93,19 +82,9 @@ int RunSignalCuda(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
   opt.seed = static_cast<uint64_t>(seed);
 
   const std::string& path = args.positional[0];
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    PrintError(err, absl::StrCat(path, ": cannot read file"));
-    return kExitInputError;
-  }
-  std::stringstream text;
-  text << in.rdbuf();
   SignalProgram program;
-  FirstError errors(path);
-  google::protobuf::TextFormat::Parser parser;
-  parser.RecordErrorsTo(&errors);
-  if (!parser.ParseFromString(text.str(), &program)) {
-    PrintError(err, errors.first().empty() ? absl::StrCat(path, ": not a warpcheck.SignalProgram") : errors.first());
+  if (absl::Status parsed = sim::ParseTextProtoFile(path, &program); !parsed.ok()) {
+    PrintError(err, parsed.message());
     return kExitInputError;
   }
   if (ranks > 0) program.set_ranks(static_cast<int32_t>(ranks));

@@ -1,0 +1,24 @@
+// Reading text protos with positioned errors, the one way every loader does it.
+#ifndef WARPCHECK_SIM_BASE_TEXT_PROTO_H_
+#define WARPCHECK_SIM_BASE_TEXT_PROTO_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "google/protobuf/message.h"
+
+namespace warpcheck::sim {
+
+// Parses `text` into *msg.
+// Ensures: OK, or InvalidArgument "<origin>:<line>:<col>: <what>" for the first parse
+//          error (1-based), or "<origin>: not a <message type>" when protobuf gives none.
+absl::Status ParseTextProto(absl::string_view text, absl::string_view origin,
+                            google::protobuf::Message* msg);
+
+// Reads the file at `path` and parses it (errors name the path).
+absl::Status ParseTextProtoFile(const std::string& path, google::protobuf::Message* msg);
+
+}  // namespace warpcheck::sim
+
+#endif  // WARPCHECK_SIM_BASE_TEXT_PROTO_H_
