@@ -348,11 +348,41 @@ absl::StatusOr<RunResult> Replay(const Program& p, const SignalTrace& trace,
            (it->second[idx].second.empty() || ev.op < 0 ||
             it->second[idx].second == p.ops[ev.op].site);
   };
+  // The snapshot: blocked agents and word values.
+  std::set<std::string> snap_blocked;
+  for (const SignalAgentSnapshot& sa : trace.snapshot().agents()) {
+    if (sa.state() != WAITING && sa.state() != NOT_STARTED) continue;
+    int a = FindAgent(m, sa.rank(), sa.cta(), sa.kernel(), sa.stream(), sa.launch());
+    if (a < 0)
+      return absl::InvalidArgumentError(absl::StrCat(
+          origin, ": snapshot names an agent the program does not have (rank ", sa.rank(),
+          sa.stream().empty() ? absl::StrCat(" cta ", sa.cta()) : " stream " + sa.stream(), ")"));
+    snap_blocked.insert(
+        absl::StrCat(m.info(a).name, "@", sa.state() == NOT_STARTED ? "not_started" : sa.site()));
+  }
+  std::map<std::string, int64_t> snap_values;
+  for (const SignalWordValue& w : trace.snapshot().words()) {
+    int o = p.FindObject(w.object());
+    if (w.value() != p.objects[o].init)
+      snap_values[m.WordName(o, w.rank(), w.index())] = w.value();
+  }
+  auto snapshot_matches = [&](const State& st) {
+    std::vector<std::string> b = BlockedSignature(m, st);
+    return std::set<std::string>(b.begin(), b.end()) == snap_blocked &&
+           FinalValues(m, st) == snap_values;
+  };
   ExploreOptions eo;
   eo.schedule = "explore";
   eo.max_states = opt.max_states > 0 ? opt.max_states : p.max_states;
-  eo.reduce = false;
-  eo.allow = allow;
+  if (order.empty()) {
+    // A snapshot without recorded writes (e.g. from the GPU watchdog): search every
+    // interleaving for a hang that matches it.
+    eo.reduce = true;
+    eo.prefer = snapshot_matches;
+  } else {
+    eo.reduce = false;
+    eo.allow = allow;
+  }
   ExploreResult r = Explore(m, eo);
   RunResult res;
   SignalReport& rep = res.report;
@@ -362,30 +392,11 @@ absl::StatusOr<RunResult> Replay(const Program& p, const SignalTrace& trace,
   rep.set_seconds(r.seconds);
   rep.set_states_per_second(r.seconds > 0 ? r.states / r.seconds : 0);
   rep.set_bound_hit(r.bound_hit);
-  // The snapshot: blocked agents and word values.
-  std::set<std::string> snap_blocked;
-  for (const SignalAgentSnapshot& sa : trace.snapshot().agents()) {
-    if (sa.state() != WAITING && sa.state() != NOT_STARTED && sa.state() != RUNNING) continue;
-    int a = FindAgent(m, sa.rank(), sa.cta(), sa.kernel(), sa.stream(), sa.launch());
-    if (a >= 0 && sa.state() != RUNNING)
-      snap_blocked.insert(absl::StrCat(m.info(a).name, "@", sa.state() == NOT_STARTED ? "not_started" : sa.site()));
-  }
-  std::map<std::string, int64_t> snap_values;
-  for (const SignalWordValue& w : trace.snapshot().words()) {
-    int o = p.FindObject(w.object());
-    if (w.value() != p.objects[o].init)
-      snap_values[m.WordName(o, w.rank(), w.index())] = w.value();
-  }
   const bool hang_recorded = !snap_blocked.empty();
   const Terminal* match = nullptr;
   std::string divergence;
   auto matches = [&](const Terminal& t) {
-    if (t.ending != Ending::kDeadlock) return false;
-    std::vector<std::string> b = BlockedSignature(m, t.state);
-    std::set<std::string> bs(b.begin(), b.end());
-    std::set<std::string> want;
-    for (const std::string& x : snap_blocked) want.insert(x);
-    if (bs != want || FinalValues(m, t.state) != snap_values) return false;
+    if (t.ending != Ending::kDeadlock || !snapshot_matches(t.state)) return false;
     // Every recorded write must have happened, in the recorded order.
     for (const auto& [key, list] : order) {
       auto wi = t.state.words.find(key);
@@ -421,7 +432,9 @@ absl::StatusOr<RunResult> Replay(const Program& p, const SignalTrace& trace,
         }
       }
       if (divergence.empty() && t->ending == Ending::kDeadlock)
-        divergence = absl::StrCat("the replay hangs with [",
+        divergence = absl::StrCat(order.empty() ? "no interleaving hangs as the snapshot does; "
+                                                : "",
+                                  "the replay hangs with [",
                                   absl::StrJoin(BlockedSignature(m, t->state), ", "),
                                   "] but the snapshot recorded [",
                                   absl::StrJoin(snap_blocked, ", "), "]");

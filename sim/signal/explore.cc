@@ -240,6 +240,7 @@ ExploreResult Explore(const Machine& m, const ExploreOptions& opt) {
   ExploreResult r;
   auto t0 = std::chrono::steady_clock::now();
   std::map<std::string, size_t> summary_index;
+  bool found_preferred = false;
   auto record = [&](const State& s, const std::vector<Node>& stack, const Event* last) {
     Terminal t;
     t.race = s.race_count > 0;
@@ -273,8 +274,14 @@ ExploreResult Explore(const Machine& m, const ExploreOptions& opt) {
     std::optional<Terminal>* slot = t.ending == Ending::kFault      ? &r.first_fault
                                     : t.ending == Ending::kCompletes ? &r.first_complete
                                                                      : &r.first_deadlock;
-    bool want = !slot->has_value() || (t.race && !r.first_race.has_value());
+    bool preferred = t.ending == Ending::kDeadlock && opt.prefer && !found_preferred &&
+                     opt.prefer(s);
+    bool want = !slot->has_value() || (t.race && !r.first_race.has_value()) || preferred;
     if (!want) return;
+    if (preferred) {
+      found_preferred = true;
+      slot->reset();
+    }
     for (size_t i = 1; i < stack.size(); ++i) t.trail.push_back(stack[i].in);
     if (last) t.trail.push_back(*last);
     t.state = s;

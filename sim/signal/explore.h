@@ -35,6 +35,9 @@ struct ExploreOptions {
   bool reduce = true;  // partial-order reduction
   // Replay: a transition may be taken only if this returns true (nullptr: all).
   std::function<bool(const State&, const Transition&)> allow;
+  // Replay of a snapshot: the deadlock kept as first_deadlock is one this accepts, when
+  // one is reached (nullptr: the first reached).
+  std::function<bool(const State&)> prefer;
 };
 
 enum class Ending : uint8_t { kCompletes, kDeadlock, kFault };
