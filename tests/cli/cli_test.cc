@@ -11,6 +11,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/cli_runner.h"
 
 namespace warpcheck::cli {
 namespace {
@@ -18,28 +19,9 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-  Report report;
-};
-
-Result RunCli(std::vector<std::string> args) {
-  args.insert(args.begin(), "warpcheck");
-  std::ostringstream out, err;
-  Result r;
-  r.code = RunWarpcheck(args, out, err, &r.report);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
-
-std::string TempPath(const std::string& name) {
-  return (std::filesystem::temp_directory_path() /
-          (name + "." + std::to_string(::testing::UnitTest::GetInstance()->random_seed())))
-      .string();
-}
+using testing::Result;
+using testing::RunCli;
+using testing::TempPath;
 
 const char kMmaV2[] =
     "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], "

@@ -11,6 +11,7 @@
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
+#include "tests/testing/cli_runner.h"
 #include "proto/signal.pb.h"
 #include "tools/warpcheck/cli.h"
 
@@ -20,39 +21,16 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-  Report report;
-};
-
-Result RunCli(std::vector<std::string> args) {
-  args.insert(args.begin(), "warpcheck");
-  std::ostringstream out, err;
-  Result r;
-  r.code = RunWarpcheck(args, out, err, &r.report);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
+using testing::Result;
+using testing::RunCli;
+using testing::ReadAll;
 
 std::string Corpus(const std::string& name) {
   return std::string(WARPCHECK_SOURCE_DIR) + "/corpus/signal/" + name;
 }
 
 std::string TempPath(const std::string& name) {
-  return (std::filesystem::temp_directory_path() /
-          ("signal_cli_test." + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-           "." + name))
-      .string();
-}
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+  return testing::TempPath("signal_cli_test." + name);
 }
 
 void WriteAll(const std::string& path, const std::string& text) {
