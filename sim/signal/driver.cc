@@ -332,7 +332,6 @@ absl::StatusOr<RunResult> Replay(const Program& p, const SignalTrace& trace,
     uint64_t key = WordKey(p.FindObject(e->object()), e->word_rank(), e->index());
     order[key].push_back({a, e->site()});
   }
-  for (auto& [key, list] : order) (void)list;  // events are already in per-word mo order
   auto allow = [&](const State& s, const Transition& t) {
     State c = s;
     Event ev;

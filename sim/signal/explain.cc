@@ -28,7 +28,7 @@ int Rank(const std::string& cause) {
 std::string StateName(const State& s, const Machine& m, int a) {
   const AgentState& as = s.agents[a];
   switch (as.status) {
-    case Status::kExited: return as.exited_early ? "exited" : "exited";
+    case Status::kExited: return "exited";
     case Status::kNotLaunched: return "not_launched";
     case Status::kNotStarted: return "not_started";
     default: break;
@@ -554,11 +554,6 @@ std::string WaitForSvg(const SignalExplanation& e) {
     nodes.push_back(n);
     return static_cast<int>(nodes.size() - 1);
   };
-  std::map<std::string, std::string> label;
-  for (const SignalBlocked& b : e.blocked()) {
-    std::string n = absl::StrCat("rank", b.rank(), b.cta() >= 0 ? absl::StrCat(".cta", b.cta()) : "." + b.stream());
-    (void)n;
-  }
   for (const SignalEdge& ed : e.edges()) {
     id(ed.from());
     id(ed.to());

@@ -161,12 +161,6 @@ class Reducer {
         if (Conflicts(a, f) && !GuardedBy(s, b, x, f)) return true;
     return false;
   }
-  static bool Any(const Footprint& x, const Footprint& y) {
-    for (const Access2& a : x)
-      for (const Access2& b : y)
-        if (Conflicts(a, b)) return true;
-    return false;
-  }
   void Closure(const State& s, int seed, const std::vector<char>& is_enabled,
                std::vector<char>* in) {
     std::vector<int> work{seed};
@@ -229,7 +223,7 @@ class Reducer {
 
 struct Node {
   State s;
-  std::vector<Transition> todo;
+  std::vector<Transition> choices;  // the transitions to explore from this state
   size_t next = 0;
   Event in;
 };
@@ -291,7 +285,7 @@ ExploreResult Explore(const Machine& m, const ExploreOptions& opt) {
 
   Reducer reducer(m);
   std::vector<Transition> enabled, chosen;
-  auto expand = [&](const State& s, std::vector<Transition>* todo) {
+  auto expand = [&](const State& s, std::vector<Transition>* choices) {
     m.Enabled(s, &enabled);
     if (opt.allow) {
       chosen.clear();
@@ -300,29 +294,27 @@ ExploreResult Explore(const Machine& m, const ExploreOptions& opt) {
       enabled.swap(chosen);
     }
     if (enabled.empty()) {
-      todo->clear();
+      choices->clear();
       return;
     }
     if (opt.schedule == "explore" && opt.reduce && enabled.size() > 1 && !opt.allow) {
-      reducer.Reduce(s, enabled, todo);
+      reducer.Reduce(s, enabled, choices);
     } else {
-      *todo = enabled;
+      *choices = enabled;
     }
   };
 
   if (opt.schedule != "explore") {
     std::mt19937_64 rng(opt.seed);
-    std::vector<Node> path(1);
-    path[0].s = m.Initial();
-    State s = path[0].s;
-    std::vector<Transition> todo;
-    std::vector<Node> trail_nodes(1);
+    State s = m.Initial();
+    std::vector<Transition> choices;
+    std::vector<Node> trail_nodes(1);  // record() skips the first node (the initial state)
     for (;;) {
-      expand(s, &todo);
-      if (todo.empty()) break;
-      Transition t = todo.front();
+      expand(s, &choices);
+      if (choices.empty()) break;
+      Transition t = choices.front();
       if (opt.schedule == "random")
-        t = todo[std::uniform_int_distribution<size_t>(0, todo.size() - 1)(rng)];
+        t = choices[std::uniform_int_distribution<size_t>(0, choices.size() - 1)(rng)];
       Node n;
       m.Step(s, t, &n.in);
       ++r.transitions;
@@ -344,15 +336,15 @@ ExploreResult Explore(const Machine& m, const ExploreOptions& opt) {
   stack.back().s = m.Initial();
   visited.insert(m.Hash(stack.back().s));
   r.states = 1;
-  expand(stack.back().s, &stack.back().todo);
-  if (stack.back().todo.empty()) record(stack.back().s, stack, nullptr);
+  expand(stack.back().s, &stack.back().choices);
+  if (stack.back().choices.empty()) record(stack.back().s, stack, nullptr);
   while (!stack.empty()) {
     Node& top = stack.back();
-    if (top.next >= top.todo.size()) {
+    if (top.next >= top.choices.size()) {
       stack.pop_back();
       continue;
     }
-    Transition t = top.todo[top.next++];
+    Transition t = top.choices[top.next++];
     Node child;
     child.s = top.s;
     m.Step(child.s, t, &child.in);
@@ -362,8 +354,8 @@ ExploreResult Explore(const Machine& m, const ExploreOptions& opt) {
       r.bound_hit = true;
       break;
     }
-    expand(child.s, &child.todo);
-    if (child.todo.empty()) {
+    expand(child.s, &child.choices);
+    if (child.choices.empty()) {
       record(child.s, stack, &child.in);
       continue;
     }

@@ -133,8 +133,6 @@ struct Walker {
         SetValue(op.value, 1);
         break;
       case RESET: {
-        int64_t size = 1;
-        (void)size;
         int64_t r = -1;
         if (!Value(op.rank, me, &r)) r = -1;
         int64_t lo = -1, n = -1;
@@ -462,15 +460,10 @@ Footprint Machine::Next(const State& s, int a) const {
   if (as.wait_armed) {
     // Only the lanes that can sample now: lanes of one agent commute with each other, so
     // a still-disabled lane is not part of this step (see explore.h).
-    const Object& obj = p_->objects[op.object];
     for (size_t i = 0; i < as.lanes.size(); ++i)
       for (uint64_t bits = as.lanes[i]; bits; bits &= bits - 1) {
         int l = static_cast<int>(i * 64 + __builtin_ctzll(bits));
-        uint64_t key = WordKey(op.object, as.wait_rank, as.wait_index + l);
-        if ((op.kind == WAIT || op.kind == WAIT_UNTIL) && !FirstPoll(as, l)) {
-          if (!Satisfies(op.cmp, Visible(s, a, key, op.scope, op.sem), as.wait_value, obj.bytes))
-            continue;
-        }
+        if ((op.kind == WAIT || op.kind == WAIT_UNTIL) && !LaneReady(s, a, op, l)) continue;
         Access2 x;
         x.res = Res::kWord;
         x.mode = op.kind == ATOMIC_CAS ? Mode::kWrite : Mode::kRead;

@@ -108,7 +108,6 @@ std::vector<SignalLint> Lint(const Machine& m) {
                              p.objects[op.object].name, ", not the peer's"));
           break;
         }
-        case FENCE:
         default:
           break;
       }
@@ -153,7 +152,6 @@ std::vector<SignalLint> Lint(const Machine& m) {
         }
       }
     });
-    (void)ai;
   }
   for (const auto& [key, u] : words) {
     const std::string wn = m.WordName(key);

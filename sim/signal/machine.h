@@ -269,6 +269,10 @@ class Machine {
   int64_t Visible(const State& s, int agent, uint64_t key, SignalScope scope,
                   SignalSem sem) const;
   bool Satisfies(SignalCmp cmp, int64_t value, int64_t target, int bytes) const;
+  // Requires: agent a is at the armed op `op`, lane l still polling.
+  // Ensures: whether that lane can take its step now (its predicate holds on the value it
+  //          sees, or it is a narrow-scope lane's first poll).
+  bool LaneReady(const State& s, int a, const Op& op, int l) const;
   // A lane of a narrow-scope wait that has not polled yet (its first poll is a step).
   bool FirstPoll(const AgentState& as, int lane) const {
     return !as.cached.empty() && !((as.polled[lane / 64] >> (lane % 64)) & 1);

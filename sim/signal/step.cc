@@ -222,6 +222,21 @@ void Machine::Normalize(State& s, int a) const {
   }
 }
 
+bool Machine::LaneReady(const State& s, int a, const Op& op, int l) const {
+  const AgentState& as = s.agents[a];
+  if (FirstPoll(as, l)) return true;
+  const int bytes = p_->objects[op.object].bytes;
+  const uint64_t key = WordKey(op.object, as.wait_rank, as.wait_index + l);
+  const bool polls = op.kind == WAIT || op.kind == WAIT_UNTIL;
+  const int64_t v = Visible(s, a, key, polls ? op.scope : SYS, polls ? op.sem : ACQUIRE);
+  if (op.kind == STREAM_WAIT && op.cmp == GE) {
+    // cuStreamWaitValue GEQ: (int)(*addr - value) >= 0, wraparound-tolerant.
+    int64_t d = bytes == 4 ? static_cast<int32_t>(v - as.wait_value) : v - as.wait_value;
+    return d >= 0;
+  }
+  return Satisfies(op.kind == ATOMIC_CAS ? EQ : op.cmp, v, as.wait_value, bytes);
+}
+
 bool Machine::AgentEnabled(const State& s, int a) const {
   const AgentState& as = s.agents[a];
   const AgentInfo& ai = info_[a];
@@ -234,7 +249,6 @@ bool Machine::AgentEnabled(const State& s, int a) const {
   int id = CurrentOp(s, a);
   if (id < 0) return false;
   const Op& op = p_->ops[id];
-  const Object* obj = op.object >= 0 ? &p_->objects[op.object] : nullptr;
   switch (op.kind) {
     case WAIT:
     case WAIT_UNTIL:
@@ -242,22 +256,8 @@ bool Machine::AgentEnabled(const State& s, int a) const {
     case ATOMIC_CAS: {
       if (op.kind == ATOMIC_CAS && !op.spin) return true;
       for (size_t w = 0; w < as.lanes.size(); ++w)
-        for (uint64_t bits = as.lanes[w]; bits; bits &= bits - 1) {
-          int l = static_cast<int>(w * 64 + __builtin_ctzll(bits));
-          if (FirstPoll(as, l)) return true;
-          uint64_t key = WordKey(op.object, as.wait_rank, as.wait_index + l);
-          SignalScope scope = op.kind == WAIT || op.kind == WAIT_UNTIL ? op.scope : SYS;
-          SignalSem sem = op.kind == WAIT || op.kind == WAIT_UNTIL ? op.sem : ACQUIRE;
-          int64_t v = Visible(s, a, key, scope, sem);
-          if (op.kind == STREAM_WAIT && op.cmp == GE) {
-            int64_t d = obj->bytes == 4 ? static_cast<int32_t>(v - as.wait_value)
-                                        : v - as.wait_value;
-            if (d >= 0) return true;
-          } else if (Satisfies(op.kind == ATOMIC_CAS ? EQ : op.cmp, v, as.wait_value,
-                               obj->bytes)) {
-            return true;
-          }
-        }
+        for (uint64_t bits = as.lanes[w]; bits; bits &= bits - 1)
+          if (LaneReady(s, a, op, static_cast<int>(w * 64 + __builtin_ctzll(bits)))) return true;
       return false;
     }
     case BARRIER_ALL:
@@ -289,14 +289,10 @@ void Machine::Enabled(const State& s, std::vector<Transition>* out) const {
     int id = as.status == Status::kRunning ? CurrentOp(s, a) : -1;
     if (id >= 0 && (p_->ops[id].kind == WAIT || p_->ops[id].kind == WAIT_UNTIL)) {
       const Op& op = p_->ops[id];
-      const Object& obj = p_->objects[op.object];
       for (size_t w = 0; w < as.lanes.size(); ++w)
         for (uint64_t bits = as.lanes[w]; bits; bits &= bits - 1) {
           int l = static_cast<int>(w * 64 + __builtin_ctzll(bits));
-          uint64_t key = WordKey(op.object, as.wait_rank, as.wait_index + l);
-          if (FirstPoll(as, l) ||
-              Satisfies(op.cmp, Visible(s, a, key, op.scope, op.sem), as.wait_value, obj.bytes))
-            out->push_back({a, l});
+          if (LaneReady(s, a, op, l)) out->push_back({a, l});
         }
     } else {
       out->push_back({a, -1});
