@@ -100,6 +100,8 @@ class Emitter {
   // ---- host code ----
   absl::Status EmitHostOps(const Ops& ops, Names& scope, int depth, std::string& o);
   absl::Status EmitHostOp(const SignalOp& op, Names& scope, int depth, std::string& o);
+  absl::Status EmitControl(const SignalOp& op, Names& scope, int depth, bool host,
+                           std::string& o);
 
   std::string Site(const SignalOp& op) const { return site_name_[site_of_.at(&op)]; }
   int SiteId(const SignalOp& op) const { return site_of_.at(&op); }
@@ -721,39 +723,10 @@ absl::Status Emitter::EmitOp(const SignalOp& op, Names& scope, int depth, std::s
     case EXIT:
       absl::StrAppend(&o, in2, "return;\n");
       break;
-    case FOR: {
-      if (op.var().empty()) return Err(op, "FOR without var");
-      WC_ASSIGN(from, Expr(op, op.from(), "0", scope));
-      WC_ASSIGN(to, Expr(op, op.to(), "0", scope));
-      WC_ASSIGN(step, Expr(op, op.step(), "1", scope));
-      absl::StrAppend(&o, in2, "const long long step = ", step, ";\n");
-      absl::StrAppend(&o, in2, "if (step > 0) for (long long v_", op.var(), " = ", from, "; v_", op.var(), " < ", to, "; v_", op.var(), " += step) {\n");
-      Names inner = scope;
-      inner.push_back({op.var(), Type::kInt});
-      size_t before = inner.size();
-      if (absl::Status st = EmitOps(op.body(), inner, depth + 2, o); !st.ok()) return st;
-      // Results bound inside the loop stay visible after it (declared at kernel scope).
-      for (size_t i = before; i < inner.size(); ++i) scope.push_back(inner[i]);
-      absl::StrAppend(&o, in2, "}\n");
+    case FOR:
+    case IF:
+      if (absl::Status st = EmitControl(op, scope, depth, /*host=*/false, o); !st.ok()) return st;
       break;
-    }
-    case IF: {
-      WC_ASSIGN(cond, Expr(op, op.cond(), "true", scope, Type::kBool));
-      absl::StrAppend(&o, in2, "if (", cond, ") {\n");
-      Names a = scope;
-      if (absl::Status st = EmitOps(op.body(), a, depth + 2, o); !st.ok()) return st;
-      absl::StrAppend(&o, in2, "} else {\n");
-      Names b = scope;
-      if (absl::Status st = EmitOps(op.else_body(), b, depth + 2, o); !st.ok()) return st;
-      absl::StrAppend(&o, in2, "}\n");
-      for (size_t i = scope.size(); i < a.size(); ++i) scope.push_back(a[i]);
-      for (size_t i = scope.size(); i < b.size(); ++i) {
-        bool known = false;
-        for (const auto& [name, t] : scope) known |= name == b[i].first;
-        if (!known) scope.push_back(b[i]);
-      }
-      break;
-    }
     default:
       return Err(op, absl::StrCat(SignalOpKind_Name(op.kind()), " is not a device op (in a kernel)"));
   }
@@ -853,35 +826,60 @@ absl::Status Emitter::EmitHostOp(const SignalOp& op, Names& scope, int depth, st
     case EXIT:
       absl::StrAppend(&o, in2, "return;\n");
       break;
-    case FOR: {
-      if (op.var().empty()) return Err(op, "FOR without var");
-      WC_ASSIGN(from, Expr(op, op.from(), "0", scope));
-      WC_ASSIGN(to, Expr(op, op.to(), "0", scope));
-      WC_ASSIGN(step, Expr(op, op.step(), "1", scope));
-      absl::StrAppend(&o, in2, "const long long step = ", step, ";\n");
-      absl::StrAppend(&o, in2, "if (step > 0) for (long long v_", op.var(), " = ", from, "; v_", op.var(), " < ", to, "; v_", op.var(), " += step) {\n");
-      Names inner = scope;
-      inner.push_back({op.var(), Type::kInt});
-      if (absl::Status st = EmitHostOps(op.body(), inner, depth + 2, o); !st.ok()) return st;
-      absl::StrAppend(&o, in2, "}\n");
+    case FOR:
+    case IF:
+      if (absl::Status st = EmitControl(op, scope, depth, /*host=*/true, o); !st.ok()) return st;
       break;
-    }
-    case IF: {
-      WC_ASSIGN(cond, Expr(op, op.cond(), "true", scope, Type::kBool));
-      absl::StrAppend(&o, in2, "if (", cond, ") {\n");
-      Names a = scope;
-      if (absl::Status st = EmitHostOps(op.body(), a, depth + 2, o); !st.ok()) return st;
-      absl::StrAppend(&o, in2, "} else {\n");
-      Names b = scope;
-      if (absl::Status st = EmitHostOps(op.else_body(), b, depth + 2, o); !st.ok()) return st;
-      absl::StrAppend(&o, in2, "}\n");
-      break;
-    }
     default:
       return Err(op, absl::StrCat(SignalOpKind_Name(op.kind()),
                                   " in a host stream is not supported by the GPU emitter"));
   }
   absl::StrAppend(&o, ind, "}\n");
+  return absl::OkStatus();
+}
+
+// FOR and IF, in kernels (host = false) and in host streams (host = true): C control
+// flow around the bodies. Names bound inside a body (results, tokens) stay visible after
+// it, because they are declared at function scope.
+absl::Status Emitter::EmitControl(const SignalOp& op, Names& scope, int depth, bool host,
+                                  std::string& o) {
+  const std::string in2(2 * depth + 4, ' ');
+  auto body = [&](const Ops& ops, Names& names) {
+    return host ? EmitHostOps(ops, names, depth + 2, o) : EmitOps(ops, names, depth + 2, o);
+  };
+  auto keep_new = [&](const Names& inner) {
+    for (size_t i = scope.size(); i < inner.size(); ++i) {
+      bool known = false;
+      for (const auto& [name, t] : scope) known |= name == inner[i].first;
+      if (!known) scope.push_back(inner[i]);
+    }
+  };
+  if (op.kind() == FOR) {
+    if (op.var().empty()) return Err(op, "FOR without var");
+    WC_ASSIGN(from, Expr(op, op.from(), "0", scope));
+    WC_ASSIGN(to, Expr(op, op.to(), "0", scope));
+    WC_ASSIGN(step, Expr(op, op.step(), "1", scope));
+    absl::StrAppend(&o, in2, "const long long step = ", step, ";\n");
+    absl::StrAppend(&o, in2, "if (step > 0) for (long long v_", op.var(), " = ", from, "; v_",
+                    op.var(), " < ", to, "; v_", op.var(), " += step) {\n");
+    Names inner = scope;
+    inner.push_back({op.var(), Type::kInt});
+    if (absl::Status st = body(op.body(), inner); !st.ok()) return st;
+    inner.erase(inner.begin() + static_cast<long>(scope.size()));  // the loop variable
+    keep_new(inner);
+    absl::StrAppend(&o, in2, "}\n");
+    return absl::OkStatus();
+  }
+  WC_ASSIGN(cond, Expr(op, op.cond(), "true", scope, Type::kBool));
+  absl::StrAppend(&o, in2, "if (", cond, ") {\n");
+  Names a = scope;
+  if (absl::Status st = body(op.body(), a); !st.ok()) return st;
+  absl::StrAppend(&o, in2, "} else {\n");
+  Names b = scope;
+  if (absl::Status st = body(op.else_body(), b); !st.ok()) return st;
+  absl::StrAppend(&o, in2, "}\n");
+  keep_new(a);
+  keep_new(b);
   return absl::OkStatus();
 }
 
