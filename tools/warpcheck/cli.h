@@ -11,16 +11,10 @@
 #include <vector>
 
 #include "proto/report.pb.h"
+#include "tools/warpcheck/exit_code.h"
 
 namespace warpcheck::cli {
 
-// Exit codes (CBMC-aligned; README.md repeats them).
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitUsage = 1;
-inline constexpr int kExitInputError = 2;
-inline constexpr int kExitInconclusive = 5;
-inline constexpr int kExitInternal = 6;
-inline constexpr int kExitViolated = 10;
 
 // Runs `args` (args[0] is the program name) and returns the exit code. Results go to
 // `out`, diagnostics ("warpcheck: error: <where>: <what>") to `err`. When `report` is

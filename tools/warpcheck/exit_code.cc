@@ -1,0 +1,53 @@
+#include "tools/warpcheck/exit_code.h"
+
+namespace warpcheck::cli {
+
+int ExitCodeFor(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kNotFound:
+    case absl::StatusCode::kFailedPrecondition:
+    case absl::StatusCode::kOutOfRange:
+    case absl::StatusCode::kUnimplemented:
+    case absl::StatusCode::kDataLoss:
+    case absl::StatusCode::kAlreadyExists:
+    case absl::StatusCode::kPermissionDenied:
+      return kExitInputError;
+    case absl::StatusCode::kResourceExhausted:
+    case absl::StatusCode::kDeadlineExceeded:
+      return kExitInconclusive;
+    default:
+      return kExitInternal;
+  }
+}
+
+namespace {
+
+int ForSignal(const SignalReport& r) {
+  // A replay answers "reproduced" or where it diverged: either is a finding about the
+  // recorded hang, never a clean pass.
+  if (!r.replay().empty()) return kExitViolated;
+  if (r.outcome() == "completes" || r.outcome() == "ok") return kExitOk;
+  if (r.outcome() == "inconclusive") return kExitInconclusive;
+  return kExitViolated;
+}
+
+int ForSwizzle(const Swizzle2dReport& r) {
+  if (!r.has_verdict()) return kExitOk;  // show
+  if (r.verdict() == "holds") return kExitOk;
+  if (r.verdict() == "violated") return kExitViolated;
+  if (r.verdict() == "inconclusive") return kExitInconclusive;
+  return kExitInternal;
+}
+
+}  // namespace
+
+int ExitCodeFor(const Report& report) {
+  if (report.has_signal()) return ForSignal(report.signal());
+  if (report.has_swizzle2d()) return ForSwizzle(report.swizzle2d());
+  if (report.has_sim()) return report.sim().ok() ? kExitOk : kExitViolated;
+  if (report.has_corpus()) return report.corpus().failed() > 0 ? kExitViolated : kExitOk;
+  return kExitOk;  // layout show: a layout was printed
+}
+
+}  // namespace warpcheck::cli
