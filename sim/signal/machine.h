@@ -306,6 +306,14 @@ class Machine {
   void FinishOp(State& s, int a) const;
   void LocalOp(State& s, int a, const Op& op) const;
   void StepOp(State& s, int a, int lane, Event* ev) const;
+  // One handler per op kind (StepOp dispatches). Requires: op is agent a's current op.
+  void StepSignalWrite(State& s, int a, const Op& op, Event* ev) const;
+  void StepWait(State& s, int a, int lane, const Op& op, Event* ev) const;
+  void StepDataAccess(State& s, int a, const Op& op, Event* ev) const;
+  void StepTransfer(State& s, int a, const Op& op, Event* ev) const;
+  void StepFill(State& s, int a, const Op& op, Event* ev) const;
+  void StepBarrier(State& s, int a, const Op& op, Event* ev) const;
+  void StepLaunch(State& s, int a, const Op& op, Event* ev) const;
   void FutureOf(const State& s, int agent, Footprint* out, std::vector<Guard>* guards) const;
   void ComputeWriters();
 
