@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "proto/report.pb.h"
 #include "sim/signal/program.h"
 
 namespace warpcheck::sim::signal {
@@ -151,7 +152,7 @@ struct Barrier {
 };
 
 struct RaceRecord {
-  std::string kind;  // read_unpublished, read_stale, write_after_read, write_write
+  SignalRace::Kind kind = SignalRace::KIND_UNSET;
   int32_t agent = 0, op = 0, other_agent = 0, other_op = 0;
   std::string text;
 };
