@@ -185,13 +185,24 @@ bool AppendWellKnown(const Message& m, std::string& out) {
   return true;
 }
 
+// Fields in protobuf's order: first those outside any oneof, in declaration order, then
+// the members of oneofs (proto3 `optional` fields are synthetic oneofs) that are set, by
+// field number — protobuf's printer appends those after the fields it always prints.
+std::vector<const FieldDescriptor*> FieldOrder(const google::protobuf::Descriptor* d) {
+  std::vector<const FieldDescriptor*> plain, in_oneof;
+  for (int i = 0; i < d->field_count(); ++i)
+    (d->field(i)->containing_oneof() ? in_oneof : plain).push_back(d->field(i));
+  std::sort(in_oneof.begin(), in_oneof.end(),
+            [](auto* a, auto* b) { return a->number() < b->number(); });
+  plain.insert(plain.end(), in_oneof.begin(), in_oneof.end());
+  return plain;
+}
+
 void AppendMessage(const Message& m, std::string& out) {
   if (AppendWellKnown(m, out)) return;
-  const auto* d = m.GetDescriptor();
   out += '{';
   bool first = true;
-  for (int i = 0; i < d->field_count(); ++i) {
-    const FieldDescriptor* f = d->field(i);
+  for (const FieldDescriptor* f : FieldOrder(m.GetDescriptor())) {
     if (!Prints(m, f)) continue;
     if (!first) out += ',';
     first = false;

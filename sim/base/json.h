@@ -14,7 +14,8 @@
 //     printed when nothing had set it.
 //
 // Well-known types print as protobuf prints them (a ListValue as an array, a Value as
-// its value, a wrapper as its bare value). Field order is declaration order; map entries are sorted by key, so the output of
+// its value, a wrapper as its bare value). Field order is protobuf's (declaration order, then the set
+// members of oneofs and proto3 `optional` fields by number); map entries are sorted by key, so the output of
 // one Report is always the same bytes.
 #ifndef WARPCHECK_SIM_BASE_JSON_H_
 #define WARPCHECK_SIM_BASE_JSON_H_

@@ -98,6 +98,12 @@ TEST(JsonTest, MapsAreSortedAndOptionalFieldsOnlyWhenSet) {
               ::testing::HasSubstr(R"("free_variable_masks":{"block":2,"lane":3,"warp":1})"));
   Swizzle2dReport sw;
   EXPECT_EQ(ToJson(sw), R"({"points":[]})");
+  // Optional fields that are set come after the others, as protobuf prints them.
+  sw.mutable_counterexample()->set_text("x");
+  sw.set_solver_ms(2.5);
+  const std::string ours = ToJson(sw);
+  EXPECT_LT(ours.find("\"counterexample\""), ours.find("\"solver_ms\""));
+  EXPECT_THAT(ours, ::testing::EndsWith(R"("solver_ms":2.5})"));
 }
 
 TEST(JsonTest, QuoteEscapesLikeProtobuf) {
