@@ -12,6 +12,19 @@ std::optional<std::string> ParsedArgs::Get(const std::string& name) const {
   return it->second;
 }
 
+absl::StatusOr<std::optional<int64_t>> ParsedArgs::GetInt(const std::string& name,
+                                                          int64_t min,
+                                                          int64_t max) const {
+  std::optional<std::string> text = Get(name);
+  if (!text) return std::nullopt;
+  int64_t v = 0;
+  if (!absl::SimpleAtoi(*text, &v) || v < min || v > max) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--", name, "=", *text, ": expected an integer in [", min, ", ", max, "]"));
+  }
+  return v;
+}
+
 absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
                                      const std::set<std::string>& value_flags,
                                      const std::set<std::string>& switch_flags) {
@@ -82,16 +95,6 @@ absl::StatusOr<std::vector<int32_t>> ParseShape(absl::string_view text) {
     shape.push_back(static_cast<int32_t>(v));
   }
   return shape;
-}
-
-absl::StatusOr<int32_t> ParseIntFlag(absl::string_view flag, absl::string_view text) {
-  int64_t v = 0;
-  if (text.empty() || text.find_first_not_of("0123456789") != absl::string_view::npos ||
-      !absl::SimpleAtoi(text, &v) || v > (int64_t{1} << 30)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--", flag, ": '", text, "' is not a non-negative integer"));
-  }
-  return static_cast<int32_t>(v);
 }
 
 }  // namespace warpcheck::cli
