@@ -234,6 +234,7 @@ absl::StatusOr<std::pair<sig::Program, SignalTrace>> LoadTrace(const std::string
                                                                const sig::LoadOverrides& o) {
   SignalTrace t;
   if (auto s = sim::ParseTextProtoFile(path, &t); !s.ok()) return s;
+  if (auto s = sig::CheckTraceFormatVersion(t, path); !s.ok()) return s;
   SignalProgram prog;
   std::string origin = path;
   if (t.has_program()) {
