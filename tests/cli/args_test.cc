@@ -52,6 +52,14 @@ TEST(GetIntTest, RejectsOutOfRangeAndNonIntegersNamingFlagValueAndRange) {
       StatusIs(absl::StatusCode::kInvalidArgument, "expected an integer in [0, 100]"));
   EXPECT_THAT(Parse({"--seed="}).GetInt("seed", 0, 100),
               StatusIs(absl::StatusCode::kInvalidArgument, "--seed=: expected"));
+  // Unbounded above: no INT64_MAX in the message.
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  EXPECT_THAT(Parse({"--seed=-1"}).GetInt("seed", 0, kMax),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "--seed=-1: expected a non-negative integer"));
+  EXPECT_THAT(Parse({"--ranks=0"}).GetInt("ranks", 1, kMax),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "--ranks=0: expected an integer >= 1"));
 }
 
 }  // namespace

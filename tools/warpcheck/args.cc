@@ -1,5 +1,7 @@
 #include "tools/warpcheck/args.h"
 
+#include <limits>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -19,8 +21,12 @@ absl::StatusOr<std::optional<int64_t>> ParsedArgs::GetInt(const std::string& nam
   if (!text) return std::nullopt;
   int64_t v = 0;
   if (!absl::SimpleAtoi(*text, &v) || v < min || v > max) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--", name, "=", *text, ": expected an integer in [", min, ", ", max, "]"));
+    std::string expected = max != std::numeric_limits<int64_t>::max()
+                               ? absl::StrCat("an integer in [", min, ", ", max, "]")
+                           : min == 0 ? std::string("a non-negative integer")
+                                      : absl::StrCat("an integer >= ", min);
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", name, "=", *text, ": expected ", expected));
   }
   return v;
 }

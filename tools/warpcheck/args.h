@@ -29,8 +29,10 @@ struct ParsedArgs {
   // The one way to read an integer flag: decimal as absl::SimpleAtoi reads it, within
   // [min, max]. Requires: min <= max.
   // Ensures: nullopt when the flag is absent; the value; or InvalidArgument
-  //          "--NAME=TEXT: expected an integer in [MIN, MAX]" (the caller picks the exit
-  //          code: usage for run options, input error for layout parameters).
+  //          "--NAME=TEXT: expected an integer in [MIN, MAX]" ("... expected a
+  //          non-negative integer" when the range is [0, INT64_MAX]; "... expected an
+  //          integer >= MIN" for [MIN, INT64_MAX]). The caller picks the exit code: usage
+  //          for run options, input error for layout parameters.
   absl::StatusOr<std::optional<int64_t>> GetInt(const std::string& name, int64_t min,
                                                 int64_t max) const;
 };
