@@ -104,6 +104,7 @@ std::string RenderEvent(const SignalEvent& e) {
 SignalTrace MakeTrace(const Machine& m, const Terminal& t) {
   const Program& p = m.program();
   SignalTrace out;
+  out.set_format_version(kSignalTraceFormatVersion);
   *out.mutable_program() = p.proto;
   out.mutable_program()->clear_expect();
   std::map<int, int64_t> seq;
@@ -168,6 +169,19 @@ SignalTrace MakeTrace(const Machine& m, const Terminal& t) {
     v->set_value(w.value);
   }
   return out;
+}
+
+absl::Status CheckTraceFormatVersion(const SignalTrace& t, const std::string& origin) {
+  if (t.format_version() > kSignalTraceFormatVersion) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        origin, ": format_version ", t.format_version(),
+        " is newer than this warpcheck reads (", kSignalTraceFormatVersion, ")"));
+  }
+  if (t.format_version() < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        origin, ": format_version ", t.format_version(), " is not a version"));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status ValidateTrace(const Machine& m, const SignalTrace& t, const std::string& origin) {

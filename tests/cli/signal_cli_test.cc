@@ -7,12 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
-#include "tests/testing/cli_runner.h"
 #include "proto/signal.pb.h"
+#include "tests/testing/cli_runner.h"
 #include "tools/warpcheck/cli.h"
 
 namespace warpcheck::cli {
@@ -233,6 +234,35 @@ TEST(SignalCliTest, NondeterministicTrailReplaysAsTimingDependent) {
   EXPECT_EQ(rep.report.signal().replay(), SignalReport::reproduced) << rep.out;
   EXPECT_EQ(rep.report.signal().nearby(), SignalNearby::timing_dependent);
   std::filesystem::remove(trail);
+}
+
+TEST(SignalCliTest, TrailsCarryTheFormatVersionAndNewerVersionsAreRefused) {
+  const std::string trail = TempPath("c19.versioned.trace.textproto");
+  Result r = RunCli(
+      {"signal", "run", Corpus("c19_two_rank_cycle.textproto"), "--trail-out=" + trail});
+  ASSERT_EQ(r.code, kExitViolated) << r.err;
+  std::string text = ReadAll(trail);
+  EXPECT_THAT(text, HasSubstr("\nformat_version: 1\n"));
+  EXPECT_EQ(RunCli({"signal", "replay", trail}).report.signal().replay(), "reproduced");
+
+  // Traces from before the field (format_version absent) read as version 1.
+  Result old =
+      RunCli({"signal", "replay", Corpus("traces/c19_two_rank_cycle_hang.textproto")});
+  EXPECT_EQ(old.report.signal().replay(), "reproduced") << old.err;
+
+  // A newer version is an input error that says which version and what this one reads.
+  const std::string newer = TempPath("newer.trace.textproto");
+  WriteAll(newer,
+           absl::StrReplaceAll(text, {{"format_version: 1", "format_version: 2"}}));
+  Result refused = RunCli({"signal", "replay", newer});
+  EXPECT_EQ(refused.code, kExitInputError);
+  EXPECT_THAT(
+      refused.err,
+      HasSubstr(newer + ": format_version 2 is newer than this warpcheck reads (1)"));
+  // corpus check reads traces the same way.
+  EXPECT_EQ(RunCli({"corpus", "check", newer}).code, kExitInputError);
+  std::filesystem::remove(trail);
+  std::filesystem::remove(newer);
 }
 
 TEST(SignalCliTest, LintExitCodes) {

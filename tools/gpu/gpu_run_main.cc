@@ -18,11 +18,11 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "sim/base/file.h"
 #include "sim/base/json.h"
 #include "sim/launch/launch_spec.h"
 #include "tools/gpu/gpu_runner.h"
@@ -106,10 +106,10 @@ int main(int argc, char** argv) {
     if (!dump_dir.empty()) {
       for (const warpcheck::gpu::GpuBuffer& b : r->buffers) {
         std::string path = absl::StrCat(dump_dir, "/", Stem(file), ".", b.name, ".bin");
-        std::ofstream out(path, std::ios::binary);
-        out.write(reinterpret_cast<const char*>(b.bytes.data()),
-                  static_cast<std::streamsize>(b.bytes.size()));
-        if (!out)
+        if (!warpcheck::sim::WriteFileAtomically(
+                 path, absl::string_view(reinterpret_cast<const char*>(b.bytes.data()),
+                                         b.bytes.size()))
+                 .ok())
           std::fprintf(stderr, "warpcheck_gpu_run: cannot write %s\n", path.c_str());
       }
     }

@@ -1,15 +1,14 @@
 #include "tools/warpcheck/signal_command.h"
 
-#include <fstream>
-#include <sstream>
+#include <limits>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
-#include "absl/strings/str_format.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "google/protobuf/text_format.h"
+#include "sim/base/file.h"
 #include "sim/base/text_proto.h"
 #include "sim/signal/driver.h"
 #include "sim/signal/enum_name.h"
@@ -60,29 +59,25 @@ constexpr char kLintUsage[] =
 
 absl::StatusOr<sig::LoadOverrides> Overrides(const ParsedArgs& args) {
   sig::LoadOverrides o;
-  auto num = [&](const char* flag, int64_t* out) -> absl::Status {
-    if (auto v = args.Get(flag)) {
-      if (!absl::SimpleAtoi(*v, out) || *out < 0)
-        return absl::InvalidArgumentError(
-            absl::StrCat("--", flag, "=", *v, ": expected a non-negative integer"));
-    }
+  auto num = [&](const char* flag, int64_t min, int64_t max,
+                 int64_t* out) -> absl::Status {
+    absl::StatusOr<std::optional<int64_t>> v = args.GetInt(flag, min, max);
+    if (!v.ok()) return v.status();
+    if (v->has_value()) *out = **v;
     return absl::OkStatus();
   };
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   int64_t ranks = 0;
-  if (auto s = num("ranks", &ranks); !s.ok()) return s;
-  if (args.Has("ranks") && (ranks < 1 || ranks > 1024))
-    return absl::InvalidArgumentError("--ranks: expected 1..1024");
+  if (auto s = num("ranks", 1, 1024, &ranks); !s.ok()) return s;
   o.ranks = static_cast<int>(ranks);
-  if (auto s = num("ctas", &o.ctas); !s.ok()) return s;
-  if (auto s = num("iterations", &o.iterations); !s.ok()) return s;
-  if (auto s = num("max-states", &o.max_states); !s.ok()) return s;
+  if (auto s = num("ctas", 0, kMax, &o.ctas); !s.ok()) return s;
+  if (auto s = num("iterations", 0, kMax, &o.iterations); !s.ok()) return s;
+  if (auto s = num("max-states", 0, kMax, &o.max_states); !s.ok()) return s;
   return o;
 }
 
 bool WriteText(const std::string& path, const std::string& text, std::ostream& err) {
-  std::ofstream f(path, std::ios::binary);
-  f << text;
-  if (!f) {
+  if (!sim::WriteFileAtomically(path, text).ok()) {
     PrintError(err, absl::StrCat(path, ": cannot write"));
     return false;
   }
@@ -189,12 +184,13 @@ int RunSignalRun(const ParsedArgs& args, std::ostream& out, std::ostream& err, R
     }
     opt.schedule = *s;
   }
-  if (auto s = args.Get("seed")) {
-    if (!absl::SimpleAtoi(*s, &opt.seed)) {
-      PrintError(err, absl::StrCat("--seed=", *s, ": expected an unsigned integer"));
-      return kExitUsage;
-    }
+  absl::StatusOr<std::optional<int64_t>> seed =
+      args.GetInt("seed", 0, std::numeric_limits<int64_t>::max());
+  if (!seed.ok()) {
+    PrintError(err, seed.status().message());
+    return kExitUsage;
   }
+  if (seed->has_value()) opt.seed = static_cast<uint64_t>(**seed);
   opt.max_states = o->max_states;
   opt.reduce = !args.Has("no-reduction");
   auto p = sig::LoadProgramFile(args.positional[0], *o);
@@ -243,6 +239,7 @@ absl::StatusOr<std::pair<sig::Program, SignalTrace>> LoadTrace(const std::string
                                                                const sig::LoadOverrides& o) {
   SignalTrace t;
   if (auto s = sim::ParseTextProtoFile(path, &t); !s.ok()) return s;
+  if (auto s = sig::CheckTraceFormatVersion(t, path); !s.ok()) return s;
   SignalProgram prog;
   std::string origin = path;
   if (t.has_program()) {
