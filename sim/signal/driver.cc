@@ -266,7 +266,6 @@ absl::StatusOr<RunResult> RunProgram(const Program& p, const RunOptions& opt) {
   } else if (r.first_deadlock) {
     *rep.mutable_explanation() = ExplainDeadlock(m, r.first_deadlock->state);
     shown = &*r.first_deadlock;
-    res.svg = WaitForSvg(rep.explanation());
     if (r.first_complete) {
       rep.set_outcome("nondeterministic");
       rep.mutable_explanation()->set_deciding(
@@ -407,7 +406,6 @@ absl::StatusOr<RunResult> Replay(const Program& p, const SignalTrace& trace,
   if (match) {
     rep.set_replay("reproduced");
     *rep.mutable_explanation() = ExplainDeadlock(m, match->state);
-    res.svg = WaitForSvg(rep.explanation());
     rep.set_outcome("deadlock");
     FillTrail(*match, &rep);
     res.exit_code = 10;

@@ -34,7 +34,6 @@ struct RunResult {
   int exit_code = 0;  // 0 completes, 10 violated, 5 inconclusive
   bool has_trace = false;
   SignalTrace trace;  // the trail to the reported state, replayable
-  std::string svg;    // wait-for graph (deadlocks)
 };
 
 absl::StatusOr<RunResult> RunProgram(const Program& p, const RunOptions& opt);

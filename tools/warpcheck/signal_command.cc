@@ -15,6 +15,7 @@
 #include "sim/signal/program.h"
 #include "tools/warpcheck/cli.h"
 #include "tools/warpcheck/output.h"
+#include "tools/warpcheck/signal_render.h"
 
 namespace warpcheck::cli {
 
@@ -142,9 +143,9 @@ int Finish(const ParsedArgs& args, const sig::RunResult& res, std::ostream& out,
     }
   }
   if (auto path = args.Get("svg")) {
-    if (res.svg.empty()) {
+    if (!HasWaitForGraph(res.report)) {
       PrintError(err, "--svg: no deadlock, so no wait-for graph was written");
-    } else if (!WriteText(*path, res.svg, err)) {
+    } else if (!WriteText(*path, RenderWaitForSvg(res.report.explanation()), err)) {
       return kExitInputError;
     }
   }
