@@ -116,8 +116,15 @@ void CheckWaitFor(const std::string& program, const std::string& cause, int nobo
   EXPECT_EQ(Groups(svg, "edge "), e.edges_size() + nobody_edges);
   EXPECT_EQ(Groups(svg, "legend"), 1);
   for (const SignalEdge& ed : e.edges()) {
-    EXPECT_THAT(texts, ::testing::Contains(absl::StrCat("waits on ", ed.word(), ": want ",
-                                                        ed.expected(), ", saw ", ed.observed())));
+    // A wait on a word says which and what it wants; a stream at a launch waits for its CTAs.
+    EXPECT_THAT(texts, ::testing::Contains(
+                           ed.word().empty()
+                               ? std::string("waits for it to finish")
+                               : absl::StrCat("waits on ", ed.word(), ": want ", ed.expected(),
+                                              ", saw ", ed.observed())));
+    if (!ed.site().empty()) {
+      EXPECT_THAT(texts, ::testing::Contains("writer site: " + ed.site()));
+    }
     EXPECT_EQ(Groups(svg, absl::StrCat("agent ", ed.from(), " (")), 1) << ed.from();
     EXPECT_EQ(Groups(svg, absl::StrCat("agent ", ed.to(), " (")), 1) << ed.to();
   }
