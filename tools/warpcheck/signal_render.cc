@@ -128,10 +128,13 @@ Graph BuildGraph(const SignalExplanation& e) {
     g.edges.push_back(std::move(out));
     waiting.insert(g.edges.back().from);
   }
+  for (const Edge& ed : g.edges) g.nodes[ed.to].state = ed.state;
   for (const SignalBlocked& b : e.blocked()) {
     const int from = BlockedNode(&g, b);
     g.nodes[from].stream = b.cta() < 0;
-    if (waiting.count(from)) continue;
+    // A CTA that never started waits for a slot (its waiter's edge says so), not a writer.
+    const std::string& st = g.nodes[from].state;
+    if (waiting.count(from) || st == "not_started" || st == "not_launched") continue;
     Edge out;
     out.from = from;
     out.to = g.Id(kNobody);
@@ -193,10 +196,10 @@ void PlaceNodes(Graph* g) {
     const int t = target[i];
     const Node& prev = behind.count(t) ? *behind[t] : g->nodes[t];
     Node& n = g->nodes[i];
-    // Far enough along the ray that the boxes are 30 apart across or 24 along it.
+    // Far enough along the ray that the boxes are 40 apart across or 50 along it.
     const double ux = std::cos(angle[t]), uy = std::sin(angle[t]);
-    const double across = std::abs(ux) > 1e-6 ? ((prev.w + n.w) / 2 + 30) / std::abs(ux) : 1e9;
-    const double along = std::abs(uy) > 1e-6 ? ((prev.h + n.h) / 2 + 24) / std::abs(uy) : 1e9;
+    const double across = std::abs(ux) > 1e-6 ? ((prev.w + n.w) / 2 + 40) / std::abs(ux) : 1e9;
+    const double along = std::abs(uy) > 1e-6 ? ((prev.h + n.h) / 2 + 50) / std::abs(uy) : 1e9;
     const double d = std::min(across, along);
     n.x = prev.x + ux * d;
     n.y = prev.y + uy * d;
@@ -278,7 +281,8 @@ void DrawLabel(svg::Document* doc, const Edge& ed, const Geometry& geo,
 // The curve of one edge: a lone edge between two agents straight, with its label on the
 // side away from the graph's centre; several edges between the same two agents as arcs,
 // each bending to its own left (so the two directions of a cycle bend to opposite sides).
-Geometry Shape(const Node& a, const Node& b, bool self, bool alone, int k) {
+Geometry Shape(const Node& a, const Node& b, bool self, bool alone, int k,
+               const std::vector<Node>& nodes) {
   if (self) {  // a loop above the box
     const double top = a.y - a.h / 2, lift = 50 + 30 * k;
     return {a.x - a.w / 4, top, a.x, top - 2 * lift, a.x + a.w / 4, top - 2, 0, -1, false};
@@ -287,10 +291,30 @@ Geometry Shape(const Node& a, const Node& b, bool self, bool alone, int k) {
   const double nx = -dy / len, ny = dx / len;  // left of a -> b
   const double mx = (a.x + b.x) / 2, my = (a.y + b.y) / 2;
   if (alone) {
-    auto [x1, y1] = Exit(a, dx, dy, 2);
-    auto [x2, y2] = Exit(b, -dx, -dy, 2);
+    // Straight, unless that runs through another agent's box: then the least bend (to
+    // either side) that clears every box.
     const double side = (mx * nx + my * ny) >= 0 ? 1 : -1;  // away from the origin
-    return {x1, y1, (x1 + x2) / 2, (y1 + y2) / 2, x2, y2, side * nx, side * ny, true};
+    for (double bend : {0.0, 50.0, -50.0, 100.0, -100.0, 150.0, -150.0}) {
+      const double cx = mx + nx * 2 * bend, cy = my + ny * 2 * bend;
+      auto [x1, y1] = bend == 0 ? Exit(a, dx, dy, 2) : Exit(a, cx - a.x, cy - a.y, 2);
+      auto [x2, y2] = bend == 0 ? Exit(b, -dx, -dy, 2) : Exit(b, cx - b.x, cy - b.y, 2);
+      Geometry geo{x1, y1, cx, cy, x2, y2, side * nx, side * ny, true};
+      if (bend != 0) {
+        geo.sx = bend > 0 ? nx : -nx;
+        geo.sy = bend > 0 ? ny : -ny;
+        geo.both_sides = false;
+      }
+      bool clear = true;
+      for (const Node& n : nodes) {
+        if (&n == &a || &n == &b) continue;
+        for (double t = 0.05; t < 1 && clear; t += 0.05) {
+          auto [px, py] = geo.At(t);
+          const svg::Box box = n.Bounds(6);
+          clear = !(box.x0 < px && px < box.x1 && box.y0 < py && py < box.y1);
+        }
+      }
+      if (clear || bend == -150.0) return geo;
+    }
   }
   // The k-th edge a -> b bends 45 + 45k to its left (the apex of a quadratic curve is
   // half its control point's offset).
@@ -309,7 +333,7 @@ void DrawEdges(svg::Document* doc, const Graph& g) {
   for (const Edge& ed : g.edges) {
     const int k = seen[{ed.from, ed.to}]++;  // index among the edges a -> b
     const Geometry geo = Shape(g.nodes[ed.from], g.nodes[ed.to], ed.from == ed.to,
-                               per_pair[std::minmax(ed.from, ed.to)] == 1, k);
+                               per_pair[std::minmax(ed.from, ed.to)] == 1, k, g.nodes);
     const StateStyle& st = StyleOf(ed.state);
     doc->BeginGroup(ed.title);
     doc->Curve(geo.x1, geo.y1, geo.cx, geo.cy, geo.x2, geo.y2,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -331,13 +332,20 @@ std::string RenderGridSvg(const Grid& g, const std::string& title) {
       doc.Text(x + cw / 2, y + 15, absl::StrCat(v.iter), svg::TextStyle().Centred());
     }
   }
-  // The colour scale: first and last iteration.
+  // The colour scale: first and last iteration drawn.
+  int64_t first = std::numeric_limits<int64_t>::max(), last = 0;
+  for (const Visit& v : g.visits) {
+    if (v.skipped) continue;
+    first = std::min(first, v.iter);
+    last = std::max(last, v.iter);
+  }
+  if (first > last) first = last = 0;
   const double scale_y = top + static_cast<double>(g.ranks) * height_per_rank - gap + 14;
   doc.Legend(left, scale_y, "",
-             {{svg::Paint().Fill(colour(0)).Stroke("#555", 0.5), false, false,
-               "iteration 0 (first)"},
-              {svg::Paint().Fill(colour(n - 1)).Stroke("#555", 0.5), false, false,
-               absl::StrCat("iteration ", n - 1, " (last)")}});
+             {{svg::Paint().Fill(colour(first)).Stroke("#555", 0.5), false, false,
+               absl::StrCat("iteration ", first, " (first)")},
+              {svg::Paint().Fill(colour(last)).Stroke("#555", 0.5), false, false,
+               absl::StrCat("iteration ", last, " (last)")}});
   return doc.Render();
 }
 
