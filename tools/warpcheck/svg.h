@@ -129,8 +129,9 @@ class Document {
   const Box& bounds() const { return bounds_; }
   double font_size() const { return font_size_; }
 
-  // The standalone document. Requires: groups balanced. Ensures: width = bounds width +
-  // 2 margin, height likewise, viewBox = bounds grown by the margin; one element a line.
+  // The standalone document. Requires: groups balanced. Ensures: viewBox = bounds() grown
+  // by the margin on every side and rounded out to whole units; width and height = the
+  // viewBox's; a white background; one element a line.
   std::string Render() const;
 
  private:
