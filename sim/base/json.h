@@ -11,7 +11,8 @@
 //   - int64/uint64 fields print as bare numbers: `"states":17`, not `"states":"17"`;
 //   - an enum value prints as its name, and the value 0 (by convention `*_UNSET` in
 //     proto/report.proto) prints as "" — exactly what the string field it replaced
-//     printed when nothing had set it.
+//     printed when nothing had set it. protobuf's JSON parser reads such JSON back
+//     with JsonParseOptions::ignore_unknown_fields (the "" value is skipped: unset).
 //
 // Well-known types print as protobuf prints them (a ListValue as an array, a Value as
 // its value, a wrapper as its bare value). Field order is protobuf's (declaration order, then the set

@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "sim/base/status_macros.h"
-#include "sim/signal/enum_name.h"
+#include "sim/base/enum_name.h"
 #include "sim/signal/explain.h"
 #include "sim/signal/lint.h"
 
@@ -261,7 +261,6 @@ const Terminal* Classify(const Machine& m, const ExploreResult& r, int64_t max_s
   }
   if (r.first_deadlock) {
     *rep.mutable_explanation() = ExplainDeadlock(m, r.first_deadlock->state);
-    res.svg = WaitForSvg(rep.explanation());
     if (r.first_complete) {
       rep.set_outcome(SignalReport::nondeterministic);
       rep.mutable_explanation()->set_deciding(
@@ -481,7 +480,6 @@ absl::StatusOr<RunResult> Replay(const Program& p, const SignalTrace& trace,
     const Terminal* match = &*r.first_deadlock;
     rep.set_replay(SignalReport::reproduced);
     *rep.mutable_explanation() = ExplainDeadlock(m, match->state);
-    res.svg = WaitForSvg(rep.explanation());
     rep.set_outcome(SignalReport::deadlock);
     FillTrail(*match, &rep);
   } else {

@@ -35,7 +35,6 @@ struct RunResult {
   SignalReport report;
   bool has_trace = false;
   SignalTrace trace;  // the trail to the reported state, replayable
-  std::string svg;    // wait-for graph (deadlocks)
 };
 
 absl::StatusOr<RunResult> RunProgram(const Program& p, const RunOptions& opt);

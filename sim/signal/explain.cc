@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "sim/signal/enum_name.h"
+#include "sim/base/enum_name.h"
 
 namespace warpcheck::sim::signal {
 
@@ -650,58 +650,6 @@ std::string DecidingInterleaving(const Machine& m, const SignalExplanation& e,
   std::vector<std::string> d = touches(deadlock), c = touches(complete);
   return absl::StrCat("on ", word, ": hangs when [", absl::StrJoin(d, "; "),
                       "]; completes when [", absl::StrJoin(c, "; "), "]");
-}
-
-std::string WaitForSvg(const SignalExplanation& e) {
-  std::vector<std::string> nodes;
-  auto id = [&](const std::string& n) {
-    auto it = std::find(nodes.begin(), nodes.end(), n);
-    if (it != nodes.end()) return static_cast<int>(it - nodes.begin());
-    nodes.push_back(n);
-    return static_cast<int>(nodes.size() - 1);
-  };
-  for (const SignalEdge& ed : e.edges()) {
-    id(ed.from());
-    id(ed.to());
-  }
-  const int n = static_cast<int>(nodes.size());
-  const double R = 60.0 + 30.0 * n, cx = R + 140, cy = R + 60;
-  auto px = [&](int i) { return cx + R * std::cos(2 * M_PI * i / std::max(n, 1) - M_PI / 2); };
-  auto py = [&](int i) { return cy + R * std::sin(2 * M_PI * i / std::max(n, 1) - M_PI / 2); };
-  std::string svg = absl::StrCat(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"", 2 * cx, "\" height=\"", 2 * cy + 40,
-      "\" font-family=\"monospace\" font-size=\"11\">\n"
-      "<defs><marker id=\"arrow\" markerWidth=\"10\" markerHeight=\"7\" refX=\"10\" refY=\"3.5\" "
-      "orient=\"auto\"><polygon points=\"0 0, 10 3.5, 0 7\"/></marker></defs>\n",
-      "<text x=\"10\" y=\"20\" font-size=\"14\">wait-for graph: ", EnumName(e.cause()),
-      "</text>\n");
-  for (const SignalEdge& ed : e.edges()) {
-    int a = id(ed.from()), b = id(ed.to());
-    double x1 = px(a), y1 = py(a), x2 = px(b), y2 = py(b);
-    double dx = x2 - x1, dy = y2 - y1, len = std::max(1.0, std::sqrt(dx * dx + dy * dy));
-    x2 -= dx / len * 28;
-    y2 -= dy / len * 28;
-    x1 += dx / len * 28;
-    y1 += dy / len * 28;
-    absl::StrAppend(&svg, "<line x1=\"", x1, "\" y1=\"", y1, "\" x2=\"", x2, "\" y2=\"", y2,
-                    "\" stroke=\"", ed.to_state() == SignalEdge::blocked ? "#c00" : "#555",
-                    "\" marker-end=\"url(#arrow)\"/>\n");
-    absl::StrAppend(&svg, "<text x=\"", (x1 + x2) / 2 + 4, "\" y=\"", (y1 + y2) / 2 - 4, "\">",
-                    ed.word(), " ", AsText(ed.expected()), "/", AsText(ed.observed()),
-                    ed.site().empty() ? "" : " " + ed.site(), "</text>\n");
-  }
-  std::map<std::string, SignalEdge::ToState> state;
-  for (const SignalEdge& ed : e.edges()) state[ed.to()] = ed.to_state();
-  for (int i = 0; i < n; ++i) {
-    bool blocked = false;
-    for (const SignalEdge& ed : e.edges()) blocked |= ed.from() == nodes[i];
-    absl::StrAppend(&svg, "<circle cx=\"", px(i), "\" cy=\"", py(i), "\" r=\"26\" fill=\"",
-                    blocked ? "#fdd" : (state[nodes[i]] == SignalEdge::exited ? "#ddd" : "#dfd"),
-                    "\" stroke=\"#333\"/>\n<text x=\"", px(i) - 24, "\" y=\"", py(i) + 4, "\">",
-                    nodes[i], "</text>\n");
-  }
-  absl::StrAppend(&svg, "</svg>\n");
-  return svg;
 }
 
 }  // namespace warpcheck::sim::signal

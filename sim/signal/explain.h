@@ -43,9 +43,6 @@ SignalExplanation ExplainDeadlock(const Machine& m, const State& s);
 std::string DecidingInterleaving(const Machine& m, const SignalExplanation& e,
                                  const Terminal& deadlock, const Terminal& complete);
 
-// The wait-for graph as a standalone SVG.
-std::string WaitForSvg(const SignalExplanation& e);
-
 }  // namespace warpcheck::sim::signal
 
 #endif  // WARPCHECK_SIM_SIGNAL_EXPLAIN_H_

@@ -142,9 +142,12 @@ TEST(SignalCliTest, JsonHasOutcomeStatesExplanationBlockedTrail) {
   for (const char* key : {"\"states\":", "\"explanation\":{\"cause\":\"cycle\"", "\"blocked\":[",
                           "\"trail\":["})
     EXPECT_THAT(r.out, HasSubstr(key));
-  // It is JSON of a Report.
+  // It is JSON of a Report that protobuf's parser reads back. An unset enum prints as ""
+  // (as the string field it replaced did), which the parser skips as an unknown value
+  // when told to ignore unknown fields, leaving the field unset.
   Report parsed;
   google::protobuf::util::JsonParseOptions opts;
+  opts.ignore_unknown_fields = true;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &parsed, opts).ok()) << r.out;
   const SignalReport& s = parsed.signal();
   EXPECT_EQ(s.outcome(), SignalReport::deadlock);
@@ -243,12 +246,12 @@ TEST(SignalCliTest, TrailsCarryTheFormatVersionAndNewerVersionsAreRefused) {
   ASSERT_EQ(r.code, kExitViolated) << r.err;
   std::string text = ReadAll(trail);
   EXPECT_THAT(text, HasSubstr("\nformat_version: 1\n"));
-  EXPECT_EQ(RunCli({"signal", "replay", trail}).report.signal().replay(), "reproduced");
+  EXPECT_EQ(RunCli({"signal", "replay", trail}).report.signal().replay(), SignalReport::reproduced);
 
   // Traces from before the field (format_version absent) read as version 1.
   Result old =
       RunCli({"signal", "replay", Corpus("traces/c19_two_rank_cycle_hang.textproto")});
-  EXPECT_EQ(old.report.signal().replay(), "reproduced") << old.err;
+  EXPECT_EQ(old.report.signal().replay(), SignalReport::reproduced) << old.err;
 
   // A newer version is an input error that says which version and what this one reads.
   const std::string newer = TempPath("newer.trace.textproto");

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "tools/warpcheck/svg.h"
 
 namespace warpcheck::cli {
 namespace {
@@ -27,20 +28,6 @@ int64_t RowMajorIndex(const sim::LinearLayout::Point& out, const std::vector<int
   int64_t idx = 0;
   for (size_t i = 0; i < out.size(); ++i) idx = idx * shape[i] + out[i].second;
   return idx;
-}
-
-std::string Escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
 }
 
 }  // namespace
@@ -146,37 +133,44 @@ std::string RenderSvg(const sim::LinearLayout& layout, const std::string& title)
   auto holders = ComputeHolders(layout);
   const int32_t cols = shape.empty() ? 1 : shape.back();
   const int64_t rows = holders.size() / cols;
-  const int cell_w = 44, cell_h = 22, top = 40, left = 10;
-  const int32_t warps = shared ? 1 : SizeOr1(layout, "warp") * SizeOr1(layout, "block");
-  std::string svg = absl::StrFormat(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-      "font-family=\"monospace\" font-size=\"10\">\n",
-      left * 2 + cols * cell_w, top + rows * cell_h + 10);
-  absl::StrAppend(&svg, "<text x=\"", left, "\" y=\"16\" font-size=\"12\">", Escape(title),
-                  "</text>\n");
-  absl::StrAppend(&svg, "<text x=\"", left, "\" y=\"32\">",
-                  shared ? "cell = offset, colour = 4-byte bank of a 16-bit element"
-                         : "cell = lane:register (first holder), colour = warp",
-                  "</text>\n");
-  for (int64_t e = 0; e < static_cast<int64_t>(holders.size()); ++e) {
-    int64_t r = e / cols, c = e % cols;
-    const Holder h = holders[e].empty() ? Holder{} : holders[e].front();
-    int colour_index = shared ? (h.lane / 2) % 32 : (h.block * SizeOr1(layout, "warp") + h.warp);
+  const double cell_w = 44, cell_h = 22, top = 40;
+  const int32_t warps_per_block = SizeOr1(layout, "warp");
+  const int32_t warps = shared ? 1 : warps_per_block * SizeOr1(layout, "block");
+  svg::Document doc(10);
+  doc.Text(0, 12, title, svg::TextStyle().Size(12));
+  doc.Text(0, 28,
+           shared ? "cell = offset, colour = 4-byte bank of a 16-bit element"
+                  : "cell = lane:register (first holder, + when several), colour = warp");
+  auto Colour = [](double hue) { return absl::StrFormat("hsl(%.0f,70%%,80%%)", hue); };
+  auto hue_of = [&](const Holder& h) {
+    int colour_index = shared ? (h.lane / 2) % 32 : (h.block * warps_per_block + h.warp);
     int colours = shared ? 32 : std::max(1, warps);
-    double hue = 360.0 * colour_index / colours;
+    return 360.0 * colour_index / colours;
+  };
+  for (int64_t e = 0; e < static_cast<int64_t>(holders.size()); ++e) {
+    const double x = static_cast<double>(e % cols) * cell_w;
+    const double y = top + static_cast<double>(e / cols) * cell_h;
+    const Holder h = holders[e].empty() ? Holder{} : holders[e].front();
     std::string label = shared ? absl::StrCat(h.lane) : absl::StrCat(h.lane, ":", h.reg);
     if (holders[e].size() > 1) absl::StrAppend(&label, "+");
-    absl::StrAppend(
-        &svg,
-        absl::StrFormat("<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-                        "fill=\"hsl(%.0f,70%%,80%%)\" stroke=\"#555\" stroke-width=\"0.5\"/>"
-                        "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
-                        left + c * cell_w, top + r * cell_h, cell_w, cell_h, hue,
-                        left + c * cell_w + cell_w / 2, top + r * cell_h + 15,
-                        Escape(label)));
+    doc.Rect(x, y, cell_w, cell_h,
+             svg::Paint().Fill(Colour(hue_of(h))).Stroke("#555", 0.5));
+    doc.Text(x + cell_w / 2, y + 15, label, svg::TextStyle().Centred());
   }
-  absl::StrAppend(&svg, "</svg>\n");
-  return svg;
+  if (!shared && warps > 1) {
+    // One swatch per warp (block), below the grid.
+    std::vector<svg::LegendEntry> entries;
+    for (int32_t w = 0; w < warps; ++w) {
+      const Holder h{w / warps_per_block, w % warps_per_block, 0, 0};
+      entries.push_back({svg::Paint().Fill(Colour(hue_of(h))).Stroke("#555", 0.5), /*line=*/false,
+                         /*arrow=*/false,
+                         SizeOr1(layout, "block") > 1
+                             ? absl::StrCat("block ", h.block, " warp ", h.warp)
+                             : absl::StrCat("warp ", h.warp)});
+    }
+    doc.Legend(0, top + rows * cell_h + 12, "", entries);
+  }
+  return doc.Render();
 }
 
 }  // namespace warpcheck::cli

@@ -11,10 +11,11 @@
 #include "sim/base/file.h"
 #include "sim/base/text_proto.h"
 #include "sim/signal/driver.h"
-#include "sim/signal/enum_name.h"
+#include "sim/base/enum_name.h"
 #include "sim/signal/program.h"
 #include "tools/warpcheck/cli.h"
 #include "tools/warpcheck/output.h"
+#include "tools/warpcheck/signal_render.h"
 
 namespace warpcheck::cli {
 
@@ -85,25 +86,25 @@ bool WriteText(const std::string& path, const std::string& text, std::ostream& e
 }
 
 void PrintText(const SignalReport& r, std::ostream& out) {
-  out << "outcome: " << sig::EnumName(r.outcome());
+  out << "outcome: " << sim::EnumName(r.outcome());
   if (r.schedule() == "explore" || r.schedule() == "replay")
     out << "  (" << r.states() << " states, " << r.transitions() << " transitions, "
         << absl::StrFormat("%.3f", r.seconds()) << " s"
         << (r.bound_hit() ? ", bound hit" : "") << ")";
   out << "\n";
   if (r.replay() != SignalReport::REPLAY_UNSET) {
-    out << "replay: " << sig::EnumName(r.replay()) << "\n";
+    out << "replay: " << sim::EnumName(r.replay()) << "\n";
     if (!r.divergence().empty()) out << "divergence: " << r.divergence() << "\n";
     if (r.nearby() != SignalNearby::VERDICT_UNSET)
-      out << "nearby: " << sig::EnumName(r.nearby()) << "\n";
+      out << "nearby: " << sim::EnumName(r.nearby()) << "\n";
   }
   for (const SignalLint& l : r.lints())
-    out << sig::EnumName(l.severity()) << " [" << sig::EnumName(l.id()) << "] " << l.text()
+    out << sim::EnumName(l.severity()) << " [" << sim::EnumName(l.id()) << "] " << l.text()
         << "\n";
   if (!r.explanation().text().empty()) out << r.explanation().text() << "\n";
   for (const std::string& w : r.explanation().writes()) out << "  write: " << w << "\n";
   for (const SignalEdge& e : r.explanation().edges())
-    out << "  wait-for: " << e.from() << " -> " << e.to() << " (" << sig::EnumName(e.to_state()) << ")"
+    out << "  wait-for: " << e.from() << " -> " << e.to() << " (" << sim::EnumName(e.to_state()) << ")"
         << (e.site().empty() ? "" : " via " + e.site())
         << (e.word().empty() ? "" : " on " + e.word()) << "\n";
   if (r.outcome() == SignalReport::completes && r.final_values_size() > 0) {
@@ -142,9 +143,9 @@ int Finish(const ParsedArgs& args, const sig::RunResult& res, std::ostream& out,
     }
   }
   if (auto path = args.Get("svg")) {
-    if (res.svg.empty()) {
+    if (!HasWaitForGraph(res.report)) {
       PrintError(err, "--svg: no deadlock, so no wait-for graph was written");
-    } else if (!WriteText(*path, res.svg, err)) {
+    } else if (!WriteText(*path, RenderWaitForSvg(res.report.explanation()), err)) {
       return kExitInputError;
     }
   }
@@ -319,11 +320,11 @@ absl::Status CheckSignalCorpusFile(const std::string& path, bool trace, bool* ok
   std::vector<std::string> problems;
   if (expect.outcome() != OUTCOME_UNSPECIFIED) {
     std::string want = absl::AsciiStrToLower(SignalOutcome_Name(expect.outcome()));
-    if (sig::EnumName(rep.outcome()) != want)
+    if (sim::EnumName(rep.outcome()) != want)
       problems.push_back(
-          absl::StrCat("outcome ", sig::EnumName(rep.outcome()), ", expected ", want));
+          absl::StrCat("outcome ", sim::EnumName(rep.outcome()), ", expected ", want));
   }
-  const std::string cause = sig::EnumName(rep.explanation().cause());
+  const std::string cause = sim::EnumName(rep.explanation().cause());
   if (!expect.cause().empty() && cause != expect.cause())
     problems.push_back(absl::StrCat("cause ", cause.empty() ? "(none)" : cause, ", expected ",
                                     expect.cause()));
@@ -339,7 +340,7 @@ absl::Status CheckSignalCorpusFile(const std::string& path, bool trace, bool* ok
     if (!absl::StrContains(rep.explanation().text(), t))
       problems.push_back(absl::StrCat("explanation lacks \"", t, "\""));
   if (trace && want_repro != (rep.replay() == SignalReport::reproduced))
-    problems.push_back(absl::StrCat("replay ", sig::EnumName(rep.replay()), ", expected ",
+    problems.push_back(absl::StrCat("replay ", sim::EnumName(rep.replay()), ", expected ",
                                     want_repro ? "reproduced" : "not reproduced"));
   *ok = problems.empty();
   *detail = absl::StrJoin(problems, "; ");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -24,6 +25,7 @@
 #include "sim/swizzle/swizzle2d.h"
 #include "tools/warpcheck/cli.h"
 #include "tools/warpcheck/output.h"
+#include "tools/warpcheck/svg.h"
 #include "verify/swizzle_prove.h"
 
 namespace warpcheck::cli {
@@ -307,36 +309,44 @@ std::string RenderGridText(const Grid& g) {
 }
 
 std::string RenderGridSvg(const Grid& g, const std::string& title) {
-  const int cw = 36, ch = 22, left = 50, top = 40, gap = 30;
+  const double cw = 36, ch = 22, left = 50, top = 40, gap = 30;
   const int64_t n = std::max<int64_t>(1, static_cast<int64_t>(g.visits.size()));
-  const int64_t height_per_rank = g.row_tiles * ch + gap;
-  std::string svg = absl::StrFormat(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-      "font-family=\"monospace\" font-size=\"10\">\n",
-      left + g.col_tiles * cw + 10, top + g.ranks * height_per_rank);
-  absl::StrAppend(&svg, "<text x=\"4\" y=\"16\" font-size=\"12\">", title,
-                  "</text>\n<text x=\"4\" y=\"30\">cell = iteration; colour = visiting "
-                  "order (blue first, red last)</text>\n");
+  const double height_per_rank = static_cast<double>(g.row_tiles) * ch + gap;
+  auto colour = [&](int64_t iter) {
+    return absl::StrFormat("hsl(%.0f,70%%,75%%)", 240.0 * (1.0 - static_cast<double>(iter) / n));
+  };
+  svg::Document doc(10);
+  doc.Text(0, 12, title, svg::TextStyle().Size(12));
+  doc.Text(0, 28, "cell = iteration; colour = visiting order (blue first, red last)");
   for (int64_t k = 0; k < g.ranks; ++k) {
-    int64_t y0 = top + k * height_per_rank;
-    if (g.has_rank) absl::StrAppend(&svg, "<text x=\"4\" y=\"", y0 + 12, "\">rank ", k, "</text>\n");
+    const double y0 = top + static_cast<double>(k) * height_per_rank;
+    if (g.has_rank) doc.Text(0, y0 + 12, absl::StrCat("rank ", k));
     for (const Visit& v : g.visits) {
       if (v.skipped || v.rank != k || v.row < 0 || v.row >= g.row_tiles || v.col < 0 ||
           v.col >= g.col_tiles) {
         continue;
       }
-      double hue = 240.0 * (1.0 - static_cast<double>(v.iter) / n);
-      absl::StrAppend(
-          &svg, absl::StrFormat(
-                    "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"hsl(%.0f,70%%,75%%)\" "
-                    "stroke=\"#555\" stroke-width=\"0.5\"/><text x=\"%d\" y=\"%d\" "
-                    "text-anchor=\"middle\">%d</text>\n",
-                    left + v.col * cw, y0 + v.row * ch, cw, ch, hue, left + v.col * cw + cw / 2,
-                    y0 + v.row * ch + 15, v.iter));
+      const double x = left + static_cast<double>(v.col) * cw;
+      const double y = y0 + static_cast<double>(v.row) * ch;
+      doc.Rect(x, y, cw, ch, svg::Paint().Fill(colour(v.iter)).Stroke("#555", 0.5));
+      doc.Text(x + cw / 2, y + 15, absl::StrCat(v.iter), svg::TextStyle().Centred());
     }
   }
-  absl::StrAppend(&svg, "</svg>\n");
-  return svg;
+  // The colour scale: first and last iteration drawn.
+  int64_t first = std::numeric_limits<int64_t>::max(), last = 0;
+  for (const Visit& v : g.visits) {
+    if (v.skipped) continue;
+    first = std::min(first, v.iter);
+    last = std::max(last, v.iter);
+  }
+  if (first > last) first = last = 0;
+  const double scale_y = top + static_cast<double>(g.ranks) * height_per_rank - gap + 14;
+  doc.Legend(left, scale_y, "",
+             {{svg::Paint().Fill(colour(first)).Stroke("#555", 0.5), false, false,
+               absl::StrCat("iteration ", first, " (first)")},
+              {svg::Paint().Fill(colour(last)).Stroke("#555", 0.5), false, false,
+               absl::StrCat("iteration ", last, " (last)")}});
+  return doc.Render();
 }
 
 }  // namespace

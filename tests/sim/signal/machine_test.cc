@@ -13,7 +13,7 @@
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "sim/signal/driver.h"
-#include "sim/signal/enum_name.h"
+#include "sim/base/enum_name.h"
 #include "sim/signal/explore.h"
 #include "sim/signal/program.h"
 #include "tests/testing/status_matchers.h"

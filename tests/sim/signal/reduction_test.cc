@@ -24,7 +24,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sim/signal/driver.h"
-#include "sim/signal/enum_name.h"
+#include "sim/base/enum_name.h"
 #include "sim/signal/program.h"
 #include "tests/testing/status_matchers.h"
 
