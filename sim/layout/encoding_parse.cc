@@ -58,9 +58,12 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
+#include "sim/base/bits.h"
+#include "sim/base/check.h"
 #include "sim/base/status_macros.h"
 #include "sim/layout/attr_lexer.h"
 #include "sim/layout/encoding.h"
+#include "sim/layout/f2_matrix.h"
 #include "sim/layout/linear_layout.h"
 
 namespace warpcheck::sim {
@@ -89,14 +92,6 @@ std::string KnownEncodingList() {
   std::vector<std::string> names;
   for (absl::string_view m : kKnownMnemonics) names.push_back(absl::StrCat("#ttg.", m));
   return absl::StrJoin(names, ", ");
-}
-
-bool IsPowerOfTwo(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
-
-int Log2(int64_t x) {
-  int k = 0;
-  while ((int64_t{1} << k) < x) ++k;
-  return k;
 }
 
 std::string FormatArray(const std::vector<int32_t>& v) {
@@ -161,52 +156,58 @@ std::vector<int32_t> InferOutSizes(const std::vector<std::vector<int32_t>>& base
   std::vector<int32_t> sizes(rank, 1);
   for (const auto& b : bases) {
     for (int d = 0; d < rank; ++d) {
-      while (sizes[d] <= b[d]) sizes[d] *= 2;
+      sizes[d] = std::max<int32_t>(sizes[d], NextPowerOf2Above(b[d]));
     }
   }
   return sizes;
 }
 
-// Ensures: the rank over F2 of the bases read as bit vectors (dim 0 = low bits).
-// Requires: every basis has `sizes.size()` entries, each below its size (powers of two).
+// Ensures: the rank over F2 of the bases read as bit vectors (dim 0 = low bits),
+//          computed by f2::Rank on whichever matrix fits its 64 columns: one row per
+//          basis when the dims have at most 64 bits in all; else, when every basis
+//          moves at most one dim, the sum of the per-dim ranks (each dim has at most 30
+//          bits); else the transpose, one row per bit and one column per basis.
+// Requires: every basis has `sizes.size()` entries, each below its size (powers of
+//           two); with more than 64 bits in all, at most 64 bases or one dim per basis.
 int F2Rank(const std::vector<std::vector<int32_t>>& bases,
            const std::vector<int32_t>& sizes) {
-  int total_bits = 0;
-  std::vector<int> shift(sizes.size());
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    shift[d] = total_bits;
-    total_bits += Log2(sizes[d]);
+  std::vector<int> shift(sizes.size() + 1, 0);
+  for (size_t d = 0; d < sizes.size(); ++d) shift[d + 1] = shift[d] + Log2(sizes[d]);
+  const int total_bits = shift.back();
+  if (total_bits <= 64) {
+    f2::Matrix rows;
+    for (const auto& b : bases) {
+      uint64_t row = 0;
+      for (size_t d = 0; d < sizes.size(); ++d) {
+        row |= static_cast<uint64_t>(b[d]) << shift[d];
+      }
+      rows.push_back(row);
+    }
+    return f2::Rank(std::move(rows), total_bits);
   }
-  const int words = total_bits / 64 + 1;
-  std::vector<std::vector<uint64_t>> rows;
-  for (const auto& b : bases) {
-    std::vector<uint64_t> row(words, 0);
+  const bool one_dim_each = std::all_of(bases.begin(), bases.end(), [](const auto& b) {
+    return std::count_if(b.begin(), b.end(), [](int32_t x) { return x != 0; }) <= 1;
+  });
+  if (one_dim_each) {
+    int rank = 0;
     for (size_t d = 0; d < sizes.size(); ++d) {
-      for (int bit = 0; bit < 31; ++bit) {
-        if ((b[d] >> bit) & 1) {
-          int pos = shift[d] + bit;
-          row[pos / 64] |= uint64_t{1} << (pos % 64);
-        }
+      f2::Matrix rows;
+      for (const auto& b : bases) rows.push_back(static_cast<uint64_t>(b[d]));
+      rank += f2::Rank(std::move(rows), Log2(sizes[d]));
+    }
+    return rank;
+  }
+  WARPCHECK_CHECK(bases.size() <= 64) << bases.size() << " bases of " << total_bits
+                                      << " bits";
+  f2::Matrix columns(total_bits, 0);
+  for (size_t i = 0; i < bases.size(); ++i) {
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      for (int bit = shift[d]; bit < shift[d + 1]; ++bit) {
+        if ((bases[i][d] >> (bit - shift[d])) & 1) columns[bit] |= uint64_t{1} << i;
       }
     }
-    rows.push_back(std::move(row));
   }
-  int rank = 0;
-  for (int bit = 0; bit < total_bits && rank < static_cast<int>(rows.size()); ++bit) {
-    const int w = bit / 64;
-    const uint64_t m = uint64_t{1} << (bit % 64);
-    size_t pivot = rank;
-    while (pivot < rows.size() && !(rows[pivot][w] & m)) ++pivot;
-    if (pivot == rows.size()) continue;
-    std::swap(rows[rank], rows[pivot]);
-    for (size_t r = 0; r < rows.size(); ++r) {
-      if (r != static_cast<size_t>(rank) && (rows[r][w] & m)) {
-        for (int k = 0; k < words; ++k) rows[r][k] ^= rows[rank][k];
-      }
-    }
-    ++rank;
-  }
-  return rank;
+  return f2::Rank(std::move(columns), static_cast<int>(bases.size()));
 }
 
 int TotalLog2(const std::vector<int32_t>& sizes) {
@@ -475,7 +476,7 @@ absl::StatusOr<int32_t> Fields::Int(const Value& v, absl::string_view field) con
 absl::StatusOr<int32_t> Fields::PowerOfTwo(const Value& v,
                                            absl::string_view field) const {
   ASSIGN_OR_RETURN(int32_t x, Int(v, field));
-  if (!IsPowerOfTwo(x)) {
+  if (!IsPowerOf2(x)) {
     return Error(v.offset, field, absl::StrCat(x, " is not a power of two"));
   }
   return x;
@@ -508,7 +509,7 @@ absl::StatusOr<std::vector<int32_t>> Fields::PowerOfTwoArray(
     const Value& v, absl::string_view field) const {
   ASSIGN_OR_RETURN(std::vector<int32_t> out, IntArray(v, field));
   for (size_t i = 0; i < out.size(); ++i) {
-    if (!IsPowerOfTwo(out[i])) {
+    if (!IsPowerOf2(out[i])) {
       return Error(v.elements[i].offset, field,
                    absl::StrCat("entry ", i, " is ", out[i],
                                 ", but every entry must be a power of two"));
@@ -836,7 +837,7 @@ absl::StatusOr<EncodingPtr> BuildNvidiaMma(Fields& f) {
     }
     const auto& s = m.instr_shape;
     const bool ok = s.size() == 3 && s[0] == 16 && s[1] >= 8 && s[1] <= 256 &&
-                    IsPowerOfTwo(s[1]) && (s[2] == 8 || s[2] == 16 || s[2] == 32);
+                    IsPowerOf2(s[1]) && (s[2] == 8 || s[2] == 16 || s[2] == 32);
     if (!ok) {
       return f.Error(
           instr_key, "instrShape",
@@ -926,7 +927,7 @@ absl::StatusOr<EncodingPtr> BuildDotOperand(Fields& f) {
                                 "#ttg.nvidia_mma, #ttg.amd_mfma, #ttg.amd_wmma or "
                                 "#ttg.blocked"));
   }
-  if (d.k_width != 0 && !IsPowerOfTwo(d.k_width)) {
+  if (d.k_width != 0 && !IsPowerOf2(d.k_width)) {
     return f.Error(
         k_offset, "kWidth",
         absl::StrCat(d.k_width, " is not a power of two (a linear layout needs one)"));
@@ -1094,7 +1095,7 @@ absl::StatusOr<EncodingPtr> BuildNvmmaShared(Fields& f) {
     return f.Error(swizzle.offset, "swizzlingByteWidth",
                    absl::StrCat(sw, " is not supported: must be 0, 32, 64 or 128"));
   }
-  if (!IsPowerOfTwo(n.element_bit_width)) {
+  if (!IsPowerOf2(n.element_bit_width)) {
     return f.Error(
         width.offset, "elementBitWidth",
         absl::StrCat(n.element_bit_width,
@@ -1613,11 +1614,11 @@ absl::StatusOr<EncodingPtr> Parser::ParsePaddedShared(const Token& name, int dep
   for (const Pair& pair : pairs) {
     ASSIGN_OR_RETURN(int32_t interval, f.Int(pair.interval, "interval"));
     ASSIGN_OR_RETURN(int32_t padding, f.Int(pair.padding, "padding"));
-    if (!IsPowerOfTwo(interval)) {
+    if (!IsPowerOf2(interval)) {
       return f.Error(pair.interval.offset, "interval",
                      absl::StrCat(interval, " is not a power of two"));
     }
-    if (!IsPowerOfTwo(padding)) {
+    if (!IsPowerOf2(padding)) {
       return f.Error(pair.padding.offset, "padding",
                      absl::StrCat(padding, " is not a power of two"));
     }
@@ -1640,7 +1641,7 @@ absl::StatusOr<EncodingPtr> Parser::ParsePaddedShared(const Token& name, int dep
           f, v, d, bases, "each basis of a #ttg.padded_shared may move at most one dim"));
       for (size_t i = 0; i < bases.size(); ++i) {
         for (int32_t x : bases[i]) {
-          if (x != 0 && !IsPowerOfTwo(x)) {
+          if (x != 0 && !IsPowerOf2(x)) {
             return f.Error(v.elements[i].offset, d,
                            absl::StrCat("basis ", FormatArray(bases[i]),
                                         " is not 0 or a power of two in its dim (padding "
@@ -1770,7 +1771,7 @@ absl::StatusOr<EncodingPtr> Parser::ParseSharedLinear(const Token& name, int dep
   SharedLinearEncoding s;
   ASSIGN_OR_RETURN(SharedBases bases, ParseSharedBases(f, /*block_optional=*/true));
   ASSIGN_OR_RETURN(s.alignment, f.Int(align_v, "alignment"));
-  if (!IsPowerOfTwo(s.alignment)) {
+  if (!IsPowerOf2(s.alignment)) {
     return f.Error(align_v.offset, "alignment",
                    absl::StrCat(s.alignment, " is not a positive power of two"));
   }

@@ -15,6 +15,7 @@
 #include "proto/options.pb.h"
 #include "sim/layout/layout_case.h"
 #include "sim/layout/layout_proto.h"
+#include "sim/base/bits.h"
 #include "sim/base/status_macros.h"
 #include "sim/base/text_proto.h"
 #include "tools/warpcheck/args.h"
@@ -112,7 +113,7 @@ int RunLayoutShow(Context& ctx) {
         PrintError(ctx.err, n.status().message());
         return kExitInputError;
       }
-      if (*n <= 0 || (*n & (*n - 1)) != 0) {
+      if (!sim::IsPowerOf2(*n)) {
         PrintError(ctx.err, absl::StrCat("--", flag, ": ", *n,
                                          " is not a power of two; Triton requires one"));
         return kExitInputError;
