@@ -9,6 +9,7 @@
 //   race              none deadlocks, but a data race or stale read is reachable
 //   completes         otherwise
 //   inconclusive      the state bound was hit before a verdict that needs the whole space
+// The exit code of each is tools/warpcheck/exit_code.cc's; nothing here picks one.
 #ifndef WARPCHECK_SIM_SIGNAL_DRIVER_H_
 #define WARPCHECK_SIM_SIGNAL_DRIVER_H_
 
@@ -31,7 +32,6 @@ struct RunOptions {
 
 struct RunResult {
   SignalReport report;
-  int exit_code = 0;  // 0 completes, 10 violated, 5 inconclusive
   bool has_trace = false;
   SignalTrace trace;  // the trail to the reported state, replayable
   std::string svg;    // wait-for graph (deadlocks)
@@ -39,7 +39,7 @@ struct RunResult {
 
 absl::StatusOr<RunResult> RunProgram(const Program& p, const RunOptions& opt);
 
-// Lint only. exit_code 10 when there is an error.
+// Lint only. Ensures: outcome static_error when a lint of severity error exists, else ok.
 absl::StatusOr<RunResult> LintProgram(const Program& p);
 
 // The trail of a terminal as a SignalTrace (program inline, events, hang snapshot).

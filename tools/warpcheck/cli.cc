@@ -12,7 +12,6 @@
 #include "absl/strings/str_split.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
-#include "proto/options.pb.h"
 #include "sim/layout/layout_case.h"
 #include "sim/layout/layout_proto.h"
 #include "sim/base/bits.h"

@@ -12,6 +12,7 @@
 #include "google/protobuf/text_format.h"
 #include "sim/base/text_proto.h"
 #include "sim/signal/driver.h"
+#include "sim/signal/enum_name.h"
 #include "sim/signal/program.h"
 #include "tools/warpcheck/cli.h"
 #include "tools/warpcheck/output.h"
@@ -89,29 +90,33 @@ bool WriteText(const std::string& path, const std::string& text, std::ostream& e
 }
 
 void PrintText(const SignalReport& r, std::ostream& out) {
-  out << "outcome: " << r.outcome();
+  out << "outcome: " << sig::EnumName(r.outcome());
   if (r.schedule() == "explore" || r.schedule() == "replay")
-    out << "  (" << static_cast<int64_t>(r.states()) << " states, "
-        << static_cast<int64_t>(r.transitions()) << " transitions, "
+    out << "  (" << r.states() << " states, " << r.transitions() << " transitions, "
         << absl::StrFormat("%.3f", r.seconds()) << " s"
         << (r.bound_hit() ? ", bound hit" : "") << ")";
   out << "\n";
-  if (!r.replay().empty()) {
-    out << "replay: " << r.replay() << "\n";
+  if (r.replay() != SignalReport::REPLAY_UNSET) {
+    out << "replay: " << sig::EnumName(r.replay()) << "\n";
     if (!r.divergence().empty()) out << "divergence: " << r.divergence() << "\n";
-    if (!r.nearby().empty()) out << "nearby: " << r.nearby() << "\n";
+    if (r.nearby() != SignalNearby::VERDICT_UNSET)
+      out << "nearby: " << sig::EnumName(r.nearby()) << "\n";
   }
   for (const SignalLint& l : r.lints())
-    out << l.severity() << " [" << l.id() << "] " << l.text() << "\n";
+    out << sig::EnumName(l.severity()) << " [" << sig::EnumName(l.id()) << "] " << l.text()
+        << "\n";
   if (!r.explanation().text().empty()) out << r.explanation().text() << "\n";
   for (const std::string& w : r.explanation().writes()) out << "  write: " << w << "\n";
   for (const SignalEdge& e : r.explanation().edges())
-    out << "  wait-for: " << e.from() << " -> " << e.to() << " (" << e.to_state() << ")"
+    out << "  wait-for: " << e.from() << " -> " << e.to() << " (" << sig::EnumName(e.to_state()) << ")"
         << (e.site().empty() ? "" : " via " + e.site())
         << (e.word().empty() ? "" : " on " + e.word()) << "\n";
-  if (r.outcome() == "completes" && r.final_values_size() > 0) {
+  if (r.outcome() == SignalReport::completes && r.final_values_size() > 0) {
     std::vector<std::string> v;
-    for (const auto& [k, x] : r.final_values()) v.push_back(absl::StrCat(k, "=", x));
+    // Printed as the doubles the values were stored as before they became integers
+    // (six significant digits), so the text does not change.
+    for (const auto& [k, x] : r.final_values())
+      v.push_back(absl::StrCat(k, "=", static_cast<double>(x)));
     std::sort(v.begin(), v.end());
     out << "final: " << absl::StrJoin(v, " ") << "\n";
   }
@@ -152,7 +157,7 @@ int Finish(const ParsedArgs& args, const sig::RunResult& res, std::ostream& out,
   *rep.mutable_signal() = res.report;
   if (report) *report = rep;
   if (!PrintMachineReport(rep, *format, out)) PrintText(res.report, out);
-  return res.exit_code;
+  return ExitCodeFor(rep);
 }
 
 }  // namespace
@@ -317,12 +322,14 @@ absl::Status CheckSignalCorpusFile(const std::string& path, bool trace, bool* ok
   std::vector<std::string> problems;
   if (expect.outcome() != OUTCOME_UNSPECIFIED) {
     std::string want = absl::AsciiStrToLower(SignalOutcome_Name(expect.outcome()));
-    if (rep.outcome() != want)
-      problems.push_back(absl::StrCat("outcome ", rep.outcome(), ", expected ", want));
+    if (sig::EnumName(rep.outcome()) != want)
+      problems.push_back(
+          absl::StrCat("outcome ", sig::EnumName(rep.outcome()), ", expected ", want));
   }
-  if (!expect.cause().empty() && rep.explanation().cause() != expect.cause())
-    problems.push_back(absl::StrCat("cause ", rep.explanation().cause().empty() ? "(none)" : rep.explanation().cause(),
-                                    ", expected ", expect.cause()));
+  const std::string cause = sig::EnumName(rep.explanation().cause());
+  if (!expect.cause().empty() && cause != expect.cause())
+    problems.push_back(absl::StrCat("cause ", cause.empty() ? "(none)" : cause, ", expected ",
+                                    expect.cause()));
   for (const SignalBlockedExpect& b : expect.blocked()) {
     bool found = false;
     for (const SignalBlocked& x : rep.explanation().blocked())
@@ -334,8 +341,8 @@ absl::Status CheckSignalCorpusFile(const std::string& path, bool trace, bool* ok
   for (const std::string& t : expect.text_contains())
     if (!absl::StrContains(rep.explanation().text(), t))
       problems.push_back(absl::StrCat("explanation lacks \"", t, "\""));
-  if (trace && want_repro != (rep.replay() == "reproduced"))
-    problems.push_back(absl::StrCat("replay ", rep.replay(), ", expected ",
+  if (trace && want_repro != (rep.replay() == SignalReport::reproduced))
+    problems.push_back(absl::StrCat("replay ", sig::EnumName(rep.replay()), ", expected ",
                                     want_repro ? "reproduced" : "not reproduced"));
   *ok = problems.empty();
   *detail = absl::StrJoin(problems, "; ");
