@@ -1,6 +1,7 @@
 #include "sim/launch/launch_spec.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
@@ -159,6 +160,46 @@ std::vector<BufferComparison> CompareBuffers(absl::Span<const NamedBuffer> a,
     if (find(a, y.name) == nullptr) compare(y.name);
   }
   return out;
+}
+
+ParamValue EncodeParam(const Param& param, uint64_t buffer_address) {
+  switch (param.kind_case()) {
+    case Param::kBuffer:
+      return {buffer_address, 8};
+    case Param::kNullPtr:
+      return {0, 8};
+    case Param::kU32:
+      return {param.u32(), 4};
+    case Param::kS32:
+      return {static_cast<uint32_t>(param.s32()), 4};
+    case Param::kU64:
+      return {param.u64(), 8};
+    case Param::kS64:
+      return {static_cast<uint64_t>(param.s64()), 8};
+    case Param::kF32: {
+      const float f = param.f32();
+      uint32_t bits;
+      std::memcpy(&bits, &f, sizeof(bits));
+      return {bits, 4};
+    }
+    case Param::KIND_NOT_SET:
+      break;
+  }
+  return {};
+}
+
+RunVerdict JudgeRun(const LaunchSpec& spec, absl::Span<const NamedBuffer> buffers,
+                    bool faulted) {
+  RunVerdict v;
+  for (const NamedBuffer& b : buffers) {
+    SimBuffer& out = v.buffers.emplace_back();
+    out.set_name(b.name);
+    out.set_sha256(Sha256Hex(b.bytes));
+  }
+  v.expectations = EvaluateExpectations(spec, buffers);
+  v.ok = !faulted;
+  for (const SimExpectationResult& e : v.expectations) v.ok = v.ok && e.ok();
+  return v;
 }
 
 std::vector<SimExpectationResult> EvaluateExpectations(

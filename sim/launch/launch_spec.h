@@ -66,6 +66,26 @@ struct NamedBuffer {
 [[nodiscard]] std::vector<SimExpectationResult> EvaluateExpectations(
     const LaunchSpec& spec, absl::Span<const NamedBuffer> buffers);
 
+// The bytes a scalar or pointer param passes to the kernel: `bits` little-endian, cut
+// to `size` bytes (4 for u32, s32 and f32, whose bits are the IEEE single; 8 for u64,
+// s64, null_ptr and buffers). A buffer passes `buffer_address`; null_ptr passes 0.
+struct ParamValue {
+  uint64_t bits = 0;
+  uint32_t size = 0;  // 0 when the param has no kind
+};
+[[nodiscard]] ParamValue EncodeParam(const Param& param, uint64_t buffer_address);
+
+// What every runner reports about a finished run, from its buffers' final bytes.
+struct RunVerdict {
+  std::vector<SimBuffer> buffers;  // name and Sha256Hex(bytes), in `buffers` order
+  std::vector<SimExpectationResult> expectations;  // EvaluateExpectations(spec, buffers)
+  bool ok = false;  // !faulted and every expectation holds
+};
+// Requires: ValidateLaunchSpec(spec) ok.
+// Ensures: as RunVerdict's fields say.
+[[nodiscard]] RunVerdict JudgeRun(const LaunchSpec& spec,
+                                  absl::Span<const NamedBuffer> buffers, bool faulted);
+
 // The first difference between two byte strings, for reports. -1 when equal (sizes too).
 [[nodiscard]] int64_t FirstDifference(absl::Span<const uint8_t> a,
                                       absl::Span<const uint8_t> b);

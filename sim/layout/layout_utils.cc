@@ -11,13 +11,13 @@
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "absl/types/span.h"
+#include "sim/base/bits.h"
 #include "sim/base/check.h"
 #include "sim/layout/linear_layout.h"
 
 namespace warpcheck::sim {
 namespace {
 
-bool IsPowerOf2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
 // The standard index of an out-dim named dim{i}.
 int StandardIndex(absl::string_view name, size_t rank) {

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "sim/base/bits.h"
 #include "sim/base/file.h"
 #include "sim/base/status_macros.h"
 #include "sim/ptx/lexer.h"
@@ -216,7 +217,7 @@ class Parser {
       const Token& w = Take();
       if (w.text == ".align") {
         ASSIGN_OR_RETURN(int64_t a, ExpectInt());
-        if (a <= 0 || (a & (a - 1)) != 0)
+        if (!IsPowerOf2(a))
           return ErrorAt(w, ".align must be a power of two");
         v.align = static_cast<int>(a);
         continue;
@@ -427,7 +428,7 @@ class Parser {
       const Token& w = Take();
       if (w.text == ".align") {
         ASSIGN_OR_RETURN(int64_t a, ExpectInt());
-        if (a <= 0 || (a & (a - 1)) != 0)
+        if (!IsPowerOf2(a))
           return ErrorAt(w, ".align must be a power of two");
         p.align = static_cast<int>(a);
       } else if (w.text == ".ptr") {

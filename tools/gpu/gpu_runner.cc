@@ -14,7 +14,7 @@
 #include "sim/base/file.h"
 #include "sim/base/status_macros.h"
 #include "sim/launch/buffer_fill.h"
-#include "sim/launch/sha256.h"
+#include "sim/launch/launch_spec.h"
 
 namespace warpcheck::gpu {
 namespace {
@@ -164,18 +164,6 @@ void LoseContext(Session& s, const std::string& why) {
   s.lost = why;
 }
 
-// Runs the registered cleanups in reverse order on scope exit.
-class Cleanup {
- public:
-  ~Cleanup() {
-    for (auto it = fns_.rbegin(); it != fns_.rend(); ++it) (*it)();
-  }
-  void Add(std::function<void()> fn) { fns_.push_back(std::move(fn)); }
-
- private:
-  std::vector<std::function<void()>> fns_;
-};
-
 absl::StatusOr<std::string> ReadText(const std::string& path) {
   absl::StatusOr<std::string> text = sim::ReadFile(path);
   if (!text.ok()) return absl::NotFoundError(absl::StrCat("cannot read ", path));
@@ -210,16 +198,7 @@ struct DeviceBuffer {
   uint64_t size = 0;     // the buffer's bytes, between the guards
 };
 
-uint64_t ParamSize(const Param& p) {
-  switch (p.kind_case()) {
-    case Param::kU32:
-    case Param::kS32:
-    case Param::kF32:
-      return 4;
-    default:
-      return 8;
-  }
-}
+uint64_t ParamSize(const Param& p) { return sim::EncodeParam(p, 0).size; }
 
 std::string ParamKind(const Param& p) {
   switch (p.kind_case()) {
@@ -243,6 +222,271 @@ std::string ParamKind(const Param& p) {
   return "?";
 }
 
+// The PTX text of the spec's module and the kernel to run in it.
+struct KernelSource {
+  std::string ptx_path;
+  std::string ptx;
+  std::string kernel;
+};
+
+absl::StatusOr<KernelSource> ReadKernelSource(const LaunchSpec& spec,
+                                              const std::string& spec_dir) {
+  KernelSource k;
+  k.ptx_path = spec.ptx_file();
+  if (!k.ptx_path.empty() && k.ptx_path[0] != '/' && !spec_dir.empty()) {
+    k.ptx_path = absl::StrCat(spec_dir, "/", k.ptx_path);
+  }
+  ASSIGN_OR_RETURN(k.ptx, ReadText(k.ptx_path));
+  k.kernel = spec.kernel();
+  if (k.kernel.empty()) {
+    std::vector<std::string> entries = EntryNames(k.ptx);
+    if (entries.size() != 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(k.ptx_path, ": `kernel` is not set and the module has ",
+                       entries.size(), " .entry"));
+    }
+    k.kernel = entries[0];
+  }
+  return k;
+}
+
+// The initial bytes of every buffer param, by param index (empty for scalars).
+absl::StatusOr<std::vector<std::vector<uint8_t>>> FillBuffers(
+    const LaunchSpec& spec, const std::string& spec_dir) {
+  std::vector<std::vector<uint8_t>> initial(spec.param_size());
+  for (int i = 0; i < spec.param_size(); ++i) {
+    if (spec.param(i).kind_case() != Param::kBuffer) continue;
+    ASSIGN_OR_RETURN(initial[i], sim::FillBuffer(spec.param(i).buffer(), spec_dir));
+  }
+  return initial;
+}
+
+// One launch on the device and the handles it holds (module, buffers, events), each
+// step a method, in the order RunOnGpu calls them. The handles are released when the
+// run ends, unless a device fault lost the context (they must not be used again; the
+// context is reset instead).
+class DeviceRun {
+ public:
+  DeviceRun(Session& s, const LaunchSpec& spec, const KernelSource& source)
+      : s_(s), cu_(s.cu), spec_(spec), source_(source) {}
+  DeviceRun(const DeviceRun&) = delete;
+  DeviceRun& operator=(const DeviceRun&) = delete;
+  ~DeviceRun();
+
+  // The module, with the JIT's error log for PTX the driver rejects, and the kernel.
+  absl::Status LoadKernel();
+  // Parameters must match the .entry one for one, in size (when the driver can tell).
+  absl::Status CheckParams() const;
+  // Opts in to more than 48 KiB of dynamic shared memory when the spec asks for it.
+  absl::Status AllowDynamicShared() const;
+  // Buffers: [guard | bytes | guard], guards 0x5A, bytes from the fill; and the
+  // kernel's argument values.
+  absl::Status Upload(const std::vector<std::vector<uint8_t>>& initial);
+  // Launches once, timed with events. Ensures: ok == false with a "cuda_error" fault
+  // when the kernel failed on the device (the context is then lost).
+  absl::Status Launch(GpuRunResult& result);
+  // Copies the buffers back (guards included) and checks the guards.
+  absl::Status ReadBack(GpuRunResult& result) const;
+
+ private:
+  Session& s_;
+  const Driver& cu_;
+  const LaunchSpec& spec_;
+  const KernelSource& source_;
+  // Why the context was lost by a device fault ("" while it is usable).
+  std::string lost_;
+  CUmodule module_ = nullptr;
+  CUfunction function_ = nullptr;
+  std::vector<DeviceBuffer> buffers_;
+  std::vector<std::array<uint8_t, 8>> values_;
+  std::vector<void*> args_;
+  CUevent start_ = nullptr;
+  CUevent stop_ = nullptr;
+};
+
+DeviceRun::~DeviceRun() {
+  if (!lost_.empty()) {
+    LoseContext(s_, lost_);
+    return;
+  }
+  if (start_ != nullptr) cu_.cuEventDestroy(start_);
+  if (stop_ != nullptr) cu_.cuEventDestroy(stop_);
+  for (const DeviceBuffer& b : buffers_) cu_.cuMemFree(b.base);
+  if (module_ != nullptr) cu_.cuModuleUnload(module_);
+}
+
+absl::Status DeviceRun::LoadKernel() {
+  std::vector<char> log(16384, '\0');
+  CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void* vals[] = {log.data(),
+                  reinterpret_cast<void*>(static_cast<uintptr_t>(log.size() - 1))};
+  CUmodule module = nullptr;
+  CUresult r = cu_.cuModuleLoadDataEx(&module, source_.ptx.c_str(), 2, opts, vals);
+  if (r != CUDA_SUCCESS) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(source_.ptx_path, ": the driver rejects the PTX: ",
+                     ErrorText(cu_, r), "\n", log.data()));
+  }
+  module_ = module;
+  if (CUresult r = cu_.cuModuleGetFunction(&function_, module_, source_.kernel.c_str());
+      r != CUDA_SUCCESS) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        source_.ptx_path, ": no kernel \"", source_.kernel, "\": ", ErrorText(cu_, r)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DeviceRun::CheckParams() const {
+  if (cu_.cuFuncGetParamInfo == nullptr) return absl::OkStatus();
+  const std::string& path = source_.ptx_path;
+  const std::string& kernel = source_.kernel;
+  for (int i = 0; i <= spec_.param_size(); ++i) {
+    size_t offset = 0, size = 0;
+    CUresult r = cu_.cuFuncGetParamInfo(function_, i, &offset, &size);
+    if (i == spec_.param_size()) {
+      if (r == CUDA_SUCCESS) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(path, ": kernel ", kernel, " has more than the spec's ",
+                         spec_.param_size(), " parameters"));
+      }
+      break;
+    }
+    if (r != CUDA_SUCCESS) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ": kernel ", kernel, " has ",
+                                                     i, " parameters, the spec gives ",
+                                                     spec_.param_size()));
+    }
+    if (size != ParamSize(spec_.param(i))) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": parameter ", i, " of ", kernel, " is ", size,
+                       " bytes; the spec passes ", ParamKind(spec_.param(i)), " (",
+                       ParamSize(spec_.param(i)), " bytes)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DeviceRun::AllowDynamicShared() const {
+  if (spec_.dynamic_shared_bytes() <= 48 * 1024) return absl::OkStatus();
+  CUresult r =
+      cu_.cuFuncSetAttribute(function_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                             static_cast<int>(spec_.dynamic_shared_bytes()));
+  if (r != CUDA_SUCCESS) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot allow ", spec_.dynamic_shared_bytes(),
+                     " bytes of dynamic shared memory: ", ErrorText(cu_, r)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DeviceRun::Upload(const std::vector<std::vector<uint8_t>>& initial) {
+  values_.assign(spec_.param_size(), {});
+  args_.assign(spec_.param_size(), nullptr);
+  for (int i = 0; i < spec_.param_size(); ++i) {
+    const Param& p = spec_.param(i);
+    uint64_t address = 0;
+    if (p.kind_case() == Param::kBuffer) {
+      DeviceBuffer b;
+      b.name = p.buffer().name();
+      b.size = initial[i].size();
+      uint64_t total = b.size + 2 * kGuardBytes;
+      if (CUresult r = cu_.cuMemAlloc(&b.base, total); r != CUDA_SUCCESS) {
+        return absl::ResourceExhaustedError(absl::StrCat(
+            "cuMemAlloc(", total, ") for buffer \"", b.name, "\": ", ErrorText(cu_, r)));
+      }
+      buffers_.push_back(b);
+      CUresult r = cu_.cuMemsetD8(b.base, kGuardByte, total);
+      if (r == CUDA_SUCCESS && b.size > 0) {
+        r = cu_.cuMemcpyHtoD(b.base + kGuardBytes, initial[i].data(), b.size);
+      }
+      if (r != CUDA_SUCCESS) {
+        return absl::InternalError(
+            absl::StrCat("filling buffer \"", b.name, "\": ", ErrorText(cu_, r)));
+      }
+      address = b.base + kGuardBytes;
+    }
+    const uint64_t bits = sim::EncodeParam(p, address).bits;
+    std::memcpy(values_[i].data(), &bits, sizeof(bits));
+    args_[i] = values_[i].data();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DeviceRun::Launch(GpuRunResult& result) {
+  if (cu_.cuEventCreate(&start_, CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
+      cu_.cuEventCreate(&stop_, CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
+    return absl::InternalError("cuEventCreate failed");
+  }
+  cu_.cuEventRecord(start_, nullptr);
+  CUresult launch =
+      cu_.cuLaunchKernel(function_, spec_.grid().x(), sim::DimOr1(spec_.grid().y()),
+                         sim::DimOr1(spec_.grid().z()), spec_.block().x(),
+                         sim::DimOr1(spec_.block().y()), sim::DimOr1(spec_.block().z()),
+                         spec_.dynamic_shared_bytes(), nullptr, args_.data(), nullptr);
+  if (launch != CUDA_SUCCESS) {
+    // Refused before running (too many threads or registers, too much shared memory):
+    // not sticky, the context stays usable.
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cuLaunchKernel(", source_.kernel, ", grid ", spec_.grid().x(), ", block ",
+        spec_.block().x(), ", dynamic shared ", spec_.dynamic_shared_bytes(),
+        "): ", ErrorText(cu_, launch)));
+  }
+  cu_.cuEventRecord(stop_, nullptr);
+  CUresult done = cu_.cuEventSynchronize(stop_);
+  if (done == CUDA_SUCCESS) done = cu_.cuCtxSynchronize();
+  if (done != CUDA_SUCCESS) {
+    // A fault on the device poisons the context: report it and start afresh next time.
+    result.fault_kind = "cuda_error";
+    result.fault = ErrorText(cu_, done);
+    result.ok = false;
+    lost_ = result.fault;
+    return absl::OkStatus();
+  }
+  float ms = 0;
+  if (cu_.cuEventElapsedTime(&ms, start_, stop_) == CUDA_SUCCESS) result.kernel_ms = ms;
+  return absl::OkStatus();
+}
+
+absl::Status DeviceRun::ReadBack(GpuRunResult& result) const {
+  for (const DeviceBuffer& b : buffers_) {
+    std::vector<uint8_t> all(b.size + 2 * kGuardBytes);
+    if (CUresult r = cu_.cuMemcpyDtoH(all.data(), b.base, all.size());
+        r != CUDA_SUCCESS) {
+      return absl::InternalError(
+          absl::StrCat("reading back buffer \"", b.name, "\": ", ErrorText(cu_, r)));
+    }
+    for (uint64_t k = 0; k < all.size() && result.fault_kind.empty(); ++k) {
+      bool guard = k < kGuardBytes || k >= kGuardBytes + b.size;
+      if (guard && all[k] != kGuardByte) {
+        int64_t rel = static_cast<int64_t>(k) - static_cast<int64_t>(kGuardBytes);
+        result.fault_kind = "out_of_bounds";
+        result.fault = absl::StrFormat(
+            "buffer \"%s\" (%d bytes): the kernel wrote byte %d (0x%02x), outside the "
+            "buffer",
+            b.name, b.size, rel, all[k]);
+      }
+    }
+    GpuBuffer g;
+    g.name = b.name;
+    g.bytes.assign(all.begin() + kGuardBytes, all.begin() + kGuardBytes + b.size);
+    result.buffers.push_back(std::move(g));
+  }
+  return absl::OkStatus();
+}
+
+// The hashes, the expectations and the verdict over the buffers read back.
+void Judge(const LaunchSpec& spec, GpuRunResult& result) {
+  std::vector<sim::NamedBuffer> named;
+  for (const GpuBuffer& b : result.buffers) named.push_back({b.name, b.bytes});
+  sim::RunVerdict verdict =
+      sim::JudgeRun(spec, named, /*faulted=*/!result.fault_kind.empty());
+  for (size_t i = 0; i < result.buffers.size(); ++i) {
+    result.buffers[i].sha256 = verdict.buffers[i].sha256();
+  }
+  result.expectations = std::move(verdict.expectations);
+  result.ok = verdict.ok;
+}
+
 }  // namespace
 
 absl::Status GpuAvailable() { return GetSession().status; }
@@ -259,234 +503,22 @@ absl::StatusOr<GpuRunResult> RunOnGpu(const LaunchSpec& spec,
         absl::StrCat("CUDA is unusable in this process after an earlier device fault (",
                      s.lost, "); run the spec in a new process"));
   }
-  const Driver& cu = s.cu;
-
-  std::string ptx_path = spec.ptx_file();
-  if (!ptx_path.empty() && ptx_path[0] != '/' && !spec_dir.empty()) {
-    ptx_path = absl::StrCat(spec_dir, "/", ptx_path);
-  }
-  ASSIGN_OR_RETURN(std::string ptx, ReadText(ptx_path));
-  std::string kernel = spec.kernel();
-  if (kernel.empty()) {
-    std::vector<std::string> entries = EntryNames(ptx);
-    if (entries.size() != 1) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(ptx_path, ": `kernel` is not set and the module has ",
-                       entries.size(), " .entry"));
-    }
-    kernel = entries[0];
-  }
+  ASSIGN_OR_RETURN(KernelSource source, ReadKernelSource(spec, spec_dir));
   // Fill every buffer before touching the device: input errors come first.
-  std::vector<std::vector<uint8_t>> initial(spec.param_size());
-  for (int i = 0; i < spec.param_size(); ++i) {
-    if (spec.param(i).kind_case() != Param::kBuffer) continue;
-    ASSIGN_OR_RETURN(initial[i], sim::FillBuffer(spec.param(i).buffer(), spec_dir));
-  }
+  ASSIGN_OR_RETURN(std::vector<std::vector<uint8_t>> initial, FillBuffers(spec, spec_dir));
 
   RETURN_IF_ERROR(EnsureContext(s));
-  // Set when a device fault destroyed the context: its handles must not be used again.
-  bool context_lost = false;
-  Cleanup cleanup;
   GpuRunResult result;
   result.device = s.device_name;
-
-  // Module, with the JIT's error log for PTX the driver rejects.
-  CUmodule module = nullptr;
-  {
-    std::vector<char> log(16384, '\0');
-    CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-    void* vals[] = {log.data(),
-                    reinterpret_cast<void*>(static_cast<uintptr_t>(log.size() - 1))};
-    CUresult r = cu.cuModuleLoadDataEx(&module, ptx.c_str(), 2, opts, vals);
-    if (r != CUDA_SUCCESS) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(ptx_path, ": the driver rejects the PTX: ", ErrorText(cu, r), "\n",
-                       log.data()));
-    }
-  }
-  cleanup.Add([&cu, module, &context_lost] {
-    if (!context_lost) cu.cuModuleUnload(module);
-  });
-  CUfunction function = nullptr;
-  if (CUresult r = cu.cuModuleGetFunction(&function, module, kernel.c_str());
-      r != CUDA_SUCCESS) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(ptx_path, ": no kernel \"", kernel, "\": ", ErrorText(cu, r)));
-  }
-
-  // Parameters must match the .entry one for one, in size (when the driver can tell).
-  if (cu.cuFuncGetParamInfo != nullptr) {
-    for (int i = 0; i <= spec.param_size(); ++i) {
-      size_t offset = 0, size = 0;
-      CUresult r = cu.cuFuncGetParamInfo(function, i, &offset, &size);
-      if (i == spec.param_size()) {
-        if (r == CUDA_SUCCESS) {
-          return absl::InvalidArgumentError(
-              absl::StrCat(ptx_path, ": kernel ", kernel, " has more than the spec's ",
-                           spec.param_size(), " parameters"));
-        }
-        break;
-      }
-      if (r != CUDA_SUCCESS) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(ptx_path, ": kernel ", kernel, " has ", i,
-                         " parameters, the spec gives ", spec.param_size()));
-      }
-      if (size != ParamSize(spec.param(i))) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(ptx_path, ": parameter ", i, " of ", kernel, " is ", size,
-                         " bytes; the spec passes ", ParamKind(spec.param(i)), " (",
-                         ParamSize(spec.param(i)), " bytes)"));
-      }
-    }
-  }
-  if (spec.dynamic_shared_bytes() > 48 * 1024) {
-    CUresult r =
-        cu.cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                              static_cast<int>(spec.dynamic_shared_bytes()));
-    if (r != CUDA_SUCCESS) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("cannot allow ", spec.dynamic_shared_bytes(),
-                       " bytes of dynamic shared memory: ", ErrorText(cu, r)));
-    }
-  }
-
-  // Buffers: [guard | bytes | guard], guards 0x5A, bytes from the fill.
-  std::vector<DeviceBuffer> buffers;
-  std::vector<std::array<uint8_t, 8>> values(spec.param_size());
-  std::vector<void*> args(spec.param_size());
-  cleanup.Add([&cu, &buffers, &context_lost] {
-    if (context_lost) return;
-    for (const DeviceBuffer& b : buffers) cu.cuMemFree(b.base);
-  });
-  for (int i = 0; i < spec.param_size(); ++i) {
-    const Param& p = spec.param(i);
-    values[i].fill(0);
-    switch (p.kind_case()) {
-      case Param::kBuffer: {
-        DeviceBuffer b;
-        b.name = p.buffer().name();
-        b.size = initial[i].size();
-        uint64_t total = b.size + 2 * kGuardBytes;
-        if (CUresult r = cu.cuMemAlloc(&b.base, total); r != CUDA_SUCCESS) {
-          return absl::ResourceExhaustedError(absl::StrCat(
-              "cuMemAlloc(", total, ") for buffer \"", b.name, "\": ", ErrorText(cu, r)));
-        }
-        buffers.push_back(b);
-        CUresult r = cu.cuMemsetD8(b.base, kGuardByte, total);
-        if (r == CUDA_SUCCESS && b.size > 0) {
-          r = cu.cuMemcpyHtoD(b.base + kGuardBytes, initial[i].data(), b.size);
-        }
-        if (r != CUDA_SUCCESS) {
-          return absl::InternalError(
-              absl::StrCat("filling buffer \"", b.name, "\": ", ErrorText(cu, r)));
-        }
-        CUdeviceptr ptr = b.base + kGuardBytes;
-        std::memcpy(values[i].data(), &ptr, sizeof(ptr));
-        break;
-      }
-      case Param::kU32: {
-        uint32_t v = p.u32();
-        std::memcpy(values[i].data(), &v, 4);
-        break;
-      }
-      case Param::kS32: {
-        int32_t v = p.s32();
-        std::memcpy(values[i].data(), &v, 4);
-        break;
-      }
-      case Param::kF32: {
-        float v = p.f32();
-        std::memcpy(values[i].data(), &v, 4);
-        break;
-      }
-      case Param::kU64: {
-        uint64_t v = p.u64();
-        std::memcpy(values[i].data(), &v, 8);
-        break;
-      }
-      case Param::kS64: {
-        int64_t v = p.s64();
-        std::memcpy(values[i].data(), &v, 8);
-        break;
-      }
-      case Param::kNullPtr:
-      case Param::KIND_NOT_SET:
-        break;
-    }
-    args[i] = values[i].data();
-  }
-
-  // Launch once, timed with events.
-  CUevent start = nullptr, stop = nullptr;
-  if (cu.cuEventCreate(&start, CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
-      cu.cuEventCreate(&stop, CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
-    return absl::InternalError("cuEventCreate failed");
-  }
-  cleanup.Add([&cu, start, stop, &context_lost] {
-    if (context_lost) return;
-    cu.cuEventDestroy(start);
-    cu.cuEventDestroy(stop);
-  });
-  cu.cuEventRecord(start, nullptr);
-  CUresult launch =
-      cu.cuLaunchKernel(function, spec.grid().x(), sim::DimOr1(spec.grid().y()),
-                        sim::DimOr1(spec.grid().z()), spec.block().x(),
-                        sim::DimOr1(spec.block().y()), sim::DimOr1(spec.block().z()),
-                        spec.dynamic_shared_bytes(), nullptr, args.data(), nullptr);
-  if (launch != CUDA_SUCCESS) {
-    // Refused before running (too many threads or registers, too much shared memory):
-    // not sticky, the context stays usable.
-    return absl::FailedPreconditionError(
-        absl::StrCat("cuLaunchKernel(", kernel, ", grid ", spec.grid().x(), ", block ",
-                     spec.block().x(), ", dynamic shared ", spec.dynamic_shared_bytes(),
-                     "): ", ErrorText(cu, launch)));
-  }
-  cu.cuEventRecord(stop, nullptr);
-  CUresult done = cu.cuEventSynchronize(stop);
-  if (done == CUDA_SUCCESS) done = cu.cuCtxSynchronize();
-  if (done != CUDA_SUCCESS) {
-    // A fault on the device poisons the context: report it and start afresh next time.
-    result.fault_kind = "cuda_error";
-    result.fault = ErrorText(cu, done);
-    context_lost = true;
-    cleanup.Add([&s, why = result.fault] { LoseContext(s, why); });
-    result.ok = false;
-    return result;
-  }
-  float ms = 0;
-  if (cu.cuEventElapsedTime(&ms, start, stop) == CUDA_SUCCESS) result.kernel_ms = ms;
-
-  // Copy back (guards included) and check the guards.
-  std::vector<sim::NamedBuffer> named;
-  for (const DeviceBuffer& b : buffers) {
-    std::vector<uint8_t> all(b.size + 2 * kGuardBytes);
-    if (CUresult r = cu.cuMemcpyDtoH(all.data(), b.base, all.size()); r != CUDA_SUCCESS) {
-      return absl::InternalError(
-          absl::StrCat("reading back buffer \"", b.name, "\": ", ErrorText(cu, r)));
-    }
-    for (uint64_t k = 0; k < all.size() && result.fault_kind.empty(); ++k) {
-      bool guard = k < kGuardBytes || k >= kGuardBytes + b.size;
-      if (guard && all[k] != kGuardByte) {
-        int64_t rel = static_cast<int64_t>(k) - static_cast<int64_t>(kGuardBytes);
-        result.fault_kind = "out_of_bounds";
-        result.fault = absl::StrFormat(
-            "buffer \"%s\" (%d bytes): the kernel wrote byte %d (0x%02x), outside the "
-            "buffer",
-            b.name, b.size, rel, all[k]);
-      }
-    }
-    GpuBuffer g;
-    g.name = b.name;
-    g.bytes.assign(all.begin() + kGuardBytes, all.begin() + kGuardBytes + b.size);
-    g.sha256 = sim::Sha256Hex(g.bytes);
-    named.push_back({g.name, g.bytes});
-    result.buffers.push_back(std::move(g));
-  }
-  result.expectations = sim::EvaluateExpectations(spec, named);
-  result.ok = result.fault_kind.empty();
-  for (const SimExpectationResult& e : result.expectations)
-    result.ok = result.ok && e.ok();
+  DeviceRun run(s, spec, source);
+  RETURN_IF_ERROR(run.LoadKernel());
+  RETURN_IF_ERROR(run.CheckParams());
+  RETURN_IF_ERROR(run.AllowDynamicShared());
+  RETURN_IF_ERROR(run.Upload(initial));
+  RETURN_IF_ERROR(run.Launch(result));
+  if (result.fault_kind == "cuda_error") return result;
+  RETURN_IF_ERROR(run.ReadBack(result));
+  Judge(spec, result);
   return result;
 }
 

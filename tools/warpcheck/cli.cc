@@ -13,6 +13,7 @@
 #include "google/protobuf/text_format.h"
 #include "sim/layout/layout_case.h"
 #include "sim/layout/layout_proto.h"
+#include "sim/base/bits.h"
 #include "sim/base/file.h"
 #include "sim/base/status_macros.h"
 #include "sim/base/text_proto.h"
@@ -109,7 +110,7 @@ int RunLayoutShow(Context& ctx) {
     }
     if (n->has_value()) {
       const int64_t v = **n;
-      if (v <= 0 || (v & (v - 1)) != 0) {
+      if (!sim::IsPowerOf2(v)) {
         PrintError(ctx.err, absl::StrCat("--", flag, ": ", v,
                                          " is not a power of two; Triton requires one"));
         return kExitInputError;

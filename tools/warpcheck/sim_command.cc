@@ -50,10 +50,10 @@ void PrintSimText(const SimReport& sim, std::ostream& out) {
     out << "\n";
   }
   // Sorted, zeros left out (JSON has them all).
-  std::map<std::string, double> counters(sim.counters().begin(), sim.counters().end());
+  std::map<std::string, uint64_t> counters(sim.counters().begin(), sim.counters().end());
   out << "counters:";
   for (const auto& [name, value] : counters) {
-    if (value != 0) out << " " << name << "=" << absl::StrFormat("%.0f", value);
+    if (value != 0) out << " " << name << "=" << value;
   }
   out << "\n";
   for (const SimBuffer& b : sim.buffers()) {

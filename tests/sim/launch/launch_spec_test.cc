@@ -85,6 +85,40 @@ TEST(LaunchSpecTest, EvaluatesBuffersEqual) {
   EXPECT_FALSE(EvaluateExpectations(spec, missing)[0].ok());
 }
 
+TEST(LaunchSpecTest, JudgeRunHashesBuffersAndFoldsTheVerdict) {
+  ASSERT_OK_AND_ASSIGN(LaunchSpec spec, ParseLaunchSpec(kSpec, "x"));
+  std::vector<NamedBuffer> same = {{"in", {}}, {"out", {}}};
+  RunVerdict v = JudgeRun(spec, same, /*faulted=*/false);
+  ASSERT_EQ(v.buffers.size(), 2u);
+  EXPECT_EQ(v.buffers[1].name(), "out");
+  // SHA-256 of the empty string.
+  EXPECT_EQ(v.buffers[1].sha256(),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  ASSERT_EQ(v.expectations.size(), 1u);
+  EXPECT_TRUE(v.ok);
+  EXPECT_FALSE(JudgeRun(spec, same, /*faulted=*/true).ok);
+  std::vector<NamedBuffer> differ = {{"in", {1}}, {"out", {2}}};
+  EXPECT_FALSE(JudgeRun(spec, differ, /*faulted=*/false).ok);
+}
+
+TEST(LaunchSpecTest, EncodeParamGivesTheKernelsBytes) {
+  Param p;
+  p.set_s32(-1);
+  EXPECT_EQ(EncodeParam(p, 0).bits, 0xFFFFFFFFu);
+  EXPECT_EQ(EncodeParam(p, 0).size, 4u);
+  p.set_f32(1.0f);
+  EXPECT_EQ(EncodeParam(p, 0).bits, 0x3F800000u);
+  p.set_s64(-2);
+  EXPECT_EQ(EncodeParam(p, 0).bits, ~uint64_t{1});
+  EXPECT_EQ(EncodeParam(p, 0).size, 8u);
+  p.mutable_buffer()->set_name("in");
+  EXPECT_EQ(EncodeParam(p, 0x1000).bits, 0x1000u);
+  EXPECT_EQ(EncodeParam(p, 0x1000).size, 8u);
+  p.mutable_null_ptr();
+  EXPECT_EQ(EncodeParam(p, 0x1000).bits, 0u);
+  EXPECT_EQ(EncodeParam(Param{}, 0).size, 0u);
+}
+
 TEST(LaunchSpecTest, SpecDirAndFirstDifference) {
   EXPECT_EQ(SpecDir("corpus/triton/a.textproto"), "corpus/triton");
   EXPECT_EQ(SpecDir("a.textproto"), "");

@@ -19,6 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sim/layout/encoding.h"
@@ -715,6 +716,27 @@ TEST(ParseTtgirTest, ErrorsCarryFilePositions) {
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "k.ttgir:1:45: module attributes: "
                        "expected ',' or '}'"));
+}
+
+// A #ttg.linear with more than 64 bases over more than 64 bits (3 dims of 2^30): the
+// surjectivity check still counts exactly, so the error is the one LinearLayout gives
+// for too many bits, or "not surjective" when one basis repeats.
+TEST(EncodingParseTest, WideLinearLayoutsAreCheckedExactly) {
+  auto bases = [](int dim, int repeat) {
+    std::vector<std::string> out;
+    for (int k = 0; k < 30; ++k) {
+      std::vector<int64_t> b(3, 0);
+      b[dim] = int64_t{1} << (k == repeat + 1 ? repeat : k);
+      out.push_back(absl::StrCat("[", absl::StrJoin(b, ", "), "]"));
+    }
+    return absl::StrCat("[", absl::StrJoin(out, ", "), "]");
+  };
+  auto linear = [&](int repeat) {
+    return absl::StrCat("#ttg.linear<{register = ", bases(0, -5), ", lane = ", bases(1, -5),
+                        ", warp = ", bases(2, repeat), ", block = []}>");
+  };
+  EXPECT_THAT(Reprint(linear(-5)), HasSubstr("90 input bits"));
+  EXPECT_THAT(Reprint(linear(0)), HasSubstr("not surjective"));
 }
 
 }  // namespace

@@ -99,7 +99,7 @@ TEST(MachineBankTest, MatrixRows) {
 
 // The machine's counters for one warp-level st.shared and one ld.shared.
 struct Counted {
-  double wavefronts, conflicts, requests;
+  int64_t wavefronts, conflicts, requests;
 };
 Counted RunPattern(const std::string& addr_code, const std::string& type, int vec) {
   std::string regs = vec == 1   ? "%r10"

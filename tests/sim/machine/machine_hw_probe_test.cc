@@ -69,7 +69,7 @@ TEST(MachineHwProbeTest, WavefrontsAndConflictsMatchNsightCompute) {
   for (const std::string& row : rows) {
     std::istringstream in(row);
     std::string spec;
-    double ld, st, cld, cst;
+    uint64_t ld, st, cld, cst;
     in >> spec >> ld >> st >> cld >> cst;
     SCOPED_TRACE(spec);
     ASSERT_OK_AND_ASSIGN(

@@ -48,9 +48,10 @@ struct BodyRun {
     }
     return false;
   }
-  double Counter(const std::string& name) const {
+  // The counter's value, or -1 when the report has no counter of that name.
+  int64_t Counter(const std::string& name) const {
     auto it = report.counters().find(name);
-    return it == report.counters().end() ? -1 : it->second;
+    return it == report.counters().end() ? -1 : static_cast<int64_t>(it->second);
   }
 };
 

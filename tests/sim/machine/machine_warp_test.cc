@@ -70,7 +70,7 @@ TEST(MachineWarpTest, ShflAllModesClampAndSegmask) {
   o.stride = static_cast<uint32_t>(8 * cases.size());
   ASSERT_OK_AND_ASSIGN(BodyRun r, RunBody(body, o));
   ASSERT_TRUE(r.report.ok()) << r.Faults();
-  EXPECT_EQ(r.Counter("shfl"), double(cases.size()));
+  EXPECT_EQ(r.Counter("shfl"), static_cast<int64_t>(cases.size()));
   for (size_t k = 0; k < cases.size(); ++k) {
     for (int lane = 0; lane < 32; ++lane) {
       uint32_t b = cases[k].b == "%r3" ? (7 * lane + 3) & 31 : std::stoul(cases[k].b);
