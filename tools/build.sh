@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Configures and builds warpcheck into ${BUILD_DIR:-build}. Extra arguments go to cmake.
+# TARGETS="warpcheck sha256_test" builds only those targets (default: everything).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${BUILD_DIR:-$root/build}"
@@ -7,4 +8,6 @@ jobs="${JOBS:-$(nproc)}"
 export CCACHE_DIR="${CCACHE_DIR:-$root/.ccache}"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" > "$build.configure.log" 2>&1 \
   || { cat "$build.configure.log"; exit 1; }
-cmake --build "$build" -j "$jobs"
+targets=()
+for t in ${TARGETS:-}; do targets+=(--target "$t"); done
+cmake --build "$build" -j "$jobs" "${targets[@]}"

@@ -1,11 +1,10 @@
 #include "sim/base/text_proto.h"
 
-#include <fstream>
-#include <sstream>
-
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
+#include "sim/base/file.h"
 
 namespace warpcheck::sim {
 namespace {
@@ -43,11 +42,10 @@ absl::Status ParseTextProto(absl::string_view text, absl::string_view origin,
 }
 
 absl::Status ParseTextProtoFile(const std::string& path, google::protobuf::Message* msg) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::InvalidArgumentError(absl::StrCat(path, ": cannot read file"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ParseTextProto(ss.str(), path, msg);
+  absl::StatusOr<std::string> text = ReadFile(path);
+  if (!text.ok())
+    return absl::InvalidArgumentError(absl::StrCat(path, ": cannot read file"));
+  return ParseTextProto(*text, path, msg);
 }
 
 }  // namespace warpcheck::sim

@@ -1,11 +1,13 @@
 #include "sim/launch/buffer_fill.h"
 
 #include <algorithm>
-#include <fstream>
+#include <filesystem>
 #include <iterator>
+#include <system_error>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "sim/base/file.h"
 
 namespace warpcheck::sim {
 namespace {
@@ -23,19 +25,18 @@ uint64_t SplitMix64(uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-absl::StatusOr<std::vector<uint8_t>> ReadFile(const BufferParam& b,
-                                              const std::string& spec_dir) {
+absl::StatusOr<std::vector<uint8_t>> ReadFileFill(const BufferParam& b,
+                                                  const std::string& spec_dir) {
   if (b.path().empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat(Describe(b), ": FILE fill needs `path`"));
   }
   std::string path = b.path();
   if (path[0] != '/' && !spec_dir.empty()) path = absl::StrCat(spec_dir, "/", path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(Describe(b), ": cannot read ", path));
-  in.seekg(0, std::ios::end);
-  std::streamoff file_size = in.tellg();
-  if (file_size < 0)
+  // The size first, so that an oversized file is refused without being read.
+  std::error_code size_error;
+  const uintmax_t file_size = std::filesystem::file_size(path, size_error);
+  if (size_error)
     return absl::NotFoundError(absl::StrCat(Describe(b), ": cannot read ", path));
   if (static_cast<uint64_t>(file_size) > kMaxBufferBytes) {
     return absl::ResourceExhaustedError(absl::StrCat(
@@ -46,20 +47,19 @@ absl::StatusOr<std::vector<uint8_t>> ReadFile(const BufferParam& b,
                                                    file_size, " bytes, size_bytes says ",
                                                    b.size_bytes()));
   }
-  in.seekg(0, std::ios::beg);
-  std::vector<uint8_t> bytes(static_cast<size_t>(file_size));
-  if (!bytes.empty() && !in.read(reinterpret_cast<char*>(bytes.data()),
-                                 static_cast<std::streamsize>(bytes.size()))) {
+  absl::StatusOr<std::string> text = ReadFile(path);
+  if (!text.ok())
+    return absl::NotFoundError(absl::StrCat(Describe(b), ": cannot read ", path));
+  if (text->size() < file_size)
     return absl::NotFoundError(absl::StrCat(Describe(b), ": short read from ", path));
-  }
-  return bytes;
+  return std::vector<uint8_t>(text->begin(), text->begin() + file_size);
 }
 
 }  // namespace
 
 absl::StatusOr<std::vector<uint8_t>> FillBuffer(const BufferParam& b,
                                                 const std::string& spec_dir) {
-  if (b.fill() == BufferParam::FILE) return ReadFile(b, spec_dir);
+  if (b.fill() == BufferParam::FILE) return ReadFileFill(b, spec_dir);
   if (b.size_bytes() > kMaxBufferBytes) {
     return absl::ResourceExhaustedError(
         absl::StrCat(Describe(b), ": larger than ", kMaxBufferBytes, " bytes"));

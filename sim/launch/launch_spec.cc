@@ -1,16 +1,15 @@
 #include "sim/launch/launch_spec.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
-#include "absl/strings/str_cat.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
+#include "sim/base/file.h"
 #include "sim/base/text_proto.h"
 #include "sim/launch/sha256.h"
 
@@ -28,11 +27,10 @@ absl::StatusOr<LaunchSpec> ParseLaunchSpec(absl::string_view text,
 }
 
 absl::StatusOr<LaunchSpec> LoadLaunchSpec(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read launch spec ", path));
-  std::stringstream text;
-  text << in.rdbuf();
-  return ParseLaunchSpec(text.str(), path);
+  absl::StatusOr<std::string> text = ReadFile(path);
+  if (!text.ok())
+    return absl::NotFoundError(absl::StrCat("cannot read launch spec ", path));
+  return ParseLaunchSpec(*text, path);
 }
 
 std::string SpecDir(const std::string& path) {

@@ -2,8 +2,8 @@
 //
 // This is the one hash every launch result uses: the simulator's report
 // (`sim.buffers[].sha256`) and the GPU runner's (tools/gpu) hash buffer bytes with it, so
-// equal hashes mean bit-identical buffers. Self-contained (no OpenSSL) so that every
-// build configuration, including the device machine's, computes the same thing.
+// equal hashes mean bit-identical buffers. Computed by OpenSSL's libcrypto (a shared
+// library: tools/gpu/make_carry.sh packs it for the device machine with the others).
 #ifndef WARPCHECK_SIM_LAUNCH_SHA256_H_
 #define WARPCHECK_SIM_LAUNCH_SHA256_H_
 

@@ -2,15 +2,14 @@
 
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <memory>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/strip.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/str_format.h"
+#include "sim/base/file.h"
 #include "sim/base/status_macros.h"
 #include "sim/launch/buffer_fill.h"
 #include "sim/launch/launch_spec.h"
@@ -184,18 +183,19 @@ absl::StatusOr<LaunchResult> RunLaunchSpecOnModule(const warpcheck::LaunchSpec& 
                                                 : 100'000'000;
   mopt.max_resident_ctas = options.max_resident_ctas;
   mopt.detect_races = options.detect_races;
-  std::unique_ptr<std::ofstream> trace;
-  std::string trace_partial;
+  // Streamed (a trace can be gigabytes) to a temporary renamed over trace_path at end.
+  std::unique_ptr<AtomicFileWriter> trace;
   if (!options.trace_path.empty()) {
-    trace_partial = options.trace_path + ".partial";
-    trace = std::make_unique<std::ofstream>(trace_partial, std::ios::binary);
-    if (!*trace)
+    absl::StatusOr<std::unique_ptr<AtomicFileWriter>> opened =
+        AtomicFileWriter::Open(options.trace_path);
+    if (!opened.ok())
       return absl::InvalidArgumentError(
           absl::StrCat(options.trace_path, ": cannot write"));
-    *trace << "# warpcheck sim trace v1: cta x,y,z warp W pc PC line LINE mask "
-              "EXECUTING_LANES  "
-              "INSTRUCTION\n";
-    mopt.trace = trace.get();
+    trace = *std::move(opened);
+    trace->stream() << "# warpcheck sim trace v1: cta x,y,z warp W pc PC line LINE mask "
+                       "EXECUTING_LANES  "
+                       "INSTRUCTION\n";
+    mopt.trace = &trace->stream();
   }
   if (!options.watch_buffer.empty()) {
     for (const auto& [n, idx] : buffer_regions) {
@@ -208,11 +208,8 @@ absl::StatusOr<LaunchResult> RunLaunchSpecOnModule(const warpcheck::LaunchSpec& 
                   std::move(params), &global, global_addrs);
   machine.Run();
   if (trace != nullptr) {
-    trace->close();
-    std::error_code ec;
-    std::filesystem::rename(trace_partial, options.trace_path, ec);
-    if (ec)
-      return absl::InternalError(absl::StrCat(options.trace_path, ": ", ec.message()));
+    if (absl::Status committed = trace->Commit(); !committed.ok())
+      return absl::InternalError(committed.message());
   }
 
   // The report.

@@ -1,8 +1,6 @@
 #include "sim/ptx/parser.h"
 
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -11,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "sim/base/file.h"
 #include "sim/base/status_macros.h"
 #include "sim/ptx/lexer.h"
 
@@ -945,11 +944,10 @@ absl::StatusOr<Module> ParseModule(absl::string_view text, const std::string& fi
 }
 
 absl::StatusOr<Module> ParseModuleFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open PTX file"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ParseModule(ss.str(), path);
+  absl::StatusOr<std::string> text = ReadFile(path);
+  if (!text.ok())
+    return absl::NotFoundError(absl::StrCat(path, ": cannot open PTX file"));
+  return ParseModule(*text, path);
 }
 
 void ClearLocations(Module* module) {

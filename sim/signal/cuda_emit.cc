@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
@@ -37,18 +38,10 @@ std::string Lower(std::string s) {
   return s;
 }
 
-std::string JsonEscape(absl::string_view s) {
-  std::string out;
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\') out += '\\';
-    if (static_cast<unsigned char>(ch) < 0x20) continue;
-    out += ch;
-  }
-  return out;
+// A C string literal holding exactly `s` (for the host tables).
+std::string CStr(absl::string_view s) {
+  return absl::StrCat("\"", absl::CEscape(s), "\"");
 }
-
-// A C string literal holding `s` (for the host tables).
-std::string CStr(absl::string_view s) { return absl::StrCat("\"", JsonEscape(s), "\""); }
 
 bool IsDataKind(SignalOpKind k) {
   return k == STORE || k == LOAD || k == PUT || k == GET || k == PUTSIG || k == COPY;
@@ -83,6 +76,9 @@ class Emitter {
  private:
   // ---- set-up ----
   absl::Status Prepare();
+  absl::Status PrepareObjects();
+  absl::Status PrepareKernels();
+  absl::Status PrepareAgents();
   void NumberSites(const Ops& ops, std::map<std::string, int>& counts);
   void ClassifyObjects(const Ops& ops);
   absl::StatusOr<int64_t> EvalStatic(const std::string& where, const std::string& text,
@@ -95,6 +91,21 @@ class Emitter {
   // ---- device code ----
   absl::Status EmitOps(const Ops& ops, Names& scope, int depth, std::string& o);
   absl::Status EmitOp(const SignalOp& op, Names& scope, int depth, std::string& o);
+  // One emitter per device op kind (EmitOp dispatches); see Lowering.
+  struct Lowering;
+  absl::Status EmitSignalWrite(const SignalOp& op, const Lowering& lw, Names& scope, std::string& o);
+  absl::Status EmitWait(const SignalOp& op, const Lowering& lw, Names& scope, std::string& o);
+  absl::Status EmitAtomic(const SignalOp& op, const Lowering& lw, Names& scope, std::string& o);
+  absl::Status EmitData(const SignalOp& op, const Lowering& lw, Names& scope, std::string& o);
+  absl::Status EmitStore(const SignalOp& op, const Lowering& lw, int obj, Names& scope,
+                         std::string& o);
+  absl::Status EmitLoad(const SignalOp& op, const Lowering& lw, int obj, Names& scope,
+                        std::string& o);
+  absl::Status EmitCopy(const SignalOp& op, const Lowering& lw, int obj, Names& scope,
+                        std::string& o);
+  absl::Status EmitPutSignal(const SignalOp& op, const Lowering& lw, Names& scope,
+                             std::string& o);
+  absl::Status EmitFence(const SignalOp& op, const Lowering& lw, Names& scope, std::string& o);
   absl::StatusOr<int> ObjectOf(const SignalOp& op, const std::string& name);
   std::string Scope(SignalScope s, const std::string& dflt) const;
   // ---- host code ----
@@ -102,6 +113,13 @@ class Emitter {
   absl::Status EmitHostOp(const SignalOp& op, Names& scope, int depth, std::string& o);
   absl::Status EmitControl(const SignalOp& op, Names& scope, int depth, bool host,
                            std::string& o);
+  // ---- the program, section by section (Run calls them in this order) ----
+  void EmitHeader(std::string& o) const;
+  void EmitBarrierAll(std::string& o) const;
+  absl::Status EmitKernelBodies(std::string& o);
+  void EmitLaunchKernels(std::string& o) const;
+  void EmitHostTables(std::string& o) const;
+  absl::Status EmitHostStreams(std::string& host_fns);
 
   std::string Site(const SignalOp& op) const { return site_name_[site_of_.at(&op)]; }
   int SiteId(const SignalOp& op) const { return site_of_.at(&op); }
@@ -193,7 +211,19 @@ absl::Status Emitter::Prepare() {
     }
     base_env_[prm.name()] = prm.value();
   }
-  // Objects.
+  // Objects, then sites (kernels then streams, pre-order), kernels and agents.
+  if (absl::Status st = PrepareObjects(); !st.ok()) return st;
+  std::map<std::string, int> counts;
+  for (const SignalKernel& k : p_.kernels()) NumberSites(k.body(), counts);
+  for (const SignalStream& s : p_.streams()) NumberSites(s.body(), counts);
+  for (const SignalKernel& k : p_.kernels()) ClassifyObjects(k.body());
+  for (const SignalStream& s : p_.streams()) ClassifyObjects(s.body());
+  if (absl::Status st = PrepareKernels(); !st.ok()) return st;
+  return PrepareAgents();
+}
+
+// The program's objects, then the hidden barrier object.
+absl::Status Emitter::PrepareObjects() {
   for (const SymObject& so : p_.objects()) {
     if (so.name().empty() || obj_index_.contains(so.name())) {
       return absl::InvalidArgumentError(absl::StrCat("object '", so.name(), "': empty or duplicate name"));
@@ -221,13 +251,11 @@ absl::Status Emitter::Prepare() {
   bar.size = 2 * n_;
   bar.is_signal = false;  // hidden: never listed in values
   objs_.push_back(bar);
-  // Sites: kernels then streams, pre-order.
-  std::map<std::string, int> counts;
-  for (const SignalKernel& k : p_.kernels()) NumberSites(k.body(), counts);
-  for (const SignalStream& s : p_.streams()) NumberSites(s.body(), counts);
-  for (const SignalKernel& k : p_.kernels()) ClassifyObjects(k.body());
-  for (const SignalStream& s : p_.streams()) ClassifyObjects(s.body());
-  // Kernels: grid per rank, threads.
+  return absl::OkStatus();
+}
+
+// Per kernel: its threads and its grid on every rank.
+absl::Status Emitter::PrepareKernels() {
   if (p_.kernels().empty()) return absl::InvalidArgumentError("program has no kernels");
   std::set<std::string> kernel_names;
   for (const SignalKernel& k : p_.kernels()) {
@@ -258,7 +286,11 @@ absl::Status Emitter::Prepare() {
     }
     grid_.push_back(grids);
   }
-  // Agents: CTAs (rank, kernel, cta), then host streams (rank, stream).
+  return absl::OkStatus();
+}
+
+// Agents: CTAs (rank, kernel, cta), then host streams (rank, stream).
+absl::Status Emitter::PrepareAgents() {
   bool several = p_.kernels_size() > 1;
   for (int64_t r = 0; r < n_; ++r) {
     for (int k = 0; k < p_.kernels_size(); ++k) {
@@ -396,328 +428,424 @@ absl::Status Emitter::EmitOps(const Ops& ops, Names& scope, int depth, std::stri
   if (!lhs##_or.ok()) return lhs##_or.status(); \
   const std::string lhs = *lhs##_or
 
+// How EmitOp lowers one device op for the threads that perform it (worked out once per
+// op; every per-kind emitter below reads it).
+struct Emitter::Lowering {
+  int site = 0;                // the op's site id (jitter, progress records)
+  SignalBy by = ALL_THREADS;   // who performs it, the default resolved
+  std::string by_cond;         // C condition: this thread performs it
+  std::string first, stride;   // this thread's first element of a range, and the step
+  std::string in2;             // indentation inside the op's block
+};
+
+// NOTIFY, SIGNAL_OP, ST_SIGNAL: a (fenced) store or add to one signal word.
+absl::Status Emitter::EmitSignalWrite(const SignalOp& op, const Lowering& lw,
+                                      Names& scope, std::string& o) {
+  const std::string& in2 = lw.in2;
+  const std::string& by_cond = lw.by_cond;
+  const int site = lw.site;
+  auto obj_or = ObjectOf(op, op.object());
+  if (!obj_or.ok()) return obj_or.status();
+  int obj = *obj_or;
+  const Obj& ob = objs_[obj];
+  WC_ASSIGN(idx, Expr(op, op.index(), "0", scope));
+  WC_ASSIGN(val, Expr(op, op.value(), "1", scope));
+  std::string rank_text = op.rank();
+  std::string fence, st_scope, st_sem = "relaxed";
+  bool add = op.sig_op() == ADD;
+  if (op.kind() == NOTIFY) {
+    SignalScope sc = op.scope() == SCOPE_UNSPECIFIED ? INTER_NODE : op.scope();  // front-end default
+    if (sc == GPU || sc == CTA) {
+      rank_text = "r";  // comm_scope=gpu ignores the rank operand
+      fence = "membar.gl;";
+      st_scope = "gpu";
+    } else if (sc == INTRA_NODE || sc == SYS) {
+      fence = gpus_ ? "membar.sys;" : "membar.gl;";
+      st_scope = TierScope();
+    } else {  // inter_node: nvshmemx_signal_op, no fence
+      st_scope = TierScope();
+    }
+  } else if (op.kind() == SIGNAL_OP) {
+    st_scope = TierScope();
+  } else {  // ST_SIGNAL
+    add = false;
+    st_scope = Scope(op.scope(), TierScope());
+    if (op.sem() == WEAK) st_sem = "";
+    else if (op.sem() == RELEASE) st_sem = "release";
+    else if (op.sem() == ACQUIRE || op.sem() == ACQ_REL) return Err(op, "st has no acquire/acq_rel form (ptxas rejects it)");
+  }
+  WC_ASSIGN(rank, Expr(op, rank_text, "r", scope));
+  const char* b = ob.width == 8 ? "b64" : "b32";
+  const char* u = ob.width == 8 ? "u64" : "u32";
+  const char* cons = ob.width == 8 ? "l" : "r";
+  const char* ct = ob.width == 8 ? "unsigned long long" : "unsigned";
+  std::string st_q = st_sem.empty() ? "st.global" : absl::StrCat("st.", st_sem, ".", st_scope, ".global");
+  absl::StrAppend(&o, in2, "if (", by_cond, ") {\n");
+  absl::StrAppend(&o, in2, "  wc_jitter(x, ", site, ");\n");
+  absl::StrAppend(&o, in2, "  long long rk = ", rank, ";\n");
+  absl::StrAppend(&o, in2, "  char* a = wc_addr(x, ", obj, ", rk, ", idx, ", ", ob.size, "LL, ", ob.width, ");\n");
+  absl::StrAppend(&o, in2, "  ", ct, " v = (", ct, ")(", val, ");\n");
+  absl::StrAppend(&o, in2, "  if (a) {\n");
+  if (!fence.empty()) absl::StrAppend(&o, in2, "    asm volatile(\"", fence, "\" ::: \"memory\");\n");
+  if (add) {
+    std::string atom = absl::StrCat("atom.relaxed.", st_scope, ".global.add.", u, " %0, [%1], %2;");
+    if (p_.no_native_p2p_atomics()) {
+      // A remote add without native P2P atomics is a read, then a write (B16).
+      absl::StrAppend(&o, in2, "    if (rk != v_r) { ", ct, " old; asm volatile(\"ld.relaxed.", st_scope, ".global.", b,
+                      " %0, [%1];\" : \"=", cons, "\"(old) : \"l\"(a) : \"memory\"); old += v; asm volatile(\"st.relaxed.", st_scope,
+                      ".global.", b, " [%0], %1;\" :: \"l\"(a), \"", cons, "\"(old) : \"memory\"); } else\n");
+    }
+    absl::StrAppend(&o, in2, "    { ", ct, " old; asm volatile(\"", atom, "\" : \"=", cons, "\"(old) : \"l\"(a), \"", cons, "\"(v) : \"memory\"); (void)old; }\n");
+  } else {
+    absl::StrAppend(&o, in2, "    asm volatile(\"", st_q, ".", b, " [%0], %1;\" :: \"l\"(a), \"", cons, "\"(v) : \"memory\");\n");
+  }
+  absl::StrAppend(&o, in2, "  }\n", in2, "}\n");
+  return absl::OkStatus();
+}
+
+// WAIT (dl.wait) and WAIT_UNTIL (signal_wait_until): the poll loop with the watchdog.
+absl::Status Emitter::EmitWait(const SignalOp& op, const Lowering& lw,
+                               Names& scope, std::string& o) {
+  const std::string& in2 = lw.in2;
+  const std::string& by_cond = lw.by_cond;
+  const std::string& first = lw.first;
+  const int site = lw.site;
+  auto obj_or = ObjectOf(op, op.object());
+  if (!obj_or.ok()) return obj_or.status();
+  int obj = *obj_or;
+  const Obj& ob = objs_[obj];
+  bool wait = op.kind() == WAIT;
+  if (wait && op.by() != BY_DEFAULT && op.by() != ALL_THREADS) {
+    return Err(op, "WAIT from divergent per-thread code: the full-mask bar.warp.sync is undefined (C16); not emitted");
+  }
+  WC_ASSIGN(rank, Expr(op, op.rank(), "r", scope));
+  WC_ASSIGN(idx, Expr(op, op.index(), "0", scope));
+  WC_ASSIGN(cnt, Expr(op, op.count(), "1", scope));
+  WC_ASSIGN(val, Expr(op, op.value(), "1", scope));
+  Names lscope = scope;
+  lscope.push_back({"l", Type::kInt});
+  WC_ASSIGN(lane_if, Expr(op, op.lane_if(), "true", lscope, Type::kBool));
+  // Defaults as in the simulator: dl.wait gpu/acquire, signal_wait_until sys/acquire.
+  std::string sc = Scope(op.scope(), wait ? "gpu" : TierScope());
+  std::string ld;
+  SignalSem sem = op.sem() == SEM_UNSPECIFIED ? ACQUIRE : op.sem();
+  if (sem == RELEASE || sem == ACQ_REL) {
+    return Err(op, "a wait with sem release/acq_rel lowers to invalid PTX (ld has no such form; ptxas rejects it)");
+  }
+  if (sem == WEAK) ld = wait ? "ld.global" : "ld.volatile.global";
+  else ld = absl::StrCat("ld.", sem == RELAXED ? "relaxed" : "acquire", ".", sc, ".global");
+  const char* b = ob.width == 8 ? "b64" : "b32";
+  const char* cons = ob.width == 8 ? "l" : "r";
+  const char* ct = ob.width == 8 ? "unsigned long long" : "unsigned";
+  std::string cmp = "eq";
+  if (!wait) {
+    switch (op.cmp()) {
+      case NE: cmp = "ne"; break;
+      case GT: cmp = "gt"; break;
+      case GE: cmp = "ge"; break;
+      case LT: cmp = "lt"; break;
+      case LE: cmp = "le"; break;
+      default: cmp = "eq"; break;
+    }
+  }
+  std::string ty = absl::StrCat(ob.is_signed ? "s" : "u", ob.width * 8);
+  std::string asm_text = absl::StrCat("{\\n\\t.reg .pred p;\\n\\t", ld, ".", b, " %0, [%2];\\n\\tsetp.", cmp, ".", ty,
+                                      " p, %0, %3;\\n\\tselp.u32 %1, 1, 0, p;\\n\\t}");
+  absl::StrAppend(&o, in2, "long long rk = ", rank, ", base = ", idx, ";\n");
+  absl::StrAppend(&o, in2, ct, " v = (", ct, ")(", val, ");\n");
+  if (wait) {
+    // dl.wait (NVIDIA): every thread; lane l < (unsigned)count polls base + l; then
+    // bar.warp.sync. At most 32 words are ever read.
+    absl::StrAppend(&o, in2, "unsigned cnt = (unsigned)(", cnt, ");\n");
+    absl::StrAppend(&o, in2, "const long long v_l = (long long)(threadIdx.x & 31);\n");
+    absl::StrAppend(&o, in2, "bool polls = (threadIdx.x & 31) < cnt && ", lane_if, ";\n");
+    absl::StrAppend(&o, in2, "wc_jitter(x, ", site, ");\n");
+  } else {
+    // signal_wait_until: per calling thread; a range: thread l polls base + l.
+    absl::StrAppend(&o, in2, "long long cnt = ", cnt, ";\n");
+    absl::StrAppend(&o, in2, "const long long v_l = cnt == 1 ? 0 : ", first, ";\n");
+    absl::StrAppend(&o, in2, "bool polls = (", by_cond, ") && v_l >= 0 && v_l < cnt && ", lane_if, ";\n");
+    absl::StrAppend(&o, in2, "const unsigned m = __ballot_sync(0xffffffffu, ", by_cond, ");\n");
+    absl::StrAppend(&o, in2, "if (", by_cond, ") {\n");
+    absl::StrAppend(&o, in2, "wc_jitter(x, ", site, ");\n");
+  }
+  absl::StrAppend(&o, in2, "wc_wait_begin(x, ", wait ? "0xffffffffu" : "m", ", ", site, ", (long long)v, ", obj, ", rk, base);\n");
+  absl::StrAppend(&o, in2, "if (polls && !x.aborted) {\n");
+  absl::StrAppend(&o, in2, "  char* a = wc_addr(x, ", obj, ", rk, base + v_l, ", ob.size, "LL, ", ob.width, ");\n");
+  absl::StrAppend(&o, in2, "  unsigned it = 0;\n");
+  absl::StrAppend(&o, in2, "  while (a) {\n");
+  absl::StrAppend(&o, in2, "    ", ct, " seen; unsigned ok;\n");
+  absl::StrAppend(&o, in2, "    asm volatile(\"", asm_text, "\" : \"=", cons, "\"(seen), \"=r\"(ok) : \"l\"(a), \"", cons, "\"(v) : \"memory\");\n");
+  absl::StrAppend(&o, in2, "    if (ok) break;\n");
+  absl::StrAppend(&o, in2, "    if (wc_poll(x, it, (long long)seen, base + v_l)) break;\n");
+  absl::StrAppend(&o, in2, "  }\n", in2, "}\n");
+  if (wait) {
+    absl::StrAppend(&o, in2, "asm volatile(\"bar.warp.sync 0xffffffff;\" ::: \"memory\");\n");
+    absl::StrAppend(&o, in2, "wc_wait_end(x, 0xffffffffu);\n");
+  } else {
+    absl::StrAppend(&o, in2, "wc_wait_end(x, m);\n", in2, "}\n");
+  }
+  return absl::OkStatus();
+}
+
+// ATOMIC_ADD, ATOMIC_CAS (optionally spinning); a `result` becomes a variable in scope.
+absl::Status Emitter::EmitAtomic(const SignalOp& op, const Lowering& lw,
+                                 Names& scope, std::string& o) {
+  const std::string& in2 = lw.in2;
+  const std::string& by_cond = lw.by_cond;
+  const int site = lw.site;
+  const SignalBy by = lw.by;
+  auto obj_or = ObjectOf(op, op.object());
+  if (!obj_or.ok()) return obj_or.status();
+  int obj = *obj_or;
+  const Obj& ob = objs_[obj];
+  WC_ASSIGN(rank, Expr(op, op.rank(), "r", scope));
+  WC_ASSIGN(idx, Expr(op, op.index(), "0", scope));
+  WC_ASSIGN(val, Expr(op, op.value(), "1", scope));
+  std::string cmpv = "0";
+  if (op.kind() == ATOMIC_CAS) {
+    WC_ASSIGN(c2, Expr(op, op.compare(), "0", scope));
+    cmpv = c2;
+  }
+  std::string sc = Scope(op.scope(), "gpu");
+  std::string sem = op.sem() == ACQUIRE ? "acquire" : op.sem() == RELEASE ? "release"
+                    : op.sem() == ACQ_REL ? "acq_rel" : "relaxed";
+  const char* cons = ob.width == 8 ? "l" : "r";
+  const char* ct = ob.width == 8 ? "unsigned long long" : "unsigned";
+  std::string atom = op.kind() == ATOMIC_ADD
+      ? absl::StrCat("atom.", sem, ".", sc, ".global.add.", ob.width == 8 ? "u64" : "u32", " %0, [%1], %2;")
+      : absl::StrCat("atom.", sem, ".", sc, ".global.cas.", ob.width == 8 ? "b64" : "b32", " %0, [%1], %3, %2;");
+  absl::StrAppend(&o, in2, ct, " old = 0;\n");
+  absl::StrAppend(&o, in2, "if (", by_cond, ") {\n");
+  absl::StrAppend(&o, in2, "  wc_jitter(x, ", site, ");\n");
+  absl::StrAppend(&o, in2, "  long long rk = ", rank, ", ix = ", idx, ";\n");
+  absl::StrAppend(&o, in2, "  char* a = wc_addr(x, ", obj, ", rk, ix, ", ob.size, "LL, ", ob.width, ");\n");
+  absl::StrAppend(&o, in2, "  ", ct, " v = (", ct, ")(", val, "), cmp = (", ct, ")(", cmpv, ");\n");
+  absl::StrAppend(&o, in2, "  (void)cmp;\n");
+  if (op.kind() == ATOMIC_CAS && op.spin()) {
+    absl::StrAppend(&o, in2, "  unsigned m = wc_wait_begin(x, __activemask(), ", site, ", (long long)cmp, ", obj, ", rk, ix);\n");
+    absl::StrAppend(&o, in2, "  unsigned it = 0;\n");
+    absl::StrAppend(&o, in2, "  while (a && !x.aborted) {\n");
+    absl::StrAppend(&o, in2, "    asm volatile(\"", atom, "\" : \"=", cons, "\"(old) : \"l\"(a), \"", cons, "\"(v), \"", cons, "\"(cmp) : \"memory\");\n");
+    absl::StrAppend(&o, in2, "    if (old == cmp) break;\n");
+    absl::StrAppend(&o, in2, "    if (wc_poll(x, it, (long long)old, ix)) break;\n");
+    absl::StrAppend(&o, in2, "  }\n");
+    absl::StrAppend(&o, in2, "  wc_wait_end(x, m);\n");
+  } else {
+    absl::StrAppend(&o, in2, "  if (a) asm volatile(\"", atom, "\" : \"=", cons, "\"(old) : \"l\"(a), \"", cons, "\"(v), \"", cons, "\"(cmp) : \"memory\");\n");
+  }
+  if (!op.result().empty() && by == THREAD0) absl::StrAppend(&o, in2, "  *x.bcast = (unsigned long long)old;\n");
+  absl::StrAppend(&o, in2, "}\n");
+  if (!op.result().empty()) {
+    if (by == THREAD0) {
+      // Thread 0's result, made known to the whole CTA (the simulator's CTA agent has it).
+      absl::StrAppend(&o, in2, "__syncthreads();\n");
+      absl::StrAppend(&o, in2, "v_", op.result(), " = (long long)*x.bcast;\n");
+      absl::StrAppend(&o, in2, "__syncthreads();\n");
+    } else {
+      absl::StrAppend(&o, in2, "v_", op.result(), " = (long long)old;\n");
+    }
+    bool known = false;
+    for (const auto& [name, t] : scope) known |= name == op.result();
+    if (!known) scope.push_back({op.result(), Type::kInt});
+  }
+  return absl::OkStatus();
+}
+
+// STORE, LOAD, PUT, GET, PUTSIG: the element range this thread covers, then the kind's
+// loop.
+absl::Status Emitter::EmitData(const SignalOp& op, const Lowering& lw, Names& scope,
+                               std::string& o) {
+  const std::string& in2 = lw.in2;
+  auto obj_or = ObjectOf(op, op.object());
+  if (!obj_or.ok()) return obj_or.status();
+  int obj = *obj_or;
+  WC_ASSIGN(rank, Expr(op, op.rank(), "r", scope));
+  WC_ASSIGN(idx, Expr(op, op.index(), "0", scope));
+  WC_ASSIGN(cnt, Expr(op, op.count(), "1", scope));
+  absl::StrAppend(&o, in2, "long long rk = ", rank, ", ix = ", idx, ", cnt = ", cnt, ";\n");
+  absl::StrAppend(&o, in2, "(void)rk;\n");
+  if (op.kind() == STORE) return EmitStore(op, lw, obj, scope, o);
+  if (op.kind() == LOAD) return EmitLoad(op, lw, obj, scope, o);
+  if (absl::Status st = EmitCopy(op, lw, obj, scope, o); !st.ok()) return st;
+  if (op.kind() == PUTSIG) return EmitPutSignal(op, lw, scope, o);
+  return absl::OkStatus();
+}
+
+// STORE: each element of the range gets the tag.
+absl::Status Emitter::EmitStore(const SignalOp& op, const Lowering& lw, int obj, Names& scope,
+                                std::string& o) {
+  const std::string& in2 = lw.in2;
+  const std::string& by_cond = lw.by_cond;
+  const std::string& first = lw.first;
+  const std::string& stride = lw.stride;
+  const Obj& ob = objs_[obj];
+  WC_ASSIGN(tag, Expr(op, op.tag(), "1", scope));
+  absl::StrAppend(&o, in2, "long long tag = ", tag, ";\n");
+  absl::StrAppend(&o, in2, "if (", by_cond, ") for (long long i = ", first, "; i < cnt; i += ", stride, ") {\n");
+  absl::StrAppend(&o, in2, "  char* a = wc_addr(x, ", obj, ", rk, ix + i, ", ob.size, "LL, ", ob.width, ");\n");
+  absl::StrAppend(&o, in2, "  if (a) wc_st_data(a, ", ob.width, ", tag);\n", in2, "}\n");
+  return absl::OkStatus();
+}
+
+// LOAD: reads the range; with `expect`/`tag`, a mismatch is counted.
+absl::Status Emitter::EmitLoad(const SignalOp& op, const Lowering& lw, int obj, Names& scope,
+                               std::string& o) {
+  const std::string& in2 = lw.in2;
+  const std::string& by_cond = lw.by_cond;
+  const std::string& first = lw.first;
+  const std::string& stride = lw.stride;
+  const Obj& ob = objs_[obj];
+  std::string expect_text = !op.expect().empty() ? op.expect() : op.tag();
+  std::string expect = "0";
+  if (!expect_text.empty()) {
+    WC_ASSIGN(ex, Expr(op, expect_text, "0", scope));
+    expect = ex;
+  }
+  absl::StrAppend(&o, in2, "long long want = ", expect, "; (void)want;\n");
+  absl::StrAppend(&o, in2, "if (", by_cond, ") for (long long i = ", first, "; i < cnt; i += ", stride, ") {\n");
+  absl::StrAppend(&o, in2, "  char* a = wc_addr(x, ", obj, ", rk, ix + i, ", ob.size, "LL, ", ob.width, ");\n");
+  absl::StrAppend(&o, in2, "  if (!a) continue;\n");
+  absl::StrAppend(&o, in2, "  long long got = wc_ld_data(a, ", ob.width, ");\n");
+  if (!expect_text.empty()) {
+    absl::StrAppend(&o, in2, "  if (got != want && !x.aborted && !wc_abort_raised()) atomicAdd(&g_aux[x.r]->mismatch, 1ull);\n");
+  } else {
+    absl::StrAppend(&o, in2, "  (void)got;\n");
+  }
+  absl::StrAppend(&o, in2, "}\n");
+  return absl::OkStatus();
+}
+
+// PUT, GET and the PUT of a PUTSIG: element-wise peer copies by the CTA.
+absl::Status Emitter::EmitCopy(const SignalOp& op, const Lowering& lw, int obj, Names& scope,
+                               std::string& o) {
+  const std::string& in2 = lw.in2;
+  const std::string& by_cond = lw.by_cond;
+  const std::string& first = lw.first;
+  const std::string& stride = lw.stride;
+  const Obj& ob = objs_[obj];
+  // PUT: object@r[src..] -> object@rank[ix..]; GET: object@rank[src..] -> object@r[ix..];
+  // PUTSIG: a PUT, then (after the CTA's copies) fence + signal. Direct peer
+  // copies by the CTA (symm_at), complete when the op returns.
+  WC_ASSIGN(src_idx, Expr(op, op.src_index(), op.index().empty() ? "0" : op.index(), scope));
+  bool get = op.kind() == GET;
+  std::string tag = "";
+  if (!op.tag().empty() && !get) {
+    WC_ASSIGN(t2, Expr(op, op.tag(), "0", scope));
+    tag = t2;
+  }
+  absl::StrAppend(&o, in2, "long long sx = ", src_idx, ";\n");
+  absl::StrAppend(&o, in2, "long long from_rank = ", get ? "rk" : "v_r", ", to_rank = ", get ? "v_r" : "rk", ";\n");
+  absl::StrAppend(&o, in2, "if (", by_cond, ") for (long long i = ", first, "; i < cnt; i += ", stride, ") {\n");
+  absl::StrAppend(&o, in2, "  char* d = wc_addr(x, ", obj, ", to_rank, ix + i, ", ob.size, "LL, ", ob.width, ");\n");
+  if (tag.empty()) {
+    absl::StrAppend(&o, in2, "  char* s = wc_addr(x, ", obj, ", from_rank, sx + i, ", ob.size, "LL, ", ob.width, ");\n");
+    absl::StrAppend(&o, in2, "  if (d && s) wc_st_data(d, ", ob.width, ", wc_ld_data(s, ", ob.width, "));\n");
+  } else {
+    absl::StrAppend(&o, in2, "  if (d) wc_st_data(d, ", ob.width, ", ", tag, ");\n");
+  }
+  absl::StrAppend(&o, in2, "}\n");
+  return absl::OkStatus();
+}
+
+// PUTSIG, after its copies: fence, then the signal to the destination rank.
+absl::Status Emitter::EmitPutSignal(const SignalOp& op, const Lowering& lw,
+                                    Names& scope, std::string& o) {
+  const std::string& in2 = lw.in2;
+  const int site = lw.site;
+  auto sobj_or = ObjectOf(op, op.signal_object());
+  if (!sobj_or.ok()) return sobj_or.status();
+  int sobj = *sobj_or;
+  const Obj& so = objs_[sobj];
+  WC_ASSIGN(sidx, Expr(op, op.signal_index(), "0", scope));
+  WC_ASSIGN(sval, Expr(op, op.signal_value(), "1", scope));
+  const char* cons = so.width == 8 ? "l" : "r";
+  const char* ct = so.width == 8 ? "unsigned long long" : "unsigned";
+  std::string fscope = TierScope();
+  absl::StrAppend(&o, in2, "__syncthreads();\n");
+  absl::StrAppend(&o, in2, "if (threadIdx.x == 0) {\n");
+  absl::StrAppend(&o, in2, "  wc_jitter(x, ", site, ");\n");
+  absl::StrAppend(&o, in2, "  char* a = wc_addr(x, ", sobj, ", rk, ", sidx, ", ", so.size, "LL, ", so.width, ");\n");
+  absl::StrAppend(&o, in2, "  ", ct, " v = (", ct, ")(", sval, ");\n");
+  absl::StrAppend(&o, in2, "  asm volatile(\"fence.sc.", fscope, ";\" ::: \"memory\");\n");
+  if (op.signal_op() == ADD) {
+    absl::StrAppend(&o, in2, "  if (a) { ", ct, " old; asm volatile(\"atom.relaxed.", fscope, ".global.add.", so.width == 8 ? "u64" : "u32",
+                    " %0, [%1], %2;\" : \"=", cons, "\"(old) : \"l\"(a), \"", cons, "\"(v) : \"memory\"); (void)old; }\n");
+  } else {
+    absl::StrAppend(&o, in2, "  if (a) asm volatile(\"st.relaxed.", fscope, ".global.", so.width == 8 ? "b64" : "b32",
+                    " [%0], %1;\" :: \"l\"(a), \"", cons, "\"(v) : \"memory\");\n");
+  }
+  absl::StrAppend(&o, in2, "}\n");
+  return absl::OkStatus();
+}
+
+// FENCE, NVSHMEM_FENCE, QUIET.
+absl::Status Emitter::EmitFence(const SignalOp& op, const Lowering& lw,
+                                Names& scope, std::string& o) {
+  const std::string& in2 = lw.in2;
+  const std::string& by_cond = lw.by_cond;
+  std::string sc = op.kind() == FENCE ? Scope(op.scope(), TierScope()) : TierScope();
+  std::string kindq = op.kind() == FENCE && (op.sem() == ACQ_REL || op.sem() == ACQUIRE || op.sem() == RELEASE) ? "acq_rel" : "sc";
+  absl::StrAppend(&o, in2, "if (", by_cond, ") asm volatile(\"fence.", kindq, ".", sc, ";\" ::: \"memory\");\n");
+  return absl::OkStatus();
+}
+
 absl::Status Emitter::EmitOp(const SignalOp& op, Names& scope, int depth, std::string& o) {
   const std::string ind(2 * depth + 2, ' ');
-  const int site = SiteId(op);
   const std::string sname = Site(op);
+  Lowering lw;
+  lw.site = SiteId(op);
   // Who performs the op: default thread 0 for NOTIFY/SIGNAL_OP/ATOMIC_*, else all threads.
   bool t0_default = op.kind() == NOTIFY || op.kind() == SIGNAL_OP || op.kind() == ATOMIC_ADD ||
                     op.kind() == ATOMIC_CAS;
-  SignalBy by = op.by();
-  if (by == BY_DEFAULT) by = t0_default ? THREAD0 : ALL_THREADS;
-  std::string by_cond = by == THREAD0         ? "threadIdx.x == 0"
-                        : by == OTHER_THREADS ? "threadIdx.x != 0 && (int)threadIdx.x < x.nthreads"
-                                              : "(int)threadIdx.x < x.nthreads";
-  std::string first = by == THREAD0 ? "0" : by == OTHER_THREADS ? "(long long)threadIdx.x - 1" : "(long long)threadIdx.x";
-  std::string stride = by == THREAD0 ? "1" : by == OTHER_THREADS ? "(long long)(x.nthreads - 1)" : "(long long)x.nthreads";
+  lw.by = op.by() == BY_DEFAULT ? (t0_default ? THREAD0 : ALL_THREADS) : op.by();
+  const SignalBy by = lw.by;
+  lw.by_cond = by == THREAD0         ? "threadIdx.x == 0"
+               : by == OTHER_THREADS ? "threadIdx.x != 0 && (int)threadIdx.x < x.nthreads"
+                                     : "(int)threadIdx.x < x.nthreads";
+  lw.first = by == THREAD0 ? "0" : by == OTHER_THREADS ? "(long long)threadIdx.x - 1" : "(long long)threadIdx.x";
+  lw.stride = by == THREAD0 ? "1" : by == OTHER_THREADS ? "(long long)(x.nthreads - 1)" : "(long long)x.nthreads";
   absl::StrAppend(&o, ind, "{  // ", sname, "\n");
-  const std::string in2 = ind + "  ";
+  lw.in2 = ind + "  ";
+  const std::string& in2 = lw.in2;
+  absl::Status st = absl::OkStatus();
   switch (op.kind()) {
     case NOTIFY:
     case SIGNAL_OP:
-    case ST_SIGNAL: {
-      auto obj_or = ObjectOf(op, op.object());
-      if (!obj_or.ok()) return obj_or.status();
-      int obj = *obj_or;
-      const Obj& ob = objs_[obj];
-      WC_ASSIGN(idx, Expr(op, op.index(), "0", scope));
-      WC_ASSIGN(val, Expr(op, op.value(), "1", scope));
-      std::string rank_text = op.rank();
-      std::string fence, st_scope, st_sem = "relaxed";
-      bool add = op.sig_op() == ADD;
-      if (op.kind() == NOTIFY) {
-        SignalScope sc = op.scope() == SCOPE_UNSPECIFIED ? INTER_NODE : op.scope();  // front-end default
-        if (sc == GPU || sc == CTA) {
-          rank_text = "r";  // comm_scope=gpu ignores the rank operand
-          fence = "membar.gl;";
-          st_scope = "gpu";
-        } else if (sc == INTRA_NODE || sc == SYS) {
-          fence = gpus_ ? "membar.sys;" : "membar.gl;";
-          st_scope = TierScope();
-        } else {  // inter_node: nvshmemx_signal_op, no fence
-          st_scope = TierScope();
-        }
-      } else if (op.kind() == SIGNAL_OP) {
-        st_scope = TierScope();
-      } else {  // ST_SIGNAL
-        add = false;
-        st_scope = Scope(op.scope(), TierScope());
-        if (op.sem() == WEAK) st_sem = "";
-        else if (op.sem() == RELEASE) st_sem = "release";
-        else if (op.sem() == ACQUIRE || op.sem() == ACQ_REL) return Err(op, "st has no acquire/acq_rel form (ptxas rejects it)");
-      }
-      WC_ASSIGN(rank, Expr(op, rank_text, "r", scope));
-      const char* b = ob.width == 8 ? "b64" : "b32";
-      const char* u = ob.width == 8 ? "u64" : "u32";
-      const char* cons = ob.width == 8 ? "l" : "r";
-      const char* ct = ob.width == 8 ? "unsigned long long" : "unsigned";
-      std::string st_q = st_sem.empty() ? "st.global" : absl::StrCat("st.", st_sem, ".", st_scope, ".global");
-      absl::StrAppend(&o, in2, "if (", by_cond, ") {\n");
-      absl::StrAppend(&o, in2, "  wc_jitter(x, ", site, ");\n");
-      absl::StrAppend(&o, in2, "  long long rk = ", rank, ";\n");
-      absl::StrAppend(&o, in2, "  char* a = wc_addr(x, ", obj, ", rk, ", idx, ", ", ob.size, "LL, ", ob.width, ");\n");
-      absl::StrAppend(&o, in2, "  ", ct, " v = (", ct, ")(", val, ");\n");
-      absl::StrAppend(&o, in2, "  if (a) {\n");
-      if (!fence.empty()) absl::StrAppend(&o, in2, "    asm volatile(\"", fence, "\" ::: \"memory\");\n");
-      if (add) {
-        std::string atom = absl::StrCat("atom.relaxed.", st_scope, ".global.add.", u, " %0, [%1], %2;");
-        if (p_.no_native_p2p_atomics()) {
-          // A remote add without native P2P atomics is a read, then a write (B16).
-          absl::StrAppend(&o, in2, "    if (rk != v_r) { ", ct, " old; asm volatile(\"ld.relaxed.", st_scope, ".global.", b,
-                          " %0, [%1];\" : \"=", cons, "\"(old) : \"l\"(a) : \"memory\"); old += v; asm volatile(\"st.relaxed.", st_scope,
-                          ".global.", b, " [%0], %1;\" :: \"l\"(a), \"", cons, "\"(old) : \"memory\"); } else\n");
-        }
-        absl::StrAppend(&o, in2, "    { ", ct, " old; asm volatile(\"", atom, "\" : \"=", cons, "\"(old) : \"l\"(a), \"", cons, "\"(v) : \"memory\"); (void)old; }\n");
-      } else {
-        absl::StrAppend(&o, in2, "    asm volatile(\"", st_q, ".", b, " [%0], %1;\" :: \"l\"(a), \"", cons, "\"(v) : \"memory\");\n");
-      }
-      absl::StrAppend(&o, in2, "  }\n", in2, "}\n");
+    case ST_SIGNAL:
+      st = EmitSignalWrite(op, lw, scope, o);
       break;
-    }
     case WAIT:
-    case WAIT_UNTIL: {
-      auto obj_or = ObjectOf(op, op.object());
-      if (!obj_or.ok()) return obj_or.status();
-      int obj = *obj_or;
-      const Obj& ob = objs_[obj];
-      bool wait = op.kind() == WAIT;
-      if (wait && op.by() != BY_DEFAULT && op.by() != ALL_THREADS) {
-        return Err(op, "WAIT from divergent per-thread code: the full-mask bar.warp.sync is undefined (C16); not emitted");
-      }
-      WC_ASSIGN(rank, Expr(op, op.rank(), "r", scope));
-      WC_ASSIGN(idx, Expr(op, op.index(), "0", scope));
-      WC_ASSIGN(cnt, Expr(op, op.count(), "1", scope));
-      WC_ASSIGN(val, Expr(op, op.value(), "1", scope));
-      Names lscope = scope;
-      lscope.push_back({"l", Type::kInt});
-      WC_ASSIGN(lane_if, Expr(op, op.lane_if(), "true", lscope, Type::kBool));
-      // Defaults as in the simulator: dl.wait gpu/acquire, signal_wait_until sys/acquire.
-      std::string sc = Scope(op.scope(), wait ? "gpu" : TierScope());
-      std::string ld;
-      SignalSem sem = op.sem() == SEM_UNSPECIFIED ? ACQUIRE : op.sem();
-      if (sem == RELEASE || sem == ACQ_REL) {
-        return Err(op, "a wait with sem release/acq_rel lowers to invalid PTX (ld has no such form; ptxas rejects it)");
-      }
-      if (sem == WEAK) ld = wait ? "ld.global" : "ld.volatile.global";
-      else ld = absl::StrCat("ld.", sem == RELAXED ? "relaxed" : "acquire", ".", sc, ".global");
-      const char* b = ob.width == 8 ? "b64" : "b32";
-      const char* cons = ob.width == 8 ? "l" : "r";
-      const char* ct = ob.width == 8 ? "unsigned long long" : "unsigned";
-      std::string cmp = "eq";
-      if (!wait) {
-        switch (op.cmp()) {
-          case NE: cmp = "ne"; break;
-          case GT: cmp = "gt"; break;
-          case GE: cmp = "ge"; break;
-          case LT: cmp = "lt"; break;
-          case LE: cmp = "le"; break;
-          default: cmp = "eq"; break;
-        }
-      }
-      std::string ty = absl::StrCat(ob.is_signed ? "s" : "u", ob.width * 8);
-      std::string asm_text = absl::StrCat("{\\n\\t.reg .pred p;\\n\\t", ld, ".", b, " %0, [%2];\\n\\tsetp.", cmp, ".", ty,
-                                          " p, %0, %3;\\n\\tselp.u32 %1, 1, 0, p;\\n\\t}");
-      absl::StrAppend(&o, in2, "long long rk = ", rank, ", base = ", idx, ";\n");
-      absl::StrAppend(&o, in2, ct, " v = (", ct, ")(", val, ");\n");
-      if (wait) {
-        // dl.wait (NVIDIA): every thread; lane l < (unsigned)count polls base + l; then
-        // bar.warp.sync. At most 32 words are ever read.
-        absl::StrAppend(&o, in2, "unsigned cnt = (unsigned)(", cnt, ");\n");
-        absl::StrAppend(&o, in2, "const long long v_l = (long long)(threadIdx.x & 31);\n");
-        absl::StrAppend(&o, in2, "bool polls = (threadIdx.x & 31) < cnt && ", lane_if, ";\n");
-        absl::StrAppend(&o, in2, "wc_jitter(x, ", site, ");\n");
-      } else {
-        // signal_wait_until: per calling thread; a range: thread l polls base + l.
-        absl::StrAppend(&o, in2, "long long cnt = ", cnt, ";\n");
-        absl::StrAppend(&o, in2, "const long long v_l = cnt == 1 ? 0 : ", first, ";\n");
-        absl::StrAppend(&o, in2, "bool polls = (", by_cond, ") && v_l >= 0 && v_l < cnt && ", lane_if, ";\n");
-        absl::StrAppend(&o, in2, "const unsigned m = __ballot_sync(0xffffffffu, ", by_cond, ");\n");
-        absl::StrAppend(&o, in2, "if (", by_cond, ") {\n");
-        absl::StrAppend(&o, in2, "wc_jitter(x, ", site, ");\n");
-      }
-      absl::StrAppend(&o, in2, "wc_wait_begin(x, ", wait ? "0xffffffffu" : "m", ", ", site, ", (long long)v, ", obj, ", rk, base);\n");
-      absl::StrAppend(&o, in2, "if (polls && !x.aborted) {\n");
-      absl::StrAppend(&o, in2, "  char* a = wc_addr(x, ", obj, ", rk, base + v_l, ", ob.size, "LL, ", ob.width, ");\n");
-      absl::StrAppend(&o, in2, "  unsigned it = 0;\n");
-      absl::StrAppend(&o, in2, "  while (a) {\n");
-      absl::StrAppend(&o, in2, "    ", ct, " seen; unsigned ok;\n");
-      absl::StrAppend(&o, in2, "    asm volatile(\"", asm_text, "\" : \"=", cons, "\"(seen), \"=r\"(ok) : \"l\"(a), \"", cons, "\"(v) : \"memory\");\n");
-      absl::StrAppend(&o, in2, "    if (ok) break;\n");
-      absl::StrAppend(&o, in2, "    if (wc_poll(x, it, (long long)seen, base + v_l)) break;\n");
-      absl::StrAppend(&o, in2, "  }\n", in2, "}\n");
-      if (wait) {
-        absl::StrAppend(&o, in2, "asm volatile(\"bar.warp.sync 0xffffffff;\" ::: \"memory\");\n");
-        absl::StrAppend(&o, in2, "wc_wait_end(x, 0xffffffffu);\n");
-      } else {
-        absl::StrAppend(&o, in2, "wc_wait_end(x, m);\n", in2, "}\n");
-      }
+    case WAIT_UNTIL:
+      st = EmitWait(op, lw, scope, o);
       break;
-    }
     case ATOMIC_ADD:
-    case ATOMIC_CAS: {
-      auto obj_or = ObjectOf(op, op.object());
-      if (!obj_or.ok()) return obj_or.status();
-      int obj = *obj_or;
-      const Obj& ob = objs_[obj];
-      WC_ASSIGN(rank, Expr(op, op.rank(), "r", scope));
-      WC_ASSIGN(idx, Expr(op, op.index(), "0", scope));
-      WC_ASSIGN(val, Expr(op, op.value(), "1", scope));
-      std::string cmpv = "0";
-      if (op.kind() == ATOMIC_CAS) {
-        WC_ASSIGN(c2, Expr(op, op.compare(), "0", scope));
-        cmpv = c2;
-      }
-      std::string sc = Scope(op.scope(), "gpu");
-      std::string sem = op.sem() == ACQUIRE ? "acquire" : op.sem() == RELEASE ? "release"
-                        : op.sem() == ACQ_REL ? "acq_rel" : "relaxed";
-      const char* cons = ob.width == 8 ? "l" : "r";
-      const char* ct = ob.width == 8 ? "unsigned long long" : "unsigned";
-      std::string atom = op.kind() == ATOMIC_ADD
-          ? absl::StrCat("atom.", sem, ".", sc, ".global.add.", ob.width == 8 ? "u64" : "u32", " %0, [%1], %2;")
-          : absl::StrCat("atom.", sem, ".", sc, ".global.cas.", ob.width == 8 ? "b64" : "b32", " %0, [%1], %3, %2;");
-      absl::StrAppend(&o, in2, ct, " old = 0;\n");
-      absl::StrAppend(&o, in2, "if (", by_cond, ") {\n");
-      absl::StrAppend(&o, in2, "  wc_jitter(x, ", site, ");\n");
-      absl::StrAppend(&o, in2, "  long long rk = ", rank, ", ix = ", idx, ";\n");
-      absl::StrAppend(&o, in2, "  char* a = wc_addr(x, ", obj, ", rk, ix, ", ob.size, "LL, ", ob.width, ");\n");
-      absl::StrAppend(&o, in2, "  ", ct, " v = (", ct, ")(", val, "), cmp = (", ct, ")(", cmpv, ");\n");
-      absl::StrAppend(&o, in2, "  (void)cmp;\n");
-      if (op.kind() == ATOMIC_CAS && op.spin()) {
-        absl::StrAppend(&o, in2, "  unsigned m = wc_wait_begin(x, __activemask(), ", site, ", (long long)cmp, ", obj, ", rk, ix);\n");
-        absl::StrAppend(&o, in2, "  unsigned it = 0;\n");
-        absl::StrAppend(&o, in2, "  while (a && !x.aborted) {\n");
-        absl::StrAppend(&o, in2, "    asm volatile(\"", atom, "\" : \"=", cons, "\"(old) : \"l\"(a), \"", cons, "\"(v), \"", cons, "\"(cmp) : \"memory\");\n");
-        absl::StrAppend(&o, in2, "    if (old == cmp) break;\n");
-        absl::StrAppend(&o, in2, "    if (wc_poll(x, it, (long long)old, ix)) break;\n");
-        absl::StrAppend(&o, in2, "  }\n");
-        absl::StrAppend(&o, in2, "  wc_wait_end(x, m);\n");
-      } else {
-        absl::StrAppend(&o, in2, "  if (a) asm volatile(\"", atom, "\" : \"=", cons, "\"(old) : \"l\"(a), \"", cons, "\"(v), \"", cons, "\"(cmp) : \"memory\");\n");
-      }
-      if (!op.result().empty() && by == THREAD0) absl::StrAppend(&o, in2, "  *x.bcast = (unsigned long long)old;\n");
-      absl::StrAppend(&o, in2, "}\n");
-      if (!op.result().empty()) {
-        if (by == THREAD0) {
-          // Thread 0's result, made known to the whole CTA (the simulator's CTA agent has it).
-          absl::StrAppend(&o, in2, "__syncthreads();\n");
-          absl::StrAppend(&o, in2, "v_", op.result(), " = (long long)*x.bcast;\n");
-          absl::StrAppend(&o, in2, "__syncthreads();\n");
-        } else {
-          absl::StrAppend(&o, in2, "v_", op.result(), " = (long long)old;\n");
-        }
-        bool known = false;
-        for (const auto& [name, t] : scope) known |= name == op.result();
-        if (!known) scope.push_back({op.result(), Type::kInt});
-      }
+    case ATOMIC_CAS:
+      st = EmitAtomic(op, lw, scope, o);
       break;
-    }
     case STORE:
     case LOAD:
     case PUT:
     case GET:
-    case PUTSIG: {
-      auto obj_or = ObjectOf(op, op.object());
-      if (!obj_or.ok()) return obj_or.status();
-      int obj = *obj_or;
-      const Obj& ob = objs_[obj];
-      WC_ASSIGN(rank, Expr(op, op.rank(), "r", scope));
-      WC_ASSIGN(idx, Expr(op, op.index(), "0", scope));
-      WC_ASSIGN(cnt, Expr(op, op.count(), "1", scope));
-      absl::StrAppend(&o, in2, "long long rk = ", rank, ", ix = ", idx, ", cnt = ", cnt, ";\n");
-      absl::StrAppend(&o, in2, "(void)rk;\n");
-      if (op.kind() == STORE) {
-        WC_ASSIGN(tag, Expr(op, op.tag(), "1", scope));
-        absl::StrAppend(&o, in2, "long long tag = ", tag, ";\n");
-        absl::StrAppend(&o, in2, "if (", by_cond, ") for (long long i = ", first, "; i < cnt; i += ", stride, ") {\n");
-        absl::StrAppend(&o, in2, "  char* a = wc_addr(x, ", obj, ", rk, ix + i, ", ob.size, "LL, ", ob.width, ");\n");
-        absl::StrAppend(&o, in2, "  if (a) wc_st_data(a, ", ob.width, ", tag);\n", in2, "}\n");
-      } else if (op.kind() == LOAD) {
-        std::string expect_text = !op.expect().empty() ? op.expect() : op.tag();
-        std::string expect = "0";
-        if (!expect_text.empty()) {
-          WC_ASSIGN(ex, Expr(op, expect_text, "0", scope));
-          expect = ex;
-        }
-        absl::StrAppend(&o, in2, "long long want = ", expect, "; (void)want;\n");
-        absl::StrAppend(&o, in2, "if (", by_cond, ") for (long long i = ", first, "; i < cnt; i += ", stride, ") {\n");
-        absl::StrAppend(&o, in2, "  char* a = wc_addr(x, ", obj, ", rk, ix + i, ", ob.size, "LL, ", ob.width, ");\n");
-        absl::StrAppend(&o, in2, "  if (!a) continue;\n");
-        absl::StrAppend(&o, in2, "  long long got = wc_ld_data(a, ", ob.width, ");\n");
-        if (!expect_text.empty()) {
-          absl::StrAppend(&o, in2, "  if (got != want && !x.aborted && !wc_abort_raised()) atomicAdd(&g_aux[x.r]->mismatch, 1ull);\n");
-        } else {
-          absl::StrAppend(&o, in2, "  (void)got;\n");
-        }
-        absl::StrAppend(&o, in2, "}\n");
-      } else {
-        // PUT: object@r[src..] -> object@rank[ix..]; GET: object@rank[src..] -> object@r[ix..];
-        // PUTSIG: a PUT, then (after the CTA's copies) fence + signal. Direct peer
-        // copies by the CTA (symm_at), complete when the op returns.
-        WC_ASSIGN(src_idx, Expr(op, op.src_index(), op.index().empty() ? "0" : op.index(), scope));
-        bool get = op.kind() == GET;
-        std::string tag = "";
-        if (!op.tag().empty() && !get) {
-          WC_ASSIGN(t2, Expr(op, op.tag(), "0", scope));
-          tag = t2;
-        }
-        absl::StrAppend(&o, in2, "long long sx = ", src_idx, ";\n");
-        absl::StrAppend(&o, in2, "long long from_rank = ", get ? "rk" : "v_r", ", to_rank = ", get ? "v_r" : "rk", ";\n");
-        absl::StrAppend(&o, in2, "if (", by_cond, ") for (long long i = ", first, "; i < cnt; i += ", stride, ") {\n");
-        absl::StrAppend(&o, in2, "  char* d = wc_addr(x, ", obj, ", to_rank, ix + i, ", ob.size, "LL, ", ob.width, ");\n");
-        if (tag.empty()) {
-          absl::StrAppend(&o, in2, "  char* s = wc_addr(x, ", obj, ", from_rank, sx + i, ", ob.size, "LL, ", ob.width, ");\n");
-          absl::StrAppend(&o, in2, "  if (d && s) wc_st_data(d, ", ob.width, ", wc_ld_data(s, ", ob.width, "));\n");
-        } else {
-          absl::StrAppend(&o, in2, "  if (d) wc_st_data(d, ", ob.width, ", ", tag, ");\n");
-        }
-        absl::StrAppend(&o, in2, "}\n");
-        if (op.kind() == PUTSIG) {
-          auto sobj_or = ObjectOf(op, op.signal_object());
-          if (!sobj_or.ok()) return sobj_or.status();
-          int sobj = *sobj_or;
-          const Obj& so = objs_[sobj];
-          WC_ASSIGN(sidx, Expr(op, op.signal_index(), "0", scope));
-          WC_ASSIGN(sval, Expr(op, op.signal_value(), "1", scope));
-          const char* cons = so.width == 8 ? "l" : "r";
-          const char* ct = so.width == 8 ? "unsigned long long" : "unsigned";
-          std::string fscope = TierScope();
-          absl::StrAppend(&o, in2, "__syncthreads();\n");
-          absl::StrAppend(&o, in2, "if (threadIdx.x == 0) {\n");
-          absl::StrAppend(&o, in2, "  wc_jitter(x, ", site, ");\n");
-          absl::StrAppend(&o, in2, "  char* a = wc_addr(x, ", sobj, ", rk, ", sidx, ", ", so.size, "LL, ", so.width, ");\n");
-          absl::StrAppend(&o, in2, "  ", ct, " v = (", ct, ")(", sval, ");\n");
-          absl::StrAppend(&o, in2, "  asm volatile(\"fence.sc.", fscope, ";\" ::: \"memory\");\n");
-          if (op.signal_op() == ADD) {
-            absl::StrAppend(&o, in2, "  if (a) { ", ct, " old; asm volatile(\"atom.relaxed.", fscope, ".global.add.", so.width == 8 ? "u64" : "u32",
-                            " %0, [%1], %2;\" : \"=", cons, "\"(old) : \"l\"(a), \"", cons, "\"(v) : \"memory\"); (void)old; }\n");
-          } else {
-            absl::StrAppend(&o, in2, "  if (a) asm volatile(\"st.relaxed.", fscope, ".global.", so.width == 8 ? "b64" : "b32",
-                            " [%0], %1;\" :: \"l\"(a), \"", cons, "\"(v) : \"memory\");\n");
-          }
-          absl::StrAppend(&o, in2, "}\n");
-        }
-      }
+    case PUTSIG:
+      st = EmitData(op, lw, scope, o);
       break;
-    }
     case FENCE:
     case NVSHMEM_FENCE:
-    case QUIET: {
-      std::string sc = op.kind() == FENCE ? Scope(op.scope(), TierScope()) : TierScope();
-      std::string kindq = op.kind() == FENCE && (op.sem() == ACQ_REL || op.sem() == ACQUIRE || op.sem() == RELEASE) ? "acq_rel" : "sc";
-      absl::StrAppend(&o, in2, "if (", by_cond, ") asm volatile(\"fence.", kindq, ".", sc, ";\" ::: \"memory\");\n");
+    case QUIET:
+      st = EmitFence(op, lw, scope, o);
       break;
-    }
     case SYNCTHREADS:
       absl::StrAppend(&o, in2, "__syncthreads();\n");
       break;
     case GRID_BARRIER:
       absl::StrAppend(&o, in2, "__syncthreads();\n");
-      absl::StrAppend(&o, in2, "if (threadIdx.x == 0) wc_grid_barrier(x, ", site, ");\n");
+      absl::StrAppend(&o, in2, "if (threadIdx.x == 0) wc_grid_barrier(x, ", lw.site, ");\n");
       absl::StrAppend(&o, in2, "__syncthreads();\n");
       break;
     case BARRIER_ALL:
       absl::StrAppend(&o, in2, "__syncthreads();\n");
-      absl::StrAppend(&o, in2, "if (threadIdx.x == 0) wc_barrier_all(x, ", site, ");\n");
+      absl::StrAppend(&o, in2, "if (threadIdx.x == 0) wc_barrier_all(x, ", lw.site, ");\n");
       absl::StrAppend(&o, in2, "__syncthreads();\n");
       break;
     case EXIT:
@@ -725,11 +853,12 @@ absl::Status Emitter::EmitOp(const SignalOp& op, Names& scope, int depth, std::s
       break;
     case FOR:
     case IF:
-      if (absl::Status st = EmitControl(op, scope, depth, /*host=*/false, o); !st.ok()) return st;
+      st = EmitControl(op, scope, depth, /*host=*/false, o);
       break;
     default:
       return Err(op, absl::StrCat(SignalOpKind_Name(op.kind()), " is not a device op (in a kernel)"));
   }
+  if (!st.ok()) return st;
   absl::StrAppend(&o, ind, "}\n");
   return absl::OkStatus();
 }
@@ -904,15 +1033,13 @@ void CollectResults(const Ops& ops, std::set<std::string>& out) {
   }
 }
 
-absl::StatusOr<std::string> Emitter::Run() {
-  if (absl::Status st = Prepare(); !st.ok()) return st;
-  for (const SignalStream& s : p_.streams()) CollectForVars(s.body(), host_vars_);
-  if (host_vars_.size() > 16) return absl::InvalidArgumentError("more than 16 host loop variables");
+// The header comment, the #defines, the prelude and the object tables.
+void Emitter::EmitHeader(std::string& o) const {
   const int nobj = static_cast<int>(objs_.size());
   const int nk = p_.kernels_size();
   const int warps = max_threads_ / 32;
-  std::string o;
-  absl::StrAppend(&o, "// Generated by `warpcheck signal cuda` from SignalProgram '", JsonEscape(p_.name()), "'.\n");
+  absl::StrAppend(&o, "// Generated by `warpcheck signal cuda` from SignalProgram '",
+                  absl::CEscape(p_.name()), "'.\n");
   absl::StrAppend(&o, "// Tier ", opt_.tier, ". Build: nvcc -O2 -std=c++17 -arch=sm_90 THIS.cu -o prog\n");
   absl::StrAppend(&o, "// Run:   ./prog [--runs=K] [--timeout-ms=T] [--jitter-ns=J] [--seed=S]\n");
   absl::StrAppend(&o, "// Lowering: shared/spec/signaling.md §1 (NVIDIA); watchdog and tiers: §5.\n\n");
@@ -940,7 +1067,10 @@ absl::StatusOr<std::string> Emitter::Run() {
   absl::StrAppend(&o, "static const int kObjSigned[WC_NOBJ] = {", absl::StrJoin(signeds, ", "), "};\n");
   absl::StrAppend(&o, "#define WC_BAR_OBJ ", bar_obj_, "\n");
   absl::StrAppend(&o, "static const bool kNoNativeP2pAtomics = ", p_.no_native_p2p_atomics() ? "true" : "false", ";\n");
+}
 
+// wc_barrier_all: the device side of BARRIER_ALL.
+void Emitter::EmitBarrierAll(std::string& o) const {
   // Two-phase epoch barrier among the calling CTAs of all ranks (BARRIER_ALL), thread 0.
   const std::string ts = TierScope();
   absl::StrAppend(&o, R"CU(
@@ -967,7 +1097,11 @@ __device__ inline void wc_barrier_all(WcCtx& x, int site) {
   }
 }
 )CU");
+}
 
+// One __device__ function per kernel body.
+absl::Status Emitter::EmitKernelBodies(std::string& o) {
+  const int nk = p_.kernels_size();
   // Kernel bodies.
   for (int k = 0; k < nk; ++k) {
     const SignalKernel& kern = p_.kernels(k);
@@ -993,7 +1127,12 @@ __device__ inline void wc_barrier_all(WcCtx& x, int site) {
     if (absl::Status st = EmitOps(kern.body(), scope, 0, o); !st.ok()) return st;
     absl::StrAppend(&o, "}\n");
   }
+  return absl::OkStatus();
+}
 
+// The __global__ kernels the host launches: wc_launch, wc_fill, wc_barrier_kernel.
+void Emitter::EmitLaunchKernels(std::string& o) const {
+  const int nk = p_.kernels_size();
   // The launch kernel: one CTA per table entry (kernel, rank, cta).
   absl::StrAppend(&o, R"CU(
 struct WcEntry { int kernel, rank, cta, agent, ticket, nthreads, grid, pad; };
@@ -1056,7 +1195,11 @@ __global__ void wc_barrier_kernel(int rank, int agent, int site, int warm) {
   wc_barrier_all(x, site);
 }
 )CU");
+}
 
+// The host's tables: sites, agents, kernels, grids, and the run defaults.
+void Emitter::EmitHostTables(std::string& o) const {
+  const int nk = p_.kernels_size();
   // Host tables.
   std::vector<std::string> site_strs, agent_names, agent_ranks, agent_streams, agent_prefix,
       agent_suffix, agent_kernel, kernel_names;
@@ -1100,9 +1243,10 @@ __global__ void wc_barrier_kernel(int rank, int agent, int site, int warm) {
                   ", g_default_stagger_ns = ", std::max(0, opt_.stagger_ns), ";\n");
   absl::StrAppend(&o, "static unsigned long long g_default_seed = ", opt_.seed, "ull;\n");
   absl::StrAppend(&o, "#define WC_USES_DRIVER ", uses_driver_ ? 1 : 0, "\n");
+}
 
-  // Host stream programs (explicit streams): enqueue functions per stream.
-  std::string host_fns;
+// Host stream programs (explicit streams): one enqueue function per stream.
+absl::Status Emitter::EmitHostStreams(std::string& host_fns) {
   for (int s = 0; s < p_.streams_size(); ++s) {
     absl::StrAppend(&host_fns, "\nstatic void wc_stream_", s, "(struct WcStream* S, long long v_r) {\n");
     absl::StrAppend(&host_fns, "  const long long v_N = WC_N, v_G = ", g_, "LL, v_E = ", e_, "LL;\n");
@@ -1115,6 +1259,23 @@ __global__ void wc_barrier_kernel(int rank, int agent, int site, int warm) {
     if (absl::Status st = EmitHostOps(p_.streams(s).body(), scope, 0, host_fns); !st.ok()) return st;
     absl::StrAppend(&host_fns, "}\n");
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> Emitter::Run() {
+  if (absl::Status st = Prepare(); !st.ok()) return st;
+  for (const SignalStream& s : p_.streams()) CollectForVars(s.body(), host_vars_);
+  if (host_vars_.size() > 16) return absl::InvalidArgumentError("more than 16 host loop variables");
+  std::string o;
+  EmitHeader(o);
+  EmitBarrierAll(o);
+  if (absl::Status st = EmitKernelBodies(o); !st.ok()) return st;
+  EmitLaunchKernels(o);
+  // The tables print WC_USES_DRIVER as it is before the stream programs are emitted;
+  // emitting them may set it, so it is defined again after them.
+  EmitHostTables(o);
+  std::string host_fns;
+  if (absl::Status st = EmitHostStreams(host_fns); !st.ok()) return st;
   absl::StrAppend(&o, "#undef WC_USES_DRIVER\n#define WC_USES_DRIVER ", uses_driver_ ? 1 : 0, "\n");
   absl::StrAppend(&o,
 #include "sim/signal/cuda_host.inc"

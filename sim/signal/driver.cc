@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "sim/base/status_macros.h"
+#include "sim/signal/enum_name.h"
 #include "sim/signal/explain.h"
 #include "sim/signal/lint.h"
 
@@ -19,8 +20,8 @@ void FillTerminals(const ExploreResult& r, SignalReport* rep) {
     SignalTerminal* out = rep->add_terminals();
     out->set_outcome(t.outcome);
     for (const std::string& b : t.blocked) out->add_blocked(b);
-    for (const auto& [k, v] : t.values) (*out->mutable_values())[k] = static_cast<double>(v);
-    out->set_count(static_cast<double>(t.count));
+    for (const auto& [k, v] : t.values) (*out->mutable_values())[k] = v;
+    out->set_count(t.count);
     out->set_race(t.race);
   }
 }
@@ -103,6 +104,7 @@ std::string RenderEvent(const SignalEvent& e) {
 SignalTrace MakeTrace(const Machine& m, const Terminal& t) {
   const Program& p = m.program();
   SignalTrace out;
+  out.set_format_version(kSignalTraceFormatVersion);
   *out.mutable_program() = p.proto;
   out.mutable_program()->clear_expect();
   std::map<int, int64_t> seq;
@@ -169,6 +171,19 @@ SignalTrace MakeTrace(const Machine& m, const Terminal& t) {
   return out;
 }
 
+absl::Status CheckTraceFormatVersion(const SignalTrace& t, const std::string& origin) {
+  if (t.format_version() > kSignalTraceFormatVersion) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        origin, ": format_version ", t.format_version(),
+        " is newer than this warpcheck reads (", kSignalTraceFormatVersion, ")"));
+  }
+  if (t.format_version() < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        origin, ": format_version ", t.format_version(), " is not a version"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ValidateTrace(const Machine& m, const SignalTrace& t, const std::string& origin) {
   const Program& p = m.program();
   std::map<int, int64_t> last_seq;
@@ -218,10 +233,76 @@ absl::StatusOr<RunResult> LintProgram(const Program& p) {
   RunResult res;
   std::vector<SignalLint> lints = Lint(m);
   for (const SignalLint& l : lints) *res.report.add_lints() = l;
-  res.report.set_outcome(HasErrors(lints) ? "static_error" : "ok");
-  res.exit_code = HasErrors(lints) ? 10 : 0;
+  res.report.set_outcome(HasErrors(lints) ? SignalReport::static_error : SignalReport::ok);
   return res;
 }
+
+namespace {
+
+void FillCounts(const ExploreResult& r, SignalReport* rep) {
+  rep->set_states(r.states);
+  rep->set_transitions(r.transitions);
+  rep->set_seconds(r.seconds);
+  rep->set_states_per_second(r.seconds > 0 ? r.states / r.seconds : 0);
+  rep->set_bound_hit(r.bound_hit);
+}
+
+// Classifies an exploration (driver.h: the outcome of `run`), fills the explanation and
+// returns the terminal whose trail is reported (null: none).
+const Terminal* Classify(const Machine& m, const ExploreResult& r, int64_t max_states,
+                         RunResult& res) {
+  SignalReport& rep = res.report;
+  if (r.first_fault) {
+    rep.set_outcome(SignalReport::fault);
+    SignalExplanation* e = rep.mutable_explanation();
+    e->set_cause(SignalExplanation::fault);
+    e->set_text(absl::StrCat("fault: ", r.first_fault->state.fault));
+    return &*r.first_fault;
+  }
+  if (r.first_deadlock) {
+    *rep.mutable_explanation() = ExplainDeadlock(m, r.first_deadlock->state);
+    res.svg = WaitForSvg(rep.explanation());
+    if (r.first_complete) {
+      rep.set_outcome(SignalReport::nondeterministic);
+      rep.mutable_explanation()->set_deciding(
+          DecidingInterleaving(m, rep.explanation(), *r.first_deadlock, *r.first_complete));
+      rep.mutable_explanation()->set_text(
+          absl::StrCat("nondeterministic: ", r.deadlocks, " terminal state(s) deadlock, ",
+                       r.completes, " complete\n", rep.explanation().text(), "\ndeciding ",
+                       rep.explanation().deciding()));
+    } else {
+      rep.set_outcome(SignalReport::deadlock);
+      if (r.bound_hit)
+        rep.mutable_explanation()->set_text(absl::StrCat(
+            rep.explanation().text(), "\n(state bound hit: a completing interleaving is not "
+                                      "excluded)"));
+    }
+    return &*r.first_deadlock;
+  }
+  if (r.bound_hit) {
+    rep.set_outcome(SignalReport::inconclusive);
+    rep.mutable_explanation()->set_text(absl::StrCat(
+        "state bound of ", max_states, " hit after ", r.states,
+        " states with no deadlock found; raise --max-states or lower --ranks/--iterations"));
+    return nullptr;
+  }
+  if (r.first_race) {
+    rep.set_outcome(SignalReport::race);
+    SignalExplanation* e = rep.mutable_explanation();
+    e->set_cause(SignalExplanation::data_race);
+    FillRaces(m, r.first_race->state, &rep);
+    std::vector<std::string> lines;
+    for (const SignalRace& x : rep.races())
+      lines.push_back(absl::StrCat("  ", EnumName(x.kind()), ": ", x.text()));
+    e->set_text(absl::StrCat("race: ", r.races, " terminal state(s) reached with a data race\n",
+                             absl::StrJoin(lines, "\n")));
+    return &*r.first_race;
+  }
+  rep.set_outcome(SignalReport::completes);
+  return r.first_complete ? &*r.first_complete : nullptr;
+}
+
+}  // namespace
 
 absl::StatusOr<RunResult> RunProgram(const Program& p, const RunOptions& opt) {
   ASSIGN_OR_RETURN(Machine m, Machine::Create(p));
@@ -231,11 +312,10 @@ absl::StatusOr<RunResult> RunProgram(const Program& p, const RunOptions& opt) {
   std::vector<SignalLint> lints = Lint(m);
   for (const SignalLint& l : lints) *rep.add_lints() = l;
   if (HasErrors(lints)) {
-    rep.set_outcome("static_error");
+    rep.set_outcome(SignalReport::static_error);
     SignalExplanation* e = rep.mutable_explanation();
-    e->set_cause(lints.front().id());
+    e->set_cause(CauseOf(lints.front().id()));
     e->set_text(absl::StrCat("static error: ", lints.front().text()));
-    res.exit_code = 10;
     return res;
   }
   ExploreOptions eo;
@@ -244,84 +324,36 @@ absl::StatusOr<RunResult> RunProgram(const Program& p, const RunOptions& opt) {
   eo.max_states = opt.max_states > 0 ? opt.max_states : p.max_states;
   eo.reduce = opt.reduce;
   ExploreResult r = Explore(m, eo);
-  rep.set_states(static_cast<double>(r.states));
-  rep.set_transitions(static_cast<double>(r.transitions));
-  rep.set_seconds(r.seconds);
-  rep.set_states_per_second(r.seconds > 0 ? r.states / r.seconds : 0);
-  rep.set_bound_hit(r.bound_hit);
-  (*rep.mutable_outcome_counts())["completes"] = static_cast<double>(r.completes);
-  (*rep.mutable_outcome_counts())["deadlock"] = static_cast<double>(r.deadlocks);
-  (*rep.mutable_outcome_counts())["race"] = static_cast<double>(r.races);
-  (*rep.mutable_outcome_counts())["fault"] = static_cast<double>(r.faults);
+  FillCounts(r, &rep);
+  (*rep.mutable_outcome_counts())["completes"] = r.completes;
+  (*rep.mutable_outcome_counts())["deadlock"] = r.deadlocks;
+  (*rep.mutable_outcome_counts())["race"] = r.races;
+  (*rep.mutable_outcome_counts())["fault"] = r.faults;
   FillTerminals(r, &rep);
-
-  const Terminal* shown = nullptr;
-  if (r.first_fault) {
-    rep.set_outcome("fault");
-    SignalExplanation* e = rep.mutable_explanation();
-    e->set_cause("fault");
-    e->set_text(absl::StrCat("fault: ", r.first_fault->state.fault));
-    shown = &*r.first_fault;
-    res.exit_code = 10;
-  } else if (r.first_deadlock) {
-    *rep.mutable_explanation() = ExplainDeadlock(m, r.first_deadlock->state);
-    shown = &*r.first_deadlock;
-    res.svg = WaitForSvg(rep.explanation());
-    if (r.first_complete) {
-      rep.set_outcome("nondeterministic");
-      rep.mutable_explanation()->set_deciding(
-          DecidingInterleaving(m, rep.explanation(), *r.first_deadlock, *r.first_complete));
-      rep.mutable_explanation()->set_text(
-          absl::StrCat("nondeterministic: ", r.deadlocks, " terminal state(s) deadlock, ",
-                       r.completes, " complete\n", rep.explanation().text(), "\ndeciding ",
-                       rep.explanation().deciding()));
-    } else {
-      rep.set_outcome("deadlock");
-      if (r.bound_hit)
-        rep.mutable_explanation()->set_text(absl::StrCat(
-            rep.explanation().text(), "\n(state bound hit: a completing interleaving is not "
-                                      "excluded)"));
-    }
-    res.exit_code = 10;
-  } else if (r.bound_hit) {
-    rep.set_outcome("inconclusive");
-    rep.mutable_explanation()->set_text(absl::StrCat(
-        "state bound of ", eo.max_states, " hit after ", r.states,
-        " states with no deadlock found; raise --max-states or lower --ranks/--iterations"));
-    res.exit_code = 5;
-  } else if (r.first_race) {
-    rep.set_outcome("race");
-    SignalExplanation* e = rep.mutable_explanation();
-    e->set_cause("data_race");
-    shown = &*r.first_race;
-    FillRaces(m, r.first_race->state, &rep);
-    std::vector<std::string> lines;
-    for (const SignalRace& x : rep.races()) lines.push_back(absl::StrCat("  ", x.kind(), ": ", x.text()));
-    e->set_text(absl::StrCat("race: ", r.races, " terminal state(s) reached with a data race\n",
-                             absl::StrJoin(lines, "\n")));
-    res.exit_code = 10;
-  } else {
-    rep.set_outcome("completes");
-    shown = r.first_complete ? &*r.first_complete : nullptr;
-    res.exit_code = 0;
-  }
-  if (shown) {
+  if (const Terminal* shown = Classify(m, r, eo.max_states, res)) {
     FillTrail(*shown, &rep);
     if (rep.races_size() == 0) FillRaces(m, shown->state, &rep);
-    for (const auto& [k, v] : FinalValues(m, shown->state))
-      (*rep.mutable_final_values())[k] = static_cast<double>(v);
+    for (const auto& [k, v] : FinalValues(m, shown->state)) (*rep.mutable_final_values())[k] = v;
     res.trace = MakeTrace(m, *shown);
     res.has_trace = true;
   }
   return res;
 }
 
-absl::StatusOr<RunResult> Replay(const Program& p, const SignalTrace& trace,
-                                 const std::string& origin, const ReplayOptions& opt) {
-  ASSIGN_OR_RETURN(Machine m, Machine::Create(p));
-  RETURN_IF_ERROR(ValidateTrace(m, trace, origin));
-  // The recorded modification order: word -> writers (agent, site) in order.
+namespace {
+
+// What a trace recorded: the per-word modification order (word -> writers (agent, site)
+// in order) and the snapshot (blocked agents as "name@site", word values).
+struct Recording {
   std::map<uint64_t, std::vector<std::pair<int, std::string>>> order;
+  std::set<std::string> blocked;
+  std::map<std::string, int64_t> values;
+};
+
+absl::StatusOr<Recording> ReadRecording(const Machine& m, const SignalTrace& trace,
+                                        const std::string& origin) {
+  const Program& p = m.program();
+  Recording rec;
   std::vector<std::pair<int64_t, const SignalEvent*>> writes;
   for (const SignalEvent& e : trace.events()) {
     if (e.what() != "write" || e.object().empty()) continue;
@@ -330,8 +362,75 @@ absl::StatusOr<RunResult> Replay(const Program& p, const SignalTrace& trace,
   for (const auto& [mo, e] : writes) {
     int a = FindAgent(m, e->rank(), e->cta(), e->kernel(), e->stream(), e->launch());
     uint64_t key = WordKey(p.FindObject(e->object()), e->word_rank(), e->index());
-    order[key].push_back({a, e->site()});
+    rec.order[key].push_back({a, e->site()});
   }
+  for (const SignalAgentSnapshot& sa : trace.snapshot().agents()) {
+    if (sa.state() != WAITING && sa.state() != NOT_STARTED) continue;
+    int a = FindAgent(m, sa.rank(), sa.cta(), sa.kernel(), sa.stream(), sa.launch());
+    if (a < 0)
+      return absl::InvalidArgumentError(absl::StrCat(
+          origin, ": snapshot names an agent the program does not have (rank ", sa.rank(),
+          sa.stream().empty() ? absl::StrCat(" cta ", sa.cta()) : " stream " + sa.stream(), ")"));
+    rec.blocked.insert(
+        absl::StrCat(m.info(a).name, "@", sa.state() == NOT_STARTED ? "not_started" : sa.site()));
+  }
+  for (const SignalWordValue& w : trace.snapshot().words()) {
+    int o = p.FindObject(w.object());
+    if (w.value() != p.objects[o].init)
+      rec.values[m.WordName(o, w.rank(), w.index())] = w.value();
+  }
+  return rec;
+}
+
+// Why the replay did not reproduce the recording (t: the terminal it reached, or null).
+std::string DescribeDivergence(const Machine& m, const Recording& rec, const Terminal* t) {
+  if (!t) return "no schedule follows the recorded modification order from the start";
+  // First divergence: the first word whose recorded order the replay could not follow.
+  for (const auto& [key, list] : rec.order) {
+    const Word* w = nullptr;
+    if (auto wi = t->state.words.find(key); wi != t->state.words.end()) w = &wi->second;
+    size_t got = w ? w->hist.size() : 0;
+    if (got < list.size())
+      return absl::StrCat(m.WordName(key), ": recorded write #", got + 1, " by ",
+                          list[got].first >= 0 ? m.info(list[got].first).name : "?", " at ",
+                          list[got].second, " never happens in the replay (", got, " of ",
+                          list.size(), " recorded writes reproduced)");
+  }
+  if (t->ending == Ending::kDeadlock)
+    return absl::StrCat(rec.order.empty() ? "no interleaving hangs as the snapshot does; " : "",
+                        "the replay hangs with [",
+                        absl::StrJoin(BlockedSignature(m, t->state), ", "),
+                        "] but the snapshot recorded [", absl::StrJoin(rec.blocked, ", "), "]");
+  if (t->ending == Ending::kCompletes && !rec.blocked.empty())
+    return "every recorded write was reproduced and the replay completes: the "
+           "recorded hang is not reachable under this program";
+  return "";
+}
+
+// --explore-nearby: whether every interleaving hangs or the hang was timing-dependent.
+void ExploreNearby(const Machine& m, int64_t max_states, SignalReport& rep) {
+  ExploreOptions all;
+  all.max_states = max_states;
+  ExploreResult n = Explore(m, all);
+  (*rep.mutable_outcome_counts())["completes"] = n.completes;
+  (*rep.mutable_outcome_counts())["deadlock"] = n.deadlocks;
+  if (n.bound_hit && n.completes == 0) rep.set_nearby(SignalNearby::inconclusive);
+  else
+    rep.set_nearby(n.completes == 0 && n.deadlocks > 0 ? SignalNearby::inevitable
+                                                       : SignalNearby::timing_dependent);
+  absl::StrAppend(rep.mutable_explanation()->mutable_text(), "\nnearby interleavings: ",
+                  EnumName(rep.nearby()), " (", n.deadlocks, " deadlocking and ", n.completes,
+                  " completing terminal states over ", n.states, " states)");
+}
+
+}  // namespace
+
+absl::StatusOr<RunResult> Replay(const Program& p, const SignalTrace& trace,
+                                 const std::string& origin, const ReplayOptions& opt) {
+  ASSIGN_OR_RETURN(Machine m, Machine::Create(p));
+  RETURN_IF_ERROR(ValidateTrace(m, trace, origin));
+  ASSIGN_OR_RETURN(const Recording rec, ReadRecording(m, trace, origin));
+  const auto& order = rec.order;
   auto allow = [&](const State& s, const Transition& t) {
     State c = s;
     Event ev;
@@ -347,28 +446,10 @@ absl::StatusOr<RunResult> Replay(const Program& p, const SignalTrace& trace,
            (it->second[idx].second.empty() || ev.op < 0 ||
             it->second[idx].second == p.ops[ev.op].site);
   };
-  // The snapshot: blocked agents and word values.
-  std::set<std::string> snap_blocked;
-  for (const SignalAgentSnapshot& sa : trace.snapshot().agents()) {
-    if (sa.state() != WAITING && sa.state() != NOT_STARTED) continue;
-    int a = FindAgent(m, sa.rank(), sa.cta(), sa.kernel(), sa.stream(), sa.launch());
-    if (a < 0)
-      return absl::InvalidArgumentError(absl::StrCat(
-          origin, ": snapshot names an agent the program does not have (rank ", sa.rank(),
-          sa.stream().empty() ? absl::StrCat(" cta ", sa.cta()) : " stream " + sa.stream(), ")"));
-    snap_blocked.insert(
-        absl::StrCat(m.info(a).name, "@", sa.state() == NOT_STARTED ? "not_started" : sa.site()));
-  }
-  std::map<std::string, int64_t> snap_values;
-  for (const SignalWordValue& w : trace.snapshot().words()) {
-    int o = p.FindObject(w.object());
-    if (w.value() != p.objects[o].init)
-      snap_values[m.WordName(o, w.rank(), w.index())] = w.value();
-  }
   auto snapshot_matches = [&](const State& st) {
     std::vector<std::string> b = BlockedSignature(m, st);
-    return std::set<std::string>(b.begin(), b.end()) == snap_blocked &&
-           FinalValues(m, st) == snap_values;
+    return std::set<std::string>(b.begin(), b.end()) == rec.blocked &&
+           FinalValues(m, st) == rec.values;
   };
   ExploreOptions eo;
   eo.schedule = "explore";
@@ -386,14 +467,7 @@ absl::StatusOr<RunResult> Replay(const Program& p, const SignalTrace& trace,
   RunResult res;
   SignalReport& rep = res.report;
   rep.set_schedule("replay");
-  rep.set_states(static_cast<double>(r.states));
-  rep.set_transitions(static_cast<double>(r.transitions));
-  rep.set_seconds(r.seconds);
-  rep.set_states_per_second(r.seconds > 0 ? r.states / r.seconds : 0);
-  rep.set_bound_hit(r.bound_hit);
-  const bool hang_recorded = !snap_blocked.empty();
-  const Terminal* match = nullptr;
-  std::string divergence;
+  FillCounts(r, &rep);
   auto matches = [&](const Terminal& t) {
     if (t.ending != Ending::kDeadlock || !snapshot_matches(t.state)) return false;
     // Every recorded write must have happened, in the recorded order.
@@ -403,66 +477,29 @@ absl::StatusOr<RunResult> Replay(const Program& p, const SignalTrace& trace,
     }
     return true;
   };
-  if (r.first_deadlock && matches(*r.first_deadlock)) match = &*r.first_deadlock;
-  if (match) {
-    rep.set_replay("reproduced");
+  if (r.first_deadlock && matches(*r.first_deadlock)) {
+    const Terminal* match = &*r.first_deadlock;
+    rep.set_replay(SignalReport::reproduced);
     *rep.mutable_explanation() = ExplainDeadlock(m, match->state);
     res.svg = WaitForSvg(rep.explanation());
-    rep.set_outcome("deadlock");
+    rep.set_outcome(SignalReport::deadlock);
     FillTrail(*match, &rep);
-    res.exit_code = 10;
   } else {
     const Terminal* t = r.first_deadlock ? &*r.first_deadlock
                         : r.first_complete ? &*r.first_complete
                                            : r.first_fault ? &*r.first_fault : nullptr;
-    // First divergence: the first word whose recorded order the replay could not follow.
-    if (t) {
-      for (const auto& [key, list] : order) {
-        const Word* w = nullptr;
-        if (auto wi = t->state.words.find(key); wi != t->state.words.end()) w = &wi->second;
-        size_t got = w ? w->hist.size() : 0;
-        if (got < list.size()) {
-          divergence = absl::StrCat(m.WordName(key), ": recorded write #", got + 1, " by ",
-                                    list[got].first >= 0 ? m.info(list[got].first).name : "?",
-                                    " at ", list[got].second,
-                                    " never happens in the replay (", got, " of ",
-                                    list.size(), " recorded writes reproduced)");
-          break;
-        }
-      }
-      if (divergence.empty() && t->ending == Ending::kDeadlock)
-        divergence = absl::StrCat(order.empty() ? "no interleaving hangs as the snapshot does; "
-                                                : "",
-                                  "the replay hangs with [",
-                                  absl::StrJoin(BlockedSignature(m, t->state), ", "),
-                                  "] but the snapshot recorded [",
-                                  absl::StrJoin(snap_blocked, ", "), "]");
-      if (divergence.empty() && t->ending == Ending::kCompletes && hang_recorded)
-        divergence = "every recorded write was reproduced and the replay completes: the "
-                     "recorded hang is not reachable under this program";
-      FillTrail(*t, &rep);
-    } else {
-      divergence = "no schedule follows the recorded modification order from the start";
-    }
-    rep.set_replay(t && t->ending == Ending::kCompletes && !hang_recorded ? "completed" : "diverged");
+    const std::string divergence = DescribeDivergence(m, rec, t);
+    if (t) FillTrail(*t, &rep);
+    rep.set_replay(t && t->ending == Ending::kCompletes && rec.blocked.empty()
+                       ? SignalReport::completed
+                       : SignalReport::diverged);
     rep.set_divergence(divergence);
-    rep.set_outcome(t && t->ending == Ending::kDeadlock ? "deadlock"
-                    : t && t->ending == Ending::kCompletes ? "completes" : "fault");
+    rep.set_outcome(t && t->ending == Ending::kDeadlock    ? SignalReport::deadlock
+                    : t && t->ending == Ending::kCompletes ? SignalReport::completes
+                                                           : SignalReport::fault);
     rep.mutable_explanation()->set_text(absl::StrCat("replay diverged: ", divergence));
-    res.exit_code = 10;
   }
-  if (opt.explore_nearby) {
-    ExploreOptions all;
-    all.max_states = eo.max_states;
-    ExploreResult n = Explore(m, all);
-    (*rep.mutable_outcome_counts())["completes"] = static_cast<double>(n.completes);
-    (*rep.mutable_outcome_counts())["deadlock"] = static_cast<double>(n.deadlocks);
-    if (n.bound_hit && n.completes == 0) rep.set_nearby("inconclusive");
-    else rep.set_nearby(n.completes == 0 && n.deadlocks > 0 ? "inevitable" : "timing_dependent");
-    absl::StrAppend(rep.mutable_explanation()->mutable_text(), "\nnearby interleavings: ",
-                    rep.nearby(), " (", n.deadlocks, " deadlocking and ", n.completes,
-                    " completing terminal states over ", n.states, " states)");
-  }
+  if (opt.explore_nearby) ExploreNearby(m, eo.max_states, rep);
   return res;
 }
 

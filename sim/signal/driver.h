@@ -9,9 +9,11 @@
 //   race              none deadlocks, but a data race or stale read is reachable
 //   completes         otherwise
 //   inconclusive      the state bound was hit before a verdict that needs the whole space
+// The exit code of each is tools/warpcheck/exit_code.cc's; nothing here picks one.
 #ifndef WARPCHECK_SIM_SIGNAL_DRIVER_H_
 #define WARPCHECK_SIM_SIGNAL_DRIVER_H_
 
+#include <cstdint>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -31,7 +33,6 @@ struct RunOptions {
 
 struct RunResult {
   SignalReport report;
-  int exit_code = 0;  // 0 completes, 10 violated, 5 inconclusive
   bool has_trace = false;
   SignalTrace trace;  // the trail to the reported state, replayable
   std::string svg;    // wait-for graph (deadlocks)
@@ -39,11 +40,21 @@ struct RunResult {
 
 absl::StatusOr<RunResult> RunProgram(const Program& p, const RunOptions& opt);
 
-// Lint only. exit_code 10 when there is an error.
+// Lint only. Ensures: outcome static_error when a lint of severity error exists, else ok.
 absl::StatusOr<RunResult> LintProgram(const Program& p);
 
-// The trail of a terminal as a SignalTrace (program inline, events, hang snapshot).
+// The SignalTrace format this warpcheck writes and the newest it reads
+// (SignalTrace.format_version in proto/signal.proto).
+inline constexpr int32_t kSignalTraceFormatVersion = 1;
+
+// The trail of a terminal as a SignalTrace (program inline, events, hang snapshot,
+// format_version kSignalTraceFormatVersion).
 SignalTrace MakeTrace(const Machine& m, const Terminal& t);
+
+// Ensures: OK when this warpcheck reads t's format (format_version 0, meaning absent, or
+//          1..kSignalTraceFormatVersion); else InvalidArgument
+//          "<origin>: format_version N is newer than this warpcheck reads (1)".
+absl::Status CheckTraceFormatVersion(const SignalTrace& t, const std::string& origin);
 
 // Validates a trace against its program: every event names an existing agent, object and
 // word; sequence numbers increase per agent. Ensures: OK or InvalidArgument "<path>: what".

@@ -7,33 +7,27 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "sim/signal/enum_name.h"
 
 namespace warpcheck::sim::signal {
 
 namespace {
 
-const std::vector<std::string>& CausePriority() {
-  static const auto* v = new std::vector<std::string>{
-      "scope_too_narrow", "lost_update",    "reset_race",          "overwrite",
-      "overshoot",        "exited_writer",  "co_residency",        "collective_mismatch",
-      "missing_notify",   "cycle"};
-  return *v;
-}
-int Rank(const std::string& cause) {
-  const auto& v = CausePriority();
-  auto it = std::find(v.begin(), v.end(), cause);
-  return it == v.end() ? 100 : static_cast<int>(it - v.begin());
-}
+using Cause = SignalExplanation::Cause;
 
-std::string StateName(const State& s, const Machine& m, int a) {
-  const AgentState& as = s.agents[a];
-  switch (as.status) {
-    case Status::kExited: return "exited";
-    case Status::kNotLaunched: return "not_launched";
-    case Status::kNotStarted: return "not_started";
+// Expected and observed values in the explanation text and the SVG are formatted as the
+// doubles they were stored as before the report fields became integers (absl::StrCat of
+// a double: six significant digits, 1000000 prints as 1e+06), so the text is unchanged.
+double AsText(int64_t v) { return static_cast<double>(v); }
+
+SignalEdge::ToState StateOf(const State& s, const Machine& m, int a) {
+  switch (s.agents[a].status) {
+    case Status::kExited: return SignalEdge::exited;
+    case Status::kNotLaunched: return SignalEdge::not_launched;
+    case Status::kNotStarted: return SignalEdge::not_started;
     default: break;
   }
-  return m.AgentEnabled(s, a) ? "running" : "blocked";
+  return m.AgentEnabled(s, a) ? SignalEdge::running : SignalEdge::blocked;
 }
 
 struct Blocked {
@@ -42,7 +36,7 @@ struct Blocked {
   SignalBlocked proto;
   bool has_word = false;
   uint64_t word = 0;
-  std::string cause;
+  Cause cause = SignalExplanation::CAUSE_UNSET;
   std::string text;
   std::vector<int> writers;  // agents that may still write the word
   std::vector<int> writer_ops;
@@ -65,11 +59,18 @@ std::string HistLine(const Machine& m, const HistEntry& h) {
                       " -> ", h.after);
 }
 
-}  // namespace
+// A reset: a host fill, or a program store of the object's initial value.
+bool ResetLike(const Program& p, const HistEntry& h) {
+  if (h.kind == WriteKind::kReset) return true;
+  if (h.kind != WriteKind::kSet || h.op < 0) return false;
+  const Op& o = p.ops[h.op];
+  return (o.kind == ST_SIGNAL || o.kind == STREAM_WRITE) && h.after == p.objects[o.object].init;
+}
 
-SignalExplanation ExplainDeadlock(const Machine& m, const State& s) {
+// Every agent that has not exited (and is launched): where it is blocked and, for a
+// wait, on which word, expecting what and seeing what.
+std::vector<Blocked> CollectBlocked(const Machine& m, const State& s) {
   const Program& p = m.program();
-  SignalExplanation out;
   std::vector<Blocked> blocked;
   for (int a = 0; a < m.num_agents(); ++a) {
     const AgentState& as = s.agents[a];
@@ -103,418 +104,523 @@ SignalExplanation ExplainDeadlock(const Machine& m, const State& s) {
       SignalScope scope = op.kind == WAIT || op.kind == WAIT_UNTIL ? op.scope : SYS;
       SignalSem sem = op.kind == WAIT || op.kind == WAIT_UNTIL ? op.sem : ACQUIRE;
       b.proto.set_word(m.WordName(b.word));
-      b.proto.set_expected(static_cast<double>(as.wait_value));
-      b.proto.set_observed(static_cast<double>(m.Visible(s, a, b.word, scope, sem)));
+      b.proto.set_expected(as.wait_value);
+      b.proto.set_observed(m.Visible(s, a, b.word, scope, sem));
       b.proto.set_cmp(op.kind == WAIT ? "EQ" : CmpName(op.kind == ATOMIC_CAS ? EQ : op.cmp));
     }
     blocked.push_back(std::move(b));
   }
+  return blocked;
+}
 
-  std::vector<Footprint> futures(m.num_agents());
-  for (int a = 0; a < m.num_agents(); ++a) futures[a] = m.Future(s, a);
-  // Could some write in f to `key` make `cmp target` true? (A set of a known value that
-  // does not satisfy it cannot; a reset to 0 never releases a wait for 1.)
-  SignalCmp want_cmp = EQ;
-  int64_t want_target = 0;
-  bool filter = false;
-  auto writes_word = [&](const Footprint& f, uint64_t key, int* op) {
-    Access2 probe;
-    probe.res = Res::kWord;
-    probe.mode = Mode::kRead;
-    probe.object = KeyObject(key);
-    probe.rank = KeyRank(key);
-    probe.lo = KeyIndex(key);
-    probe.hi = probe.lo + 1;
-    for (const Access2& x : f)
-      if (x.mode != Mode::kRead && Conflicts(probe, x)) {
-        if (filter && x.value_known &&
-            !m.Satisfies(want_cmp, x.value, want_target, p.objects[KeyObject(key)].bytes))
-          continue;
-        *op = x.op;
-        return true;
-      }
-    return false;
-  };
-  auto reset_like = [&](const HistEntry& h) {
-    if (h.kind == WriteKind::kReset) return true;
-    if (h.kind != WriteKind::kSet || h.op < 0) return false;
-    const Op& o = p.ops[h.op];
-    return (o.kind == ST_SIGNAL || o.kind == STREAM_WRITE) &&
-           h.after == p.objects[o.object].init;
-  };
+// What every cause rule reads: the machine, the terminal state and every agent's future.
+struct Scene {
+  const Machine& m;
+  const State& s;
+  const Program& p;
+  std::vector<Footprint> futures;
+  SignalExplanation* out;  // rules append the writes and edges that explain their cause
+};
 
-  for (Blocked& b : blocked) {
-    const AgentState& as = s.agents[b.agent];
-    if (as.status == Status::kNotStarted) {
-      b.cause = "co_residency";
-      b.text = absl::StrCat(m.info(b.agent).name, " never starts: all ", p.cta_slots,
-                            " resident CTA slots of rank ", m.info(b.agent).rank,
-                            " are held by CTAs that never exit");
-      continue;
+// A blocked wait on one word, as the wait rules see it.
+struct WaitView {
+  const Op& op;
+  const Word* w;  // null: never written
+  int64_t target = 0, value = 0;
+  std::string wn;
+  SignalCmp release_cmp = EQ;  // a write releases the wait when `value release_cmp target`
+  SignalCmp cmp = EQ;          // the comparison as the wait evaluates it (CAS: its own)
+};
+
+// Could some write in f to `key` release the wait? (A set of a known value that does not
+// satisfy it cannot; a reset to 0 never releases a wait for 1.) *op: the writing op.
+bool WritesWord(const Scene& sc, const WaitView& v, const Footprint& f, uint64_t key,
+                int* op) {
+  Access2 probe;
+  probe.res = Res::kWord;
+  probe.mode = Mode::kRead;
+  probe.object = KeyObject(key);
+  probe.rank = KeyRank(key);
+  probe.lo = KeyIndex(key);
+  probe.hi = probe.lo + 1;
+  for (const Access2& x : f)
+    if (x.mode != Mode::kRead && Conflicts(probe, x)) {
+      if (x.value_known &&
+          !sc.m.Satisfies(v.release_cmp, x.value, v.target, sc.p.objects[KeyObject(key)].bytes))
+        continue;
+      *op = x.op;
+      return true;
     }
-    const Op& op = p.ops[b.op];
-    if (op.kind == BARRIER_ALL || op.kind == HOST_COLLECTIVE || op.kind == GRID_BARRIER) {
-      const bool grid = op.kind == GRID_BARRIER;
-      auto it = s.barriers.find(static_cast<uint64_t>(as.tmp));
-      int arrived = it == s.barriers.end() ? 0 : it->second.arrived;
-      int need = grid ? m.info(b.agent).launch_size : p.ranks;
-      std::vector<std::string> missing, not_started;
-      if (grid) {
-        int first = m.info(b.agent).launch_first;
-        for (int c = 0; c < need; ++c) {
-          const AgentState& cs = s.agents[first + c];
-          if (cs.status == Status::kNotStarted) not_started.push_back(m.info(first + c).name);
-        }
-      } else {
-        std::set<int> ranks_in;
-        if (it != s.barriers.end())
-          for (int x : it->second.arrivers) ranks_in.insert(m.info(x).rank);
-        for (int r = 0; r < p.ranks; ++r)
-          if (!ranks_in.count(r)) missing.push_back(absl::StrCat("rank", r));
-      }
-      b.proto.set_expected(need);
-      b.proto.set_observed(arrived);
-      b.proto.set_word(grid ? "grid_barrier" : op.kind == BARRIER_ALL ? "barrier_all" : op.name);
-      // Participants that have not arrived but still will (blocked elsewhere): edges.
-      if (!grid) {
-        for (int x = 0; x < m.num_agents(); ++x) {
-          if (x == b.agent || s.agents[x].status == Status::kExited) continue;
-          bool missing_rank = false;
-          for (const std::string& r : missing) missing_rank |= r == absl::StrCat("rank", m.info(x).rank);
-          if (!missing_rank) continue;
-          for (const Access2& f : futures[x])
-            if (f.res == Res::kBarrier && f.mode == Mode::kWrite &&
-                f.object == (op.kind == BARRIER_ALL ? 1 : 2)) {
-              b.writers.push_back(x);
-              b.writer_ops.push_back(f.op);
-              break;
-            }
-        }
-      }
-      if (!not_started.empty()) {
-        b.cause = "co_residency";
-        b.text = absl::StrCat("grid barrier at ", op.site, ": ", arrived, " of ", need,
-                              " CTAs arrived; ", absl::StrJoin(not_started, ", "),
-                              " cannot start (", p.cta_slots,
-                              " resident slots, all held by CTAs spinning in the barrier)");
-      } else if (!b.writers.empty()) {
-        b.cause = "cycle";
-      } else {
-        b.cause = "collective_mismatch";
-        b.text = absl::StrCat(KindName(op.kind), " at ", op.site, ": ", arrived, " of ", need,
-                              " arrived; missing ", absl::StrJoin(missing, ", "),
-                              " (exited or blocked elsewhere without reaching it)");
-      }
-      continue;
+  return false;
+}
+
+// ---- agents that are not waiting on a word ----
+
+void ExplainNotStarted(const Scene& sc, Blocked& b) {
+  b.cause = SignalExplanation::co_residency;
+  b.text = absl::StrCat(sc.m.info(b.agent).name, " never starts: all ", sc.p.cta_slots,
+                        " resident CTA slots of rank ", sc.m.info(b.agent).rank,
+                        " are held by CTAs that never exit");
+}
+
+// BARRIER_ALL, HOST_COLLECTIVE, GRID_BARRIER: co_residency (a CTA of the grid cannot
+// start), cycle (a missing participant is blocked elsewhere) or collective_mismatch.
+void ExplainBarrier(const Scene& sc, const Op& op, Blocked& b) {
+  const Machine& m = sc.m;
+  const State& s = sc.s;
+  const Program& p = sc.p;
+  const AgentState& as = s.agents[b.agent];
+  const bool grid = op.kind == GRID_BARRIER;
+  auto it = s.barriers.find(static_cast<uint64_t>(as.tmp));
+  int arrived = it == s.barriers.end() ? 0 : it->second.arrived;
+  int need = grid ? m.info(b.agent).launch_size : p.ranks;
+  std::vector<std::string> missing, not_started;
+  if (grid) {
+    int first = m.info(b.agent).launch_first;
+    for (int c = 0; c < need; ++c) {
+      const AgentState& cs = s.agents[first + c];
+      if (cs.status == Status::kNotStarted) not_started.push_back(m.info(first + c).name);
     }
-    if (op.kind == LAUNCH) {
-      b.cause = "cycle";
-      b.text = absl::StrCat(m.info(b.agent).name, " waits for kernel ",
-                            p.kernels[op.kernel].name, " to finish");
-      int first = m.info(b.agent).launches[as.launches];
-      for (int c = 0; c < m.info(b.agent).launch_sizes[as.launches]; ++c) {
-        b.writers.push_back(first + c);
-        b.writer_ops.push_back(-1);
-      }
-      continue;
-    }
-    if (!b.has_word) continue;
-    const Word* w = nullptr;
-    if (auto it = s.words.find(b.word); it != s.words.end()) w = &it->second;
-    const int64_t target = as.wait_value;
-    const int64_t value = w ? w->value : p.objects[KeyObject(b.word)].init;
-    const std::string wn = m.WordName(b.word);
-    filter = true;
-    want_cmp = op.kind == WAIT || op.kind == ATOMIC_CAS ? EQ : op.cmp;
-    want_target = target;
+  } else {
+    std::set<int> ranks_in;
+    if (it != s.barriers.end())
+      for (int x : it->second.arrivers) ranks_in.insert(m.info(x).rank);
+    for (int r = 0; r < p.ranks; ++r)
+      if (!ranks_in.count(r)) missing.push_back(absl::StrCat("rank", r));
+  }
+  b.proto.set_expected(need);
+  b.proto.set_observed(arrived);
+  b.proto.set_word(grid ? "grid_barrier" : op.kind == BARRIER_ALL ? "barrier_all" : op.name);
+  // Participants that have not arrived but still will (blocked elsewhere): edges.
+  if (!grid) {
     for (int x = 0; x < m.num_agents(); ++x) {
       if (x == b.agent || s.agents[x].status == Status::kExited) continue;
-      int wop = -1;
-      if (writes_word(futures[x], b.word, &wop)) {
-        b.writers.push_back(x);
-        b.writer_ops.push_back(wop);
-      }
-    }
-    // Narrow scope.
-    if ((op.kind == WAIT || op.kind == WAIT_UNTIL) && (op.scope == CTA || op.sem == WEAK)) {
-      bool outside = false;
-      if (w)
-        for (const HistEntry& h : w->hist)
-          if (h.agent >= 0 && h.agent != b.agent &&
-              m.info(h.agent).kind == AgentKind::kCta)
-            outside = true;
-      for (int x : b.writers) outside |= m.info(x).kind == AgentKind::kCta;
-      if (outside) {
-        b.cause = "scope_too_narrow";
-        b.text = absl::StrCat(m.info(b.agent).name, " polls ", wn, " with scope=",
-                              ScopeName(op.scope), " sem=", SemName(op.sem),
-                              ": writes by other CTAs or GPUs never reach its L1 (value ", value,
-                              ", it still sees ", b.proto.observed(),
-                              "); use scope=gpu (same GPU) or sys");
-        continue;
-      }
-    }
-    if (w && !w->hist.empty()) {
-      const auto& hist = w->hist;
-      // Lost update.
-      int lost = -1, set_after_add = -1, first_add = -1;
-      for (size_t i = 0; i < hist.size(); ++i) {
-        if (hist[i].lost) lost = static_cast<int>(i);
-        if (hist[i].kind == WriteKind::kAdd && first_add < 0) first_add = static_cast<int>(i);
-        if (hist[i].kind == WriteKind::kSet && first_add >= 0 && set_after_add < 0 &&
-            hist[i].agent != hist[first_add].agent)
-          set_after_add = static_cast<int>(i);
-      }
-      if (lost >= 0 || set_after_add >= 0) {
-        std::vector<std::string> lines;
-        for (const HistEntry& h : hist) lines.push_back(HistLine(m, h));
-        b.cause = "lost_update";
-        b.text = absl::StrCat("lost update on ", wn, ": ",
-                              lost >= 0 ? "a non-atomic remote add (no native P2P atomics) "
-                                          "overwrote a concurrent increment"
-                                        : "a set clobbered the accumulated adds",
-                              "; write history ", absl::StrJoin(lines, ", then "),
-                              " (value ", value, ", waiting for ", target, ")");
-        for (const std::string& l : lines) out.add_writes(l);
-        continue;
-      }
-      // Reset race: a reset (host fill, or a program store of the initial value) after a
-      // write that would have released the waiter, not ordered after that write.
-      bool found = false;
-      const int bytes = p.objects[KeyObject(b.word)].bytes;
-      const SignalCmp wcmp = op.kind == WAIT ? EQ : op.cmp;
-      for (size_t j = 0; j < hist.size() && !found; ++j) {
-        if (!reset_like(hist[j])) continue;
-        for (size_t i = 0; i < j; ++i) {
-          const HistEntry& wr = hist[i];
-          if (wr.agent < 0 || reset_like(wr) || wr.agent == hist[j].agent) continue;
-          if (!m.Satisfies(wcmp, wr.after, target, bytes)) continue;
-          int comp = m.info(wr.agent).comp_t0;
-          int comp2 = m.info(wr.agent).comp_rest;
-          bool ordered = hist[j].clk.at(comp) >= wr.clk.at(comp) &&
-                         hist[j].clk.at(comp2) >= wr.clk.at(comp2);
-          if (!ordered) {
-            b.cause = "reset_race";
-            b.text = absl::StrCat("reset race on ", wn, ": ", Who(m, wr.agent, wr.op),
-                                  " wrote ", wr.after, ", then ", Who(m, hist[j].agent, hist[j].op),
-                                  " reset it to ", hist[j].after,
-                                  " without being ordered after it by any barrier; the notify "
-                                  "was overwritten (value ", value, ", waiting for ", target, ")");
-            out.add_writes(HistLine(m, wr));
-            out.add_writes(HistLine(m, hist[j]));
-            found = true;
-            break;
-          }
-        }
-      }
-      if (found) continue;
-      // Passed the target.
-      SignalCmp cmp = op.kind == WAIT ? EQ : op.cmp;
-      // Only the writes since the last reset count (a reset starts a new phase).
-      size_t since = 0;
-      for (size_t i = 0; i < hist.size(); ++i)
-        if (reset_like(hist[i])) since = i + 1;
-      if (cmp == EQ && value != target && since < hist.size()) {
-        int at_target = -1;
-        for (size_t i = since; i < hist.size(); ++i)
-          if (hist[i].after == target) at_target = static_cast<int>(i);
-        bool all_adds = true;
-        for (size_t i = since; i < hist.size(); ++i) all_adds &= hist[i].kind == WriteKind::kAdd;
-        // The first write after it by someone other than the waiter (the waiter's own
-        // writes consume what it saw; they do not explain a miss).
-        int moved = -1;
-        for (int i = at_target + 1; at_target >= 0 && i < static_cast<int>(hist.size()); ++i)
-          if (hist[i].agent != b.agent) {
-            moved = i;
-            break;
-          }
-        if (moved >= 0) {
-          const HistEntry& next = hist[moved];
-          std::vector<std::string> lines;
-          for (size_t i = at_target + 1; i < hist.size(); ++i) lines.push_back(HistLine(m, hist[i]));
-          for (const std::string& l : lines) out.add_writes(l);
-          if (next.kind == WriteKind::kSet || next.kind == WriteKind::kCas) {
-            b.cause = "overwrite";
-            b.text = absl::StrCat(wn, " held ", target, " but ", Who(m, next.agent, next.op),
-                                  " set ", next.after, " over it before ",
-                                  m.info(b.agent).name, " sampled it (value ", value,
-                                  ", waiting for ", target, ")");
-          } else {
-            std::vector<std::string> all;
-            for (size_t i = since; i < hist.size(); ++i) all.push_back(HistLine(m, hist[i]));
-            b.cause = "overshoot";
-            b.text = absl::StrCat(wn, " passed the target ", target, " before ",
-                                  m.info(b.agent).name, " sampled it: ", all.size(),
-                                  " write(s): ", absl::StrJoin(all, ", "), " (value now ", value,
-                                  ", waiting for ", target, "; == never holds again)");
-          }
-          continue;
-        }
-        if (all_adds && value > target && target >= 0) {
-          std::vector<std::string> lines;
-          for (size_t i = since; i < hist.size(); ++i) lines.push_back(HistLine(m, hist[i]));
-          for (const std::string& l : lines) out.add_writes(l);
-          b.cause = "overshoot";
-          b.text = absl::StrCat(wn, " passed the target ", target, " without ever equalling it: ",
-                                lines.size(), " add(s): ", absl::StrJoin(lines, ", "),
-                                " (value ", value, ", waiting for ", target, ")");
-          continue;
-        }
-      }
-    }
-    {
-      // A writer that exited early (its skipped program writes the word) explains the
-      // hang even when later writers exist that are themselves stuck.
-      std::vector<std::string> exited;
-      for (int x = 0; x < m.num_agents(); ++x) {
-        const AgentState& xs = s.agents[x];
-        if (xs.status != Status::kExited || !xs.exited_early) continue;
-        int wop = -1;
-        if (writes_word(m.AfterExit(s, x), b.word, &wop)) {
-          exited.push_back(absl::StrCat(m.info(x).name, " exited early at ",
-                                        p.ops[m.List(x, xs.stack.back().list)[xs.stack.back().pos]].site,
-                                        "; its remaining program contained ",
-                                        wop >= 0 ? p.ops[wop].site : "a write",
-                                        " targeting ", wn));
-          SignalEdge* e = out.add_edges();
-          e->set_from(m.info(b.agent).name);
-          e->set_to(m.info(x).name);
-          e->set_site(wop >= 0 ? p.ops[wop].site : "");
-          e->set_word(wn);
-          e->set_expected(static_cast<double>(target));
-          e->set_observed(b.proto.observed());
-          e->set_to_state("exited");
-        }
-      }
-      if (!exited.empty()) {
-        b.cause = "exited_writer";
-        b.text = absl::StrCat("waited-for writer exited: ", absl::StrJoin(exited, "; "));
-        continue;
-      }
-    }
-    if (b.writers.empty()) {
-      // Missing notify: nearest miss among writes to the same object.
-      std::string nearest;
-      for (const auto& [key, ow] : s.words) {
-        if (KeyObject(key) != KeyObject(b.word) || key == b.word) continue;
-        for (const HistEntry& h : ow.hist) {
-          if (h.agent < 0 || h.kind == WriteKind::kReset) continue;
-          bool other_rank = KeyRank(key) != KeyRank(b.word);
-          nearest = absl::StrCat("; nearest candidate: ", Who(m, h.agent, h.op), " wrote ",
-                                 m.WordName(key), " (same object, different ",
-                                 other_rank ? "rank" : "slot", ")");
+      bool missing_rank = false;
+      for (const std::string& r : missing) missing_rank |= r == absl::StrCat("rank", m.info(x).rank);
+      if (!missing_rank) continue;
+      for (const Access2& f : sc.futures[x])
+        if (f.res == Res::kBarrier && f.mode == Mode::kWrite &&
+            f.object == (op.kind == BARRIER_ALL ? 1 : 2)) {
+          b.writers.push_back(x);
+          b.writer_ops.push_back(f.op);
           break;
         }
-        if (!nearest.empty()) break;
-      }
-      b.cause = "missing_notify";
-      b.text = absl::StrCat("missing notify for ", wn, ": no agent can still write it (value ",
-                            value, ", waiting for ", target, ")", nearest);
-      continue;
     }
-    std::vector<std::string> cannot_start;
-    for (int x : b.writers)
-      if (s.agents[x].status == Status::kNotStarted) cannot_start.push_back(m.info(x).name);
-    if (!cannot_start.empty()) {
-      b.cause = "co_residency";
-      b.text = absl::StrCat(wn, " can only be written by ", absl::StrJoin(cannot_start, ", "),
-                            ", which cannot start: rank ", m.info(b.agent).rank, " has ",
-                            p.cta_slots, " resident CTA slots, all held by CTAs that never exit");
-      continue;
-    }
-    b.cause = "cycle";
   }
+  if (!not_started.empty()) {
+    b.cause = SignalExplanation::co_residency;
+    b.text = absl::StrCat("grid barrier at ", op.site, ": ", arrived, " of ", need,
+                          " CTAs arrived; ", absl::StrJoin(not_started, ", "),
+                          " cannot start (", p.cta_slots,
+                          " resident slots, all held by CTAs spinning in the barrier)");
+  } else if (!b.writers.empty()) {
+    b.cause = SignalExplanation::cycle;
+  } else {
+    b.cause = SignalExplanation::collective_mismatch;
+    b.text = absl::StrCat(KindName(op.kind), " at ", op.site, ": ", arrived, " of ", need,
+                          " arrived; missing ", absl::StrJoin(missing, ", "),
+                          " (exited or blocked elsewhere without reaching it)");
+  }
+}
 
-  // Edges of the wait-for graph.
+// LAUNCH: the stream waits for the kernel's CTAs (a cycle through them).
+void ExplainLaunch(const Scene& sc, const Op& op, Blocked& b) {
+  const AgentInfo& ai = sc.m.info(b.agent);
+  const AgentState& as = sc.s.agents[b.agent];
+  b.cause = SignalExplanation::cycle;
+  b.text = absl::StrCat(ai.name, " waits for kernel ", sc.p.kernels[op.kernel].name,
+                        " to finish");
+  int first = ai.launches[as.launches];
+  for (int c = 0; c < ai.launch_sizes[as.launches]; ++c) {
+    b.writers.push_back(first + c);
+    b.writer_ops.push_back(-1);
+  }
+}
+
+// ---- the wait rules: one per cause, tried in kWaitRules order ----
+// Each returns whether its cause explains the blocked wait, and then sets b.text (and
+// may append the writes and edges that show it).
+
+bool ScopeTooNarrow(const Scene& sc, const WaitView& v, Blocked& b) {
+  const Op& op = v.op;
+  if (!((op.kind == WAIT || op.kind == WAIT_UNTIL) && (op.scope == CTA || op.sem == WEAK)))
+    return false;
+  bool outside = false;
+  if (v.w)
+    for (const HistEntry& h : v.w->hist)
+      if (h.agent >= 0 && h.agent != b.agent && sc.m.info(h.agent).kind == AgentKind::kCta)
+        outside = true;
+  for (int x : b.writers) outside |= sc.m.info(x).kind == AgentKind::kCta;
+  if (!outside) return false;
+  b.text = absl::StrCat(sc.m.info(b.agent).name, " polls ", v.wn, " with scope=",
+                        ScopeName(op.scope), " sem=", SemName(op.sem),
+                        ": writes by other CTAs or GPUs never reach its L1 (value ", v.value,
+                        ", it still sees ", AsText(b.proto.observed()),
+                        "); use scope=gpu (same GPU) or sys");
+  return true;
+}
+
+bool LostUpdate(const Scene& sc, const WaitView& v, Blocked& b) {
+  if (!v.w || v.w->hist.empty()) return false;
+  const auto& hist = v.w->hist;
+  int lost = -1, set_after_add = -1, first_add = -1;
+  for (size_t i = 0; i < hist.size(); ++i) {
+    if (hist[i].lost) lost = static_cast<int>(i);
+    if (hist[i].kind == WriteKind::kAdd && first_add < 0) first_add = static_cast<int>(i);
+    if (hist[i].kind == WriteKind::kSet && first_add >= 0 && set_after_add < 0 &&
+        hist[i].agent != hist[first_add].agent)
+      set_after_add = static_cast<int>(i);
+  }
+  if (lost < 0 && set_after_add < 0) return false;
+  std::vector<std::string> lines;
+  for (const HistEntry& h : hist) lines.push_back(HistLine(sc.m, h));
+  b.text = absl::StrCat("lost update on ", v.wn, ": ",
+                        lost >= 0 ? "a non-atomic remote add (no native P2P atomics) "
+                                    "overwrote a concurrent increment"
+                                  : "a set clobbered the accumulated adds",
+                        "; write history ", absl::StrJoin(lines, ", then "),
+                        " (value ", v.value, ", waiting for ", v.target, ")");
+  for (const std::string& l : lines) sc.out->add_writes(l);
+  return true;
+}
+
+// A reset (host fill, or a program store of the initial value) after a write that would
+// have released the waiter, not ordered after that write.
+bool ResetRace(const Scene& sc, const WaitView& v, Blocked& b) {
+  if (!v.w || v.w->hist.empty()) return false;
+  const Machine& m = sc.m;
+  const auto& hist = v.w->hist;
+  const int bytes = sc.p.objects[KeyObject(b.word)].bytes;
+  for (size_t j = 0; j < hist.size(); ++j) {
+    if (!ResetLike(sc.p, hist[j])) continue;
+    for (size_t i = 0; i < j; ++i) {
+      const HistEntry& wr = hist[i];
+      if (wr.agent < 0 || ResetLike(sc.p, wr) || wr.agent == hist[j].agent) continue;
+      if (!m.Satisfies(v.cmp, wr.after, v.target, bytes)) continue;
+      int comp = m.info(wr.agent).comp_t0;
+      int comp2 = m.info(wr.agent).comp_rest;
+      bool ordered = hist[j].clk.at(comp) >= wr.clk.at(comp) &&
+                     hist[j].clk.at(comp2) >= wr.clk.at(comp2);
+      if (ordered) continue;
+      b.text = absl::StrCat("reset race on ", v.wn, ": ", Who(m, wr.agent, wr.op), " wrote ",
+                            wr.after, ", then ", Who(m, hist[j].agent, hist[j].op),
+                            " reset it to ", hist[j].after,
+                            " without being ordered after it by any barrier; the notify "
+                            "was overwritten (value ", v.value, ", waiting for ", v.target, ")");
+      sc.out->add_writes(HistLine(m, wr));
+      sc.out->add_writes(HistLine(m, hist[j]));
+      return true;
+    }
+  }
+  return false;
+}
+
+// An == wait whose word moved past its target since the last reset.
+struct PassedTarget {
+  bool applies = false;  // cmp is ==, the value is not the target, writes since the reset
+  size_t since = 0;      // the first write after the last reset
+  int at_target = -1;    // the last write that left the target
+  int moved = -1;        // the first write after it by an agent other than the waiter
+  bool all_adds = true;  // every write since the reset is an add
+};
+
+PassedTarget FindPassedTarget(const Scene& sc, const WaitView& v, const Blocked& b) {
+  PassedTarget pt;
+  if (!v.w || v.w->hist.empty()) return pt;
+  const auto& hist = v.w->hist;
+  // Only the writes since the last reset count (a reset starts a new phase).
+  for (size_t i = 0; i < hist.size(); ++i)
+    if (ResetLike(sc.p, hist[i])) pt.since = i + 1;
+  pt.applies = v.cmp == EQ && v.value != v.target && pt.since < hist.size();
+  if (!pt.applies) return pt;
+  for (size_t i = pt.since; i < hist.size(); ++i)
+    if (hist[i].after == v.target) pt.at_target = static_cast<int>(i);
+  for (size_t i = pt.since; i < hist.size(); ++i) pt.all_adds &= hist[i].kind == WriteKind::kAdd;
+  // The waiter's own writes consume what it saw; they do not explain a miss.
+  for (int i = pt.at_target + 1; pt.at_target >= 0 && i < static_cast<int>(hist.size()); ++i)
+    if (hist[i].agent != b.agent) {
+      pt.moved = i;
+      break;
+    }
+  return pt;
+}
+
+bool MovedBySet(const WaitView& v, const PassedTarget& pt) {
+  const WriteKind k = v.w->hist[pt.moved].kind;
+  return k == WriteKind::kSet || k == WriteKind::kCas;
+}
+
+void AddWritesFrom(const Scene& sc, const WaitView& v, size_t from) {
+  for (size_t i = from; i < v.w->hist.size(); ++i) sc.out->add_writes(HistLine(sc.m, v.w->hist[i]));
+}
+
+// The word held the target, then a set moved it on before the waiter sampled it.
+bool Overwrite(const Scene& sc, const WaitView& v, Blocked& b) {
+  const PassedTarget pt = FindPassedTarget(sc, v, b);
+  if (!pt.applies || pt.moved < 0 || !MovedBySet(v, pt)) return false;
+  const HistEntry& next = v.w->hist[pt.moved];
+  AddWritesFrom(sc, v, pt.at_target + 1);
+  b.text = absl::StrCat(v.wn, " held ", v.target, " but ", Who(sc.m, next.agent, next.op),
+                        " set ", next.after, " over it before ", sc.m.info(b.agent).name,
+                        " sampled it (value ", v.value, ", waiting for ", v.target, ")");
+  return true;
+}
+
+// Adds moved the word past the target (before the waiter sampled it, or without ever
+// equalling it).
+bool Overshoot(const Scene& sc, const WaitView& v, Blocked& b) {
+  const PassedTarget pt = FindPassedTarget(sc, v, b);
+  if (!pt.applies) return false;
+  const auto& hist = v.w->hist;
+  std::vector<std::string> all;
+  for (size_t i = pt.since; i < hist.size(); ++i) all.push_back(HistLine(sc.m, hist[i]));
+  if (pt.moved >= 0 && !MovedBySet(v, pt)) {
+    AddWritesFrom(sc, v, pt.at_target + 1);
+    b.text = absl::StrCat(v.wn, " passed the target ", v.target, " before ",
+                          sc.m.info(b.agent).name, " sampled it: ", all.size(),
+                          " write(s): ", absl::StrJoin(all, ", "), " (value now ", v.value,
+                          ", waiting for ", v.target, "; == never holds again)");
+    return true;
+  }
+  if (pt.moved < 0 && pt.all_adds && v.value > v.target && v.target >= 0) {
+    AddWritesFrom(sc, v, pt.since);
+    b.text = absl::StrCat(v.wn, " passed the target ", v.target, " without ever equalling it: ",
+                          all.size(), " add(s): ", absl::StrJoin(all, ", "),
+                          " (value ", v.value, ", waiting for ", v.target, ")");
+    return true;
+  }
+  return false;
+}
+
+// A writer that exited early (its skipped program writes the word) explains the hang
+// even when later writers exist that are themselves stuck.
+bool ExitedWriter(const Scene& sc, const WaitView& v, Blocked& b) {
+  const Machine& m = sc.m;
+  std::vector<std::string> exited;
+  for (int x = 0; x < m.num_agents(); ++x) {
+    const AgentState& xs = sc.s.agents[x];
+    if (xs.status != Status::kExited || !xs.exited_early) continue;
+    int wop = -1;
+    if (!WritesWord(sc, v, m.AfterExit(sc.s, x), b.word, &wop)) continue;
+    exited.push_back(absl::StrCat(m.info(x).name, " exited early at ",
+                                  sc.p.ops[m.List(x, xs.stack.back().list)[xs.stack.back().pos]].site,
+                                  "; its remaining program contained ",
+                                  wop >= 0 ? sc.p.ops[wop].site : "a write", " targeting ", v.wn));
+    SignalEdge* e = sc.out->add_edges();
+    e->set_from(m.info(b.agent).name);
+    e->set_to(m.info(x).name);
+    e->set_site(wop >= 0 ? sc.p.ops[wop].site : "");
+    e->set_word(v.wn);
+    e->set_expected(v.target);
+    e->set_observed(b.proto.observed());
+    e->set_to_state(SignalEdge::exited);
+  }
+  if (exited.empty()) return false;
+  b.text = absl::StrCat("waited-for writer exited: ", absl::StrJoin(exited, "; "));
+  return true;
+}
+
+// Nobody can still write the word; the nearest miss is a write to the same object.
+bool MissingNotify(const Scene& sc, const WaitView& v, Blocked& b) {
+  if (!b.writers.empty()) return false;
+  std::string nearest;
+  for (const auto& [key, ow] : sc.s.words) {
+    if (KeyObject(key) != KeyObject(b.word) || key == b.word) continue;
+    for (const HistEntry& h : ow.hist) {
+      if (h.agent < 0 || h.kind == WriteKind::kReset) continue;
+      bool other_rank = KeyRank(key) != KeyRank(b.word);
+      nearest = absl::StrCat("; nearest candidate: ", Who(sc.m, h.agent, h.op), " wrote ",
+                             sc.m.WordName(key), " (same object, different ",
+                             other_rank ? "rank" : "slot", ")");
+      break;
+    }
+    if (!nearest.empty()) break;
+  }
+  b.text = absl::StrCat("missing notify for ", v.wn, ": no agent can still write it (value ",
+                        v.value, ", waiting for ", v.target, ")", nearest);
+  return true;
+}
+
+// A writer is a CTA that can never get a resident slot.
+bool WriterCannotStart(const Scene& sc, const WaitView& v, Blocked& b) {
+  std::vector<std::string> cannot_start;
+  for (int x : b.writers)
+    if (sc.s.agents[x].status == Status::kNotStarted) cannot_start.push_back(sc.m.info(x).name);
+  if (cannot_start.empty()) return false;
+  b.text = absl::StrCat(v.wn, " can only be written by ", absl::StrJoin(cannot_start, ", "),
+                        ", which cannot start: rank ", sc.m.info(b.agent).rank, " has ",
+                        sc.p.cta_slots, " resident CTA slots, all held by CTAs that never exit");
+  return true;
+}
+
+// Every writer is itself blocked (the cycle is described for the whole program).
+bool Cycle(const Scene&, const WaitView&, Blocked&) { return true; }
+
+struct WaitRule {
+  Cause cause;
+  bool (*applies)(const Scene&, const WaitView&, Blocked&);
+};
+
+// The order in which the causes are tried for one blocked wait (explain.h).
+constexpr WaitRule kWaitRules[] = {
+    {SignalExplanation::scope_too_narrow, ScopeTooNarrow},
+    {SignalExplanation::lost_update, LostUpdate},
+    {SignalExplanation::reset_race, ResetRace},
+    {SignalExplanation::overwrite, Overwrite},
+    {SignalExplanation::overshoot, Overshoot},
+    {SignalExplanation::exited_writer, ExitedWriter},
+    {SignalExplanation::missing_notify, MissingNotify},
+    {SignalExplanation::co_residency, WriterCannotStart},
+    {SignalExplanation::cycle, Cycle},
+};
+
+void ExplainWait(const Scene& sc, const Op& op, Blocked& b) {
+  const AgentState& as = sc.s.agents[b.agent];
+  const Word* w = nullptr;
+  if (auto it = sc.s.words.find(b.word); it != sc.s.words.end()) w = &it->second;
+  const WaitView v{.op = op,
+                   .w = w,
+                   .target = as.wait_value,
+                   .value = w ? w->value : sc.p.objects[KeyObject(b.word)].init,
+                   .wn = sc.m.WordName(b.word),
+                   .release_cmp = op.kind == WAIT || op.kind == ATOMIC_CAS ? EQ : op.cmp,
+                   .cmp = op.kind == WAIT ? EQ : op.cmp};
+  for (int x = 0; x < sc.m.num_agents(); ++x) {
+    if (x == b.agent || sc.s.agents[x].status == Status::kExited) continue;
+    int wop = -1;
+    if (WritesWord(sc, v, sc.futures[x], b.word, &wop)) {
+      b.writers.push_back(x);
+      b.writer_ops.push_back(wop);
+    }
+  }
+  for (const WaitRule& rule : kWaitRules)
+    if (rule.applies(sc, v, b)) {
+      b.cause = rule.cause;
+      return;
+    }
+}
+
+// Sets b.cause (left unset for an agent with nothing to explain) and b.text.
+void ExplainBlocked(const Scene& sc, Blocked& b) {
+  if (sc.s.agents[b.agent].status == Status::kNotStarted) return ExplainNotStarted(sc, b);
+  const Op& op = sc.p.ops[b.op];
+  if (op.kind == BARRIER_ALL || op.kind == HOST_COLLECTIVE || op.kind == GRID_BARRIER)
+    return ExplainBarrier(sc, op, b);
+  if (op.kind == LAUNCH) return ExplainLaunch(sc, op, b);
+  if (b.has_word) ExplainWait(sc, op, b);
+}
+
+// The program-level cause: the blocked agent whose cause ranks first (the lowest Cause
+// number; the first such agent on a tie). Null when no agent has a cause.
+const Blocked* FirstRanked(const std::vector<Blocked>& blocked) {
+  const Blocked* best = nullptr;
+  for (const Blocked& b : blocked)
+    if (b.cause != SignalExplanation::CAUSE_UNSET && (!best || b.cause < best->cause))
+      best = &b;
+  return best;
+}
+
+// A cycle through the blocked agents' writer edges, edge by edge.
+std::string DescribeCycle(const Machine& m, const State& s, const std::vector<Blocked>& blocked) {
+  const Program& p = m.program();
+  std::map<int, const Blocked*> by_agent;
+  for (const Blocked& b : blocked) by_agent[b.agent] = &b;
+  // A writer that is not launched yet waits for its stream.
+  std::vector<Blocked> pseudo;
+  pseudo.reserve(m.num_agents());
+  for (const Blocked& b : blocked)
+    for (int x : b.writers)
+      if (s.agents[x].status == Status::kNotLaunched && !by_agent.count(x)) {
+        Blocked nb;
+        nb.agent = x;
+        nb.proto.set_site("not_launched");
+        nb.proto.set_op(absl::StrCat("(not launched: queued behind ", m.info(m.info(x).stream_agent).name, ")"));
+        nb.writers.push_back(m.info(x).stream_agent);
+        nb.writer_ops.push_back(-1);
+        pseudo.push_back(nb);
+        by_agent[x] = &pseudo.back();
+      }
+  std::vector<std::string> cyc;
+  for (const Blocked& start : blocked) {
+    std::vector<int> path;
+    std::map<int, size_t> pos;
+    int cur = start.agent;
+    while (by_agent.count(cur) && !pos.count(cur)) {
+      pos[cur] = path.size();
+      path.push_back(cur);
+      const Blocked* b = by_agent[cur];
+      int next = -1;
+      for (int x : b->writers)
+        if (by_agent.count(x)) {
+          next = x;
+          break;
+        }
+      if (next < 0) break;
+      cur = next;
+    }
+    if (pos.count(cur) && by_agent.count(cur) && path.size() > pos[cur]) {
+      for (size_t i = pos[cur]; i < path.size(); ++i) {
+        const Blocked* b = by_agent[path[i]];
+        int to = i + 1 < path.size() ? path[i + 1] : cur;
+        std::string site;
+        for (size_t k = 0; k < b->writers.size(); ++k)
+          if (b->writers[k] == to && b->writer_ops[k] >= 0) site = p.ops[b->writer_ops[k]].site;
+        cyc.push_back(absl::StrCat(m.info(b->agent).name, " @ ", b->proto.site(), " ",
+                                   b->proto.op(),
+                                   b->proto.word().empty()
+                                       ? ""
+                                       : absl::StrCat(" (", b->proto.word(), " expected ",
+                                                      AsText(b->proto.expected()), ", observed ",
+                                                      AsText(b->proto.observed()), ")"),
+                                   " waits for ",
+                                   m.info(to).name, site.empty() ? "" : " [" + site + "]"));
+      }
+      break;
+    }
+  }
+  return cyc.empty() ? "every agent that could write the awaited words is itself blocked"
+                     : absl::StrJoin(cyc, " -> ");
+}
+
+// Edges of the wait-for graph: every blocked agent to each agent that could release it.
+void AddWaitForEdges(const Scene& sc, const std::vector<Blocked>& blocked) {
   for (const Blocked& b : blocked) {
     for (size_t i = 0; i < b.writers.size(); ++i) {
       int x = b.writers[i];
-      SignalEdge* e = out.add_edges();
-      e->set_from(m.info(b.agent).name);
-      e->set_to(m.info(x).name);
-      e->set_site(b.writer_ops[i] >= 0 ? p.ops[b.writer_ops[i]].site : "");
+      SignalEdge* e = sc.out->add_edges();
+      e->set_from(sc.m.info(b.agent).name);
+      e->set_to(sc.m.info(x).name);
+      e->set_site(b.writer_ops[i] >= 0 ? sc.p.ops[b.writer_ops[i]].site : "");
       e->set_word(b.proto.word());
       e->set_expected(b.proto.expected());
       e->set_observed(b.proto.observed());
-      e->set_to_state(StateName(s, m, x));
+      e->set_to_state(StateOf(sc.s, sc.m, x));
     }
   }
-  // Program-level cause.
-  int best = -1;
-  for (size_t i = 0; i < blocked.size(); ++i)
-    if (!blocked[i].cause.empty() &&
-        (best < 0 || Rank(blocked[i].cause) < Rank(blocked[best].cause)))
-      best = static_cast<int>(i);
-  std::string cause = best >= 0 ? blocked[best].cause : "deadlock";
-  std::string why = best >= 0 ? blocked[best].text : "";
-  if (cause == "cycle") {
-    // Find a cycle through the blocked agents' writer edges.
-    std::map<int, const Blocked*> by_agent;
-    for (const Blocked& b : blocked) by_agent[b.agent] = &b;
-    // A writer that is not launched yet waits for its stream.
-    std::vector<Blocked> pseudo;
-    pseudo.reserve(m.num_agents());
-    for (const Blocked& b : blocked)
-      for (int x : b.writers)
-        if (s.agents[x].status == Status::kNotLaunched && !by_agent.count(x)) {
-          Blocked nb;
-          nb.agent = x;
-          nb.proto.set_site("not_launched");
-          nb.proto.set_op(absl::StrCat("(not launched: queued behind ", m.info(m.info(x).stream_agent).name, ")"));
-          nb.writers.push_back(m.info(x).stream_agent);
-          nb.writer_ops.push_back(-1);
-          pseudo.push_back(nb);
-          by_agent[x] = &pseudo.back();
-        }
-    std::vector<std::string> cyc;
-    for (const Blocked& start : blocked) {
-      std::vector<int> path;
-      std::map<int, size_t> pos;
-      int cur = start.agent;
-      while (by_agent.count(cur) && !pos.count(cur)) {
-        pos[cur] = path.size();
-        path.push_back(cur);
-        const Blocked* b = by_agent[cur];
-        int next = -1;
-        for (int x : b->writers)
-          if (by_agent.count(x)) {
-            next = x;
-            break;
-          }
-        if (next < 0) break;
-        cur = next;
-      }
-      if (pos.count(cur) && by_agent.count(cur) && path.size() > pos[cur]) {
-        for (size_t i = pos[cur]; i < path.size(); ++i) {
-          const Blocked* b = by_agent[path[i]];
-          int to = i + 1 < path.size() ? path[i + 1] : cur;
-          std::string site;
-          for (size_t k = 0; k < b->writers.size(); ++k)
-            if (b->writers[k] == to && b->writer_ops[k] >= 0) site = p.ops[b->writer_ops[k]].site;
-          cyc.push_back(absl::StrCat(m.info(b->agent).name, " @ ", b->proto.site(), " ",
-                                     b->proto.op(),
-                                     b->proto.word().empty()
-                                         ? ""
-                                         : absl::StrCat(" (", b->proto.word(), " expected ",
-                                                        b->proto.expected(), ", observed ",
-                                                        b->proto.observed(), ")"),
-                                     " waits for ",
-                                     m.info(to).name, site.empty() ? "" : " [" + site + "]"));
-        }
-        break;
-      }
-    }
-    why = cyc.empty() ? "every agent that could write the awaited words is itself blocked"
-                      : absl::StrJoin(cyc, " -> ");
-  }
+}
+
+}  // namespace
+
+SignalExplanation ExplainDeadlock(const Machine& m, const State& s) {
+  SignalExplanation out;
+  Scene sc{m, s, m.program(), std::vector<Footprint>(m.num_agents()), &out};
+  for (int a = 0; a < m.num_agents(); ++a) sc.futures[a] = m.Future(s, a);
+  std::vector<Blocked> blocked = CollectBlocked(m, s);
+  for (Blocked& b : blocked) ExplainBlocked(sc, b);
+  AddWaitForEdges(sc, blocked);
+  const Blocked* best = FirstRanked(blocked);
+  const Cause cause = best ? best->cause : SignalExplanation::deadlock;
+  const std::string why = cause == SignalExplanation::cycle ? DescribeCycle(m, s, blocked)
+                          : best                            ? best->text
+                                                            : "";
   out.set_cause(cause);
   std::string text = absl::StrCat("deadlock: ", blocked.size(), " agent(s) blocked\n");
   for (const Blocked& b : blocked) {
     absl::StrAppend(&text, "  ", m.info(b.agent).name, " @ ", b.proto.site(), ": ",
                     b.proto.op());
     if (b.has_word)
-      absl::StrAppend(&text, "  (", b.proto.word(), " expected ", b.proto.expected(),
-                      ", observed ", b.proto.observed(), ")");
+      absl::StrAppend(&text, "  (", b.proto.word(), " expected ", AsText(b.proto.expected()),
+                      ", observed ", AsText(b.proto.observed()), ")");
     absl::StrAppend(&text, "\n");
     *out.add_blocked() = b.proto;
   }
@@ -522,7 +628,7 @@ SignalExplanation ExplainDeadlock(const Machine& m, const State& s) {
     if (s.agents[a].status == Status::kExited)
       absl::StrAppend(&text, "  ", m.info(a).name, ": exited",
                       s.agents[a].exited_early ? " early" : "", "\n");
-  absl::StrAppend(&text, "cause: ", cause, ": ", why);
+  absl::StrAppend(&text, "cause: ", EnumName(cause), ": ", why);
   out.set_text(text);
   return out;
 }
@@ -567,7 +673,8 @@ std::string WaitForSvg(const SignalExplanation& e) {
       "\" font-family=\"monospace\" font-size=\"11\">\n"
       "<defs><marker id=\"arrow\" markerWidth=\"10\" markerHeight=\"7\" refX=\"10\" refY=\"3.5\" "
       "orient=\"auto\"><polygon points=\"0 0, 10 3.5, 0 7\"/></marker></defs>\n",
-      "<text x=\"10\" y=\"20\" font-size=\"14\">wait-for graph: ", e.cause(), "</text>\n");
+      "<text x=\"10\" y=\"20\" font-size=\"14\">wait-for graph: ", EnumName(e.cause()),
+      "</text>\n");
   for (const SignalEdge& ed : e.edges()) {
     int a = id(ed.from()), b = id(ed.to());
     double x1 = px(a), y1 = py(a), x2 = px(b), y2 = py(b);
@@ -577,19 +684,19 @@ std::string WaitForSvg(const SignalExplanation& e) {
     x1 += dx / len * 28;
     y1 += dy / len * 28;
     absl::StrAppend(&svg, "<line x1=\"", x1, "\" y1=\"", y1, "\" x2=\"", x2, "\" y2=\"", y2,
-                    "\" stroke=\"", ed.to_state() == "blocked" ? "#c00" : "#555",
+                    "\" stroke=\"", ed.to_state() == SignalEdge::blocked ? "#c00" : "#555",
                     "\" marker-end=\"url(#arrow)\"/>\n");
     absl::StrAppend(&svg, "<text x=\"", (x1 + x2) / 2 + 4, "\" y=\"", (y1 + y2) / 2 - 4, "\">",
-                    ed.word(), " ", ed.expected(), "/", ed.observed(),
+                    ed.word(), " ", AsText(ed.expected()), "/", AsText(ed.observed()),
                     ed.site().empty() ? "" : " " + ed.site(), "</text>\n");
   }
-  std::map<std::string, std::string> state;
+  std::map<std::string, SignalEdge::ToState> state;
   for (const SignalEdge& ed : e.edges()) state[ed.to()] = ed.to_state();
   for (int i = 0; i < n; ++i) {
     bool blocked = false;
     for (const SignalEdge& ed : e.edges()) blocked |= ed.from() == nodes[i];
     absl::StrAppend(&svg, "<circle cx=\"", px(i), "\" cy=\"", py(i), "\" r=\"26\" fill=\"",
-                    blocked ? "#fdd" : (state[nodes[i]] == "exited" ? "#ddd" : "#dfd"),
+                    blocked ? "#fdd" : (state[nodes[i]] == SignalEdge::exited ? "#ddd" : "#dfd"),
                     "\" stroke=\"#333\"/>\n<text x=\"", px(i) - 24, "\" y=\"", py(i) + 4, "\">",
                     nodes[i], "</text>\n");
   }

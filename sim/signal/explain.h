@@ -1,8 +1,12 @@
 // Explaining a hang (signaling.md §4.4), the way MUST explains an MPI deadlock: who is
 // blocked where, expecting what and seeing what; the wait-for graph; and one cause.
 //
-// For every blocked wait the word's history and the agents that could still write it
-// decide the cause, in this order (the first that applies):
+// Every blocked agent gets one cause. A CTA that never started is `co_residency`; a
+// barrier or collective is `co_residency` (a CTA of the grid cannot start), `cycle` (a
+// missing participant is blocked elsewhere) or `collective_mismatch`; a LAUNCH is a
+// `cycle` through the kernel's CTAs. For a blocked wait, the word's history and the
+// agents that could still write it decide, by the first rule (kWaitRules in explain.cc,
+// one function per cause) that applies:
 //   scope_too_narrow  a cta-scoped (or weak) poll cannot see a writer outside its CTA
 //   lost_update       a set clobbered adds, or a non-atomic add lost an increment
 //   reset_race        a reset wiped a notify that happens-before does not order before it
@@ -11,10 +15,12 @@
 //   exited_writer     the only writers exited early (their skipped program writes it)
 //   missing_notify    nobody can still write it (nearest miss: same object, other slot)
 //   co_residency      a writer is a CTA that can never get a resident slot
-//   collective_mismatch  a barrier or collective that some participant never reaches
 //   cycle             every writer is itself blocked: the cycle, edge by edge
-// The program-level cause is the first of these over all blocked agents: a dead wait
-// explains a cycle that runs through it.
+// The program-level cause is the agents' cause that ranks first in the order of the
+// SignalExplanation.Cause enum (proto/report.proto): scope_too_narrow, lost_update,
+// reset_race, overwrite, overshoot, exited_writer, co_residency, collective_mismatch,
+// missing_notify, cycle; the first such agent on a tie; `deadlock` when no agent has a
+// cause. A dead wait thus explains a cycle that runs through it.
 #ifndef WARPCHECK_SIM_SIGNAL_EXPLAIN_H_
 #define WARPCHECK_SIM_SIGNAL_EXPLAIN_H_
 
@@ -28,6 +34,8 @@
 namespace warpcheck::sim::signal {
 
 // Requires: s is a terminal state with at least one agent not exited.
+// Ensures: cause is one of the deadlock causes above, or `deadlock`; text ends with
+// "cause: <cause>: <why>".
 SignalExplanation ExplainDeadlock(const Machine& m, const State& s);
 
 // The interleaving that decides between a deadlock and a completion: the accesses to

@@ -248,11 +248,12 @@ ExploreResult Explore(const Machine& m, const ExploreOptions& opt) {
     }
     if (t.race) ++r.races;
     TerminalSummary sum;
-    sum.outcome = t.ending == Ending::kFault ? "fault"
-                  : t.ending == Ending::kCompletes ? "completes" : "deadlock";
+    sum.outcome = t.ending == Ending::kFault       ? SignalTerminal::fault
+                  : t.ending == Ending::kCompletes ? SignalTerminal::completes
+                                                   : SignalTerminal::deadlock;
     if (t.ending == Ending::kDeadlock) sum.blocked = BlockedSignature(m, s);
     sum.values = FinalValues(m, s);
-    std::string key = sum.outcome;
+    std::string key = absl::StrCat(sum.outcome);
     for (const auto& b : sum.blocked) absl::StrAppend(&key, "|", b);
     for (const auto& [k, v] : sum.values) absl::StrAppend(&key, "|", k, "=", v);
     auto it = summary_index.find(key);

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "proto/report.pb.h"
 #include "sim/signal/machine.h"
 
 namespace warpcheck::sim::signal {
@@ -51,7 +52,7 @@ struct Terminal {
 
 // A terminal state as the GPU comparison sees it.
 struct TerminalSummary {
-  std::string outcome;               // completes | deadlock | fault
+  SignalTerminal::Outcome outcome = SignalTerminal::OUTCOME_UNSET;  // completes | deadlock | fault
   std::vector<std::string> blocked;  // "rank1.cta0@wait#1", sorted
   std::map<std::string, int64_t> values;
   int64_t count = 0;

@@ -16,6 +16,10 @@
 //   narrow_wait_scope          warning   scope=cta/weak wait on a word another CTA or GPU writes (B12)
 //   wait_until_lanes_exceed_threads warning  per-thread waits over more words than threads
 //   unmatched_notify           warning   a word that is notified but never waited on (B3)
+//
+// The ids and severities are the SignalLint.Id and SignalLint.Severity enums of
+// proto/report.proto; lint.cc holds one check function per lint, in tables (lints of one
+// op, of one signal word, of the whole program) that give each its id and severity.
 #ifndef WARPCHECK_SIM_SIGNAL_LINT_H_
 #define WARPCHECK_SIM_SIGNAL_LINT_H_
 
@@ -29,7 +33,12 @@ namespace warpcheck::sim::signal {
 // Ensures: the findings, errors first, each at most once per (id, site).
 std::vector<SignalLint> Lint(const Machine& m);
 
+// Ensures: whether some finding has severity error.
 bool HasErrors(const std::vector<SignalLint>& lints);
+
+// The explanation cause of a static_error found by lint `id`.
+// Ensures: the cause of the same name for a lint of severity error; CAUSE_UNSET otherwise.
+SignalExplanation::Cause CauseOf(SignalLint::Id id);
 
 }  // namespace warpcheck::sim::signal
 

@@ -426,7 +426,8 @@ void Machine::DataAccess(State& s, int a, int op, int object, int rank, int64_t 
     if (x.agent == a) continue;  // program order
     if (ordered(x)) continue;
     RaceRecord r;
-    r.kind = write ? (x.write ? "write_write" : "write_after_read") : "read_unpublished";
+    r.kind = write ? (x.write ? SignalRace::write_write : SignalRace::write_after_read)
+                   : SignalRace::read_unpublished;
     r.agent = a;
     r.op = op;
     r.other_agent = x.agent;
@@ -451,7 +452,7 @@ void Machine::DataAccess(State& s, int a, int op, int object, int rank, int64_t 
           }
         if (v != want) {
           RaceRecord r;
-          r.kind = "read_stale";
+          r.kind = SignalRace::read_stale;
           r.agent = a;
           r.op = op;
           r.other_agent = a;

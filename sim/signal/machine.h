@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "proto/report.pb.h"
 #include "sim/signal/program.h"
 
 namespace warpcheck::sim::signal {
@@ -151,7 +152,7 @@ struct Barrier {
 };
 
 struct RaceRecord {
-  std::string kind;  // read_unpublished, read_stale, write_after_read, write_write
+  SignalRace::Kind kind = SignalRace::KIND_UNSET;
   int32_t agent = 0, op = 0, other_agent = 0, other_op = 0;
   std::string text;
 };
@@ -306,6 +307,14 @@ class Machine {
   void FinishOp(State& s, int a) const;
   void LocalOp(State& s, int a, const Op& op) const;
   void StepOp(State& s, int a, int lane, Event* ev) const;
+  // One handler per op kind (StepOp dispatches). Requires: op is agent a's current op.
+  void StepSignalWrite(State& s, int a, const Op& op, Event* ev) const;
+  void StepWait(State& s, int a, int lane, const Op& op, Event* ev) const;
+  void StepDataAccess(State& s, int a, const Op& op, Event* ev) const;
+  void StepTransfer(State& s, int a, const Op& op, Event* ev) const;
+  void StepFill(State& s, int a, const Op& op, Event* ev) const;
+  void StepBarrier(State& s, int a, const Op& op, Event* ev) const;
+  void StepLaunch(State& s, int a, const Op& op, Event* ev) const;
   void FutureOf(const State& s, int agent, Footprint* out, std::vector<Guard>* guards) const;
   void ComputeWriters();
 

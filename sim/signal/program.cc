@@ -153,7 +153,24 @@ class Compiler {
   absl::Status CompileBody(const std::string& path,
                            const google::protobuf::RepeatedPtrField<SignalOp>& body,
                            bool host, std::vector<int>* out);
+  // Compiles one op (and its bodies) into p_->ops, in these steps:
   absl::Status CompileOp(const std::string& path, const SignalOp& op, bool host, int* id);
+  // Requires: nothing. Ensures: OK when the kind is known, may run on this side (host or
+  // device), and only fields meaningful for the kind are set.
+  absl::Status CheckOpFields(const std::string& path, const SignalOp& in, bool host);
+  // `field` names an existing object; *out is its index.
+  absl::Status NeedObject(const std::string& path, SignalOpKind kind, const std::string& field,
+                          const std::string& name, int* out);
+  absl::Status CompileField(const std::string& path, const char* field,
+                            const std::string& text, const char* deflt, Ex* out);
+  // object, rank, index, count and value of an op that addresses words or data.
+  absl::Status CompileWordOperands(const std::string& path, const SignalOp& in, Op& op);
+  // Defaults of sig_op, cmp, scope and sem per kind, and the combinations that are errors.
+  absl::Status ApplyKindDefaults(const std::string& path, const SignalOp& in, Op& op);
+  // The kind's own fields (tags, sources, PUTSIG's signal, lane_if, kernel, token use).
+  absl::Status CompileKindFields(const std::string& path, const SignalOp& in, Op& op);
+  // FOR and IF: their bounds or condition, and their bodies.
+  absl::Status CompileControl(const std::string& path, const SignalOp& in, bool host, Op& op);
   void AssignSites(const google::protobuf::RepeatedPtrField<SignalOp>& body);
 
   const SignalProgram& proto_;
@@ -248,9 +265,8 @@ absl::Status Compiler::CompileBody(const std::string& path,
   return absl::OkStatus();
 }
 
-absl::Status Compiler::CompileOp(const std::string& path, const SignalOp& in, bool host,
-                                 int* id) {
-  const std::string site = default_sites_.at(next_site_++);
+absl::Status Compiler::CheckOpFields(const std::string& path, const SignalOp& in,
+                                     bool host) {
   if (in.kind() == OP_UNSPECIFIED) return Error(path, "`kind` is required");
   auto allowed_it = AllowedFields().find(in.kind());
   if (allowed_it == AllowedFields().end())
@@ -269,45 +285,46 @@ absl::Status Compiler::CompileOp(const std::string& path, const SignalOp& in, bo
       return Error(path, absl::StrCat("`", f->name(), "` has no meaning for ",
                                       KindName(in.kind())));
   }
+  return absl::OkStatus();
+}
 
-  Op op;
-  op.kind = in.kind();
-  op.site = in.site().empty() ? site : in.site();
-  op.path = path;
-  op.id = static_cast<int>(p_->ops.size());
-  p_->ops.emplace_back();  // reserve the id; filled at the end
-
-  auto need_object = [&](const std::string& field, const std::string& name,
-                         int* out) -> absl::Status {
-    if (name.empty()) return Error(path, absl::StrCat("`", field, "` is required for ",
-                                                      KindName(in.kind())));
-    *out = p_->FindObject(name);
-    if (*out < 0) {
-      std::vector<std::string> names;
-      for (const Object& o : p_->objects) names.push_back(o.name);
-      return Error(absl::StrCat(path, ".", field),
-                   absl::StrCat("no object named '", name, "' (objects: ",
-                                absl::StrJoin(names, ", "), ")"));
-    }
-    return absl::OkStatus();
-  };
-  auto ex = [&](const char* field, const std::string& text, const char* deflt,
-                Ex* out) -> absl::Status {
-    ASSIGN_OR_RETURN(*out, Compile(absl::StrCat(path, ".", field), text, deflt));
-    return absl::OkStatus();
-  };
-  const SignalOpKind k = in.kind();
-  const bool has_object = allowed_it->second.count("object") > 0;
-  if (has_object) {
-    RETURN_IF_ERROR(need_object("object", in.object(), &op.object));
-    RETURN_IF_ERROR(ex("rank", in.rank(), "r", &op.rank));
-    op.rank_given = !in.rank().empty();
-    RETURN_IF_ERROR(ex("index", in.index(), "0", &op.index));
-    RETURN_IF_ERROR(ex("count", in.count(), k == RESET ? nullptr : "1", &op.count));
-    const char* value_default = k == RESET ? "0" : "1";
-    RETURN_IF_ERROR(ex("value", in.value(), value_default, &op.value));
+absl::Status Compiler::NeedObject(const std::string& path, SignalOpKind kind,
+                                  const std::string& field, const std::string& name,
+                                  int* out) {
+  if (name.empty()) return Error(path, absl::StrCat("`", field, "` is required for ",
+                                                    KindName(kind)));
+  *out = p_->FindObject(name);
+  if (*out < 0) {
+    std::vector<std::string> names;
+    for (const Object& o : p_->objects) names.push_back(o.name);
+    return Error(absl::StrCat(path, ".", field),
+                 absl::StrCat("no object named '", name, "' (objects: ",
+                              absl::StrJoin(names, ", "), ")"));
   }
-  const Object* obj = op.object >= 0 ? &p_->objects[op.object] : nullptr;
+  return absl::OkStatus();
+}
+
+absl::Status Compiler::CompileField(const std::string& path, const char* field,
+                                    const std::string& text, const char* deflt, Ex* out) {
+  ASSIGN_OR_RETURN(*out, Compile(absl::StrCat(path, ".", field), text, deflt));
+  return absl::OkStatus();
+}
+
+absl::Status Compiler::CompileWordOperands(const std::string& path, const SignalOp& in,
+                                           Op& op) {
+  const SignalOpKind k = in.kind();
+  RETURN_IF_ERROR(NeedObject(path, k, "object", in.object(), &op.object));
+  RETURN_IF_ERROR(CompileField(path, "rank", in.rank(), "r", &op.rank));
+  op.rank_given = !in.rank().empty();
+  RETURN_IF_ERROR(CompileField(path, "index", in.index(), "0", &op.index));
+  RETURN_IF_ERROR(CompileField(path, "count", in.count(), k == RESET ? nullptr : "1", &op.count));
+  const char* value_default = k == RESET ? "0" : "1";
+  return CompileField(path, "value", in.value(), value_default, &op.value);
+}
+
+absl::Status Compiler::ApplyKindDefaults(const std::string& path, const SignalOp& in,
+                                         Op& op) {
+  const SignalOpKind k = in.kind();
   op.sig_op = in.sig_op() == SIGOP_UNSPECIFIED ? SET : in.sig_op();
   op.cmp = in.cmp() == CMP_UNSPECIFIED ? EQ : in.cmp();
   op.scope = in.scope();
@@ -347,7 +364,7 @@ absl::Status Compiler::CompileOp(const std::string& path, const SignalOp& in, bo
       if (op.scope == SCOPE_UNSPECIFIED) op.scope = GPU;
       if (op.sem == SEM_UNSPECIFIED) op.sem = RELAXED;
       if (op.sem == WEAK) return Error(path + ".sem", "atomics are always strong");
-      if (k == ATOMIC_CAS) RETURN_IF_ERROR(ex("compare", in.compare(), "0", &op.compare));
+      if (k == ATOMIC_CAS) RETURN_IF_ERROR(CompileField(path, "compare", in.compare(), "0", &op.compare));
       break;
     case FENCE:
       if (op.scope == SCOPE_UNSPECIFIED) op.scope = SYS;
@@ -361,6 +378,12 @@ absl::Status Compiler::CompileOp(const std::string& path, const SignalOp& in, bo
     default:
       break;
   }
+  return absl::OkStatus();
+}
+
+absl::Status Compiler::CompileKindFields(const std::string& path, const SignalOp& in, Op& op) {
+  const SignalOpKind k = in.kind();
+  const Object* obj = op.object >= 0 ? &p_->objects[op.object] : nullptr;
   if (k == WAIT || k == WAIT_UNTIL || k == STREAM_WAIT || k == NOTIFY || k == SIGNAL_OP ||
       k == ST_SIGNAL || k == ATOMIC_ADD || k == ATOMIC_CAS || k == STREAM_WRITE) {
     if (obj->is_float)
@@ -368,20 +391,20 @@ absl::Status Compiler::CompileOp(const std::string& path, const SignalOp& in, bo
                                                   SignalDtype_Name(obj->dtype),
                                                   "; signal words are integers"));
   }
-  if (k == STORE) RETURN_IF_ERROR(ex("tag", in.tag(), "1", &op.tag));
-  if (k == LOAD) RETURN_IF_ERROR(ex("expect", in.expect(), nullptr, &op.expect));
+  if (k == STORE) RETURN_IF_ERROR(CompileField(path, "tag", in.tag(), "1", &op.tag));
+  if (k == LOAD) RETURN_IF_ERROR(CompileField(path, "expect", in.expect(), nullptr, &op.expect));
   if (k == PUT || k == GET || k == PUTSIG || k == COPY)
-    RETURN_IF_ERROR(ex("src_index", in.src_index(), nullptr, &op.src_index));
+    RETURN_IF_ERROR(CompileField(path, "src_index", in.src_index(), nullptr, &op.src_index));
   if (k == COPY) {
     if (in.src_rank().empty()) return Error(path, "`src_rank` is required for copy");
-    RETURN_IF_ERROR(ex("src_rank", in.src_rank(), nullptr, &op.src_rank));
+    RETURN_IF_ERROR(CompileField(path, "src_rank", in.src_rank(), nullptr, &op.src_rank));
   }
   if (k == PUTSIG) {
-    RETURN_IF_ERROR(need_object("signal_object", in.signal_object(), &op.signal_object));
+    RETURN_IF_ERROR(NeedObject(path, k, "signal_object", in.signal_object(), &op.signal_object));
     if (p_->objects[op.signal_object].is_float)
       return Error(path + ".signal_object", "signal words are integers");
-    RETURN_IF_ERROR(ex("signal_index", in.signal_index(), "0", &op.signal_index));
-    RETURN_IF_ERROR(ex("signal_value", in.signal_value(), "1", &op.signal_value));
+    RETURN_IF_ERROR(CompileField(path, "signal_index", in.signal_index(), "0", &op.signal_index));
+    RETURN_IF_ERROR(CompileField(path, "signal_value", in.signal_value(), "1", &op.signal_value));
     op.signal_op = in.signal_op() == SIGOP_UNSPECIFIED ? SET : in.signal_op();
   }
   if (k == WAIT || k == WAIT_UNTIL) {
@@ -409,12 +432,17 @@ absl::Status Compiler::CompileOp(const std::string& path, const SignalOp& in, bo
       return Error(path + ".after",
                    absl::StrCat("no wait token '", in.after(), "' before this load"));
   }
-  if (k == FOR) {
+  return absl::OkStatus();
+}
+
+absl::Status Compiler::CompileControl(const std::string& path, const SignalOp& in, bool host,
+                                      Op& op) {
+  if (in.kind() == FOR) {
     if (in.var().empty()) return Error(path + ".var", "a loop needs `var`");
-    RETURN_IF_ERROR(ex("from", in.from(), "0", &op.from));
+    RETURN_IF_ERROR(CompileField(path, "from", in.from(), "0", &op.from));
     if (in.to().empty()) return Error(path + ".to", "a loop needs `to` (exclusive)");
-    RETURN_IF_ERROR(ex("to", in.to(), nullptr, &op.to));
-    RETURN_IF_ERROR(ex("step", in.step(), "1", &op.step));
+    RETURN_IF_ERROR(CompileField(path, "to", in.to(), nullptr, &op.to));
+    RETURN_IF_ERROR(CompileField(path, "step", in.step(), "1", &op.step));
     size_t mark = scope_.size();
     ASSIGN_OR_RETURN(op.var_slot, Declare(path + ".var", in.var(), false));
     if (host) {
@@ -423,12 +451,31 @@ absl::Status Compiler::CompileOp(const std::string& path, const SignalOp& in, bo
     }
     RETURN_IF_ERROR(CompileBody(path + ".body", in.body(), host, &op.body));
     scope_.resize(mark);
-  } else if (k == IF) {
+  } else if (in.kind() == IF) {
     if (in.cond().empty()) return Error(path + ".cond", "an if needs `cond`");
     ASSIGN_OR_RETURN(op.cond, Compile(path + ".cond", in.cond(), nullptr, expr::Type::kBool));
     RETURN_IF_ERROR(CompileBody(path + ".body", in.body(), host, &op.body));
     RETURN_IF_ERROR(CompileBody(path + ".else_body", in.else_body(), host, &op.else_body));
   }
+  return absl::OkStatus();
+}
+
+absl::Status Compiler::CompileOp(const std::string& path, const SignalOp& in, bool host,
+                                 int* id) {
+  const std::string site = default_sites_.at(next_site_++);
+  RETURN_IF_ERROR(CheckOpFields(path, in, host));
+  Op op;
+  op.kind = in.kind();
+  op.site = in.site().empty() ? site : in.site();
+  op.path = path;
+  op.id = static_cast<int>(p_->ops.size());
+  p_->ops.emplace_back();  // reserve the id; filled at the end
+  const SignalOpKind k = in.kind();
+  if (AllowedFields().at(k).count("object") > 0)
+    RETURN_IF_ERROR(CompileWordOperands(path, in, op));
+  RETURN_IF_ERROR(ApplyKindDefaults(path, in, op));
+  RETURN_IF_ERROR(CompileKindFields(path, in, op));
+  RETURN_IF_ERROR(CompileControl(path, in, host, op));
   // Bindings become visible after the op.
   if ((k == WAIT || k == WAIT_UNTIL) && !in.token().empty()) {
     ASSIGN_OR_RETURN(op.token_slot, Declare(path + ".token", in.token(), true));

@@ -321,400 +321,450 @@ void Machine::Step(State& s, const Transition& t, Event* ev) const {
   Normalize(s, a);
 }
 
-void Machine::StepOp(State& s, int a, int lane, Event* ev) const {
+// NOTIFY, SIGNAL_OP, ST_SIGNAL, ATOMIC_ADD, ATOMIC_CAS: one write (or a failed CAS) to a
+// signal word; a remote add without native P2P atomics is a read step, then a write
+// step (B16).
+void Machine::StepSignalWrite(State& s, int a, const Op& op, Event* ev) const {
   AgentState& as = s.agents[a];
   const AgentInfo& ai = info_[a];
-  const int id = CurrentOp(s, a);
-  const Op& op = p_->ops[id];
-  ev->op = id;
-  ev->text = absl::StrCat(ai.name, ": ", RenderOp(s, a, id));
+  const int id = op.id;
   const int me = ai.rank;
   auto eval = [&](const Ex& e, int64_t* v) { return Eval(s, a, e, v); };
   const SignalBy by = op.by;
-
   // A remote add without native P2P atomics: a read step, then a write step (B16).
   auto split_add = [&](int64_t target) {
     return !p_->native_p2p_atomics && target != me;
   };
+  int64_t rank = me, index = 0, value = 0;
+  if (!eval(op.rank, &rank) || !eval(op.index, &index) || !eval(op.value, &value)) return;
+  if (op.kind == NOTIFY && op.scope == GPU) rank = me;  // the lowering drops the rank
+  if (op.kind == NOTIFY && op.scope == INTRA_NODE && p_->node_of(static_cast<int>(rank)) != p_->node_of(me)) {
+    Fault(s, a, absl::StrCat(op.site, ": nvshmem_ptr is NULL for rank ", rank,
+                             " on another node (intra_node notify)"));
+    return;
+  }
+  uint64_t key;
+  if (!ResolveWord(s, a, op.object, rank, index, &key)) return;
+  const bool is_add = (op.kind == NOTIFY || op.kind == SIGNAL_OP) ? op.sig_op == ADD
+                                                                   : op.kind == ATOMIC_ADD;
+  const bool t0_side = op.kind == ST_SIGNAL || op.kind == ATOMIC_ADD || op.kind == ATOMIC_CAS
+                           ? UsesT0(by == BY_DEFAULT ? THREAD0 : by)
+                           : true;
+  const bool split = is_add && split_add(rank) &&
+                     (op.kind == NOTIFY || op.kind == ATOMIC_ADD);
+  Word& w = GetWord(s, key);
+  if (split && as.phase == 0) {
+    as.tmp = w.value;
+    as.phase = 1;
+    ev->what = "read";
+    ev->has_word = true;
+    ev->word = key;
+    ev->before = ev->after = w.value;
+    ev->text += absl::StrCat("  (non-atomic add: read ", w.value, ")");
+    return;
+  }
+  Clock& clk = t0_side ? as.t0 : as.rest;
+  const int comp = t0_side ? ai.comp_t0 : ai.comp_rest;
+  // Acquire side of an RMW.
+  if (op.kind == ATOMIC_ADD || op.kind == ATOMIC_CAS)
+    AcquireFrom(s, a, w, op.scope, op.sem, t0_side, !t0_side);
+  Clock rel;
+  SignalScope wscope = SYS;
+  if (op.kind == NOTIFY) {
+    if (op.scope == GPU || op.scope == INTRA_NODE) {
+      clk = clk.Joined(as.pending_acq);  // fence.sc
+      as.pending_acq = Clock();
+      clk = clk.Ticked(comp);
+      as.fence = clk;
+      rel = clk;
+      wscope = op.scope == GPU ? GPU : SYS;
+    } else {
+      clk = clk.Ticked(comp);
+      rel = as.fence;  // signal_op: no fence of its own
+    }
+  } else if (op.kind == SIGNAL_OP) {
+    clk = clk.Ticked(comp);
+    rel = as.fence;
+  } else {
+    clk = clk.Ticked(comp);
+    wscope = op.scope;
+    if (op.sem == RELEASE || op.sem == ACQ_REL) rel = clk;
+    else if (op.sem == RELAXED) rel = as.fence;
+  }
+  int64_t old = w.value;
+  int64_t base = split ? as.tmp : old;
+  int64_t next = value;
+  WriteKind kind = WriteKind::kSet;
+  bool write = true;
+  if (op.kind == ATOMIC_CAS) {
+    int64_t cmp = 0;
+    if (!eval(op.compare, &cmp)) return;
+    kind = WriteKind::kCas;
+    write = old == cmp;
+  } else if (is_add) {
+    next = base + value;
+    kind = WriteKind::kAdd;
+  }
+  if (p_->objects[op.object].bytes == 4) next = static_cast<int64_t>(static_cast<uint32_t>(next));
+  if (op.result_slot >= 0) as.frame[op.result_slot] = old;
+  if (write) {
+    WriteWord(s, a, id, key, next, kind, rel, wscope,
+              op.kind == ATOMIC_ADD || op.kind == ATOMIC_CAS || (is_add && !split), ev);
+    if (is_add) s.words[key].hist.back().operand = value;
+    if (split && old != as.tmp) s.words[key].hist.back().lost = true;
+    ev->what = "write";
+    ev->text += absl::StrCat("  (", WordName(key), ": ", old, " -> ", next,
+                             split && old != as.tmp ? ", lost update" : "", ")");
+  } else {
+    ev->what = "read";
+    ev->has_word = true;
+    ev->word = key;
+    ev->before = ev->after = old;
+    ev->text += absl::StrCat("  (", WordName(key), " = ", old, ", compare failed)");
+  }
+  as.float_current = true;
+  FinishOp(s, a);
+}
 
+// WAIT, WAIT_UNTIL, STREAM_WAIT: one lane's poll (a first narrow-scope poll fills L1) or
+// the end of its wait; the op finishes when no lane still polls.
+void Machine::StepWait(State& s, int a, int lane, const Op& op, Event* ev) const {
+  AgentState& as = s.agents[a];
+  const AgentInfo& ai = info_[a];
+  const int id = op.id;
+  const SignalBy by = op.by;
+  int l = lane < 0 ? 0 : lane;
+  uint64_t key = WordKey(op.object, as.wait_rank, as.wait_index + l);
+  const Word* w = FindWord(s, key);
+  SignalScope scope = op.kind == STREAM_WAIT ? SYS : op.scope;
+  SignalSem sem = op.kind == STREAM_WAIT ? ACQUIRE : op.sem;
+  if (FirstPoll(as, l)) {
+    // The L1 fill: from now on this lane sees only this value.
+    as.polled[l / 64] |= uint64_t{1} << (l % 64);
+    as.cached[l] = w ? w->value : p_->objects[op.object].init;
+    if (!Satisfies(op.cmp, as.cached[l], as.wait_value, p_->objects[op.object].bytes)) {
+      ev->what = "poll";
+      ev->has_word = true;
+      ev->word = key;
+      ev->before = ev->after = as.cached[l];
+      ev->text = absl::StrCat(ai.name, ": ", RenderOp(s, a, id), "  lane ", l,
+                              "  (first poll caches ", WordName(key), " = ", as.cached[l],
+                              " in L1)");
+      return;
+    }
+  }
+  int64_t v = Visible(s, a, key, scope, sem);
+  if (w) {
+    bool t0 = true, rest = true;
+    if (op.kind == WAIT) {
+      t0 = by != OTHER_THREADS;
+      rest = by != THREAD0;
+    } else if (op.kind == WAIT_UNTIL) {
+      if (by == THREAD0 || by == OTHER_THREADS) {
+        t0 = by == THREAD0;
+        rest = by == OTHER_THREADS;
+      } else if (!op.count.present()) {
+        t0 = rest = true;  // every thread waits on the one word
+      } else {
+        t0 = l == 0;  // thread l waits on word l
+        rest = l != 0 || by == ALL_THREADS;
+      }
+    }
+    Word copy = *w;
+    AcquireFrom(s, a, copy, scope, sem, t0, rest);
+  }
+  as.lanes[l / 64] &= ~(uint64_t{1} << (l % 64));
+  ev->what = "wait_end";
+  ev->has_word = true;
+  ev->word = key;
+  ev->before = ev->after = v;
+  ev->text = absl::StrCat(ai.name, ": ", RenderOp(s, a, id),
+                          lane >= 0 && op.kind != STREAM_WAIT
+                              ? absl::StrCat("  lane ", l) : "",
+                          "  (", WordName(key), " = ", v, ")");
+  if (!AnyLane(as.lanes)) {
+    if (op.token_slot >= 0) as.tokens.push_back({op.token_slot, {as.t0, as.rest}});
+    if (op.kind == WAIT && p_->amd) {
+      Clock j = as.t0.Joined(as.rest);  // gpu.barrier after the AMD wait loop
+      as.t0 = j.Ticked(ai.comp_t0);
+      as.rest = j.Ticked(ai.comp_rest);
+      as.float_current = true;
+    }
+    FinishOp(s, a);
+  }
+}
+
+// STORE, LOAD: one access to a data range, checked for races (and a LOAD's `expect`).
+void Machine::StepDataAccess(State& s, int a, const Op& op, Event* ev) const {
+  AgentState& as = s.agents[a];
+  const AgentInfo& ai = info_[a];
+  const int id = op.id;
+  const int me = ai.rank;
+  auto eval = [&](const Ex& e, int64_t* v) { return Eval(s, a, e, v); };
+  const SignalBy by = op.by;
+  int64_t rank = me, index = 0, count = 1, tag = 0;
+  if (!eval(op.rank, &rank) || !eval(op.index, &index) || !eval(op.count, &count)) return;
+  if (op.kind == STORE && !eval(op.tag, &tag)) return;
+  if (!ResolveRange(s, a, op.object, rank, index, count)) return;
+  const SignalBy b = by == BY_DEFAULT ? ALL_THREADS : by;
+  const bool t0 = UsesT0(b), rest = UsesRest(b);
+  if (t0) as.t0 = as.t0.Ticked(ai.comp_t0);
+  if (rest) as.rest = as.rest.Ticked(ai.comp_rest);
+  Clock c0 = as.t0, c1 = as.rest;
+  if (op.kind == LOAD) {
+    if (!as.float_current) {
+      c0 = as.float_t0;
+      c1 = as.float_rest;
+    }
+    if (op.after_slot >= 0)
+      for (auto it = as.tokens.rbegin(); it != as.tokens.rend(); ++it)
+        if (it->first == op.after_slot) {
+          c0 = c0.Joined(it->second.first);
+          c1 = c1.Joined(it->second.second);
+          break;
+        }
+  }
+  const Clock& check1 = t0 ? c0 : c1;
+  const Clock* check2 = t0 && rest ? &c1 : nullptr;
+  DataAccess(s, a, id, op.object, static_cast<int>(rank), index, count, op.kind == STORE,
+             tag, t0 ? ai.comp_t0 : ai.comp_rest, t0 ? as.t0 : as.rest,
+             t0 && rest ? ai.comp_rest : -1, t0 && rest ? &as.rest : nullptr, check1,
+             check2, op.kind == LOAD ? &op.expect : nullptr, as.frame.data());
+  ev->what = op.kind == STORE ? "data_write" : "data_read";
+  FinishOp(s, a);
+}
+
+// PUT, GET, PUTSIG, COPY: read the source range, write the destination (puts are
+// delivered by the NVSHMEM proxy component); PUTSIG then signals.
+void Machine::StepTransfer(State& s, int a, const Op& op, Event* ev) const {
+  AgentState& as = s.agents[a];
+  const AgentInfo& ai = info_[a];
+  const int id = op.id;
+  const int me = ai.rank;
+  auto eval = [&](const Ex& e, int64_t* v) { return Eval(s, a, e, v); };
+  const SignalBy by = op.by;
+  int64_t rank = me, index = 0, count = 1, src_index = 0, src_rank = me, dst_rank = me;
+  if (!eval(op.rank, &rank) || !eval(op.index, &index) || !eval(op.count, &count)) return;
+  src_index = index;
+  if (op.src_index.present() && !eval(op.src_index, &src_index)) return;
+  if (op.kind == COPY) {
+    if (!eval(op.src_rank, &src_rank)) return;
+    dst_rank = rank;
+  } else if (op.kind == GET) {
+    src_rank = rank;
+    dst_rank = me;
+  } else {
+    src_rank = me;
+    dst_rank = rank;
+  }
+  // `index` is the destination offset, `src_index` the source offset (default: index).
+  const int64_t dst_index = index, from_index = src_index;
+  if (!ResolveRange(s, a, op.object, src_rank, from_index, count) ||
+      !ResolveRange(s, a, op.object, dst_rank, dst_index, count))
+    return;
+  // Read the source (its tags travel with the data).
+  std::vector<Access>& slog = s.data[(static_cast<uint64_t>(op.object) << 32) | src_rank];
+  std::vector<int64_t> tags(static_cast<size_t>(count), p_->objects[op.object].init);
+  for (int64_t e = 0; e < count; ++e)
+    for (auto it = slog.rbegin(); it != slog.rend(); ++it)
+      if (it->write && it->lo <= from_index + e && from_index + e < it->hi) {
+        tags[e] = it->tag;
+        break;
+      }
+  const bool host = ai.kind == AgentKind::kStream;
+  const SignalBy b = host ? THREAD0 : (by == BY_DEFAULT ? ALL_THREADS : by);
+  const bool t0 = UsesT0(b), rest = UsesRest(b);
+  if (t0) as.t0 = as.t0.Ticked(ai.comp_t0);
+  if (rest) as.rest = as.rest.Ticked(ai.comp_rest);
+  DataAccess(s, a, id, op.object, static_cast<int>(src_rank), from_index, count, false, 0,
+             t0 ? ai.comp_t0 : ai.comp_rest, t0 ? as.t0 : as.rest,
+             t0 && rest ? ai.comp_rest : -1, t0 && rest ? &as.rest : nullptr,
+             t0 ? as.t0 : as.rest, t0 && rest ? &as.rest : nullptr, nullptr, nullptr);
+  // Write the destination: by the NVSHMEM delivery (puts) or the agent itself.
+  const bool delivered = op.kind == PUT || op.kind == PUTSIG;
+  int wcomp = t0 ? ai.comp_t0 : ai.comp_rest;
+  Clock* wclk = t0 ? &as.t0 : &as.rest;
+  if (delivered) {
+    as.px = as.px.Joined(as.t0).Joined(as.rest).Ticked(ai.comp_px);
+    wcomp = ai.comp_px;
+    wclk = &as.px;
+  }
+  for (int64_t e = 0; e < count;) {
+    int64_t f = e;
+    while (f < count && tags[f] == tags[e]) ++f;
+    DataAccess(s, a, id, op.object, static_cast<int>(dst_rank), dst_index + e, f - e, true,
+               tags[e], wcomp, *wclk, delivered ? -1 : (t0 && rest ? ai.comp_rest : -1),
+               delivered ? nullptr : (t0 && rest ? &as.rest : nullptr), *wclk,
+               delivered ? nullptr : (t0 && rest ? &as.rest : nullptr), nullptr, nullptr);
+    e = f;
+  }
+  ev->what = "data_write";
+  if (op.kind == PUTSIG) {
+    int64_t sidx = 0, sval = 0;
+    if (!eval(op.signal_index, &sidx) || !eval(op.signal_value, &sval)) return;
+    uint64_t key;
+    if (!ResolveWord(s, a, op.signal_object, dst_rank, sidx, &key)) return;
+    Word& w = GetWord(s, key);
+    int64_t old = w.value;
+    int64_t next = op.signal_op == ADD ? old + sval : sval;
+    WriteWord(s, a, id, key, next, op.signal_op == ADD ? WriteKind::kAdd : WriteKind::kSet,
+              as.px, SYS, op.signal_op == ADD, ev);
+    if (op.signal_op == ADD) s.words[key].hist.back().operand = sval;
+    ev->what = "write";
+    ev->text += absl::StrCat("  (", WordName(key), ": ", old, " -> ", next, ")");
+  }
+  as.float_current = true;
+  FinishOp(s, a);
+}
+
+// RESET, STREAM_WRITE: write a value into a range of signal words.
+void Machine::StepFill(State& s, int a, const Op& op, Event* ev) const {
+  AgentState& as = s.agents[a];
+  const AgentInfo& ai = info_[a];
+  const int id = op.id;
+  const int me = ai.rank;
+  auto eval = [&](const Ex& e, int64_t* v) { return Eval(s, a, e, v); };
+  int64_t rank = me, index = 0, value = 0, count = 1;
+  if (!eval(op.rank, &rank) || !eval(op.index, &index) || !eval(op.value, &value)) return;
+  if (op.kind == RESET) {
+    count = ObjectSize(op.object) - index;
+    if (op.count.present() && !eval(op.count, &count)) return;
+  }
+  if (!ResolveRange(s, a, op.object, rank, index, count)) return;
+  const bool host = ai.kind == AgentKind::kStream;
+  as.t0 = as.t0.Ticked(ai.comp_t0);
+  Clock rel = host ? as.t0 : Clock();  // a device reset is a plain store
+  for (int64_t e = 0; e < count; ++e) {
+    uint64_t key = WordKey(op.object, static_cast<int>(rank), index + e);
+    Word& w = GetWord(s, key);
+    if (w.value == value && w.hist.empty() && value == p_->objects[op.object].init &&
+        op.kind == RESET)
+      continue;  // never written: nothing to reset
+    WriteWord(s, a, id, key, value,
+              op.kind == RESET ? WriteKind::kReset : WriteKind::kSet, rel, SYS, false,
+              count == 1 ? ev : nullptr);
+  }
+  ev->what = "write";
+  as.float_current = true;
+  FinishOp(s, a);
+}
+
+// BARRIER_ALL, HOST_COLLECTIVE, GRID_BARRIER: the arrive step, then the leave step.
+void Machine::StepBarrier(State& s, int a, const Op& op, Event* ev) const {
+  AgentState& as = s.agents[a];
+  const AgentInfo& ai = info_[a];
+  const int me = ai.rank;
+  if (as.phase == 0) {
+    uint64_t key;
+    if (op.kind == BARRIER_ALL) {
+      key = BarrierKey(kBarrierAll, 0, s.barrier_calls[me]++);
+      as.t0 = as.t0.Joined(as.px);  // implies quiet
+      as.rest = as.rest.Joined(as.px);
+    } else if (op.kind == HOST_COLLECTIVE) {
+      int cid = coll_ids_.at(op.name);
+      key = BarrierKey(kCollective, cid, s.coll_calls[{me, op.name}]++);
+    } else {
+      key = BarrierKey(kGrid, ai.launch_first, as.grid_barriers++);
+    }
+    Barrier& b = s.barriers[key];
+    ++b.arrived;
+    b.joined = b.joined.Joined(as.t0).Joined(as.rest);
+    b.arrivers.push_back(a);
+    as.tmp = static_cast<int64_t>(key);
+    as.phase = 1;
+    ev->what = "arrive";
+    ev->text += "  (arrive)";
+    return;
+  }
+  const Barrier& b = s.barriers.at(static_cast<uint64_t>(as.tmp));
+  as.t0 = as.t0.Joined(b.joined).Ticked(ai.comp_t0);
+  if (ai.kind == AgentKind::kCta) as.rest = as.rest.Joined(b.joined).Ticked(ai.comp_rest);
+  ev->what = "leave";
+  ev->text += "  (leave)";
+  as.float_current = true;
+  FinishOp(s, a);
+}
+
+// LAUNCH: start the kernel's CTAs, then (second step) join them when all have exited.
+void Machine::StepLaunch(State& s, int a, const Op& op, Event* ev) const {
+  AgentState& as = s.agents[a];
+  const AgentInfo& ai = info_[a];
+  const int k = as.launches;
+  const int first = ai.launches[k], n = ai.launch_sizes[k];
+  if (as.phase == 0) {
+    const Kernel& kern = p_->kernels[op.kernel];
+    if (kern.cooperative && p_->cta_slots > 0 && n > p_->cta_slots) {
+      Fault(s, a, absl::StrCat("cooperative launch of ", kern.name, " with ", n,
+                               " CTAs exceeds the ", p_->cta_slots,
+                               " resident slots (cudaErrorCooperativeLaunchTooLarge)"));
+      return;
+    }
+    as.t0 = as.t0.Ticked(ai.comp_t0);
+    for (int c = 0; c < n; ++c) {
+      AgentState& cs = s.agents[first + c];
+      cs.status = Status::kNotStarted;
+      cs.frame = info_[first + c].frame0;
+      cs.t0 = as.t0;
+      cs.rest = as.t0;
+      cs.px = as.t0;
+      if (p_->cta_slots == 0) {
+        // Unlimited residency: every CTA starts with the launch.
+        cs.status = Status::kRunning;
+        cs.stack.assign(1, StackEntry{});
+        ++s.slots_used[ai.rank];
+      }
+    }
+    if (p_->cta_slots == 0)
+      for (int c = 0; c < n; ++c) Normalize(s, first + c);
+    as.phase = 1;
+    ev->what = "launch";
+    return;
+  }
+  for (int c = 0; c < n; ++c) {
+    const AgentState& cs = s.agents[first + c];
+    as.t0 = as.t0.Joined(cs.t0).Joined(cs.rest).Joined(cs.px);
+  }
+  as.t0 = as.t0.Ticked(ai.comp_t0);
+  ++as.launches;
+  ev->what = "join";
+  ev->text = absl::StrCat(ai.name, ": ", p_->kernels[op.kernel].name,
+                          " finished (all CTAs exited)");
+  FinishOp(s, a);
+}
+
+void Machine::StepOp(State& s, int a, int lane, Event* ev) const {
+  const int id = CurrentOp(s, a);
+  const Op& op = p_->ops[id];
+  ev->op = id;
+  ev->text = absl::StrCat(info_[a].name, ": ", RenderOp(s, a, id));
   switch (op.kind) {
     case NOTIFY:
     case SIGNAL_OP:
     case ST_SIGNAL:
     case ATOMIC_ADD:
-    case ATOMIC_CAS: {
-      int64_t rank = me, index = 0, value = 0;
-      if (!eval(op.rank, &rank) || !eval(op.index, &index) || !eval(op.value, &value)) return;
-      if (op.kind == NOTIFY && op.scope == GPU) rank = me;  // the lowering drops the rank
-      if (op.kind == NOTIFY && op.scope == INTRA_NODE && p_->node_of(static_cast<int>(rank)) != p_->node_of(me)) {
-        Fault(s, a, absl::StrCat(op.site, ": nvshmem_ptr is NULL for rank ", rank,
-                                 " on another node (intra_node notify)"));
-        return;
-      }
-      uint64_t key;
-      if (!ResolveWord(s, a, op.object, rank, index, &key)) return;
-      const bool is_add = (op.kind == NOTIFY || op.kind == SIGNAL_OP) ? op.sig_op == ADD
-                                                                       : op.kind == ATOMIC_ADD;
-      const bool t0_side = op.kind == ST_SIGNAL || op.kind == ATOMIC_ADD || op.kind == ATOMIC_CAS
-                               ? UsesT0(by == BY_DEFAULT ? THREAD0 : by)
-                               : true;
-      const bool split = is_add && split_add(rank) &&
-                         (op.kind == NOTIFY || op.kind == ATOMIC_ADD);
-      Word& w = GetWord(s, key);
-      if (split && as.phase == 0) {
-        as.tmp = w.value;
-        as.phase = 1;
-        ev->what = "read";
-        ev->has_word = true;
-        ev->word = key;
-        ev->before = ev->after = w.value;
-        ev->text += absl::StrCat("  (non-atomic add: read ", w.value, ")");
-        return;
-      }
-      Clock& clk = t0_side ? as.t0 : as.rest;
-      const int comp = t0_side ? ai.comp_t0 : ai.comp_rest;
-      // Acquire side of an RMW.
-      if (op.kind == ATOMIC_ADD || op.kind == ATOMIC_CAS)
-        AcquireFrom(s, a, w, op.scope, op.sem, t0_side, !t0_side);
-      Clock rel;
-      SignalScope wscope = SYS;
-      if (op.kind == NOTIFY) {
-        if (op.scope == GPU || op.scope == INTRA_NODE) {
-          clk = clk.Joined(as.pending_acq);  // fence.sc
-          as.pending_acq = Clock();
-          clk = clk.Ticked(comp);
-          as.fence = clk;
-          rel = clk;
-          wscope = op.scope == GPU ? GPU : SYS;
-        } else {
-          clk = clk.Ticked(comp);
-          rel = as.fence;  // signal_op: no fence of its own
-        }
-      } else if (op.kind == SIGNAL_OP) {
-        clk = clk.Ticked(comp);
-        rel = as.fence;
-      } else {
-        clk = clk.Ticked(comp);
-        wscope = op.scope;
-        if (op.sem == RELEASE || op.sem == ACQ_REL) rel = clk;
-        else if (op.sem == RELAXED) rel = as.fence;
-      }
-      int64_t old = w.value;
-      int64_t base = split ? as.tmp : old;
-      int64_t next = value;
-      WriteKind kind = WriteKind::kSet;
-      bool write = true;
-      if (op.kind == ATOMIC_CAS) {
-        int64_t cmp = 0;
-        if (!eval(op.compare, &cmp)) return;
-        kind = WriteKind::kCas;
-        write = old == cmp;
-      } else if (is_add) {
-        next = base + value;
-        kind = WriteKind::kAdd;
-      }
-      if (p_->objects[op.object].bytes == 4) next = static_cast<int64_t>(static_cast<uint32_t>(next));
-      if (op.result_slot >= 0) as.frame[op.result_slot] = old;
-      if (write) {
-        WriteWord(s, a, id, key, next, kind, rel, wscope,
-                  op.kind == ATOMIC_ADD || op.kind == ATOMIC_CAS || (is_add && !split), ev);
-        if (is_add) s.words[key].hist.back().operand = value;
-        if (split && old != as.tmp) s.words[key].hist.back().lost = true;
-        ev->what = "write";
-        ev->text += absl::StrCat("  (", WordName(key), ": ", old, " -> ", next,
-                                 split && old != as.tmp ? ", lost update" : "", ")");
-      } else {
-        ev->what = "read";
-        ev->has_word = true;
-        ev->word = key;
-        ev->before = ev->after = old;
-        ev->text += absl::StrCat("  (", WordName(key), " = ", old, ", compare failed)");
-      }
-      as.float_current = true;
-      FinishOp(s, a);
-      return;
-    }
+    case ATOMIC_CAS:
+      return StepSignalWrite(s, a, op, ev);
     case WAIT:
     case WAIT_UNTIL:
-    case STREAM_WAIT: {
-      int l = lane < 0 ? 0 : lane;
-      uint64_t key = WordKey(op.object, as.wait_rank, as.wait_index + l);
-      const Word* w = FindWord(s, key);
-      SignalScope scope = op.kind == STREAM_WAIT ? SYS : op.scope;
-      SignalSem sem = op.kind == STREAM_WAIT ? ACQUIRE : op.sem;
-      if (FirstPoll(as, l)) {
-        // The L1 fill: from now on this lane sees only this value.
-        as.polled[l / 64] |= uint64_t{1} << (l % 64);
-        as.cached[l] = w ? w->value : p_->objects[op.object].init;
-        if (!Satisfies(op.cmp, as.cached[l], as.wait_value, p_->objects[op.object].bytes)) {
-          ev->what = "poll";
-          ev->has_word = true;
-          ev->word = key;
-          ev->before = ev->after = as.cached[l];
-          ev->text = absl::StrCat(ai.name, ": ", RenderOp(s, a, id), "  lane ", l,
-                                  "  (first poll caches ", WordName(key), " = ", as.cached[l],
-                                  " in L1)");
-          return;
-        }
-      }
-      int64_t v = Visible(s, a, key, scope, sem);
-      if (w) {
-        bool t0 = true, rest = true;
-        if (op.kind == WAIT) {
-          t0 = by != OTHER_THREADS;
-          rest = by != THREAD0;
-        } else if (op.kind == WAIT_UNTIL) {
-          if (by == THREAD0 || by == OTHER_THREADS) {
-            t0 = by == THREAD0;
-            rest = by == OTHER_THREADS;
-          } else if (!op.count.present()) {
-            t0 = rest = true;  // every thread waits on the one word
-          } else {
-            t0 = l == 0;  // thread l waits on word l
-            rest = l != 0 || by == ALL_THREADS;
-          }
-        }
-        Word copy = *w;
-        AcquireFrom(s, a, copy, scope, sem, t0, rest);
-      }
-      as.lanes[l / 64] &= ~(uint64_t{1} << (l % 64));
-      ev->what = "wait_end";
-      ev->has_word = true;
-      ev->word = key;
-      ev->before = ev->after = v;
-      ev->text = absl::StrCat(ai.name, ": ", RenderOp(s, a, id),
-                              lane >= 0 && op.kind != STREAM_WAIT
-                                  ? absl::StrCat("  lane ", l) : "",
-                              "  (", WordName(key), " = ", v, ")");
-      if (!AnyLane(as.lanes)) {
-        if (op.token_slot >= 0) as.tokens.push_back({op.token_slot, {as.t0, as.rest}});
-        if (op.kind == WAIT && p_->amd) {
-          Clock j = as.t0.Joined(as.rest);  // gpu.barrier after the AMD wait loop
-          as.t0 = j.Ticked(ai.comp_t0);
-          as.rest = j.Ticked(ai.comp_rest);
-          as.float_current = true;
-        }
-        FinishOp(s, a);
-      }
-      return;
-    }
+    case STREAM_WAIT:
+      return StepWait(s, a, lane, op, ev);
     case STORE:
-    case LOAD: {
-      int64_t rank = me, index = 0, count = 1, tag = 0;
-      if (!eval(op.rank, &rank) || !eval(op.index, &index) || !eval(op.count, &count)) return;
-      if (op.kind == STORE && !eval(op.tag, &tag)) return;
-      if (!ResolveRange(s, a, op.object, rank, index, count)) return;
-      const SignalBy b = by == BY_DEFAULT ? ALL_THREADS : by;
-      const bool t0 = UsesT0(b), rest = UsesRest(b);
-      if (t0) as.t0 = as.t0.Ticked(ai.comp_t0);
-      if (rest) as.rest = as.rest.Ticked(ai.comp_rest);
-      Clock c0 = as.t0, c1 = as.rest;
-      if (op.kind == LOAD) {
-        if (!as.float_current) {
-          c0 = as.float_t0;
-          c1 = as.float_rest;
-        }
-        if (op.after_slot >= 0)
-          for (auto it = as.tokens.rbegin(); it != as.tokens.rend(); ++it)
-            if (it->first == op.after_slot) {
-              c0 = c0.Joined(it->second.first);
-              c1 = c1.Joined(it->second.second);
-              break;
-            }
-      }
-      const Clock& check1 = t0 ? c0 : c1;
-      const Clock* check2 = t0 && rest ? &c1 : nullptr;
-      DataAccess(s, a, id, op.object, static_cast<int>(rank), index, count, op.kind == STORE,
-                 tag, t0 ? ai.comp_t0 : ai.comp_rest, t0 ? as.t0 : as.rest,
-                 t0 && rest ? ai.comp_rest : -1, t0 && rest ? &as.rest : nullptr, check1,
-                 check2, op.kind == LOAD ? &op.expect : nullptr, as.frame.data());
-      ev->what = op.kind == STORE ? "data_write" : "data_read";
-      FinishOp(s, a);
-      return;
-    }
+    case LOAD:
+      return StepDataAccess(s, a, op, ev);
     case PUT:
     case GET:
     case PUTSIG:
-    case COPY: {
-      int64_t rank = me, index = 0, count = 1, src_index = 0, src_rank = me, dst_rank = me;
-      if (!eval(op.rank, &rank) || !eval(op.index, &index) || !eval(op.count, &count)) return;
-      src_index = index;
-      if (op.src_index.present() && !eval(op.src_index, &src_index)) return;
-      if (op.kind == COPY) {
-        if (!eval(op.src_rank, &src_rank)) return;
-        dst_rank = rank;
-      } else if (op.kind == GET) {
-        src_rank = rank;
-        dst_rank = me;
-      } else {
-        src_rank = me;
-        dst_rank = rank;
-      }
-      // `index` is the destination offset, `src_index` the source offset (default: index).
-      const int64_t dst_index = index, from_index = src_index;
-      if (!ResolveRange(s, a, op.object, src_rank, from_index, count) ||
-          !ResolveRange(s, a, op.object, dst_rank, dst_index, count))
-        return;
-      // Read the source (its tags travel with the data).
-      std::vector<Access>& slog = s.data[(static_cast<uint64_t>(op.object) << 32) | src_rank];
-      std::vector<int64_t> tags(static_cast<size_t>(count), p_->objects[op.object].init);
-      for (int64_t e = 0; e < count; ++e)
-        for (auto it = slog.rbegin(); it != slog.rend(); ++it)
-          if (it->write && it->lo <= from_index + e && from_index + e < it->hi) {
-            tags[e] = it->tag;
-            break;
-          }
-      const bool host = ai.kind == AgentKind::kStream;
-      const SignalBy b = host ? THREAD0 : (by == BY_DEFAULT ? ALL_THREADS : by);
-      const bool t0 = UsesT0(b), rest = UsesRest(b);
-      if (t0) as.t0 = as.t0.Ticked(ai.comp_t0);
-      if (rest) as.rest = as.rest.Ticked(ai.comp_rest);
-      DataAccess(s, a, id, op.object, static_cast<int>(src_rank), from_index, count, false, 0,
-                 t0 ? ai.comp_t0 : ai.comp_rest, t0 ? as.t0 : as.rest,
-                 t0 && rest ? ai.comp_rest : -1, t0 && rest ? &as.rest : nullptr,
-                 t0 ? as.t0 : as.rest, t0 && rest ? &as.rest : nullptr, nullptr, nullptr);
-      // Write the destination: by the NVSHMEM delivery (puts) or the agent itself.
-      const bool delivered = op.kind == PUT || op.kind == PUTSIG;
-      int wcomp = t0 ? ai.comp_t0 : ai.comp_rest;
-      Clock* wclk = t0 ? &as.t0 : &as.rest;
-      if (delivered) {
-        as.px = as.px.Joined(as.t0).Joined(as.rest).Ticked(ai.comp_px);
-        wcomp = ai.comp_px;
-        wclk = &as.px;
-      }
-      for (int64_t e = 0; e < count;) {
-        int64_t f = e;
-        while (f < count && tags[f] == tags[e]) ++f;
-        DataAccess(s, a, id, op.object, static_cast<int>(dst_rank), dst_index + e, f - e, true,
-                   tags[e], wcomp, *wclk, delivered ? -1 : (t0 && rest ? ai.comp_rest : -1),
-                   delivered ? nullptr : (t0 && rest ? &as.rest : nullptr), *wclk,
-                   delivered ? nullptr : (t0 && rest ? &as.rest : nullptr), nullptr, nullptr);
-        e = f;
-      }
-      ev->what = "data_write";
-      if (op.kind == PUTSIG) {
-        int64_t sidx = 0, sval = 0;
-        if (!eval(op.signal_index, &sidx) || !eval(op.signal_value, &sval)) return;
-        uint64_t key;
-        if (!ResolveWord(s, a, op.signal_object, dst_rank, sidx, &key)) return;
-        Word& w = GetWord(s, key);
-        int64_t old = w.value;
-        int64_t next = op.signal_op == ADD ? old + sval : sval;
-        WriteWord(s, a, id, key, next, op.signal_op == ADD ? WriteKind::kAdd : WriteKind::kSet,
-                  as.px, SYS, op.signal_op == ADD, ev);
-        if (op.signal_op == ADD) s.words[key].hist.back().operand = sval;
-        ev->what = "write";
-        ev->text += absl::StrCat("  (", WordName(key), ": ", old, " -> ", next, ")");
-      }
-      as.float_current = true;
-      FinishOp(s, a);
-      return;
-    }
+    case COPY:
+      return StepTransfer(s, a, op, ev);
     case RESET:
-    case STREAM_WRITE: {
-      int64_t rank = me, index = 0, value = 0, count = 1;
-      if (!eval(op.rank, &rank) || !eval(op.index, &index) || !eval(op.value, &value)) return;
-      if (op.kind == RESET) {
-        count = ObjectSize(op.object) - index;
-        if (op.count.present() && !eval(op.count, &count)) return;
-      }
-      if (!ResolveRange(s, a, op.object, rank, index, count)) return;
-      const bool host = ai.kind == AgentKind::kStream;
-      as.t0 = as.t0.Ticked(ai.comp_t0);
-      Clock rel = host ? as.t0 : Clock();  // a device reset is a plain store
-      for (int64_t e = 0; e < count; ++e) {
-        uint64_t key = WordKey(op.object, static_cast<int>(rank), index + e);
-        Word& w = GetWord(s, key);
-        if (w.value == value && w.hist.empty() && value == p_->objects[op.object].init &&
-            op.kind == RESET)
-          continue;  // never written: nothing to reset
-        WriteWord(s, a, id, key, value,
-                  op.kind == RESET ? WriteKind::kReset : WriteKind::kSet, rel, SYS, false,
-                  count == 1 ? ev : nullptr);
-      }
-      ev->what = "write";
-      as.float_current = true;
-      FinishOp(s, a);
-      return;
-    }
+    case STREAM_WRITE:
+      return StepFill(s, a, op, ev);
     case BARRIER_ALL:
     case HOST_COLLECTIVE:
-    case GRID_BARRIER: {
-      if (as.phase == 0) {
-        uint64_t key;
-        if (op.kind == BARRIER_ALL) {
-          key = BarrierKey(kBarrierAll, 0, s.barrier_calls[me]++);
-          as.t0 = as.t0.Joined(as.px);  // implies quiet
-          as.rest = as.rest.Joined(as.px);
-        } else if (op.kind == HOST_COLLECTIVE) {
-          int cid = coll_ids_.at(op.name);
-          key = BarrierKey(kCollective, cid, s.coll_calls[{me, op.name}]++);
-        } else {
-          key = BarrierKey(kGrid, ai.launch_first, as.grid_barriers++);
-        }
-        Barrier& b = s.barriers[key];
-        ++b.arrived;
-        b.joined = b.joined.Joined(as.t0).Joined(as.rest);
-        b.arrivers.push_back(a);
-        as.tmp = static_cast<int64_t>(key);
-        as.phase = 1;
-        ev->what = "arrive";
-        ev->text += "  (arrive)";
-        return;
-      }
-      const Barrier& b = s.barriers.at(static_cast<uint64_t>(as.tmp));
-      as.t0 = as.t0.Joined(b.joined).Ticked(ai.comp_t0);
-      if (ai.kind == AgentKind::kCta) as.rest = as.rest.Joined(b.joined).Ticked(ai.comp_rest);
-      ev->what = "leave";
-      ev->text += "  (leave)";
-      as.float_current = true;
-      FinishOp(s, a);
-      return;
-    }
-    case LAUNCH: {
-      const int k = as.launches;
-      const int first = ai.launches[k], n = ai.launch_sizes[k];
-      if (as.phase == 0) {
-        const Kernel& kern = p_->kernels[op.kernel];
-        if (kern.cooperative && p_->cta_slots > 0 && n > p_->cta_slots) {
-          Fault(s, a, absl::StrCat("cooperative launch of ", kern.name, " with ", n,
-                                   " CTAs exceeds the ", p_->cta_slots,
-                                   " resident slots (cudaErrorCooperativeLaunchTooLarge)"));
-          return;
-        }
-        as.t0 = as.t0.Ticked(ai.comp_t0);
-        for (int c = 0; c < n; ++c) {
-          AgentState& cs = s.agents[first + c];
-          cs.status = Status::kNotStarted;
-          cs.frame = info_[first + c].frame0;
-          cs.t0 = as.t0;
-          cs.rest = as.t0;
-          cs.px = as.t0;
-          if (p_->cta_slots == 0) {
-            // Unlimited residency: every CTA starts with the launch.
-            cs.status = Status::kRunning;
-            cs.stack.assign(1, StackEntry{});
-            ++s.slots_used[ai.rank];
-          }
-        }
-        if (p_->cta_slots == 0)
-          for (int c = 0; c < n; ++c) Normalize(s, first + c);
-        as.phase = 1;
-        ev->what = "launch";
-        return;
-      }
-      for (int c = 0; c < n; ++c) {
-        const AgentState& cs = s.agents[first + c];
-        as.t0 = as.t0.Joined(cs.t0).Joined(cs.rest).Joined(cs.px);
-      }
-      as.t0 = as.t0.Ticked(ai.comp_t0);
-      ++as.launches;
-      ev->what = "join";
-      ev->text = absl::StrCat(ai.name, ": ", p_->kernels[op.kernel].name,
-                              " finished (all CTAs exited)");
-      FinishOp(s, a);
-      return;
-    }
+    case GRID_BARRIER:
+      return StepBarrier(s, a, op, ev);
+    case LAUNCH:
+      return StepLaunch(s, a, op, ev);
     case EXIT:
       ev->what = "exit";
       Exit(s, a, true);
@@ -724,6 +774,7 @@ void Machine::StepOp(State& s, int a, int lane, Event* ev) const {
       return;
   }
 }
+
 
 bool Machine::Done(const State& s) const {
   for (const AgentState& as : s.agents)

@@ -1,14 +1,13 @@
 #include "sim/swizzle/spec.h"
 
-#include <fstream>
 #include <limits>
-#include <sstream>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "sim/base/check.h"
+#include "sim/base/file.h"
 #include "sim/base/status_macros.h"
 #include "sim/expr/printer.h"
 
@@ -90,11 +89,10 @@ absl::StatusOr<SwizzleSpec> SwizzleSpec::Parse(absl::string_view source_name,
 }
 
 absl::StatusOr<SwizzleSpec> SwizzleSpec::Load(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open the file"));
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return Parse(path, buf.str());
+  absl::StatusOr<std::string> text = ReadFile(path);
+  if (!text.ok())
+    return absl::NotFoundError(absl::StrCat(path, ": cannot open the file"));
+  return Parse(path, *text);
 }
 
 absl::StatusOr<SwizzleSpec> SwizzleSpec::FromProgram(expr::Program program) {

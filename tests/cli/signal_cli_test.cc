@@ -7,12 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
-#include "tests/testing/cli_runner.h"
 #include "proto/signal.pb.h"
+#include "tests/testing/cli_runner.h"
 #include "tools/warpcheck/cli.h"
 
 namespace warpcheck::cli {
@@ -38,15 +39,35 @@ void WriteAll(const std::string& path, const std::string& text) {
   f << text;
 }
 
+// The signal rows of exit_code.cc's table, from the typed report alone.
+TEST(SignalCliTest, ExitCodeForSignalReport) {
+  auto code = [](SignalReport::Outcome outcome, SignalReport::Replay replay) {
+    Report r;
+    r.mutable_signal()->set_outcome(outcome);
+    r.mutable_signal()->set_replay(replay);
+    return ExitCodeFor(r);
+  };
+  const auto none = SignalReport::REPLAY_UNSET;
+  EXPECT_EQ(code(SignalReport::completes, none), kExitOk);
+  EXPECT_EQ(code(SignalReport::ok, none), kExitOk);  // lint without an error
+  EXPECT_EQ(code(SignalReport::inconclusive, none), kExitInconclusive);
+  for (auto o : {SignalReport::deadlock, SignalReport::race, SignalReport::nondeterministic,
+                 SignalReport::static_error, SignalReport::fault})
+    EXPECT_EQ(code(o, none), kExitViolated) << SignalReport::Outcome_Name(o);
+  // A replay is a finding about the recorded hang, whatever it reached.
+  for (auto rp : {SignalReport::reproduced, SignalReport::diverged, SignalReport::completed})
+    EXPECT_EQ(code(SignalReport::completes, rp), kExitViolated) << SignalReport::Replay_Name(rp);
+}
+
 TEST(SignalCliTest, RunExitCodes) {
   Result ok = RunCli({"signal", "run", Corpus("c19_two_rank_cycle.textproto")});
   EXPECT_EQ(ok.code, kExitViolated) << ok.err;
   EXPECT_THAT(ok.out, StartsWith("outcome: deadlock"));
-  EXPECT_EQ(ok.report.signal().outcome(), "deadlock");
+  EXPECT_EQ(ok.report.signal().outcome(), SignalReport::deadlock);
 
   Result completes = RunCli({"signal", "run", Corpus("c08_notify_without_syncthreads_fixed.textproto")});
   EXPECT_EQ(completes.code, kExitOk) << completes.err;
-  EXPECT_EQ(completes.report.signal().outcome(), "completes");
+  EXPECT_EQ(completes.report.signal().outcome(), SignalReport::completes);
   EXPECT_THAT(completes.out, StartsWith("outcome: completes"));
   EXPECT_TRUE(completes.err.empty()) << completes.err;
 
@@ -61,13 +82,13 @@ TEST(SignalCliTest, RunExitCodes) {
             kExitViolated);
   Result nd = RunCli({"signal", "run", Corpus("c01_overshoot_add_eq.textproto")});
   EXPECT_EQ(nd.code, kExitViolated);
-  EXPECT_EQ(nd.report.signal().outcome(), "nondeterministic");
+  EXPECT_EQ(nd.report.signal().outcome(), SignalReport::nondeterministic);
 
   // A bound too small for a verdict: inconclusive.
   Result bound = RunCli({"signal", "run", Corpus("p01_producer_consumer_queue.textproto"),
                          "--max-states=5"});
   EXPECT_EQ(bound.code, kExitInconclusive);
-  EXPECT_EQ(bound.report.signal().outcome(), "inconclusive");
+  EXPECT_EQ(bound.report.signal().outcome(), SignalReport::inconclusive);
   EXPECT_TRUE(bound.report.signal().bound_hit());
 }
 
@@ -126,9 +147,9 @@ TEST(SignalCliTest, JsonHasOutcomeStatesExplanationBlockedTrail) {
   google::protobuf::util::JsonParseOptions opts;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &parsed, opts).ok()) << r.out;
   const SignalReport& s = parsed.signal();
-  EXPECT_EQ(s.outcome(), "deadlock");
+  EXPECT_EQ(s.outcome(), SignalReport::deadlock);
   EXPECT_GT(s.states(), 0);
-  EXPECT_EQ(s.explanation().cause(), "cycle");
+  EXPECT_EQ(s.explanation().cause(), SignalExplanation::cycle);
   int ctas = 0;
   for (const SignalBlocked& b : s.explanation().blocked())
     if (b.cta() == 0) {
@@ -146,7 +167,7 @@ TEST(SignalCliTest, JsonHasOutcomeStatesExplanationBlockedTrail) {
   EXPECT_EQ(tp.code, kExitViolated);
   Report from_text;
   ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(tp.out, &from_text)) << tp.out;
-  EXPECT_EQ(from_text.signal().explanation().cause(), "cycle");
+  EXPECT_EQ(from_text.signal().explanation().cause(), SignalExplanation::cycle);
 }
 
 TEST(SignalCliTest, TrailOutReplaysAndSvgIsWritten) {
@@ -172,12 +193,12 @@ TEST(SignalCliTest, TrailOutReplaysAndSvgIsWritten) {
 
   Result rep = RunCli({"signal", "replay", trail});
   EXPECT_EQ(rep.code, kExitViolated) << rep.err;
-  EXPECT_EQ(rep.report.signal().replay(), "reproduced") << rep.out;
+  EXPECT_EQ(rep.report.signal().replay(), SignalReport::reproduced) << rep.out;
   EXPECT_THAT(rep.out, HasSubstr("replay: reproduced"));
 
   Result nearby = RunCli({"signal", "replay", trail, "--explore-nearby", "--format=json"});
-  EXPECT_EQ(nearby.report.signal().replay(), "reproduced");
-  EXPECT_EQ(nearby.report.signal().nearby(), "inevitable");
+  EXPECT_EQ(nearby.report.signal().replay(), SignalReport::reproduced);
+  EXPECT_EQ(nearby.report.signal().nearby(), SignalNearby::inevitable);
   EXPECT_THAT(nearby.out, HasSubstr("\"nearby\":\"inevitable\""));
 
   // A trace whose event names a missing object is bad input.
@@ -210,15 +231,44 @@ TEST(SignalCliTest, NondeterministicTrailReplaysAsTimingDependent) {
                      "--trail-out=" + trail});
   EXPECT_EQ(r.code, kExitViolated);
   Result rep = RunCli({"signal", "replay", trail, "--explore-nearby"});
-  EXPECT_EQ(rep.report.signal().replay(), "reproduced") << rep.out;
-  EXPECT_EQ(rep.report.signal().nearby(), "timing_dependent");
+  EXPECT_EQ(rep.report.signal().replay(), SignalReport::reproduced) << rep.out;
+  EXPECT_EQ(rep.report.signal().nearby(), SignalNearby::timing_dependent);
   std::filesystem::remove(trail);
+}
+
+TEST(SignalCliTest, TrailsCarryTheFormatVersionAndNewerVersionsAreRefused) {
+  const std::string trail = TempPath("c19.versioned.trace.textproto");
+  Result r = RunCli(
+      {"signal", "run", Corpus("c19_two_rank_cycle.textproto"), "--trail-out=" + trail});
+  ASSERT_EQ(r.code, kExitViolated) << r.err;
+  std::string text = ReadAll(trail);
+  EXPECT_THAT(text, HasSubstr("\nformat_version: 1\n"));
+  EXPECT_EQ(RunCli({"signal", "replay", trail}).report.signal().replay(), "reproduced");
+
+  // Traces from before the field (format_version absent) read as version 1.
+  Result old =
+      RunCli({"signal", "replay", Corpus("traces/c19_two_rank_cycle_hang.textproto")});
+  EXPECT_EQ(old.report.signal().replay(), "reproduced") << old.err;
+
+  // A newer version is an input error that says which version and what this one reads.
+  const std::string newer = TempPath("newer.trace.textproto");
+  WriteAll(newer,
+           absl::StrReplaceAll(text, {{"format_version: 1", "format_version: 2"}}));
+  Result refused = RunCli({"signal", "replay", newer});
+  EXPECT_EQ(refused.code, kExitInputError);
+  EXPECT_THAT(
+      refused.err,
+      HasSubstr(newer + ": format_version 2 is newer than this warpcheck reads (1)"));
+  // corpus check reads traces the same way.
+  EXPECT_EQ(RunCli({"corpus", "check", newer}).code, kExitInputError);
+  std::filesystem::remove(trail);
+  std::filesystem::remove(newer);
 }
 
 TEST(SignalCliTest, LintExitCodes) {
   Result c16 = RunCli({"signal", "lint", Corpus("c16_wait_in_divergent_code.textproto")});
   EXPECT_EQ(c16.code, kExitViolated);
-  EXPECT_EQ(c16.report.signal().outcome(), "static_error");
+  EXPECT_EQ(c16.report.signal().outcome(), SignalReport::static_error);
   EXPECT_THAT(c16.out, HasSubstr("error [wait_in_divergent_code]"));
 
   Result c07 = RunCli({"signal", "lint", Corpus("c07_gpu_scope_ignores_rank.textproto")});
@@ -232,7 +282,7 @@ TEST(SignalCliTest, LintExitCodes) {
   // `run` refuses to schedule a program with a lint error.
   Result run = RunCli({"signal", "run", Corpus("c16_wait_in_divergent_code.textproto")});
   EXPECT_EQ(run.code, kExitViolated);
-  EXPECT_EQ(run.report.signal().outcome(), "static_error");
+  EXPECT_EQ(run.report.signal().outcome(), SignalReport::static_error);
 }
 
 TEST(SignalCliTest, OverridesApply) {

@@ -18,45 +18,16 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/util/json_util.h"
+#include "sim/base/file.h"
+#include "sim/base/json.h"
 #include "sim/launch/launch_spec.h"
 #include "tools/gpu/gpu_runner.h"
 
 namespace {
-
-std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
 
 std::string Stem(const std::string& path) {
   size_t slash = path.rfind('/');
@@ -118,32 +89,27 @@ int main(int argc, char** argv) {
     absl::StatusOr<warpcheck::gpu::GpuRunResult> r =
         warpcheck::gpu::RunLaunchFileOnGpu(file);
     if (!r.ok()) {
-      std::printf("{\"file\": %s, \"error\": %s}\n", JsonString(file).c_str(),
-                  JsonString(r.status().ToString()).c_str());
+      std::printf("{\"file\": %s, \"error\": %s}\n", warpcheck::sim::JsonQuote(file).c_str(),
+                  warpcheck::sim::JsonQuote(r.status().ToString()).c_str());
       std::fprintf(stderr, "warpcheck_gpu_run: error: %s\n",
                    r.status().ToString().c_str());
       exit_code = 2;
       std::fflush(stdout);
       continue;
     }
-    std::string json;
-    google::protobuf::util::JsonPrintOptions options;
-    options.preserve_proto_field_names = true;
-    options.always_print_primitive_fields = true;
-    (void)google::protobuf::util::MessageToJsonString(warpcheck::gpu::ToSimReport(*r),
-                                                      &json, options);
+    const std::string json = warpcheck::sim::ToJson(warpcheck::gpu::ToSimReport(*r));
     std::printf("{\"file\": %s, \"device\": %s, \"kernel_ms\": %.6f, \"gpu\": %s}\n",
-                JsonString(file).c_str(), JsonString(r->device).c_str(), r->kernel_ms,
-                json.c_str());
+                warpcheck::sim::JsonQuote(file).c_str(),
+                warpcheck::sim::JsonQuote(r->device).c_str(), r->kernel_ms, json.c_str());
     std::fflush(stdout);
     if (!r->ok && exit_code == 0) exit_code = 10;
     if (!dump_dir.empty()) {
       for (const warpcheck::gpu::GpuBuffer& b : r->buffers) {
         std::string path = absl::StrCat(dump_dir, "/", Stem(file), ".", b.name, ".bin");
-        std::ofstream out(path, std::ios::binary);
-        out.write(reinterpret_cast<const char*>(b.bytes.data()),
-                  static_cast<std::streamsize>(b.bytes.size()));
-        if (!out)
+        if (!warpcheck::sim::WriteFileAtomically(
+                 path, absl::string_view(reinterpret_cast<const char*>(b.bytes.data()),
+                                         b.bytes.size()))
+                 .ok())
           std::fprintf(stderr, "warpcheck_gpu_run: cannot write %s\n", path.c_str());
       }
     }

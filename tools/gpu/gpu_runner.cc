@@ -6,13 +6,12 @@
 #include <array>
 #include <cctype>
 #include <cstring>
-#include <fstream>
 #include <functional>
-#include <sstream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "sim/base/file.h"
 #include "sim/base/status_macros.h"
 #include "sim/launch/buffer_fill.h"
 #include "sim/launch/sha256.h"
@@ -178,11 +177,9 @@ class Cleanup {
 };
 
 absl::StatusOr<std::string> ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  absl::StatusOr<std::string> text = sim::ReadFile(path);
+  if (!text.ok()) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  return text;
 }
 
 // The .entry names in PTX text (for specs that leave `kernel` out).

@@ -71,6 +71,7 @@ def main():
         "# proto-message: warpcheck.SignalTrace",
         f"# GPU run {run.get('run')} of {run.get('program')} (tier {run.get('tier')}, "
         f"perturbed={str(run.get('perturbed')).lower()}): {run.get('outcome')}",
+        "format_version: 1",  # SignalTrace.format_version (proto/signal.proto)
         f"program_file: {quote(rel)}",
         "snapshot {",
     ]

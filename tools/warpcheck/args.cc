@@ -1,5 +1,7 @@
 #include "tools/warpcheck/args.h"
 
+#include <limits>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -10,6 +12,23 @@ std::optional<std::string> ParsedArgs::Get(const std::string& name) const {
   auto it = values.find(name);
   if (it == values.end()) return std::nullopt;
   return it->second;
+}
+
+absl::StatusOr<std::optional<int64_t>> ParsedArgs::GetInt(const std::string& name,
+                                                          int64_t min,
+                                                          int64_t max) const {
+  std::optional<std::string> text = Get(name);
+  if (!text) return std::nullopt;
+  int64_t v = 0;
+  if (!absl::SimpleAtoi(*text, &v) || v < min || v > max) {
+    std::string expected = max != std::numeric_limits<int64_t>::max()
+                               ? absl::StrCat("an integer in [", min, ", ", max, "]")
+                           : min == 0 ? std::string("a non-negative integer")
+                                      : absl::StrCat("an integer >= ", min);
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", name, "=", *text, ": expected ", expected));
+  }
+  return v;
 }
 
 absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
@@ -82,16 +101,6 @@ absl::StatusOr<std::vector<int32_t>> ParseShape(absl::string_view text) {
     shape.push_back(static_cast<int32_t>(v));
   }
   return shape;
-}
-
-absl::StatusOr<int32_t> ParseIntFlag(absl::string_view flag, absl::string_view text) {
-  int64_t v = 0;
-  if (text.empty() || text.find_first_not_of("0123456789") != absl::string_view::npos ||
-      !absl::SimpleAtoi(text, &v) || v > (int64_t{1} << 30)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--", flag, ": '", text, "' is not a non-negative integer"));
-  }
-  return static_cast<int32_t>(v);
 }
 
 }  // namespace warpcheck::cli

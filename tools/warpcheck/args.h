@@ -4,6 +4,7 @@
 #ifndef WARPCHECK_TOOLS_WARPCHECK_ARGS_H_
 #define WARPCHECK_TOOLS_WARPCHECK_ARGS_H_
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -24,6 +25,16 @@ struct ParsedArgs {
     return values.count(name) > 0 || switches.count(name) > 0;
   }
   std::optional<std::string> Get(const std::string& name) const;
+
+  // The one way to read an integer flag: decimal as absl::SimpleAtoi reads it, within
+  // [min, max]. Requires: min <= max.
+  // Ensures: nullopt when the flag is absent; the value; or InvalidArgument
+  //          "--NAME=TEXT: expected an integer in [MIN, MAX]" ("... expected a
+  //          non-negative integer" when the range is [0, INT64_MAX]; "... expected an
+  //          integer >= MIN" for [MIN, INT64_MAX]). The caller picks the exit code: usage
+  //          for run options, input error for layout parameters.
+  absl::StatusOr<std::optional<int64_t>> GetInt(const std::string& name, int64_t min,
+                                                int64_t max) const;
 };
 
 // `value_flags` take a value, `switch_flags` do not. `--help`/`-h` is always accepted as
@@ -36,10 +47,6 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
 // "64x64", "128", "2x64x32" -> {64, 64}. InvalidArgument for anything else (positive
 // integers up to 2^30 only).
 absl::StatusOr<std::vector<int32_t>> ParseShape(absl::string_view text);
-
-// A non-negative decimal int32, for flags such as --num-warps. InvalidArgument naming
-// the flag otherwise.
-absl::StatusOr<int32_t> ParseIntFlag(absl::string_view flag, absl::string_view text);
 
 }  // namespace warpcheck::cli
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <exception>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "absl/strings/match.h"
@@ -12,9 +11,9 @@
 #include "absl/strings/str_split.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
-#include "proto/options.pb.h"
 #include "sim/layout/layout_case.h"
 #include "sim/layout/layout_proto.h"
+#include "sim/base/file.h"
 #include "sim/base/status_macros.h"
 #include "sim/base/text_proto.h"
 #include "tools/warpcheck/args.h"
@@ -44,13 +43,10 @@ struct Context {
 };
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  absl::StatusOr<std::string> text = sim::ReadFile(path);
+  if (!text.ok())
     return absl::InvalidArgumentError(absl::StrCat(path, ": cannot read file"));
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return text;
 }
 
 // ---- warpcheck layout show ------------------------------------------------------------
@@ -107,21 +103,22 @@ int RunLayoutShow(Context& ctx) {
   }
   sim::ModuleInfo module;
   for (const char* flag : {"num-warps", "threads-per-warp", "num-ctas"}) {
-    if (auto v = args.Get(flag)) {
-      auto n = ParseIntFlag(flag, *v);
-      if (!n.ok()) {
-        PrintError(ctx.err, n.status().message());
-        return kExitInputError;
-      }
-      if (*n <= 0 || (*n & (*n - 1)) != 0) {
-        PrintError(ctx.err, absl::StrCat("--", flag, ": ", *n,
+    absl::StatusOr<std::optional<int64_t>> n = args.GetInt(flag, 0, int64_t{1} << 30);
+    if (!n.ok()) {
+      PrintError(ctx.err, n.status().message());
+      return kExitInputError;
+    }
+    if (n->has_value()) {
+      const int64_t v = **n;
+      if (v <= 0 || (v & (v - 1)) != 0) {
+        PrintError(ctx.err, absl::StrCat("--", flag, ": ", v,
                                          " is not a power of two; Triton requires one"));
         return kExitInputError;
       }
       std::string f = flag;
-      (f == "num-warps" ? module.num_warps
-                        : f == "threads-per-warp" ? module.threads_per_warp
-                                                  : module.num_ctas) = *n;
+      (f == "num-warps"          ? module.num_warps
+       : f == "threads-per-warp" ? module.threads_per_warp
+                                 : module.num_ctas) = static_cast<int32_t>(v);
     }
   }
   sim::TtgirFile ttgir;
@@ -162,9 +159,10 @@ int RunLayoutShow(Context& ctx) {
   }
 
   if (auto svg_path = args.Get("svg")) {
-    std::ofstream svg(*svg_path);
-    svg << RenderSvg(layout, absl::StrCat(facts->attr(), "  ", *args.Get("shape")));
-    if (!svg) {
+    if (!sim::WriteFileAtomically(
+             *svg_path,
+             RenderSvg(layout, absl::StrCat(facts->attr(), "  ", *args.Get("shape"))))
+             .ok()) {
       PrintError(ctx.err, absl::StrCat(*svg_path, ": cannot write the SVG file"));
       return kExitInputError;
     }

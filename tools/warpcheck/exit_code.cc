@@ -26,10 +26,16 @@ namespace {
 int ForSignal(const SignalReport& r) {
   // A replay answers "reproduced" or where it diverged: either is a finding about the
   // recorded hang, never a clean pass.
-  if (!r.replay().empty()) return kExitViolated;
-  if (r.outcome() == "completes" || r.outcome() == "ok") return kExitOk;
-  if (r.outcome() == "inconclusive") return kExitInconclusive;
-  return kExitViolated;
+  if (r.replay() != SignalReport::REPLAY_UNSET) return kExitViolated;
+  switch (r.outcome()) {
+    case SignalReport::completes:
+    case SignalReport::ok:  // `signal lint` without an error (an error is static_error)
+      return kExitOk;
+    case SignalReport::inconclusive:
+      return kExitInconclusive;
+    default:
+      return kExitViolated;
+  }
 }
 
 int ForSwizzle(const Swizzle2dReport& r) {

@@ -6,7 +6,6 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "proto/options.pb.h"
 #include "proto/report.pb.h"
 #include "tools/warpcheck/args.h"
 
@@ -14,6 +13,11 @@ namespace warpcheck::cli {
 
 // "warpcheck: error: <message>" on its own line.
 void PrintError(std::ostream& err, absl::string_view message);
+
+// How a command prints its Report (--format). Options are flags, parsed by
+// tools/warpcheck/args; there is no options proto (it held only this enum and two
+// messages nothing read, so it went).
+enum class OutputFormat { kText, kJson, kTextproto };
 
 // --format=text|json|textproto (default text); InvalidArgument otherwise.
 absl::StatusOr<OutputFormat> ParseFormatFlag(const ParsedArgs& args);

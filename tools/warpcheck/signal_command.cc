@@ -1,17 +1,17 @@
 #include "tools/warpcheck/signal_command.h"
 
-#include <fstream>
-#include <sstream>
+#include <limits>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
-#include "absl/strings/str_format.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "google/protobuf/text_format.h"
+#include "sim/base/file.h"
 #include "sim/base/text_proto.h"
 #include "sim/signal/driver.h"
+#include "sim/signal/enum_name.h"
 #include "sim/signal/program.h"
 #include "tools/warpcheck/cli.h"
 #include "tools/warpcheck/output.h"
@@ -59,29 +59,25 @@ constexpr char kLintUsage[] =
 
 absl::StatusOr<sig::LoadOverrides> Overrides(const ParsedArgs& args) {
   sig::LoadOverrides o;
-  auto num = [&](const char* flag, int64_t* out) -> absl::Status {
-    if (auto v = args.Get(flag)) {
-      if (!absl::SimpleAtoi(*v, out) || *out < 0)
-        return absl::InvalidArgumentError(
-            absl::StrCat("--", flag, "=", *v, ": expected a non-negative integer"));
-    }
+  auto num = [&](const char* flag, int64_t min, int64_t max,
+                 int64_t* out) -> absl::Status {
+    absl::StatusOr<std::optional<int64_t>> v = args.GetInt(flag, min, max);
+    if (!v.ok()) return v.status();
+    if (v->has_value()) *out = **v;
     return absl::OkStatus();
   };
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   int64_t ranks = 0;
-  if (auto s = num("ranks", &ranks); !s.ok()) return s;
-  if (args.Has("ranks") && (ranks < 1 || ranks > 1024))
-    return absl::InvalidArgumentError("--ranks: expected 1..1024");
+  if (auto s = num("ranks", 1, 1024, &ranks); !s.ok()) return s;
   o.ranks = static_cast<int>(ranks);
-  if (auto s = num("ctas", &o.ctas); !s.ok()) return s;
-  if (auto s = num("iterations", &o.iterations); !s.ok()) return s;
-  if (auto s = num("max-states", &o.max_states); !s.ok()) return s;
+  if (auto s = num("ctas", 0, kMax, &o.ctas); !s.ok()) return s;
+  if (auto s = num("iterations", 0, kMax, &o.iterations); !s.ok()) return s;
+  if (auto s = num("max-states", 0, kMax, &o.max_states); !s.ok()) return s;
   return o;
 }
 
 bool WriteText(const std::string& path, const std::string& text, std::ostream& err) {
-  std::ofstream f(path, std::ios::binary);
-  f << text;
-  if (!f) {
+  if (!sim::WriteFileAtomically(path, text).ok()) {
     PrintError(err, absl::StrCat(path, ": cannot write"));
     return false;
   }
@@ -89,29 +85,33 @@ bool WriteText(const std::string& path, const std::string& text, std::ostream& e
 }
 
 void PrintText(const SignalReport& r, std::ostream& out) {
-  out << "outcome: " << r.outcome();
+  out << "outcome: " << sig::EnumName(r.outcome());
   if (r.schedule() == "explore" || r.schedule() == "replay")
-    out << "  (" << static_cast<int64_t>(r.states()) << " states, "
-        << static_cast<int64_t>(r.transitions()) << " transitions, "
+    out << "  (" << r.states() << " states, " << r.transitions() << " transitions, "
         << absl::StrFormat("%.3f", r.seconds()) << " s"
         << (r.bound_hit() ? ", bound hit" : "") << ")";
   out << "\n";
-  if (!r.replay().empty()) {
-    out << "replay: " << r.replay() << "\n";
+  if (r.replay() != SignalReport::REPLAY_UNSET) {
+    out << "replay: " << sig::EnumName(r.replay()) << "\n";
     if (!r.divergence().empty()) out << "divergence: " << r.divergence() << "\n";
-    if (!r.nearby().empty()) out << "nearby: " << r.nearby() << "\n";
+    if (r.nearby() != SignalNearby::VERDICT_UNSET)
+      out << "nearby: " << sig::EnumName(r.nearby()) << "\n";
   }
   for (const SignalLint& l : r.lints())
-    out << l.severity() << " [" << l.id() << "] " << l.text() << "\n";
+    out << sig::EnumName(l.severity()) << " [" << sig::EnumName(l.id()) << "] " << l.text()
+        << "\n";
   if (!r.explanation().text().empty()) out << r.explanation().text() << "\n";
   for (const std::string& w : r.explanation().writes()) out << "  write: " << w << "\n";
   for (const SignalEdge& e : r.explanation().edges())
-    out << "  wait-for: " << e.from() << " -> " << e.to() << " (" << e.to_state() << ")"
+    out << "  wait-for: " << e.from() << " -> " << e.to() << " (" << sig::EnumName(e.to_state()) << ")"
         << (e.site().empty() ? "" : " via " + e.site())
         << (e.word().empty() ? "" : " on " + e.word()) << "\n";
-  if (r.outcome() == "completes" && r.final_values_size() > 0) {
+  if (r.outcome() == SignalReport::completes && r.final_values_size() > 0) {
     std::vector<std::string> v;
-    for (const auto& [k, x] : r.final_values()) v.push_back(absl::StrCat(k, "=", x));
+    // Printed as the doubles the values were stored as before they became integers
+    // (six significant digits), so the text does not change.
+    for (const auto& [k, x] : r.final_values())
+      v.push_back(absl::StrCat(k, "=", static_cast<double>(x)));
     std::sort(v.begin(), v.end());
     out << "final: " << absl::StrJoin(v, " ") << "\n";
   }
@@ -152,7 +152,7 @@ int Finish(const ParsedArgs& args, const sig::RunResult& res, std::ostream& out,
   *rep.mutable_signal() = res.report;
   if (report) *report = rep;
   if (!PrintMachineReport(rep, *format, out)) PrintText(res.report, out);
-  return res.exit_code;
+  return ExitCodeFor(rep);
 }
 
 }  // namespace
@@ -184,12 +184,13 @@ int RunSignalRun(const ParsedArgs& args, std::ostream& out, std::ostream& err, R
     }
     opt.schedule = *s;
   }
-  if (auto s = args.Get("seed")) {
-    if (!absl::SimpleAtoi(*s, &opt.seed)) {
-      PrintError(err, absl::StrCat("--seed=", *s, ": expected an unsigned integer"));
-      return kExitUsage;
-    }
+  absl::StatusOr<std::optional<int64_t>> seed =
+      args.GetInt("seed", 0, std::numeric_limits<int64_t>::max());
+  if (!seed.ok()) {
+    PrintError(err, seed.status().message());
+    return kExitUsage;
   }
+  if (seed->has_value()) opt.seed = static_cast<uint64_t>(**seed);
   opt.max_states = o->max_states;
   opt.reduce = !args.Has("no-reduction");
   auto p = sig::LoadProgramFile(args.positional[0], *o);
@@ -238,6 +239,7 @@ absl::StatusOr<std::pair<sig::Program, SignalTrace>> LoadTrace(const std::string
                                                                const sig::LoadOverrides& o) {
   SignalTrace t;
   if (auto s = sim::ParseTextProtoFile(path, &t); !s.ok()) return s;
+  if (auto s = sig::CheckTraceFormatVersion(t, path); !s.ok()) return s;
   SignalProgram prog;
   std::string origin = path;
   if (t.has_program()) {
@@ -317,12 +319,14 @@ absl::Status CheckSignalCorpusFile(const std::string& path, bool trace, bool* ok
   std::vector<std::string> problems;
   if (expect.outcome() != OUTCOME_UNSPECIFIED) {
     std::string want = absl::AsciiStrToLower(SignalOutcome_Name(expect.outcome()));
-    if (rep.outcome() != want)
-      problems.push_back(absl::StrCat("outcome ", rep.outcome(), ", expected ", want));
+    if (sig::EnumName(rep.outcome()) != want)
+      problems.push_back(
+          absl::StrCat("outcome ", sig::EnumName(rep.outcome()), ", expected ", want));
   }
-  if (!expect.cause().empty() && rep.explanation().cause() != expect.cause())
-    problems.push_back(absl::StrCat("cause ", rep.explanation().cause().empty() ? "(none)" : rep.explanation().cause(),
-                                    ", expected ", expect.cause()));
+  const std::string cause = sig::EnumName(rep.explanation().cause());
+  if (!expect.cause().empty() && cause != expect.cause())
+    problems.push_back(absl::StrCat("cause ", cause.empty() ? "(none)" : cause, ", expected ",
+                                    expect.cause()));
   for (const SignalBlockedExpect& b : expect.blocked()) {
     bool found = false;
     for (const SignalBlocked& x : rep.explanation().blocked())
@@ -334,8 +338,8 @@ absl::Status CheckSignalCorpusFile(const std::string& path, bool trace, bool* ok
   for (const std::string& t : expect.text_contains())
     if (!absl::StrContains(rep.explanation().text(), t))
       problems.push_back(absl::StrCat("explanation lacks \"", t, "\""));
-  if (trace && want_repro != (rep.replay() == "reproduced"))
-    problems.push_back(absl::StrCat("replay ", rep.replay(), ", expected ",
+  if (trace && want_repro != (rep.replay() == SignalReport::reproduced))
+    problems.push_back(absl::StrCat("replay ", sig::EnumName(rep.replay()), ", expected ",
                                     want_repro ? "reproduced" : "not reproduced"));
   *ok = problems.empty();
   *detail = absl::StrJoin(problems, "; ");

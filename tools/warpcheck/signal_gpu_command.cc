@@ -1,15 +1,11 @@
 #include "tools/warpcheck/signal_gpu_command.h"
 
-#include "sim/base/text_proto.h"
-
-#include <fstream>
-#include <sstream>
-
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
 #include "proto/signal.pb.h"
+#include "sim/base/file.h"
+#include "sim/base/text_proto.h"
 #include "sim/signal/cuda_emit.h"
 #include "tools/warpcheck/cli.h"
 #include "tools/warpcheck/output.h"
@@ -39,12 +35,12 @@ constexpr char kSignalCudaUsage[] =
 
 bool IntFlag(const ParsedArgs& args, const std::string& name, int64_t lo, int64_t hi, int64_t* v,
              std::ostream& err) {
-  auto text = args.Get(name);
-  if (!text) return true;
-  if (!absl::SimpleAtoi(*text, v) || *v < lo || *v > hi) {
-    PrintError(err, absl::StrCat("signal cuda: --", name, "=", *text, ": expected an integer in [", lo, ", ", hi, "]"));
+  absl::StatusOr<std::optional<int64_t>> parsed = args.GetInt(name, lo, hi);
+  if (!parsed.ok()) {
+    PrintError(err, absl::StrCat("signal cuda: ", parsed.status().message()));
     return false;
   }
+  if (parsed->has_value()) *v = **parsed;
   return true;
 }
 
@@ -96,8 +92,7 @@ int RunSignalCuda(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
     return kExitInputError;
   }
   const std::string out_path = *args.Get("o");
-  std::ofstream o(out_path, std::ios::binary);
-  if (!o || !(o << *source) || !o.flush()) {
+  if (!sim::WriteFileAtomically(out_path, *source).ok()) {
     PrintError(err, absl::StrCat(out_path, ": cannot write file"));
     return kExitInputError;
   }

@@ -152,6 +152,22 @@ TEST(CudaEmitTest, TierCtaUsesGpuScopeAndTheNvidiaLowering) {
   EXPECT_THAT(src, HasSubstr("#define WC_TIER_GPUS 0"));
 }
 
+// Names reach the source as C string literals (absl::CEscape) and in a `//` comment. The
+// literal must hold the name exactly: control characters were once dropped, so the
+// program name the binary printed was not the program's; a newline must not end the
+// comment and turn the rest of the name into code.
+TEST(CudaEmitTest, NamesAreEscapedAsCStringLiterals) {
+  SignalProgram p = Parse(kC01);
+  p.set_name("a\"b\\c\td\nint x;");
+  CudaEmitOptions opt;
+  opt.tier = "cta";
+  absl::StatusOr<std::string> src = EmitSignalCuda(p, opt);
+  ASSERT_TRUE(src.ok()) << src.status();
+  EXPECT_THAT(*src, HasSubstr(R"(kProgramName = "a\"b\\c\td\nint x;";)"));
+  EXPECT_THAT(*src, HasSubstr(R"(from SignalProgram 'a\"b\\c\td\nint x;'.)"));
+  EXPECT_THAT(*src, Not(HasSubstr("\nint x;")));
+}
+
 TEST(CudaEmitTest, TierGpusUsesSystemScope) {
   std::string src = Emit(kC01, "gpus");
   EXPECT_THAT(src, HasSubstr("ld.acquire.sys.global.b64"));

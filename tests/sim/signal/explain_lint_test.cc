@@ -66,7 +66,7 @@ TEST(ExplainTest, C05MissingNotifyNamesTheNearestCandidate) {
   Loaded l = Load("c05_notify_wrong_rank.textproto");
   ASSERT_NE(l.m, nullptr);
   SignalExplanation e = ExplainFirstDeadlock(l);
-  EXPECT_EQ(e.cause(), "missing_notify");
+  EXPECT_EQ(e.cause(), SignalExplanation::missing_notify);
   EXPECT_THAT(e.text(), HasSubstr("missing notify for SIG@1[0]"));
   EXPECT_THAT(e.text(), HasSubstr("nearest candidate: rank0.cta0 notify#1 wrote SIG@0[0]"));
   EXPECT_THAT(e.text(), HasSubstr("different rank"));
@@ -90,19 +90,19 @@ TEST(ExplainTest, C19CycleHasBothEdges) {
   Loaded l = Load("c19_two_rank_cycle.textproto");
   ASSERT_NE(l.m, nullptr);
   SignalExplanation e = ExplainFirstDeadlock(l);
-  EXPECT_EQ(e.cause(), "cycle");
+  EXPECT_EQ(e.cause(), SignalExplanation::cycle);
   const SignalEdge* a = FindEdge(e, "rank0.cta0", "rank1.cta0");
   const SignalEdge* b = FindEdge(e, "rank1.cta0", "rank0.cta0");
   ASSERT_NE(a, nullptr);
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(a->word(), "SIG@0[0]");
   EXPECT_EQ(a->site(), "notify#1");
-  EXPECT_EQ(a->to_state(), "blocked");
+  EXPECT_EQ(a->to_state(), SignalEdge::blocked);
   EXPECT_EQ(a->expected(), 1);
   EXPECT_EQ(a->observed(), 0);
   EXPECT_EQ(b->word(), "SIG@1[0]");
   EXPECT_EQ(b->site(), "notify#1");
-  EXPECT_EQ(b->to_state(), "blocked");
+  EXPECT_EQ(b->to_state(), SignalEdge::blocked);
   EXPECT_THAT(e.text(), AllOf(HasSubstr("SIG@0[0]"), HasSubstr("SIG@1[0]"),
                               HasSubstr("rank0.cta0 @ wait#1"), HasSubstr("rank1.cta0 @ wait#1")));
   // The SVG draws the cycle.
@@ -118,7 +118,7 @@ TEST(ExplainTest, C01OvershootListsTheWrites) {
   Loaded l = Load("c01_overshoot_add_eq.textproto");
   ASSERT_NE(l.m, nullptr);
   SignalExplanation e = ExplainFirstDeadlock(l);
-  EXPECT_EQ(e.cause(), "overshoot");
+  EXPECT_EQ(e.cause(), SignalExplanation::overshoot);
   EXPECT_THAT(e.text(), HasSubstr("SIG@1[0] passed the target 1"));
   EXPECT_THAT(e.text(), HasSubstr("waiting for 1"));
   EXPECT_THAT(e.text(), HasSubstr("value"));
@@ -133,13 +133,13 @@ TEST(ExplainTest, C21ExitedWriter) {
   Loaded l = Load("c21_wait_on_exited_rank.textproto");
   ASSERT_NE(l.m, nullptr);
   SignalExplanation e = ExplainFirstDeadlock(l);
-  EXPECT_EQ(e.cause(), "exited_writer");
+  EXPECT_EQ(e.cause(), SignalExplanation::exited_writer);
   EXPECT_THAT(e.text(), HasSubstr("rank2.cta0 exited early at exit#1"));
   EXPECT_THAT(e.text(), HasSubstr("putsig#1"));
   for (const char* waiter : {"rank0.cta0", "rank1.cta0"}) {
     const SignalEdge* x = FindEdge(e, waiter, "rank2.cta0");
     ASSERT_NE(x, nullptr) << waiter;
-    EXPECT_EQ(x->to_state(), "exited");
+    EXPECT_EQ(x->to_state(), SignalEdge::exited);
     EXPECT_EQ(x->site(), "putsig#1");
   }
   EXPECT_EQ(FindEdge(e, "rank0.cta0", "rank2.cta0")->word(), "SIG@0[2]");
@@ -150,14 +150,14 @@ TEST(ExplainTest, C22CoResidency) {
   Loaded l = Load("c22_coresidency_hang.textproto");
   ASSERT_NE(l.m, nullptr);
   SignalExplanation e = ExplainFirstDeadlock(l);
-  EXPECT_EQ(e.cause(), "co_residency");
+  EXPECT_EQ(e.cause(), SignalExplanation::co_residency);
   EXPECT_THAT(e.text(), HasSubstr("rank0.cta2"));
   EXPECT_THAT(e.text(), HasSubstr("cannot start"));
   EXPECT_THAT(e.text(), HasSubstr("2 resident CTA slots"));
   for (const char* waiter : {"rank0.cta0", "rank0.cta1"}) {
     const SignalEdge* x = FindEdge(e, waiter, "rank0.cta2");
     ASSERT_NE(x, nullptr) << waiter;
-    EXPECT_EQ(x->to_state(), "not_started");
+    EXPECT_EQ(x->to_state(), SignalEdge::not_started);
     EXPECT_EQ(x->word(), "FLAG@0[0]");
   }
   bool not_started = false;
@@ -165,9 +165,57 @@ TEST(ExplainTest, C22CoResidency) {
   EXPECT_TRUE(not_started);
 }
 
+// The program-level cause ranks by the SignalExplanation.Cause enum, in the order that
+// explain.h documents.
+TEST(ExplainTest, CauseEnumIsTheRanking) {
+  const std::vector<SignalExplanation::Cause> ranked = {
+      SignalExplanation::scope_too_narrow, SignalExplanation::lost_update,
+      SignalExplanation::reset_race,       SignalExplanation::overwrite,
+      SignalExplanation::overshoot,        SignalExplanation::exited_writer,
+      SignalExplanation::co_residency,     SignalExplanation::collective_mismatch,
+      SignalExplanation::missing_notify,   SignalExplanation::cycle};
+  for (size_t i = 0; i + 1 < ranked.size(); ++i) EXPECT_LT(ranked[i], ranked[i + 1]) << i;
+}
+
+// rank0 waits for a notify that rank1 sends only after its own wait, which nobody can
+// satisfy: rank0's cause is a cycle through rank1, rank1's is missing_notify. The dead
+// wait explains the program although rank0 comes first.
+TEST(ExplainTest, HigherRankedCauseWinsOverAgentOrder) {
+  SignalProgram proto;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(R"pb(
+    name: "ranked_causes"
+    ranks: 2
+    ctas: 1
+    objects { name: "SIG" dtype: U64 size: "2" init: 0 }
+    kernels {
+      name: "k"
+      body {
+        kind: IF
+        cond: "r == 0"
+        body { kind: WAIT site: "wait#0" object: "SIG" rank: "0" index: "0" value: "1" scope: SYS sem: ACQUIRE }
+        else_body { kind: WAIT site: "wait#1" object: "SIG" rank: "1" index: "1" value: "1" scope: SYS sem: ACQUIRE }
+        else_body { kind: NOTIFY site: "notify#1" object: "SIG" rank: "0" index: "0" value: "1" sig_op: SET scope: INTRA_NODE }
+      }
+    })pb", &proto));
+  absl::StatusOr<Program> p = CompileProgram(proto, "inline.textproto");
+  ASSERT_TRUE(p.ok()) << p.status();
+  absl::StatusOr<Machine> m = Machine::Create(*p);
+  ASSERT_TRUE(m.ok()) << m.status();
+  ExploreResult r = Explore(*m, ExploreOptions{});
+  ASSERT_TRUE(r.first_deadlock.has_value());
+  SignalExplanation e = ExplainDeadlock(*m, r.first_deadlock->state);
+  EXPECT_EQ(e.cause(), SignalExplanation::missing_notify);
+  EXPECT_THAT(e.text(), HasSubstr("cause: missing_notify: missing notify for SIG@1[1]"));
+  // rank0 still has its edge to the (blocked) writer rank1.
+  const SignalEdge* edge = FindEdge(e, "rank0.cta0", "rank1.cta0");
+  ASSERT_NE(edge, nullptr);
+  EXPECT_EQ(edge->site(), "notify#1");
+  EXPECT_EQ(edge->to_state(), SignalEdge::blocked);
+}
+
 // ---- Lint ---------------------------------------------------------------------------------
 
-const SignalLint* FindLint(const std::vector<SignalLint>& lints, const std::string& id) {
+const SignalLint* FindLint(const std::vector<SignalLint>& lints, SignalLint::Id id) {
   for (const SignalLint& l : lints)
     if (l.id() == id) return &l;
   return nullptr;
@@ -177,34 +225,33 @@ TEST(LintTest, C12WaitCountOver32IsAWarning) {
   Loaded l = Load("c12_wait_count_over_32.textproto");
   ASSERT_NE(l.m, nullptr);
   std::vector<SignalLint> lints = Lint(*l.m);
-  const SignalLint* x = FindLint(lints, "wait_count_over_32");
+  const SignalLint* x = FindLint(lints, SignalLint::wait_count_over_32);
   ASSERT_NE(x, nullptr);
-  EXPECT_EQ(x->severity(), "warning");
+  EXPECT_EQ(x->severity(), SignalLint::warning);
   EXPECT_EQ(x->site(), "wait#1");
   EXPECT_THAT(x->text(), HasSubstr("33 words"));
   EXPECT_FALSE(HasErrors(lints));
   // The AMD variant polls every word: no such lint.
   Loaded amd = Load("c12_wait_count_over_32_amd.textproto");
   ASSERT_NE(amd.m, nullptr);
-  EXPECT_EQ(FindLint(Lint(*amd.m), "wait_count_over_32"), nullptr);
+  EXPECT_EQ(FindLint(Lint(*amd.m), SignalLint::wait_count_over_32), nullptr);
 }
 
 TEST(LintTest, C16WaitInDivergentCodeIsAnError) {
   Loaded l = Load("c16_wait_in_divergent_code.textproto");
   ASSERT_NE(l.m, nullptr);
   std::vector<SignalLint> lints = Lint(*l.m);
-  const SignalLint* x = FindLint(lints, "wait_in_divergent_code");
+  const SignalLint* x = FindLint(lints, SignalLint::wait_in_divergent_code);
   ASSERT_NE(x, nullptr);
-  EXPECT_EQ(x->severity(), "error");
+  EXPECT_EQ(x->severity(), SignalLint::error);
   EXPECT_EQ(x->site(), "wait#1");
   EXPECT_TRUE(HasErrors(lints));
-  EXPECT_EQ(lints.front().severity(), "error");  // errors first
+  EXPECT_EQ(lints.front().severity(), SignalLint::error);  // errors first
   // RunProgram does not schedule a program with a lint error.
   ASSERT_OK_AND_ASSIGN(RunResult r, RunProgram(*l.p, RunOptions{}));
-  EXPECT_EQ(r.report.outcome(), "static_error");
-  EXPECT_EQ(r.report.explanation().cause(), "wait_in_divergent_code");
+  EXPECT_EQ(r.report.outcome(), SignalReport::static_error);
+  EXPECT_EQ(r.report.explanation().cause(), SignalExplanation::wait_in_divergent_code);
   EXPECT_EQ(r.report.states(), 0);
-  EXPECT_EQ(r.exit_code, 10);
   EXPECT_FALSE(r.has_trace);
 }
 
@@ -212,9 +259,9 @@ TEST(LintTest, C07GpuScopeRemoteRankIsAWarning) {
   Loaded l = Load("c07_gpu_scope_ignores_rank.textproto");
   ASSERT_NE(l.m, nullptr);
   std::vector<SignalLint> lints = Lint(*l.m);
-  const SignalLint* x = FindLint(lints, "gpu_scope_remote_rank");
+  const SignalLint* x = FindLint(lints, SignalLint::gpu_scope_remote_rank);
   ASSERT_NE(x, nullptr);
-  EXPECT_EQ(x->severity(), "warning");
+  EXPECT_EQ(x->severity(), SignalLint::warning);
   EXPECT_EQ(x->site(), "notify#1");
   EXPECT_THAT(x->text(), HasSubstr("ignores its rank operand"));
   EXPECT_FALSE(HasErrors(lints));
@@ -249,7 +296,7 @@ TEST(TraceTest, C19ReplayReproducesAndNearbyIsInevitable) {
   Loaded l = Load("c19_two_rank_cycle.textproto");
   ASSERT_NE(l.m, nullptr);
   ASSERT_OK_AND_ASSIGN(RunResult run, RunProgram(*l.p, RunOptions{}));
-  EXPECT_EQ(run.report.outcome(), "deadlock");
+  EXPECT_EQ(run.report.outcome(), SignalReport::deadlock);
   ASSERT_TRUE(run.has_trace);
   // MakeTrace of the same terminal gives the trace RunProgram returned.
   ExploreResult r = Explore(*l.m, ExploreOptions{});
@@ -273,17 +320,16 @@ TEST(TraceTest, C19ReplayReproducesAndNearbyIsInevitable) {
 
   SignalTrace trace = ThroughText(made);
   ASSERT_OK_AND_ASSIGN(RunResult replay, Replay(*l.p, trace, "c19.trace", ReplayOptions{}));
-  EXPECT_EQ(replay.report.replay(), "reproduced") << replay.report.divergence();
-  EXPECT_EQ(replay.report.outcome(), "deadlock");
-  EXPECT_EQ(replay.report.explanation().cause(), "cycle");
-  EXPECT_EQ(replay.exit_code, 10);
-  EXPECT_TRUE(replay.report.nearby().empty());
+  EXPECT_EQ(replay.report.replay(), SignalReport::reproduced) << replay.report.divergence();
+  EXPECT_EQ(replay.report.outcome(), SignalReport::deadlock);
+  EXPECT_EQ(replay.report.explanation().cause(), SignalExplanation::cycle);
+  EXPECT_EQ(replay.report.nearby(), SignalNearby::VERDICT_UNSET);
 
   ReplayOptions nearby;
   nearby.explore_nearby = true;
   ASSERT_OK_AND_ASSIGN(RunResult n, Replay(*l.p, trace, "c19.trace", nearby));
-  EXPECT_EQ(n.report.replay(), "reproduced");
-  EXPECT_EQ(n.report.nearby(), "inevitable");
+  EXPECT_EQ(n.report.replay(), SignalReport::reproduced);
+  EXPECT_EQ(n.report.nearby(), SignalNearby::inevitable);
   EXPECT_THAT(n.report.explanation().text(), HasSubstr("nearby interleavings: inevitable"));
 }
 
@@ -291,7 +337,7 @@ TEST(TraceTest, C01DeadlockTraceReplaysAndIsTimingDependent) {
   Loaded l = Load("c01_overshoot_add_eq.textproto");
   ASSERT_NE(l.m, nullptr);
   ASSERT_OK_AND_ASSIGN(RunResult run, RunProgram(*l.p, RunOptions{}));
-  EXPECT_EQ(run.report.outcome(), "nondeterministic");
+  EXPECT_EQ(run.report.outcome(), SignalReport::nondeterministic);
   ASSERT_TRUE(run.has_trace);  // the trail of the deadlock
   int writes = 0;
   for (const SignalEvent& ev : run.trace.events())
@@ -307,10 +353,10 @@ TEST(TraceTest, C01DeadlockTraceReplaysAndIsTimingDependent) {
   ReplayOptions nearby;
   nearby.explore_nearby = true;
   ASSERT_OK_AND_ASSIGN(RunResult n, Replay(*l.p, ThroughText(run.trace), "c01.trace", nearby));
-  EXPECT_EQ(n.report.replay(), "reproduced") << n.report.divergence();
-  EXPECT_EQ(n.report.outcome(), "deadlock");
-  EXPECT_EQ(n.report.explanation().cause(), "overshoot");
-  EXPECT_EQ(n.report.nearby(), "timing_dependent");
+  EXPECT_EQ(n.report.replay(), SignalReport::reproduced) << n.report.divergence();
+  EXPECT_EQ(n.report.outcome(), SignalReport::deadlock);
+  EXPECT_EQ(n.report.explanation().cause(), SignalExplanation::overshoot);
+  EXPECT_EQ(n.report.nearby(), SignalNearby::timing_dependent);
   EXPECT_GT(n.report.outcome_counts().at("completes"), 0);
   EXPECT_GT(n.report.outcome_counts().at("deadlock"), 0);
 }
@@ -319,11 +365,11 @@ TEST(TraceTest, CompletingTraceDoesNotReproduceAHang) {
   Loaded l = Load("c01_overshoot_add_eq_fixed.textproto");
   ASSERT_NE(l.m, nullptr);
   ASSERT_OK_AND_ASSIGN(RunResult run, RunProgram(*l.p, RunOptions{}));
-  ASSERT_EQ(run.report.outcome(), "completes");
+  ASSERT_EQ(run.report.outcome(), SignalReport::completes);
   ASSERT_TRUE(run.has_trace);
   ASSERT_OK_AND_ASSIGN(RunResult replay, Replay(*l.p, run.trace, "fixed.trace", ReplayOptions{}));
-  EXPECT_NE(replay.report.replay(), "reproduced");
-  EXPECT_EQ(replay.report.replay(), "completed");
+  EXPECT_NE(replay.report.replay(), SignalReport::reproduced);
+  EXPECT_EQ(replay.report.replay(), SignalReport::completed);
 }
 
 TEST(TraceTest, ValidateTraceRejectsUnknownAgentsAndObjects) {

@@ -13,6 +13,7 @@
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "sim/signal/driver.h"
+#include "sim/signal/enum_name.h"
 #include "sim/signal/explore.h"
 #include "sim/signal/program.h"
 #include "tests/testing/status_matchers.h"
@@ -79,7 +80,7 @@ int Lanes(const AgentState& as) {
 
 std::set<std::string> Outcomes(const ExploreResult& r) {
   std::set<std::string> out;
-  for (const TerminalSummary& t : r.terminals) out.insert(t.outcome);
+  for (const TerminalSummary& t : r.terminals) out.insert(EnumName(t.outcome));
   return out;
 }
 
@@ -108,7 +109,7 @@ TEST(MachineTest, NotifyGpuScopeWritesTheLocalWordEvenWithARank) {
   ASSERT_FALSE(r.bound_hit);
   EXPECT_EQ(r.deadlocks, 0);
   ASSERT_EQ(r.terminals.size(), 1u);
-  EXPECT_EQ(r.terminals[0].outcome, "completes");
+  EXPECT_EQ(r.terminals[0].outcome, SignalTerminal::completes);
   // scope=gpu: the rank operand is dropped (rank 0's own G); intra_node: the peer's P.
   EXPECT_THAT(r.terminals[0].values, UnorderedElementsAre(Pair("G@0[0]", 7), Pair("P@1[0]", 9)));
 }
@@ -195,8 +196,7 @@ TEST(MachineTest, NvidiaWaitCount40PollsOnly32Lanes) {
     EXPECT_EQ(t.values.count("SIG@1[35]"), 0u);
   }
   RunResult rr = RunSig(s);
-  EXPECT_EQ(rr.report.outcome(), "completes");
-  EXPECT_EQ(rr.exit_code, 0);
+  EXPECT_EQ(rr.report.outcome(), SignalReport::completes);
 }
 
 TEST(MachineTest, AmdWaitPollsEveryWord) {
@@ -208,13 +208,13 @@ TEST(MachineTest, AmdWaitPollsEveryWord) {
   EXPECT_EQ(r.completes, 0);
   EXPECT_GT(r.deadlocks, 0);
   for (const TerminalSummary& t : r.terminals) {
-    EXPECT_EQ(t.outcome, "deadlock");
+    EXPECT_EQ(t.outcome, SignalTerminal::deadlock);
     EXPECT_THAT(t.blocked, Contains("rank1.cta0@w"));
     EXPECT_EQ(t.values.size(), 32u);  // every notify happened
   }
   RunResult rr = RunSig(s);
-  EXPECT_EQ(rr.report.outcome(), "deadlock");
-  EXPECT_EQ(rr.report.explanation().cause(), "missing_notify");
+  EXPECT_EQ(rr.report.outcome(), SignalReport::deadlock);
+  EXPECT_EQ(rr.report.explanation().cause(), SignalExplanation::missing_notify);
   ASSERT_GE(rr.report.explanation().blocked_size(), 1);
   bool found = false;
   for (const SignalBlocked& b : rr.report.explanation().blocked())
@@ -261,10 +261,10 @@ TEST(MachineTest, NegativeCountIsUnsignedOnNvidiaAndSignedOnAmd) {
   EXPECT_GT(r.deadlocks, 0);
   for (const TerminalSummary& t : r.terminals) EXPECT_THAT(t.blocked, Contains("rank1.cta0@w"));
   RunResult rr = RunSig(nv);
-  EXPECT_EQ(rr.report.outcome(), "deadlock");
+  EXPECT_EQ(rr.report.outcome(), SignalReport::deadlock);
   // The lint says why.
   bool lint = false;
-  for (const SignalLint& l : rr.report.lints()) lint |= l.id() == "wait_count_over_32";
+  for (const SignalLint& l : rr.report.lints()) lint |= l.id() == SignalLint::wait_count_over_32;
   EXPECT_TRUE(lint);
 
   Sim amd = Build(with("amd"));
@@ -311,19 +311,18 @@ TEST(MachineTest, AddFromTwoCtasWithEqWaitIsNondeterministic) {
     bool saw_deadlock = false, saw_complete = false;
     for (const TerminalSummary& t : r.terminals) {
       EXPECT_THAT(t.values, ElementsAre(Pair("SIG@1[0]", 2)));
-      if (t.outcome == "deadlock") {
+      if (t.outcome == SignalTerminal::deadlock) {
         saw_deadlock = true;
         EXPECT_THAT(t.blocked, Contains("rank1.cta0@w"));
       }
-      saw_complete |= t.outcome == "completes";
+      saw_complete |= t.outcome == SignalTerminal::completes;
     }
     EXPECT_TRUE(saw_deadlock);
     EXPECT_TRUE(saw_complete);
   }
   RunResult rr = RunSig(s);
-  EXPECT_EQ(rr.report.outcome(), "nondeterministic");
-  EXPECT_EQ(rr.report.explanation().cause(), "overshoot");
-  EXPECT_EQ(rr.exit_code, 10);
+  EXPECT_EQ(rr.report.outcome(), SignalReport::nondeterministic);
+  EXPECT_EQ(rr.report.explanation().cause(), SignalExplanation::overshoot);
   EXPECT_THAT(rr.report.explanation().deciding(), HasSubstr("SIG@1[0]"));
 }
 
@@ -377,12 +376,12 @@ TEST(MachineTest, SyncthreadsBeforeNotifyRemovesTheC08Race) {
   ASSERT_TRUE(r.first_race.has_value());
   ASSERT_FALSE(r.first_race->state.races.empty());
   const RaceRecord& race = r.first_race->state.races.front();
-  EXPECT_EQ(race.kind, "read_unpublished");
+  EXPECT_EQ(race.kind, SignalRace::read_unpublished);
   EXPECT_EQ(racy.p->ops[race.op].site, "ld");
   EXPECT_EQ(racy.p->ops[race.other_op].site, "st");
   RunResult rr = RunSig(racy);
-  EXPECT_EQ(rr.report.outcome(), "race");
-  EXPECT_EQ(rr.report.explanation().cause(), "data_race");
+  EXPECT_EQ(rr.report.outcome(), SignalReport::race);
+  EXPECT_EQ(rr.report.explanation().cause(), SignalExplanation::data_race);
 
   Sim fixed = Build(Publish(true, "OTHER_THREADS", "after: \"t\""));
   ASSERT_NE(fixed.m, nullptr);
@@ -390,7 +389,7 @@ TEST(MachineTest, SyncthreadsBeforeNotifyRemovesTheC08Race) {
   ASSERT_FALSE(f.bound_hit);
   EXPECT_EQ(f.races, 0);
   EXPECT_EQ(f.deadlocks, 0);
-  EXPECT_EQ(RunSig(fixed).report.outcome(), "completes");
+  EXPECT_EQ(RunSig(fixed).report.outcome(), SignalReport::completes);
 
   // Stores by thread 0 itself need no syncthreads: the notify's fence covers them.
   Sim t0 = Build(Publish(false, "THREAD0", "after: \"t\""));
@@ -405,15 +404,15 @@ TEST(MachineTest, LoadWithoutAfterRacesButWithTokenDoesNot) {
   ASSERT_FALSE(r.bound_hit);
   EXPECT_GT(r.races, 0);
   ASSERT_TRUE(r.first_race.has_value());
-  EXPECT_EQ(r.first_race->state.races.front().kind, "read_unpublished");
-  EXPECT_EQ(RunSig(floating).report.outcome(), "race");
+  EXPECT_EQ(r.first_race->state.races.front().kind, SignalRace::read_unpublished);
+  EXPECT_EQ(RunSig(floating).report.outcome(), SignalReport::race);
 
   Sim tokened = Build(Publish(true, "ALL_THREADS", "after: \"t\""));
   ASSERT_NE(tokened.m, nullptr);
   ExploreResult f = ExploreAll(tokened);
   ASSERT_FALSE(f.bound_hit);
   EXPECT_EQ(f.races, 0);
-  EXPECT_EQ(RunSig(tokened).report.outcome(), "completes");
+  EXPECT_EQ(RunSig(tokened).report.outcome(), SignalReport::completes);
 }
 
 // ---- co-residency ----------------------------------------------------------------------
@@ -451,8 +450,8 @@ TEST(MachineTest, CoResidencyWithCtaSlots) {
               ElementsAre("rank0.cta0@w", "rank0.cta1@w", "rank0.cta2@not_started",
                           "rank0.k@launch k"));
   RunResult rr = RunSig(hang);
-  EXPECT_EQ(rr.report.outcome(), "deadlock");
-  EXPECT_EQ(rr.report.explanation().cause(), "co_residency");
+  EXPECT_EQ(rr.report.outcome(), SignalReport::deadlock);
+  EXPECT_EQ(rr.report.explanation().cause(), SignalExplanation::co_residency);
 
   // Enough slots, or unlimited ones: completes.
   for (int slots : {3, 0}) {
@@ -526,12 +525,12 @@ TEST(MachineTest, NonAtomicRemoteAddCanLoseAnUpdate) {
     ASSERT_FALSE(r.bound_hit);
     bool lost = false, both = false;
     for (const TerminalSummary& t : r.terminals) {
-      if (t.outcome == "deadlock") {
+      if (t.outcome == SignalTerminal::deadlock) {
         EXPECT_THAT(t.values, ElementsAre(Pair("SIG@0[0]", 1)));
         EXPECT_THAT(t.blocked, Contains("rank0.cta0@w"));
         lost = true;
       } else {
-        EXPECT_EQ(t.outcome, "completes");
+        EXPECT_EQ(t.outcome, SignalTerminal::completes);
         EXPECT_THAT(t.values, ElementsAre(Pair("SIG@0[0]", 2)));
         both = true;
       }
@@ -540,8 +539,8 @@ TEST(MachineTest, NonAtomicRemoteAddCanLoseAnUpdate) {
     EXPECT_TRUE(both);
   }
   RunResult rr = RunSig(s);
-  EXPECT_EQ(rr.report.outcome(), "nondeterministic");
-  EXPECT_EQ(rr.report.explanation().cause(), "lost_update");
+  EXPECT_EQ(rr.report.outcome(), SignalReport::nondeterministic);
+  EXPECT_EQ(rr.report.explanation().cause(), SignalExplanation::lost_update);
 
   // Native atomics: never lost.
   Sim native = Build(RemoteAdds(true));
