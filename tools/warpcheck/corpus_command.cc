@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "proto/layout.pb.h"
 #include "proto/swizzle.pb.h"
+#include "sim/base/file.h"
 #include "sim/base/status_macros.h"
 #include "sim/base/text_proto.h"
 #include "sim/layout/layout_case.h"
@@ -32,12 +32,11 @@ constexpr char kCorpusCheckUsage[] =
     "it with the expectation written inside the file. Exit 0 when all hold, 10 when a\n"
     "case fails, 2 when a corpus file is malformed.\n";
 
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::InvalidArgumentError(absl::StrCat(path, ": cannot read file"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+// sim::ReadFile, with corpus check's own error text.
+absl::StatusOr<std::string> ReadCorpusFile(const std::string& path) {
+  absl::StatusOr<std::string> text = sim::ReadFile(path);
+  if (!text.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": cannot read file"));
+  return text;
 }
 
 CaseResult Case(const std::string& path, const std::string& name, bool ok,
@@ -153,7 +152,7 @@ std::string ProtoMessageHeader(const std::string& text) {
 }
 
 absl::StatusOr<std::vector<CaseResult>> CheckCorpusFile(const std::string& path) {
-  ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  ASSIGN_OR_RETURN(std::string text, ReadCorpusFile(path));
   const std::string message = ProtoMessageHeader(text);
   for (const CorpusKind& kind : CorpusKinds()) {
     if (message == kind.proto_message) return kind.check(path);

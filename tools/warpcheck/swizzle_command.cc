@@ -17,6 +17,7 @@
 #include "absl/strings/str_split.h"
 #include "google/protobuf/text_format.h"
 #include "proto/swizzle.pb.h"
+#include "sim/base/file.h"
 #include "sim/base/status_macros.h"
 #include "sim/swizzle/enumerate.h"
 #include "sim/swizzle/problem.h"
@@ -478,15 +479,13 @@ std::string CounterexampleCase(const sw::Problem& p, const sw::Counterexample& c
 absl::Status WriteCounterexampleCase(const sw::Problem& p, const sw::Counterexample& c,
                                      const std::string& spec_path,
                                      const std::string& cex_out) {
-  std::ofstream f(cex_out);
   std::string rel = spec_path.empty()
                         ? ""
                         : std::filesystem::relative(
                               std::filesystem::absolute(spec_path),
                               std::filesystem::absolute(cex_out).parent_path())
                               .string();
-  f << CounterexampleCase(p, c, rel);
-  if (!f) {
+  if (!sim::WriteFileAtomically(cex_out, CounterexampleCase(p, c, rel)).ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat(cex_out, ": cannot write the counterexample case"));
   }
