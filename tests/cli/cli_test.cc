@@ -241,15 +241,15 @@ TEST(CliSwizzleTest, ProveHoldsViolatedAndBadInput) {
   Result holds = RunCli({"swizzle2d", "prove", "--fn=gemm", "--row-tiles=1..64",
                          "--col-tiles=1..64", "--engine=both", "--format=json"});
   EXPECT_EQ(holds.code, kExitOk) << holds.err;
-  EXPECT_EQ(holds.report.swizzle2d().verdict(), "holds");
-  EXPECT_EQ(holds.report.swizzle2d().enumerated_verdict(), "holds");
+  EXPECT_EQ(holds.report.swizzle2d().verdict(), Swizzle2dReport::holds);
+  EXPECT_EQ(holds.report.swizzle2d().enumerated_verdict(), Swizzle2dReport::holds);
 
   std::string cex = TempPath("cex.textproto");
   Result bad = RunCli({"swizzle2d", "prove", "--fn=dist_nz", "--rank-size=1..8",
                        "--row-tiles=1..16", "--col-tiles=1..16", "--cex-out=" + cex});
   EXPECT_EQ(bad.code, kExitViolated) << bad.err;
   const auto& c = bad.report.swizzle2d().counterexample();
-  EXPECT_EQ(c.kind(), "duplicate");
+  EXPECT_EQ(c.kind(), SwizzleCounterexample::duplicate);
   EXPECT_EQ(c.params().at("rank_size"), 2);
   EXPECT_EQ(c.params().at("comm_npu_split"), 2);
   EXPECT_EQ(c.params().at("row_tiles"), 1);
@@ -269,7 +269,7 @@ TEST(CliSwizzleTest, UserSpecFromFile) {
   Result r = RunCli({"swizzle2d", "prove", "--spec=" + Src("corpus/swizzle/buggy_gemm_d1_no_tail_fix.swz"),
                      "--engine=enumerated", "--format=json"});
   EXPECT_EQ(r.code, kExitViolated) << r.err;
-  EXPECT_EQ(r.report.swizzle2d().counterexample().kind(), "out_of_range");
+  EXPECT_EQ(r.report.swizzle2d().counterexample().kind(), SwizzleCounterexample::out_of_range);
   EXPECT_EQ(r.report.swizzle2d().counterexample().params().at("row_tiles"), 2);
 }
 

@@ -18,6 +18,7 @@
 #include "sim/base/status_macros.h"
 #include "sim/base/text_proto.h"
 #include "tools/warpcheck/args.h"
+#include "tools/warpcheck/corpus_command.h"
 #include "tools/warpcheck/layout_render.h"
 #include "tools/warpcheck/output.h"
 #include "tools/warpcheck/sim_command.h"
@@ -201,155 +202,6 @@ int RunLayoutShow(Context& ctx) {
   return kExitOk;
 }
 
-// ---- warpcheck corpus check -----------------------------------------------------------
-
-constexpr char kCorpusCheckUsage[] =
-    "usage: warpcheck corpus check [PATH...] [--format=text|json|textproto] [--verbose]\n"
-    "\n"
-    "Runs every case of every corpus file (default: the `corpus` directory) and compares\n"
-    "it with the expectation written inside the file. Exit 0 when all hold, 10 when a\n"
-    "case fails, 2 when a corpus file is malformed.\n";
-
-
-// The `# proto-message:` header of a corpus file, or "".
-std::string ProtoMessageHeader(const std::string& text) {
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("#", 0) != 0) break;
-    const std::string key = "# proto-message:";
-    if (line.rfind(key, 0) == 0) {
-      std::string v = line.substr(key.size());
-      v.erase(0, v.find_first_not_of(" \t"));
-      v.erase(v.find_last_not_of(" \t\r") + 1);
-      return v;
-    }
-  }
-  return "";
-}
-
-absl::Status CheckCorpusFile(const std::string& path, CorpusReport& report, bool verbose) {
-  auto text = ReadFile(path);
-  if (!text.ok()) return text.status();
-  std::string message = ProtoMessageHeader(*text);
-  // One-case files: the file is the case.
-  auto record = [&](const std::string& name, bool ok, const std::string& detail) {
-    report.set_cases(report.cases() + 1);
-    (ok ? report.set_passed(report.passed() + 1) : report.set_failed(report.failed() + 1));
-    if (!ok || verbose) {
-      CaseResult* r = report.add_results();
-      r->set_file(path);
-      r->set_name(name);
-      r->set_ok(ok);
-      r->set_detail(detail);
-    }
-  };
-  if (message == "warpcheck.SwizzleProblem") {
-    bool ok = false;
-    std::string detail;
-    RETURN_IF_ERROR(CheckSwizzleCorpusFile(path, &ok, &detail));
-    report.set_files(report.files() + 1);
-    record(fs::path(path).stem().string(), ok, detail);
-    return absl::OkStatus();
-  }
-  if (message == "warpcheck.LaunchSpec") {
-    bool ok = false;
-    std::string detail;
-    RETURN_IF_ERROR(CheckLaunchCorpusFile(path, &ok, &detail));
-    report.set_files(report.files() + 1);
-    record(fs::path(path).stem().string(), ok, detail);
-    return absl::OkStatus();
-  }
-  if (message == "warpcheck.SignalProgram" || message == "warpcheck.SignalTrace") {
-    bool ok = false;
-    std::string detail;
-    RETURN_IF_ERROR(CheckSignalCorpusFile(path, message == "warpcheck.SignalTrace", &ok, &detail));
-    report.set_files(report.files() + 1);
-    record(fs::path(path).stem().string(), ok, detail);
-    return absl::OkStatus();
-  }
-  if (message != "warpcheck.LayoutCorpus") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ":1:1: a corpus file starts with '# proto-message: ' and one of "
-              "warpcheck.LayoutCorpus, warpcheck.SwizzleProblem, warpcheck.LaunchSpec, "
-              "warpcheck.SignalProgram, warpcheck.SignalTrace",
-        message.empty() ? " (no header found)" : absl::StrCat(" (found '", message, "')")));
-  }
-  LayoutCorpus corpus;
-  RETURN_IF_ERROR(sim::ParseTextProto(*text, path, &corpus));
-  report.set_files(report.files() + 1);
-  for (const LayoutCase& c : corpus.cases()) {
-    sim::CaseOutcome outcome = sim::CheckLayoutCase(c);
-    report.set_cases(report.cases() + 1);
-    (outcome.ok ? report.set_passed(report.passed() + 1)
-                : report.set_failed(report.failed() + 1));
-    if (!outcome.ok || verbose) {
-      CaseResult* r = report.add_results();
-      r->set_file(path);
-      r->set_name(c.name());
-      r->set_ok(outcome.ok);
-      r->set_detail(outcome.detail);
-    }
-  }
-  return absl::OkStatus();
-}
-
-int RunCorpusCheck(Context& ctx) {
-  const ParsedArgs& args = ctx.args;
-  if (args.Has("help")) {
-    ctx.out << kCorpusCheckUsage;
-    return kExitOk;
-  }
-  auto format = ParseFormatFlag(args);
-  if (!format.ok()) {
-    PrintError(ctx.err, format.status().message());
-    return kExitUsage;
-  }
-  std::vector<std::string> roots = args.positional;
-  if (roots.empty()) roots.push_back("corpus");
-  std::vector<std::string> files;
-  for (const std::string& root : roots) {
-    std::error_code ec;
-    if (fs::is_directory(root, ec)) {
-      for (auto it = fs::recursive_directory_iterator(root, ec);
-           !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-        if (it->is_regular_file() && it->path().extension() == ".textproto") {
-          files.push_back(it->path().string());
-        }
-      }
-    } else if (fs::is_regular_file(root, ec)) {
-      files.push_back(root);
-    } else {
-      PrintError(ctx.err, absl::StrCat(root, ": no such file or directory"));
-      return kExitInputError;
-    }
-  }
-  std::sort(files.begin(), files.end());
-  Report report;
-  CorpusReport* corpus = report.mutable_corpus();
-  const bool verbose = args.Has("verbose");
-  int exit_code = kExitOk;
-  for (const std::string& f : files) {
-    absl::Status s = CheckCorpusFile(f, *corpus, verbose);
-    if (!s.ok()) {
-      PrintError(ctx.err, s.message());
-      exit_code = kExitInputError;
-    }
-  }
-  if (exit_code == kExitOk && corpus->failed() > 0) exit_code = kExitViolated;
-  if (ctx.report_out) *ctx.report_out = report;
-  if (!PrintMachineReport(report, *format, ctx.out)) {
-    for (const CaseResult& r : corpus->results()) {
-      ctx.out << (r.ok() ? "PASS " : "FAIL ") << r.file() << ": " << r.name();
-      if (!r.ok()) ctx.out << ": " << r.detail();
-      ctx.out << "\n";
-    }
-    ctx.out << corpus->files() << " files, " << corpus->cases() << " cases: "
-            << corpus->passed() << " passed, " << corpus->failed() << " failed\n";
-  }
-  return exit_code;
-}
-
 // ---- dispatch -------------------------------------------------------------------------
 
 struct Command {
@@ -406,7 +258,7 @@ const std::vector<Command>& Commands() {
       {"corpus check", "run every corpus case and compare with its expected verdict",
        {"format"},
        {"verbose"},
-       RunCorpusCheck},
+       [](Context& c) { return RunCorpusCheck(c.args, c.out, c.err, c.report_out); }},
   };
   return kCommands;
 }

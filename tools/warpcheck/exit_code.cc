@@ -40,10 +40,12 @@ int ForSignal(const SignalReport& r) {
 
 int ForSwizzle(const Swizzle2dReport& r) {
   if (!r.has_verdict()) return kExitOk;  // show
-  if (r.verdict() == "holds") return kExitOk;
-  if (r.verdict() == "violated") return kExitViolated;
-  if (r.verdict() == "inconclusive") return kExitInconclusive;
-  return kExitInternal;
+  switch (r.verdict()) {
+    case Swizzle2dReport::holds: return kExitOk;
+    case Swizzle2dReport::violated: return kExitViolated;
+    case Swizzle2dReport::inconclusive: return kExitInconclusive;
+    default: return kExitInternal;  // VERDICT_UNSET or an unknown value: our bug
+  }
 }
 
 }  // namespace

@@ -204,15 +204,4 @@ int RunGpu(const ParsedArgs& args, bool diff, std::ostream& out, std::ostream& e
 #endif
 }
 
-absl::Status CheckLaunchCorpusFile(const std::string& path, bool* ok, std::string* detail) {
-  auto spec = sim::machine::LoadLaunchSpec(path);
-  if (!spec.ok()) return spec.status();
-  auto report = sim::machine::RunLaunchSpecFile(path, {});
-  if (!report.ok()) return report.status();
-  absl::Status expected = sim::machine::CheckSimExpect(*spec, *report);
-  *ok = expected.ok();
-  if (!expected.ok()) *detail = std::string(expected.message());
-  return absl::OkStatus();
-}
-
 }  // namespace warpcheck::cli

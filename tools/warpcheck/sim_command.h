@@ -17,10 +17,6 @@ int RunSimRun(const ParsedArgs& args, std::ostream& out, std::ostream& err, Repo
 int RunGpu(const ParsedArgs& args, bool diff, std::ostream& out, std::ostream& err,
            Report* report);
 
-// Runs one corpus LaunchSpec in the simulator and checks its sim_expect. InvalidArgument
-// for a malformed spec or PTX; otherwise fills `ok` and `detail`.
-absl::Status CheckLaunchCorpusFile(const std::string& path, bool* ok, std::string* detail);
-
 }  // namespace warpcheck::cli
 
 #endif  // WARPCHECK_TOOLS_WARPCHECK_SIM_COMMAND_H_

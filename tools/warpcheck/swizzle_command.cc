@@ -18,38 +18,24 @@
 #include "absl/strings/str_split.h"
 #include "google/protobuf/text_format.h"
 #include "proto/swizzle.pb.h"
+#include "sim/base/file.h"
 #include "sim/base/status_macros.h"
 #include "sim/swizzle/enumerate.h"
+#include "sim/swizzle/problem.h"
 #include "sim/swizzle/spec.h"
 #include "sim/swizzle/sweep.h"
 #include "sim/swizzle/swizzle2d.h"
 #include "tools/warpcheck/cli.h"
+#include "tools/warpcheck/exit_code.h"
 #include "tools/warpcheck/output.h"
 #include "tools/warpcheck/svg.h"
-#include "verify/swizzle_prove.h"
+#include "tools/warpcheck/swizzle_report.h"
+#include "verify/swizzle_check.h"
 
 namespace warpcheck::cli {
 namespace {
 
 namespace sw = ::warpcheck::sim::swizzle;
-
-// Built-in parameter flags, by flag name, with the parameter name used in reports.
-const std::vector<std::pair<std::string, std::string>>& BuiltinFlags() {
-  static const auto* kFlags = new std::vector<std::pair<std::string, std::string>>{
-      {"row-tiles", "row_tiles"},
-      {"col-tiles", "col_tiles"},
-      {"rows", "rows"},
-      {"cols", "cols"},
-      {"tile-rows", "tile_rows"},
-      {"tile-cols", "tile_cols"},
-      {"swizzle-offset", "swizzle_offset"},
-      {"swizzle-direction", "swizzle_direction"},
-      {"rank-size", "rank_size"},
-      {"comm-npu-split", "comm_npu_split"},
-      {"comm-data-split", "comm_data_split"},
-  };
-  return *kFlags;
-}
 
 constexpr char kShowUsage[] =
     "usage: warpcheck swizzle2d show --fn=gemm|gemm_nz|dist|dist_nz [params] [options]\n"
@@ -93,34 +79,12 @@ absl::StatusOr<int64_t> ParseInt64(absl::string_view flag, absl::string_view tex
   return v;
 }
 
-// --params=name=A..B,name=V  -> ranges by name, in order.
-absl::StatusOr<std::vector<std::pair<std::string, sw::ParamRange>>> ParseParamList(
-    absl::string_view text) {
-  std::vector<std::pair<std::string, sw::ParamRange>> out;
-  if (text.empty()) return out;
-  for (absl::string_view item : absl::StrSplit(text, ',')) {
-    std::vector<absl::string_view> kv = absl::StrSplit(item, absl::MaxSplits('=', 1));
-    if (kv.size() != 2 || kv[0].empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--params: '", item, "' is not name=value or name=A..B"));
-    }
-    auto range = sw::ParamRange::Parse(kv[1]);
-    if (!range.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--params: ", kv[0], ": ", range.status().message()));
-    }
-    out.emplace_back(std::string(kv[0]), *range);
-  }
-  return out;
-}
-
-
 // Built-in parameters at one point, from the flags (show).
 absl::StatusOr<sw::Swizzle2dParams> BuiltinPoint(const ParsedArgs& args, sw::Builtin fn) {
   sw::Swizzle2dParams p;
   p.fn = fn;
   std::map<std::string, int64_t> v;
-  for (const auto& [flag, name] : BuiltinFlags()) {
+  for (const auto& [flag, name] : sw::BuiltinParamFlags()) {
     if (auto text = args.Get(flag)) {
       ASSIGN_OR_RETURN(v[name], ParseInt64(flag, *text));
     }
@@ -355,7 +319,7 @@ const std::set<std::string>& SwizzleValueFlags() {
   static const auto* kFlags = [] {
     auto* s = new std::set<std::string>{"fn", "spec", "params", "svg", "format",
                                         "engine", "rlimit", "cex-out"};
-    for (const auto& [flag, name] : BuiltinFlags()) s->insert(flag);
+    for (const auto& [flag, name] : sw::BuiltinParamFlags()) s->insert(flag);
     return s;
   }();
   return *kFlags;
@@ -398,7 +362,7 @@ int RunSwizzleShow(const ParsedArgs& args, std::ostream& out, std::ostream& err,
       PrintError(err, spec.status().message());
       return kExitInputError;
     }
-    auto given = ParseParamList(args.Get("params").value_or(""));
+    auto given = sw::ParseParamList(args.Get("params").value_or(""));
     if (!given.ok()) {
       PrintError(err, given.status().message());
       return kExitInputError;
@@ -433,245 +397,69 @@ int RunSwizzleShow(const ParsedArgs& args, std::ostream& out, std::ostream& err,
     }
   }
   if (report_out) *report_out = report;
-  if (PrintMachineReport(report, *format, out)) return kExitOk;
-  out << title << "\n" << RenderGridText(*grid);
-  return kExitOk;
+  if (!PrintMachineReport(report, *format, out)) {
+    out << title << "\n" << RenderGridText(*grid);
+  }
+  return ExitCodeFor(report);
 }
 
-}  // namespace warpcheck::cli
 
-namespace warpcheck::cli {
 namespace {
 
-namespace sw = ::warpcheck::sim::swizzle;
-
-// A swizzle problem ready to check: a built-in box or a spec with range overrides.
-struct Problem {
-  std::optional<sw::Builtin> builtin;
-  sw::BuiltinSweep builtin_sweep;
-  std::optional<sw::SwizzleSpec> spec;
-  sw::SpecSweep spec_sweep;
-  std::string engine = "auto";
-  std::string name;  // for messages
-};
-
-std::optional<sw::ParamRange>* BuiltinRangeSlot(sw::BuiltinSweep& s, const std::string& name) {
-  if (name == "row_tiles") return &s.row_tiles;
-  if (name == "col_tiles") return &s.col_tiles;
-  if (name == "rows") return &s.rows;
-  if (name == "cols") return &s.cols;
-  if (name == "tile_rows") return &s.tile_rows;
-  if (name == "tile_cols") return &s.tile_cols;
-  if (name == "swizzle_offset") return &s.swizzle_offset;
-  if (name == "swizzle_direction") return &s.swizzle_direction;
-  if (name == "rank_size") return &s.rank_size;
-  if (name == "comm_npu_split") return &s.comm_npu_split;
-  if (name == "comm_data_split") return &s.comm_data_split;
-  return nullptr;
-}
-
-// The documented default box of `prove` for a built-in: every grid up to 2^16 x 2^16,
-// every offset and direction, ranks up to 64 with every valid split.
-void FillBuiltinDefaults(sw::BuiltinSweep& s) {
-  bool shapes = s.rows || s.cols || s.tile_rows || s.tile_cols;
-  if (!shapes) {
-    if (!s.row_tiles) s.row_tiles = sw::ParamRange{1, 65536};
-    if (!s.col_tiles) s.col_tiles = sw::ParamRange{1, 65536};
-  }
-  const bool gemm = s.fn == sw::Builtin::kGemm || s.fn == sw::Builtin::kGemmNz;
-  if (gemm && !s.swizzle_offset) s.swizzle_offset = sw::ParamRange{1, 7};
-  if ((s.fn == sw::Builtin::kGemm || s.fn == sw::Builtin::kDist) && !s.swizzle_direction) {
-    s.swizzle_direction = sw::ParamRange{0, 1};
-  }
-  if (!gemm) {
-    if (!s.rank_size) s.rank_size = sw::ParamRange{1, 64};
-    if (!s.comm_npu_split) s.comm_npu_split = sw::ParamRange{1, 64};
-    if (s.fn == sw::Builtin::kDist && !s.comm_data_split) {
-      s.comm_data_split = sw::ParamRange{1, 4};
+// The problem `prove` was given: --fn with range flags (the default box for the rest),
+// or --spec: a .swz program or a warpcheck.SwizzleProblem .textproto, with --params
+// ranges on top.
+// Ensures: the problem, or InvalidArgument naming the flag or file at fault.
+absl::StatusOr<sw::Problem> ResolveProveProblem(const ParsedArgs& args) {
+  if (auto fn_name = args.Get("fn")) {
+    absl::StatusOr<sw::Builtin> fn = sw::ParseBuiltin(*fn_name);
+    if (!fn.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--fn: ", fn.status().message()));
     }
-  }
-}
-
-absl::Status SetRange(Problem& p, const std::string& name, sw::ParamRange range) {
-  if (p.builtin) {
-    auto* slot = BuiltinRangeSlot(p.builtin_sweep, name);
-    if (!slot) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(p.name, " has no parameter '", name, "'"));
-    }
-    *slot = range;
-    return absl::OkStatus();
-  }
-  p.spec_sweep.ranges.emplace_back(name, range);
-  return absl::OkStatus();
-}
-
-absl::StatusOr<Problem> ProblemFromProto(const SwizzleProblem& proto,
-                                         const std::string& base_dir,
-                                         const std::string& where) {
-  Problem p;
-  p.engine = proto.engine().empty() ? "auto" : proto.engine();
-  switch (proto.fn_case()) {
-    case SwizzleProblem::kBuiltin: {
-      ASSIGN_OR_RETURN(sw::Builtin fn, sw::ParseBuiltin(proto.builtin()));
-      p.builtin = fn;
-      p.builtin_sweep.fn = fn;
-      p.name = std::string(sw::BuiltinApiName(fn));
-      break;
-    }
-    case SwizzleProblem::kSpecFile: {
-      std::string path = (std::filesystem::path(base_dir) / proto.spec_file()).string();
-      ASSIGN_OR_RETURN(sw::SwizzleSpec spec, sw::SwizzleSpec::Load(path));
-      p.spec = std::move(spec);
-      p.name = path;
-      break;
-    }
-    case SwizzleProblem::kSpecText: {
-      ASSIGN_OR_RETURN(sw::SwizzleSpec spec,
-                       sw::SwizzleSpec::Parse(absl::StrCat(where, ":spec_text"), proto.spec_text()));
-      p.spec = std::move(spec);
-      p.name = where;
-      break;
-    }
-    default:
-      return absl::InvalidArgumentError(
-          absl::StrCat(where, ": one of builtin, spec_file, spec_text is required"));
-  }
-  for (const ParamRangeProto& r : proto.range()) {
-    if (r.lo() > r.hi()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where, ": range ", r.name(), ": lo ", r.lo(), " > hi ", r.hi()));
-    }
-    RETURN_IF_ERROR(SetRange(p, r.name(), sw::ParamRange{r.lo(), r.hi()}));
-  }
-  return p;
-}
-
-// The outcome of one engine.
-struct ProveOutcome {
-  sw::Verdict verdict = sw::Verdict::kInconclusive;
-  std::optional<sw::Counterexample> counterexample;
-  std::string reason;
-  std::string checked;  // "enumerated" or "symbolic"
-  double solver_ms = 0;
-  int64_t param_points = 0;
-  int64_t queries = 0;
-  std::string enumerated_verdict;  // set when both engines ran
-};
-
-// Budgets for enumeration: the CLI refuses to enumerate past these (the symbolic engine
-// covers big ranges).
-constexpr int64_t kEnumerationPointBudget = int64_t{1} << 31;
-
-absl::StatusOr<ProveOutcome> Enumerate(const Problem& p) {
-  sw::SweepOptions options;
-  options.max_points = kEnumerationPointBudget;
-  absl::StatusOr<sw::CheckResult> r =
-      p.builtin ? sw::Sweep(p.builtin_sweep, options) : sw::Sweep(*p.spec, p.spec_sweep, options);
-  ProveOutcome o;
-  o.checked = "enumerated";
-  if (!r.ok()) {
-    if (r.status().code() == absl::StatusCode::kResourceExhausted) {
-      o.verdict = sw::Verdict::kInconclusive;
-      o.reason = std::string(r.status().message());
-      return o;
-    }
-    return r.status();
-  }
-  o.verdict = r->verdict;
-  o.counterexample = r->counterexample;
-  o.reason = r->reason;
-  o.param_points = r->param_points;
-  return o;
-}
-
-absl::StatusOr<ProveOutcome> ProveSymbolic(const Problem& p, const ParsedArgs* args) {
-  verify::SwizzleProveOptions options;
-  options.keep_query_log = false;
-  if (args) {
-    if (auto rlimit = args->Get("rlimit")) {
-      int64_t v = 0;
-      if (!absl::SimpleAtoi(*rlimit, &v) || v <= 0) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("--rlimit: '", *rlimit, "' is not a positive integer"));
+    sw::Problem p = sw::BuiltinProblem(*fn);
+    for (const auto& [flag, name] : sw::BuiltinParamFlags()) {
+      if (auto text = args.Get(flag)) {
+        absl::StatusOr<sw::ParamRange> range = sw::ParamRange::Parse(*text);
+        if (!range.ok()) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("--", flag, ": ", range.status().message()));
+        }
+        RETURN_IF_ERROR(sw::SetRange(p, name, *range));
       }
-      options.solver.rlimit = static_cast<uint64_t>(v);
     }
+    sw::FillBuiltinDefaults(p.builtin_sweep);
+    return p;
   }
-  absl::StatusOr<verify::SwizzleProof> proof =
-      p.builtin ? verify::ProveBuiltin(p.builtin_sweep, options)
-                : verify::ProveSpec(*p.spec, p.spec_sweep, options);
-  if (!proof.ok()) return proof.status();
-  ProveOutcome o;
-  o.verdict = proof->verdict;
-  o.counterexample = proof->counterexample;
-  o.reason = proof->reason;
-  o.checked = std::string(verify::CheckedByName(proof->checked));
-  o.solver_ms = proof->solver_ms;
-  o.queries = proof->num_queries;
-  o.param_points = proof->configs;
-  return o;
-}
-
-// Runs the engine(s) the problem asks for. With both, the two must agree on the
-// verdict (and, when violated, on the smallest counterexample); a disagreement is a
-// warpcheck bug and comes back as Internal.
-absl::StatusOr<ProveOutcome> Prove(const Problem& p, const ParsedArgs* args) {
-  if (p.engine == "enumerated") return Enumerate(p);
-  ASSIGN_OR_RETURN(ProveOutcome symbolic, ProveSymbolic(p, args));
-  if (p.engine != "both") return symbolic;
-  ASSIGN_OR_RETURN(ProveOutcome enumerated, Enumerate(p));
-  symbolic.enumerated_verdict = std::string(sw::VerdictName(enumerated.verdict));
-  if (symbolic.verdict == sw::Verdict::kInconclusive) return enumerated;
-  if (enumerated.verdict == sw::Verdict::kInconclusive) return symbolic;
-  if (symbolic.verdict != enumerated.verdict) {
-    return absl::InternalError(absl::StrCat(
-        p.name, ": the engines disagree: symbolic says ", sw::VerdictName(symbolic.verdict),
-        ", enumeration says ", sw::VerdictName(enumerated.verdict)));
+  const std::string spec_path = *args.Get("spec");
+  sw::Problem p;
+  if (absl::EndsWith(spec_path, ".textproto")) {
+    ASSIGN_OR_RETURN(p, sw::LoadProblemFile(spec_path));
+  } else {
+    ASSIGN_OR_RETURN(sw::SwizzleSpec spec, sw::SwizzleSpec::Load(spec_path));
+    p = sw::SpecProblem(std::move(spec), spec_path);
   }
-  if (symbolic.counterexample && enumerated.counterexample &&
-      !(symbolic.counterexample->params == enumerated.counterexample->params)) {
-    return absl::InternalError(absl::StrCat(
-        p.name, ": the engines disagree on the smallest counterexample: symbolic ",
-        symbolic.counterexample->ToString(), "; enumeration ",
-        enumerated.counterexample->ToString()));
-  }
-  return symbolic;
-}
-
-void FillCounterexample(const sw::Counterexample& c, SwizzleCounterexample* out) {
-  for (const auto& nv : c.params) (*out->mutable_params())[nv.name] = nv.value;
-  out->set_kind(std::string(sw::ViolationKindName(c.kind)));
-  for (int64_t i : c.iter_ids) out->add_iter_ids(i);
-  for (const auto& nv : c.tile) {
-    if (nv.name == "row") out->mutable_tile()->set_row(nv.value);
-    if (nv.name == "col") out->mutable_tile()->set_col(nv.value);
-    if (nv.name == "rank") out->mutable_tile()->set_rank(nv.value);
-  }
-  out->set_text(c.ToString());
-}
-
-// Reads a SwizzleProblem text proto and resolves it (spec files relative to it, the
-// default box for built-ins). InvalidArgument "path: ..." for an unreadable or malformed
-// file.
-absl::StatusOr<Problem> LoadProblemFile(const std::string& path, SwizzleProblem* proto) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  if (!in || !google::protobuf::TextFormat::ParseFromString(ss.str(), proto)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": not a readable warpcheck.SwizzleProblem"));
-  }
-  ASSIGN_OR_RETURN(Problem p, ProblemFromProto(*proto,
-                                               std::filesystem::path(path).parent_path().string(),
-                                               path));
-  if (p.builtin) FillBuiltinDefaults(p.builtin_sweep);
+  ASSIGN_OR_RETURN(auto given, sw::ParseParamList(args.Get("params").value_or("")));
+  for (const auto& [name, range] : given) RETURN_IF_ERROR(sw::SetRange(p, name, range));
   return p;
+}
+
+// The solver options from the flags: --rlimit, a positive integer.
+absl::StatusOr<verify::SwizzleCheckOptions> ProveOptions(const ParsedArgs& args) {
+  verify::SwizzleCheckOptions options;
+  if (auto rlimit = args.Get("rlimit")) {
+    int64_t v = 0;
+    if (!absl::SimpleAtoi(*rlimit, &v) || v <= 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--rlimit: '", *rlimit, "' is not a positive integer"));
+    }
+    options.rlimit = static_cast<uint64_t>(v);
+  }
+  return options;
 }
 
 // A reproducing corpus case for a counterexample: the same problem narrowed to the
 // violating point, expecting "violated" with that kind.
-std::string CounterexampleCase(const Problem& p, const sw::Counterexample& c,
+std::string CounterexampleCase(const sw::Problem& p, const sw::Counterexample& c,
                                const std::string& spec_path) {
   SwizzleProblem proto;
   proto.set_source(absl::StrCat("minimised counterexample from warpcheck swizzle2d prove: ",
@@ -697,13 +485,40 @@ std::string CounterexampleCase(const Problem& p, const sw::Counterexample& c,
                       "# proto-message: warpcheck.SwizzleProblem\n", text);
 }
 
-int ExitFor(sw::Verdict v) {
-  switch (v) {
-    case sw::Verdict::kHolds: return kExitOk;
-    case sw::Verdict::kViolated: return kExitViolated;
-    case sw::Verdict::kInconclusive: return kExitInconclusive;
+// Writes the counterexample case to `cex_out` (a spec file is named relative to it).
+absl::Status WriteCounterexampleCase(const sw::Problem& p, const sw::Counterexample& c,
+                                     const std::string& spec_path,
+                                     const std::string& cex_out) {
+  std::string rel = spec_path.empty()
+                        ? ""
+                        : std::filesystem::relative(
+                              std::filesystem::absolute(spec_path),
+                              std::filesystem::absolute(cex_out).parent_path())
+                              .string();
+  if (!sim::WriteFileAtomically(cex_out, CounterexampleCase(p, c, rel)).ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(cex_out, ": cannot write the counterexample case"));
   }
-  return kExitInternal;
+  return absl::OkStatus();
+}
+
+void PrintProveText(const std::string& name, const Swizzle2dReport& r, const ParsedArgs& args,
+                    std::ostream& out) {
+  out << name << ": " << Swizzle2dReport::Verdict_Name(r.verdict()) << " ("
+      << Swizzle2dReport::Checked_Name(r.checked());
+  if (r.has_enumerated_verdict()) out << ", enumeration agrees";
+  if (r.checked() == Swizzle2dReport::symbolic) {
+    out << ", " << r.queries() << " queries, " << absl::StrFormat("%.0f", r.solver_ms())
+        << " ms";
+  } else {
+    out << ", " << r.param_points() << " parameter points";
+  }
+  out << ")\n";
+  if (r.has_counterexample()) {
+    out << "counterexample: " << r.counterexample().text() << "\n";
+    if (args.Has("cex-out")) out << "written to " << *args.Get("cex-out") << "\n";
+  }
+  if (r.has_reason()) out << "reason: " << r.reason() << "\n";
 }
 
 }  // namespace
@@ -724,161 +539,46 @@ int RunSwizzleProve(const ParsedArgs& args, std::ostream& out, std::ostream& err
     err << kProveUsage;
     return kExitUsage;
   }
-  absl::StatusOr<Problem> problem = absl::InternalError("unset");
-  std::string spec_path;
-  if (auto fn_name = args.Get("fn")) {
-    auto fn = sw::ParseBuiltin(*fn_name);
-    if (!fn.ok()) {
-      PrintError(err, absl::StrCat("--fn: ", fn.status().message()));
-      return kExitInputError;
-    }
-    Problem p;
-    p.builtin = *fn;
-    p.builtin_sweep.fn = *fn;
-    p.name = std::string(sw::BuiltinApiName(*fn));
-    for (const auto& [flag, name] : BuiltinFlags()) {
-      if (auto text = args.Get(flag)) {
-        auto range = sw::ParamRange::Parse(*text);
-        if (!range.ok()) {
-          PrintError(err, absl::StrCat("--", flag, ": ", range.status().message()));
-          return kExitInputError;
-        }
-        *BuiltinRangeSlot(p.builtin_sweep, name) = *range;
-      }
-    }
-    FillBuiltinDefaults(p.builtin_sweep);
-    problem = std::move(p);
-  } else {
-    spec_path = *args.Get("spec");
-    if (absl::EndsWith(spec_path, ".textproto")) {
-      SwizzleProblem proto;
-      problem = LoadProblemFile(spec_path, &proto);
-    } else {
-      auto spec = sw::SwizzleSpec::Load(spec_path);
-      if (!spec.ok()) {
-        PrintError(err, spec.status().message());
-        return kExitInputError;
-      }
-      Problem p;
-      p.spec = *std::move(spec);
-      p.name = spec_path;
-      problem = std::move(p);
-    }
-    if (problem.ok()) {
-      auto given = ParseParamList(args.Get("params").value_or(""));
-      if (!given.ok()) {
-        PrintError(err, given.status().message());
-        return kExitInputError;
-      }
-      for (const auto& [name, range] : *given) {
-        absl::Status s = SetRange(*problem, name, range);
-        if (!s.ok()) {
-          PrintError(err, s.message());
-          return kExitInputError;
-        }
-      }
-    }
-  }
+  absl::StatusOr<sw::Problem> problem = ResolveProveProblem(args);
   if (!problem.ok()) {
     PrintError(err, problem.status().message());
     return kExitInputError;
   }
-  if (auto engine = args.Get("engine")) problem->engine = *engine;
-  if (problem->engine != "auto" && problem->engine != "symbolic" &&
-      problem->engine != "enumerated" && problem->engine != "both") {
-    PrintError(err, "--engine: expected symbolic, enumerated, both or auto");
+  absl::StatusOr<sw::Engine> engine =
+      sw::ParseEngine(args.Get("engine").value_or(problem->engine));
+  if (!engine.ok()) {
+    PrintError(err, engine.status().message());
     return kExitUsage;
   }
-
-  auto outcome = Prove(*problem, &args);
+  // --rlimit is read only when the proof runs (an enumerated run ignores it).
+  absl::StatusOr<verify::SwizzleCheckOptions> options = verify::SwizzleCheckOptions{};
+  if (*engine != sw::Engine::kEnumerated) options = ProveOptions(args);
+  absl::StatusOr<verify::SwizzleOutcome> outcome =
+      options.ok() ? verify::CheckSwizzle(*problem, *engine, *options) : options.status();
   if (!outcome.ok()) {
     PrintError(err, outcome.status().message());
+    // prove has always reported every failure that is not ours (Internal) as bad input,
+    // ResourceExhausted (a box past the proof's limits) included.
     return outcome.status().code() == absl::StatusCode::kInternal ? kExitInternal
                                                                   : kExitInputError;
   }
   Report report;
   Swizzle2dReport* r = report.mutable_swizzle2d();
-  r->set_verdict(std::string(sw::VerdictName(outcome->verdict)));
-  r->set_checked(outcome->checked);
-  r->set_solver_ms(outcome->solver_ms);
-  r->set_param_points(outcome->param_points);
-  r->set_queries(outcome->queries);
-  if (!outcome->reason.empty()) r->set_reason(outcome->reason);
-  if (!outcome->enumerated_verdict.empty()) r->set_enumerated_verdict(outcome->enumerated_verdict);
+  FillSwizzleReport(*outcome, r);
   if (outcome->counterexample) {
-    FillCounterexample(*outcome->counterexample, r->mutable_counterexample());
     if (auto cex_out = args.Get("cex-out")) {
-      std::ofstream f(*cex_out);
-      std::string rel = spec_path.empty()
-                            ? ""
-                            : std::filesystem::relative(
-                                  std::filesystem::absolute(spec_path),
-                                  std::filesystem::absolute(*cex_out).parent_path())
-                                  .string();
-      f << CounterexampleCase(*problem, *outcome->counterexample, rel);
-      if (!f) {
-        PrintError(err, absl::StrCat(*cex_out, ": cannot write the counterexample case"));
+      absl::Status written = WriteCounterexampleCase(
+          *problem, *outcome->counterexample, args.Get("spec").value_or(""), *cex_out);
+      if (!written.ok()) {
+        PrintError(err, written.message());
         return kExitInputError;
       }
       r->mutable_counterexample()->set_corpus_file(*cex_out);
     }
   }
   if (report_out) *report_out = report;
-  if (!PrintMachineReport(report, *format, out)) {
-    out << problem->name << ": " << r->verdict() << " (" << r->checked();
-    if (!outcome->enumerated_verdict.empty()) out << ", enumeration agrees";
-    if (outcome->checked == "symbolic") {
-      out << ", " << outcome->queries << " queries, " << absl::StrFormat("%.0f", outcome->solver_ms)
-          << " ms";
-    } else {
-      out << ", " << outcome->param_points << " parameter points";
-    }
-    out << ")\n";
-    if (outcome->counterexample) {
-      out << "counterexample: " << outcome->counterexample->ToString() << "\n";
-      if (args.Has("cex-out")) out << "written to " << *args.Get("cex-out") << "\n";
-    }
-    if (!outcome->reason.empty()) out << "reason: " << outcome->reason << "\n";
-  }
-  return ExitFor(outcome->verdict);
-}
-
-absl::Status CheckSwizzleCorpusFile(const std::string& path, bool* ok, std::string* detail) {
-  SwizzleProblem proto;
-  ASSIGN_OR_RETURN(Problem p, LoadProblemFile(path, &proto));
-  if (proto.expect().verdict() != "holds" && proto.expect().verdict() != "violated") {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": expect.verdict must be \"holds\" or \"violated\""));
-  }
-  ASSIGN_OR_RETURN(ProveOutcome o, Prove(p, nullptr));
-  *ok = false;
-  std::string got(sw::VerdictName(o.verdict));
-  if (got != proto.expect().verdict()) {
-    *detail = absl::StrCat("expected ", proto.expect().verdict(), ", got ", got, " (",
-                           o.checked, ")",
-                           o.counterexample ? ": " + o.counterexample->ToString() : "",
-                           o.reason.empty() ? "" : ": " + o.reason);
-    return absl::OkStatus();
-  }
-  if (o.counterexample) {
-    if (!proto.expect().kind().empty() &&
-        proto.expect().kind() != sw::ViolationKindName(o.counterexample->kind)) {
-      *detail = absl::StrCat("expected kind ", proto.expect().kind(), ", got ",
-                             o.counterexample->ToString());
-      return absl::OkStatus();
-    }
-    for (const auto& [name, value] : proto.expect().params()) {
-      auto it = std::find_if(o.counterexample->params.begin(), o.counterexample->params.end(),
-                             [&](const sw::NamedValue& nv) { return nv.name == name; });
-      if (it == o.counterexample->params.end() || it->value != value) {
-        *detail = absl::StrCat("expected the smallest counterexample to have ", name, "=",
-                               value, ", got ", o.counterexample->ToString());
-        return absl::OkStatus();
-      }
-    }
-  }
-  *ok = true;
-  return absl::OkStatus();
+  if (!PrintMachineReport(report, *format, out)) PrintProveText(problem->name, *r, args, out);
+  return ExitCodeFor(report);
 }
 
 }  // namespace warpcheck::cli

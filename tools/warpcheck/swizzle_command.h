@@ -20,10 +20,6 @@ int RunSwizzleShow(const ParsedArgs& args, std::ostream& out, std::ostream& err,
 int RunSwizzleProve(const ParsedArgs& args, std::ostream& out, std::ostream& err,
                     Report* report);
 
-// Runs one corpus SwizzleProblem file (corpus check). Returns InvalidArgument for a
-// malformed file; otherwise fills `ok` and `detail`.
-absl::Status CheckSwizzleCorpusFile(const std::string& path, bool* ok, std::string* detail);
-
 }  // namespace warpcheck::cli
 
 #endif  // WARPCHECK_TOOLS_WARPCHECK_SWIZZLE_COMMAND_H_

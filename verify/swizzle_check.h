@@ -1,0 +1,66 @@
+// Deciding a swizzle problem: the one entry point that picks between enumeration
+// (sim/swizzle/sweep.h) and the Z3 proof (swizzle_prove.h).
+//
+//     ASSIGN_OR_RETURN(sim::swizzle::Problem p, sim::swizzle::LoadProblemFile(path));
+//     ASSIGN_OR_RETURN(SwizzleOutcome o, CheckSwizzle(p, Engine::kBoth));
+//     // o.verdict, o.counterexample (the smallest), o.checked, o.enumerated_verdict
+//
+// Engines:
+//   kEnumerated  the sweep, with an iteration budget of 2^31 (past it: kInconclusive,
+//                the sweep's ResourceExhausted message as the reason);
+//   kSymbolic    ProveBuiltin / ProveSpec;
+//   kAuto        today the same as kSymbolic;
+//   kBoth        the proof, then the sweep; they must agree. If one is inconclusive the
+//                other's outcome is returned; a disagreement on the verdict or on the
+//                smallest counterexample is a warpcheck bug and comes back as Internal.
+//                `enumerated_verdict` is set when the proof's outcome is returned.
+#ifndef WARPCHECK_VERIFY_SWIZZLE_CHECK_H_
+#define WARPCHECK_VERIFY_SWIZZLE_CHECK_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "sim/swizzle/enumerate.h"
+#include "sim/swizzle/problem.h"
+#include "verify/swizzle_prove.h"
+
+namespace warpcheck::verify {
+
+using sim::swizzle::Engine;
+
+struct SwizzleCheckOptions {
+  // The Z3 resource limit per query (unset: SwizzleProveOptions' default).
+  std::optional<uint64_t> rlimit;
+};
+
+// What one check found (the CLI's Swizzle2dReport, typed).
+struct SwizzleOutcome {
+  Verdict verdict = Verdict::kInconclusive;
+  // Set iff kViolated: the smallest counterexample.
+  std::optional<sim::swizzle::Counterexample> counterexample;
+  // kInconclusive: why (the query and Z3's reason, or the budget); may hold notes.
+  std::string reason;
+  CheckedBy checked = CheckedBy::kEnumerated;
+  double solver_ms = 0;
+  // Parameter points (enumerated) or configurations (symbolic) checked.
+  int64_t param_points = 0;
+  // Solver queries (symbolic; 0 when enumerated).
+  int64_t queries = 0;
+  // kBoth, when the proof's outcome is returned: what the enumeration said.
+  std::optional<Verdict> enumerated_verdict;
+};
+
+// Decides `problem` with `engine` (see the table above).
+// Requires: the problem's box is resolved (built-in defaults filled where wanted).
+// Ensures: the outcome; InvalidArgument for invalid ranges or a spec that cannot be
+//          instantiated; ResourceExhausted past the proof's limits; Internal for solver
+//          errors and engine disagreements.
+absl::StatusOr<SwizzleOutcome> CheckSwizzle(const sim::swizzle::Problem& problem,
+                                            Engine engine,
+                                            const SwizzleCheckOptions& options = {});
+
+}  // namespace warpcheck::verify
+
+#endif  // WARPCHECK_VERIFY_SWIZZLE_CHECK_H_
