@@ -12,8 +12,11 @@ int ExitCodeFor(const absl::Status& status) {
     case absl::StatusCode::kDataLoss:
     case absl::StatusCode::kAlreadyExists:
     case absl::StatusCode::kPermissionDenied:
-      return kExitInputError;
+    // A status (not a result) of ResourceExhausted means the input asks past a fixed
+    // limit (a buffer over 1 GiB, a swizzle box past the prover's range): the user's
+    // input. A bound hit while running is a result (an inconclusive verdict), not this.
     case absl::StatusCode::kResourceExhausted:
+      return kExitInputError;
     case absl::StatusCode::kDeadlineExceeded:
       return kExitInconclusive;
     default:

@@ -27,9 +27,10 @@ inline constexpr int kExitViolated = 10;
 inline constexpr int kExitSkip = 77;
 
 // The exit code of a command that failed before it had a result: InvalidArgument,
-// NotFound, FailedPrecondition, OutOfRange, Unimplemented and DataLoss are the user's
-// input (2); ResourceExhausted and DeadlineExceeded are bounds (5); anything else is
-// ours (6). Requires: !status.ok().
+// NotFound, FailedPrecondition, OutOfRange, Unimplemented, DataLoss, AlreadyExists,
+// PermissionDenied and ResourceExhausted (input past a fixed limit) are the user's input
+// (2); DeadlineExceeded is a budget (5); anything else is ours (6).
+// Requires: !status.ok().
 int ExitCodeFor(const absl::Status& status);
 
 // The exit code of a finished command, from the one result its Report holds.
