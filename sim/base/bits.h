@@ -15,7 +15,7 @@
 
 #include "sim/base/check.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::base {
 
 // Ensures: true iff x == 2^k for some k >= 0 (so false for x <= 0).
 constexpr bool IsPowerOf2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
@@ -34,6 +34,6 @@ inline int64_t NextPowerOf2Above(int64_t x) {
   return int64_t{1} << std::bit_width(static_cast<uint64_t>(x));
 }
 
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::base
 
 #endif  // WARPCHECK_SIM_BASE_BITS_H_

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-namespace warpcheck::internal {
+namespace warpcheck::sim::base::internal {
 
 CheckFailure::CheckFailure(const char* file, int line, const char* condition) {
   stream_ << file << ":" << line << ": internal check failed: " << condition << ": ";
@@ -15,4 +15,4 @@ CheckFailure::~CheckFailure() {
   std::abort();
 }
 
-}  // namespace warpcheck::internal
+}  // namespace warpcheck::sim::base::internal

@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string>
 
-namespace warpcheck::internal {
+namespace warpcheck::sim::base::internal {
 
 // Collects the message of a failed check and aborts when destroyed.
 class CheckFailure {
@@ -29,12 +29,12 @@ struct Voidify {
   void operator&(std::ostream&) {}
 };
 
-}  // namespace warpcheck::internal
+}  // namespace warpcheck::sim::base::internal
 
 #define WARPCHECK_CHECK(cond)                      \
   (cond) ? (void)0                                 \
-         : ::warpcheck::internal::Voidify() &      \
-               ::warpcheck::internal::CheckFailure( \
+         : ::warpcheck::sim::base::internal::Voidify() &      \
+               ::warpcheck::sim::base::internal::CheckFailure( \
                    __FILE__, __LINE__, #cond)      \
                    .stream()
 

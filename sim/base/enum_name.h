@@ -12,7 +12,7 @@
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/generated_enum_reflection.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::base {
 
 // Requires: E is a generated protobuf enum.
 // Ensures: "" when v == 0; otherwise the value's name as declared in the .proto.
@@ -24,6 +24,6 @@ std::string EnumName(E v) {
   return d == nullptr ? "" : d->name();
 }
 
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::base
 
 #endif  // WARPCHECK_SIM_BASE_ENUM_NAME_H_

@@ -12,7 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::base {
 namespace {
 
 std::string Reason(int error) { return std::generic_category().message(error); }
@@ -148,4 +148,4 @@ AtomicFileWriter::FdBuf::int_type AtomicFileWriter::FdBuf::overflow(int_type c) 
 
 int AtomicFileWriter::FdBuf::sync() { return Drain() ? 0 : -1; }
 
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::base

@@ -16,7 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::base {
 
 // Reads the whole file at `path` as bytes.
 // Ensures: the contents, or NotFound "<path>: cannot read: <reason>" (reason from the
@@ -80,6 +80,6 @@ class AtomicFileWriter {
   bool done_ = false;
 };
 
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::base
 
 #endif  // WARPCHECK_SIM_BASE_FILE_H_

@@ -11,7 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "google/protobuf/descriptor.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::base {
 namespace {
 
 using google::protobuf::FieldDescriptor;
@@ -247,4 +247,4 @@ std::string ToJson(const Message& message) {
   return out;
 }
 
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::base

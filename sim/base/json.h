@@ -25,7 +25,7 @@
 
 #include "google/protobuf/message.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::base {
 
 // Ensures: valid JSON (RFC 8259) for any message; one line, no trailing newline.
 std::string ToJson(const google::protobuf::Message& message);
@@ -35,6 +35,6 @@ std::string ToJson(const google::protobuf::Message& message);
 // format and separator characters as \uXXXX; other UTF-8 is copied.
 std::string JsonQuote(const std::string& s);
 
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::base
 
 #endif  // WARPCHECK_SIM_BASE_JSON_H_

@@ -6,7 +6,7 @@
 #include "google/protobuf/text_format.h"
 #include "sim/base/file.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::base {
 namespace {
 
 // Keeps the first parse error as "origin:line:col: message" (1-based line and column).
@@ -48,4 +48,4 @@ absl::Status ParseTextProtoFile(const std::string& path, google::protobuf::Messa
   return ParseTextProto(*text, path, msg);
 }
 
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::base

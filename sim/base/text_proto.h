@@ -8,7 +8,7 @@
 #include "absl/strings/string_view.h"
 #include "google/protobuf/message.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::base {
 
 // Parses `text` into *msg.
 // Ensures: OK, or InvalidArgument "<origin>:<line>:<col>: <what>" for the first parse
@@ -19,6 +19,6 @@ absl::Status ParseTextProto(absl::string_view text, absl::string_view origin,
 // Reads the file at `path` and parses it (errors name the path).
 absl::Status ParseTextProtoFile(const std::string& path, google::protobuf::Message* msg);
 
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::base
 
 #endif  // WARPCHECK_SIM_BASE_TEXT_PROTO_H_

@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "sim/base/file.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::launch {
 namespace {
 
 std::string Describe(const BufferParam& b) {
@@ -47,7 +47,7 @@ absl::StatusOr<std::vector<uint8_t>> ReadFileFill(const BufferParam& b,
                                                    file_size, " bytes, size_bytes says ",
                                                    b.size_bytes()));
   }
-  absl::StatusOr<std::string> text = ReadFile(path);
+  absl::StatusOr<std::string> text = base::ReadFile(path);
   if (!text.ok())
     return absl::NotFoundError(absl::StrCat(Describe(b), ": cannot read ", path));
   if (text->size() < file_size)
@@ -109,4 +109,4 @@ absl::StatusOr<std::vector<uint8_t>> FillBuffer(const BufferParam& b,
   return bytes;
 }
 
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::launch

@@ -31,7 +31,7 @@
 #include "absl/status/statusor.h"
 #include "proto/launch.pb.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::launch {
 
 // Largest buffer a launch spec may ask for (1 GiB).
 inline constexpr uint64_t kMaxBufferBytes = uint64_t{1} << 30;
@@ -47,6 +47,6 @@ inline constexpr uint64_t kMaxBufferBytes = uint64_t{1} << 30;
 [[nodiscard]] absl::StatusOr<std::vector<uint8_t>> FillBuffer(
     const BufferParam& buffer, const std::string& spec_dir);
 
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::launch
 
 #endif  // WARPCHECK_SIM_LAUNCH_BUFFER_FILL_H_

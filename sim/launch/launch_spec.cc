@@ -14,12 +14,12 @@
 #include "sim/base/text_proto.h"
 #include "sim/launch/sha256.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::launch {
 
 absl::StatusOr<LaunchSpec> ParseLaunchSpec(absl::string_view text,
                                            absl::string_view origin) {
   LaunchSpec spec;
-  if (absl::Status parsed = ParseTextProto(text, origin, &spec); !parsed.ok()) return parsed;
+  if (absl::Status parsed = base::ParseTextProto(text, origin, &spec); !parsed.ok()) return parsed;
   absl::Status valid = ValidateLaunchSpec(spec);
   if (!valid.ok()) {
     return absl::Status(valid.code(), absl::StrCat(origin, ": ", valid.message()));
@@ -28,7 +28,7 @@ absl::StatusOr<LaunchSpec> ParseLaunchSpec(absl::string_view text,
 }
 
 absl::StatusOr<LaunchSpec> LoadLaunchSpec(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadFile(path);
+  absl::StatusOr<std::string> text = base::ReadFile(path);
   if (!text.ok())
     return absl::NotFoundError(absl::StrCat("cannot read launch spec ", path));
   return ParseLaunchSpec(*text, path);
@@ -247,4 +247,4 @@ std::vector<SimExpectationResult> EvaluateExpectations(
   return results;
 }
 
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::launch

@@ -23,7 +23,7 @@
 #include "proto/launch.pb.h"
 #include "proto/report.pb.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::launch {
 
 // A buffer's final bytes, by the name its BufferParam gave it.
 struct NamedBuffer {
@@ -106,6 +106,6 @@ struct BufferComparison {
 [[nodiscard]] std::vector<BufferComparison> CompareBuffers(
     absl::Span<const NamedBuffer> a, absl::Span<const NamedBuffer> b);
 
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::launch
 
 #endif  // WARPCHECK_SIM_LAUNCH_LAUNCH_SPEC_H_

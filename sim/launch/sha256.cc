@@ -6,7 +6,7 @@
 #include "absl/strings/string_view.h"
 #include "sim/base/check.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::launch {
 
 std::array<uint8_t, 32> Sha256(absl::Span<const uint8_t> data) {
   static_assert(SHA256_DIGEST_LENGTH == 32);
@@ -22,4 +22,4 @@ std::string Sha256Hex(absl::Span<const uint8_t> data) {
       absl::string_view(reinterpret_cast<const char*>(digest.data()), digest.size()));
 }
 
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::launch

@@ -13,7 +13,7 @@
 
 #include "absl/types/span.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::launch {
 
 // Ensures: the 32-byte digest of `data`.
 [[nodiscard]] std::array<uint8_t, 32> Sha256(absl::Span<const uint8_t> data);
@@ -21,6 +21,6 @@ namespace warpcheck::sim {
 // Ensures: 64 lowercase hex digits, e.g. Sha256Hex("abc") = "ba7816bf...f20015ad".
 [[nodiscard]] std::string Sha256Hex(absl::Span<const uint8_t> data);
 
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::launch
 
 #endif  // WARPCHECK_SIM_LAUNCH_SHA256_H_

@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace warpcheck::sim::attr {
+namespace warpcheck::sim::layout::attr {
 namespace {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
@@ -186,4 +186,4 @@ std::string TextPosition(absl::string_view text, size_t offset,
   return Positions(text, where).At(offset);
 }
 
-}  // namespace warpcheck::sim::attr
+}  // namespace warpcheck::sim::layout::attr

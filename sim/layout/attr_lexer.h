@@ -18,7 +18,7 @@
 #include "absl/strings/string_view.h"
 #include "sim/layout/encoding.h"
 
-namespace warpcheck::sim::attr {
+namespace warpcheck::sim::layout::attr {
 
 enum class TokenKind {
   kEof,
@@ -93,6 +93,6 @@ class Positions {
 std::string TextPosition(absl::string_view text, size_t offset,
                          const SourceLocation& where);
 
-}  // namespace warpcheck::sim::attr
+}  // namespace warpcheck::sim::layout::attr
 
 #endif  // WARPCHECK_SIM_LAYOUT_ATTR_LEXER_H_

@@ -40,7 +40,7 @@
 #include "absl/types/span.h"
 #include "sim/layout/linear_layout.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::layout {
 
 struct Encoding;
 using EncodingPtr = std::shared_ptr<const Encoding>;
@@ -219,6 +219,6 @@ absl::Status CheckAgainstModule(const Encoding& encoding, const ModuleInfo& modu
 absl::StatusOr<LinearLayout> ToLinearLayout(const Encoding& encoding,
                                             absl::Span<const int64_t> shape);
 
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::layout
 
 #endif  // WARPCHECK_SIM_LAYOUT_ENCODING_H_

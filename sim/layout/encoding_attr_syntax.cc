@@ -26,7 +26,7 @@
 #include "sim/layout/f2_matrix.h"
 #include "sim/layout/linear_layout.h"
 
-namespace warpcheck::sim::encoding_parse {
+namespace warpcheck::sim::layout::encoding_parse {
 namespace {
 
 constexpr absl::string_view kKnownMnemonics[] = {
@@ -102,7 +102,7 @@ std::vector<int32_t> InferOutSizes(const std::vector<std::vector<int32_t>>& base
   std::vector<int32_t> sizes(rank, 1);
   for (const auto& b : bases) {
     for (int d = 0; d < rank; ++d) {
-      sizes[d] = std::max<int32_t>(sizes[d], NextPowerOf2Above(b[d]));
+      sizes[d] = std::max<int32_t>(sizes[d], base::NextPowerOf2Above(b[d]));
     }
   }
   return sizes;
@@ -118,7 +118,7 @@ std::vector<int32_t> InferOutSizes(const std::vector<std::vector<int32_t>>& base
 int F2Rank(const std::vector<std::vector<int32_t>>& bases,
            const std::vector<int32_t>& sizes) {
   std::vector<int> shift(sizes.size() + 1, 0);
-  for (size_t d = 0; d < sizes.size(); ++d) shift[d + 1] = shift[d] + Log2(sizes[d]);
+  for (size_t d = 0; d < sizes.size(); ++d) shift[d + 1] = shift[d] + base::Log2(sizes[d]);
   const int total_bits = shift.back();
   if (total_bits <= 64) {
     f2::Matrix rows;
@@ -139,7 +139,7 @@ int F2Rank(const std::vector<std::vector<int32_t>>& bases,
     for (size_t d = 0; d < sizes.size(); ++d) {
       f2::Matrix rows;
       for (const auto& b : bases) rows.push_back(static_cast<uint64_t>(b[d]));
-      rank += f2::Rank(std::move(rows), Log2(sizes[d]));
+      rank += f2::Rank(std::move(rows), base::Log2(sizes[d]));
     }
     return rank;
   }
@@ -158,7 +158,7 @@ int F2Rank(const std::vector<std::vector<int32_t>>& bases,
 
 int TotalLog2(const std::vector<int32_t>& sizes) {
   int total = 0;
-  for (int32_t s : sizes) total += Log2(s);
+  for (int32_t s : sizes) total += base::Log2(s);
   return total;
 }
 
@@ -261,7 +261,7 @@ absl::StatusOr<int32_t> Fields::Int(const Value& v, absl::string_view field) con
 absl::StatusOr<int32_t> Fields::PowerOfTwo(const Value& v,
                                            absl::string_view field) const {
   ASSIGN_OR_RETURN(int32_t x, Int(v, field));
-  if (!IsPowerOf2(x)) {
+  if (!base::IsPowerOf2(x)) {
     return Error(v.offset, field, absl::StrCat(x, " is not a power of two"));
   }
   return x;
@@ -294,7 +294,7 @@ absl::StatusOr<std::vector<int32_t>> Fields::PowerOfTwoArray(
     const Value& v, absl::string_view field) const {
   ASSIGN_OR_RETURN(std::vector<int32_t> out, IntArray(v, field));
   for (size_t i = 0; i < out.size(); ++i) {
-    if (!IsPowerOf2(out[i])) {
+    if (!base::IsPowerOf2(out[i])) {
       return Error(v.elements[i].offset, field,
                    absl::StrCat("entry ", i, " is ", out[i],
                                 ", but every entry must be a power of two"));
@@ -983,4 +983,4 @@ absl::StatusOr<EncodingPtr> Parser::ParseSharedLinear(const Token& name, int dep
   return BuildSharedLinear(f, align_v, PositionAt(key.offset));
 }
 
-}  // namespace warpcheck::sim::encoding_parse
+}  // namespace warpcheck::sim::layout::encoding_parse

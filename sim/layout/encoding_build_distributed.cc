@@ -21,7 +21,7 @@
 #include "sim/layout/encoding_parse_internal.h"
 #include "sim/layout/linear_layout.h"
 
-namespace warpcheck::sim::encoding_parse {
+namespace warpcheck::sim::layout::encoding_parse {
 
 absl::StatusOr<EncodingPtr> BuildBlocked(Fields& f) {
   RETURN_IF_ERROR(f.CheckKeys(
@@ -166,7 +166,7 @@ absl::StatusOr<EncodingPtr> BuildNvidiaMma(Fields& f) {
     }
     const auto& s = m.instr_shape;
     const bool ok = s.size() == 3 && s[0] == 16 && s[1] >= 8 && s[1] <= 256 &&
-                    IsPowerOf2(s[1]) && (s[2] == 8 || s[2] == 16 || s[2] == 32);
+                    base::IsPowerOf2(s[1]) && (s[2] == 8 || s[2] == 16 || s[2] == 32);
     if (!ok) {
       return f.Error(
           instr_key, "instrShape",
@@ -256,7 +256,7 @@ absl::StatusOr<EncodingPtr> BuildDotOperand(Fields& f) {
                                 "#ttg.nvidia_mma, #ttg.amd_mfma, #ttg.amd_wmma or "
                                 "#ttg.blocked"));
   }
-  if (d.k_width != 0 && !IsPowerOf2(d.k_width)) {
+  if (d.k_width != 0 && !base::IsPowerOf2(d.k_width)) {
     return f.Error(
         k_offset, "kWidth",
         absl::StrCat(d.k_width, " is not a power of two (a linear layout needs one)"));
@@ -386,4 +386,4 @@ absl::StatusOr<EncodingPtr> BuildAmdWmma(Fields& f) {
   return MakeEncoding(std::move(w), f.PositionMap());
 }
 
-}  // namespace warpcheck::sim::encoding_parse
+}  // namespace warpcheck::sim::layout::encoding_parse

@@ -22,7 +22,7 @@
 #include "sim/layout/encoding_parse_internal.h"
 #include "sim/layout/linear_layout.h"
 
-namespace warpcheck::sim::encoding_parse {
+namespace warpcheck::sim::layout::encoding_parse {
 
 absl::StatusOr<EncodingPtr> BuildSwizzledShared(Fields& f, bool amd_rotating) {
   RETURN_IF_ERROR(f.CheckKeys({"vec", "perPhase", "maxPhase", "order", "CGALayout"}));
@@ -62,7 +62,7 @@ absl::StatusOr<EncodingPtr> BuildNvmmaShared(Fields& f) {
     return f.Error(swizzle.offset, "swizzlingByteWidth",
                    absl::StrCat(sw, " is not supported: must be 0, 32, 64 or 128"));
   }
-  if (!IsPowerOf2(n.element_bit_width)) {
+  if (!base::IsPowerOf2(n.element_bit_width)) {
     return f.Error(
         width.offset, "elementBitWidth",
         absl::StrCat(n.element_bit_width,
@@ -142,11 +142,11 @@ absl::StatusOr<std::vector<std::pair<int32_t, int32_t>>> PaddingIntervals(
   for (const PaddingPair& pair : pairs) {
     ASSIGN_OR_RETURN(int32_t interval, f.Int(pair.interval, "interval"));
     ASSIGN_OR_RETURN(int32_t padding, f.Int(pair.padding, "padding"));
-    if (!IsPowerOf2(interval)) {
+    if (!base::IsPowerOf2(interval)) {
       return f.Error(pair.interval.offset, "interval",
                      absl::StrCat(interval, " is not a power of two"));
     }
-    if (!IsPowerOf2(padding)) {
+    if (!base::IsPowerOf2(padding)) {
       return f.Error(pair.padding.offset, "padding",
                      absl::StrCat(padding, " is not a power of two"));
     }
@@ -173,7 +173,7 @@ absl::StatusOr<LinearLayout> PaddedLongForm(Fields& f) {
         f, v, d, bases, "each basis of a #ttg.padded_shared may move at most one dim"));
     for (size_t i = 0; i < bases.size(); ++i) {
       for (int32_t x : bases[i]) {
-        if (x != 0 && !IsPowerOf2(x)) {
+        if (x != 0 && !base::IsPowerOf2(x)) {
           return f.Error(v.elements[i].offset, d,
                          absl::StrCat("basis ", FormatArray(bases[i]),
                                       " is not 0 or a power of two in its dim (padding "
@@ -214,7 +214,7 @@ absl::StatusOr<LinearLayout> PaddedShortForm(Fields& f) {
   RETURN_IF_ERROR(f.Rank("shape", shape.size(), order.size(), "order"));
   RETURN_IF_ERROR(f.Permutation(order_v, "order", order));
   int total = 0;
-  for (int32_t s : shape) total += Log2(s);
+  for (int32_t s : shape) total += base::Log2(s);
   if (total > kMaxBasesPerDim) {
     return f.Error(f.Find("shape")->key_offset, "shape",
                    absl::StrCat("has 2^", total, " elements; at most 2^",
@@ -259,7 +259,7 @@ absl::StatusOr<EncodingPtr> BuildSharedLinear(Fields& f, const Value& alignment,
   SharedLinearEncoding s;
   ASSIGN_OR_RETURN(SharedBases bases, ParseSharedBases(f, /*block_optional=*/true));
   ASSIGN_OR_RETURN(s.alignment, f.Int(alignment, "alignment"));
-  if (!IsPowerOf2(s.alignment)) {
+  if (!base::IsPowerOf2(s.alignment)) {
     return f.Error(alignment.offset, "alignment",
                    absl::StrCat(s.alignment, " is not a positive power of two"));
   }
@@ -290,4 +290,4 @@ absl::StatusOr<EncodingPtr> BuildSharedLinear(Fields& f, const Value& alignment,
 }
 
 
-}  // namespace warpcheck::sim::encoding_parse
+}  // namespace warpcheck::sim::layout::encoding_parse

@@ -21,7 +21,7 @@
 #include "sim/layout/encoding_parse_internal.h"
 #include "sim/layout/linear_layout.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::layout {
 namespace {
 
 using encoding_parse::DescribeValue;
@@ -412,5 +412,5 @@ absl::StatusOr<TtgirFile> ParseTtgir(absl::string_view text,
   return file;
 }
 
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::layout
 

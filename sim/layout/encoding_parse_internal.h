@@ -46,7 +46,7 @@
 #include "sim/layout/encoding.h"
 #include "sim/layout/linear_layout.h"
 
-namespace warpcheck::sim::encoding_parse {
+namespace warpcheck::sim::layout::encoding_parse {
 
 using attr::Lexer;
 using attr::Positions;
@@ -305,6 +305,6 @@ absl::StatusOr<EncodingPtr> BuildPaddedShared(Fields& f,
 absl::StatusOr<EncodingPtr> BuildSharedLinear(Fields& f, const Value& alignment,
                                               std::string alignment_position);
 
-}  // namespace warpcheck::sim::encoding_parse
+}  // namespace warpcheck::sim::layout::encoding_parse
 
 #endif  // WARPCHECK_SIM_LAYOUT_ENCODING_PARSE_INTERNAL_H_

@@ -25,7 +25,7 @@
 #include "sim/layout/encoding.h"
 #include "sim/layout/linear_layout.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::layout {
 namespace {
 
 std::string Array(const std::vector<int32_t>& v) {
@@ -210,4 +210,4 @@ std::string PrintEncoding(const Encoding& encoding) {
   return std::visit(Printer{}, encoding.kind);
 }
 
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::layout

@@ -32,7 +32,7 @@
 #include "sim/layout/layout_utils.h"
 #include "sim/layout/linear_layout.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::layout {
 namespace {
 
 constexpr absl::string_view kRegister = "register";
@@ -111,7 +111,7 @@ absl::Status CheckShape(absl::string_view enc, Shape shape, int rank) {
                                   FormatList(shape), " is not positive"),
                      "and every tensor dim holds at least one element");
     }
-    if (!IsPowerOf2(shape[i])) {
+    if (!base::IsPowerOf2(shape[i])) {
       return Invalid(enc,
                      absl::StrCat("extent ", shape[i], " of dim ", i, " in shape ",
                                   FormatList(shape), " is not a power of two"),
@@ -136,7 +136,7 @@ absl::Status CheckPow2List(absl::string_view enc, absl::string_view field,
                    "and every per-dim field needs one entry per tensor dim");
   }
   for (int32_t x : v) {
-    if (!IsPowerOf2(x) || x > kMaxExtent) {
+    if (!base::IsPowerOf2(x) || x > kMaxExtent) {
       return Invalid(enc, absl::StrCat(field, " = ", FormatList(v), " has entry ", x),
                      "but every entry must be a positive power of two");
     }
@@ -171,7 +171,7 @@ absl::Status CheckOneHotEntries(absl::string_view enc, absl::string_view what,
   for (const auto& [in_dim, bases] : l.bases()) {
     for (size_t i = 0; i < bases.size(); ++i) {
       for (int32_t v : bases[i]) {
-        if (v != 0 && !IsPowerOf2(v)) {
+        if (v != 0 && !base::IsPowerOf2(v)) {
           return Invalid(enc,
                          absl::StrCat(what, " basis ", in_dim, "[", i,
                                       "] = ", FormatList(bases[i]), " has entry ", v),
@@ -195,7 +195,7 @@ absl::StatusOr<LinearLayout> MakeCgaLayout(absl::string_view enc, const CgaBases
           "and every block basis needs one entry per tensor dim");
     }
     for (int32_t v : cga[i]) {
-      if (v != 0 && (!IsPowerOf2(v) || v > kMaxExtent)) {
+      if (v != 0 && (!base::IsPowerOf2(v) || v > kMaxExtent)) {
         return Invalid(enc,
                        absl::StrCat("CGALayout basis ", i, " = ", FormatList(cga[i]),
                                     " has entry ", v),
@@ -259,7 +259,7 @@ absl::Status CheckShrinkable(absl::string_view enc, const LinearLayout& cta,
         const int32_t v = b[o];
         const int nonzero =
             std::count_if(b.begin(), b.end(), [](int32_t x) { return x; });
-        if ((v != 0 && !IsPowerOf2(v)) || (v >= target && nonzero > 1)) {
+        if ((v != 0 && !base::IsPowerOf2(v)) || (v >= target && nonzero > 1)) {
           return Invalid(enc,
                          absl::StrCat("the per-CTA extent ", target, " of ", name,
                                       " cuts through the swizzled basis ", in_dim, " ",
@@ -359,7 +359,7 @@ absl::Status CheckMmaTile(absl::string_view enc, absl::Span<const int64_t> tile_
                           int32_t k_width, absl::Span<const int32_t> order) {
   const int64_t m = tile_shape[order[1]];
   const int64_t n = tile_shape[order[0]];
-  if (!IsPowerOf2(m) || m % 8 != 0 || !IsPowerOf2(n) || n % (4 * k_width) != 0) {
+  if (!base::IsPowerOf2(m) || m % 8 != 0 || !base::IsPowerOf2(n) || n % (4 * k_width) != 0) {
     return Invalid(enc,
                    absl::StrCat("MMA tile ", FormatList(tile_shape), " with kWidth ",
                                 k_width, " is not a multiple of 8 x ", 4 * k_width),
@@ -555,7 +555,7 @@ absl::Status CheckWmma(const AmdWmmaEncoding& e) {
                    "but Triton 3.6 knows WMMA versions 1 to 3");
   }
   if (e.instr_shape.size() != 3 || e.instr_shape[0] != 16 || e.instr_shape[1] != 16 ||
-      !IsPowerOf2(e.instr_shape[2])) {
+      !base::IsPowerOf2(e.instr_shape[2])) {
     return Invalid(kWmmaName,
                    absl::StrCat("instrShape = ", FormatList(e.instr_shape),
                                 " is not [16, 16, K] with K a power of two"),
@@ -650,7 +650,7 @@ absl::StatusOr<LinearLayout> NvidiaDotToLinear(const DotOperandEncoding& dot,
   RETURN_IF_ERROR(CheckNvidiaMma(mma));
   const int rank = mma.warps_per_cta.size();
   RETURN_IF_ERROR(CheckShape(kDotName, shape, rank));
-  if (dot.k_width <= 0 || !IsPowerOf2(dot.k_width)) {
+  if (dot.k_width <= 0 || !base::IsPowerOf2(dot.k_width)) {
     return Invalid(kDotName,
                    absl::StrCat("kWidth = ", dot.k_width, " with an nvidia_mma parent"),
                    "but MMA operands need a power-of-two kWidth (the number of "
@@ -685,7 +685,7 @@ absl::StatusOr<LinearLayout> MfmaDotToLinear(const DotOperandEncoding& dot,
   RETURN_IF_ERROR(CheckMfma(mfma));
   const int rank = mfma.warps_per_cta.size();
   RETURN_IF_ERROR(CheckShape(kDotName, shape, rank));
-  if (dot.k_width <= 0 || !IsPowerOf2(dot.k_width)) {
+  if (dot.k_width <= 0 || !base::IsPowerOf2(dot.k_width)) {
     return Invalid(kDotName,
                    absl::StrCat("kWidth = ", dot.k_width, " with an amd_mfma parent"),
                    "but MFMA operands need a power-of-two kWidth");
@@ -731,7 +731,7 @@ absl::StatusOr<LinearLayout> WmmaDotToLinear(const DotOperandEncoding& dot,
   RETURN_IF_ERROR(CheckWmma(wmma));
   const int rank = wmma.warps_per_cta.size();
   RETURN_IF_ERROR(CheckShape(kDotName, shape, rank));
-  if (dot.k_width <= 0 || !IsPowerOf2(dot.k_width)) {
+  if (dot.k_width <= 0 || !base::IsPowerOf2(dot.k_width)) {
     return Invalid(kDotName,
                    absl::StrCat("kWidth = ", dot.k_width, " with an amd_wmma parent"),
                    "but WMMA operands need a power-of-two kWidth");
@@ -972,7 +972,7 @@ absl::StatusOr<LinearLayout> NvmmaToLinear(const NvmmaSharedEncoding& e, Shape s
     return Invalid(kNvmmaName, absl::StrCat("swizzlingByteWidth = ", swizzle),
                    "but TMA/wgmma swizzles are 0, 32, 64 or 128 bytes");
   }
-  if (!IsPowerOf2(e.element_bit_width) || e.element_bit_width > 64) {
+  if (!base::IsPowerOf2(e.element_bit_width) || e.element_bit_width > 64) {
     return Invalid(kNvmmaName, absl::StrCat("elementBitWidth = ", e.element_bit_width),
                    "but elements are 1 to 64 bits wide, in powers of two");
   }
@@ -1195,4 +1195,4 @@ absl::StatusOr<LinearLayout> ToLinearLayout(const Encoding& encoding,
   return absl::InvalidArgumentError(absl::StrCat(where, ": ", result.status().message()));
 }
 
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::layout

@@ -4,7 +4,7 @@
 
 #include "sim/base/check.h"
 
-namespace warpcheck::sim::f2 {
+namespace warpcheck::sim::layout::f2 {
 
 int ReduceToRref(Matrix& rows, int num_cols) {
   WARPCHECK_CHECK(num_cols >= 0 && num_cols <= 64) << "num_cols = " << num_cols;
@@ -41,4 +41,4 @@ uint64_t PivotColumns(Matrix rows, int num_cols) {
   return mask;
 }
 
-}  // namespace warpcheck::sim::f2
+}  // namespace warpcheck::sim::layout::f2

@@ -19,7 +19,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace warpcheck::sim::f2 {
+namespace warpcheck::sim::layout::f2 {
 
 using Matrix = std::vector<uint64_t>;
 
@@ -37,6 +37,6 @@ int Rank(Matrix rows, int num_cols);
 //          column c is not a linear combination of columns 0..c-1.
 uint64_t PivotColumns(Matrix rows, int num_cols);
 
-}  // namespace warpcheck::sim::f2
+}  // namespace warpcheck::sim::layout::f2
 
 #endif  // WARPCHECK_SIM_LAYOUT_F2_MATRIX_H_

@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "sim/base/status_macros.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::layout {
 
 ModuleInfo ModuleInfoFromProto(const ModuleAttrs& proto) {
   ModuleInfo m;
@@ -142,4 +142,4 @@ CaseOutcome CheckLayoutCase(const LayoutCase& c) {
   return outcome;
 }
 
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::layout

@@ -16,7 +16,7 @@
 #include "sim/layout/encoding.h"
 #include "sim/layout/linear_layout.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::layout {
 
 struct ResolvedLayout {
   EncodingPtr encoding;
@@ -46,6 +46,6 @@ struct CaseOutcome {
 // command-line argument, so positions read "argument:1:<col>".
 CaseOutcome CheckLayoutCase(const LayoutCase& c);
 
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::layout
 
 #endif  // WARPCHECK_SIM_LAYOUT_LAYOUT_CASE_H_

@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::layout {
 
 LinearLayoutProto ToProto(const LinearLayout& layout) {
   LinearLayoutProto proto;
@@ -53,4 +53,4 @@ absl::StatusOr<LinearLayout> FromProto(const LinearLayoutProto& proto) {
                               /*require_surjective=*/false);
 }
 
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::layout

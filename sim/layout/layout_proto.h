@@ -6,7 +6,7 @@
 #include "proto/layout.pb.h"
 #include "sim/layout/linear_layout.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::layout {
 
 // Ensures: FromProto(ToProto(l)) == l.
 LinearLayoutProto ToProto(const LinearLayout& layout);
@@ -15,6 +15,6 @@ LinearLayoutProto ToProto(const LinearLayout& layout);
 // wrong basis length, non-power-of-two sizes, entries out of range).
 absl::StatusOr<LinearLayout> FromProto(const LinearLayoutProto& proto);
 
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::layout
 
 #endif  // WARPCHECK_SIM_LAYOUT_LAYOUT_PROTO_H_

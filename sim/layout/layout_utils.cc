@@ -15,7 +15,7 @@
 #include "sim/base/check.h"
 #include "sim/layout/linear_layout.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::layout {
 namespace {
 
 
@@ -52,7 +52,7 @@ LinearLayout IdentityStandardND(absl::string_view in_dim, absl::Span<const int64
     WARPCHECK_CHECK(dim >= 0 && static_cast<size_t>(dim) < shape.size() && !seen[dim])
         << "IdentityStandardND: order is not a permutation";
     seen[dim] = true;
-    WARPCHECK_CHECK(IsPowerOf2(shape[dim]) && shape[dim] <= (int64_t{1} << 30))
+    WARPCHECK_CHECK(base::IsPowerOf2(shape[dim]) && shape[dim] <= (int64_t{1} << 30))
         << "IdentityStandardND: shape[" << dim << "] = " << shape[dim];
     // Most minor dim first: order[0] gets the low input bits.
     ret *= LinearLayout::Identity1D(static_cast<int32_t>(shape[dim]), in_dim,
@@ -75,7 +75,7 @@ LinearLayout EnsureLayoutNotSmallerThan(const LinearLayout& layout,
   LinearLayout ret = layout;
   for (const auto& [out_dim, actual] : layout.out_dims()) {
     const int64_t desired = shape[StandardIndex(out_dim, shape.size())];
-    WARPCHECK_CHECK(IsPowerOf2(desired)) << "shape entry " << desired;
+    WARPCHECK_CHECK(base::IsPowerOf2(desired)) << "shape entry " << desired;
     WARPCHECK_CHECK(actual > desired || desired % actual == 0)
         << "EnsureLayoutNotSmallerThan: " << out_dim << " size " << actual << " vs "
         << desired;
@@ -114,7 +114,7 @@ LinearLayout EnsureLayoutNotLargerThan(const LinearLayout& layout,
       for (size_t i = 0; i < bases[d].second.size(); ++i) {
         const int32_t v = bases[d].second[i][o];
         if (v == 0) continue;
-        WARPCHECK_CHECK(IsPowerOf2(v))
+        WARPCHECK_CHECK(base::IsPowerOf2(v))
             << "EnsureLayoutNotLargerThan: basis entry " << v
             << " is not a power of two in " << layout.ToString();
         entries.push_back({static_cast<int>(d), static_cast<int>(i), v});
@@ -197,7 +197,7 @@ LinearLayout ReshapeLayout(const LinearLayout& layout, absl::Span<const int64_t>
   std::reverse(reversed_src.begin(), reversed_src.end());
   LinearLayout::OutDimsT reversed_new;
   for (int i = rank - 1; i >= 0; --i) {
-    WARPCHECK_CHECK(IsPowerOf2(shape[i]) && shape[i] <= (int64_t{1} << 30))
+    WARPCHECK_CHECK(base::IsPowerOf2(shape[i]) && shape[i] <= (int64_t{1} << 30))
         << "ReshapeLayout: shape[" << i << "] = " << shape[i];
     reversed_new.emplace_back(StandardOutDimName(i), static_cast<int32_t>(shape[i]));
   }
@@ -242,4 +242,4 @@ std::vector<int32_t> GetOrderForDotOperand(int op_idx, int rank, bool k_contig) 
   return GetMatrixOrder(rank, /*row_major=*/(op_idx == 1) != k_contig);
 }
 
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::layout

@@ -17,7 +17,7 @@
 #include "absl/types/span.h"
 #include "sim/layout/linear_layout.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::layout {
 
 // dim0 ... dim{rank-1}.
 std::vector<std::string> StandardOutDimNames(int rank);
@@ -65,6 +65,6 @@ std::vector<int32_t> GetMatrixOrder(int rank, bool row_major);
 // GetMatrixOrder(rank, row_major = (op_idx == 1) != k_contig).
 std::vector<int32_t> GetOrderForDotOperand(int op_idx, int rank, bool k_contig);
 
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::layout
 
 #endif  // WARPCHECK_SIM_LAYOUT_LAYOUT_UTILS_H_

@@ -17,7 +17,7 @@
 #include "sim/base/status_macros.h"
 #include "sim/layout/f2_matrix.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::layout {
 namespace {
 
 // Largest log2 size of one dim: sizes are int32_t, so 2^30 is the largest power of two.
@@ -77,7 +77,7 @@ f2::Matrix MatrixOf(const LinearLayout::BasesT& bases,
                     const LinearLayout::OutDimsT& out_dims) {
   std::vector<int> row_offset(out_dims.size() + 1, 0);
   for (size_t o = 0; o < out_dims.size(); ++o) {
-    row_offset[o + 1] = row_offset[o] + Log2(out_dims[o].second);
+    row_offset[o + 1] = row_offset[o] + base::Log2(out_dims[o].second);
   }
   f2::Matrix rows(row_offset.back(), 0);
   int col = 0;
@@ -106,7 +106,7 @@ int TotalInBits(const LinearLayout::BasesT& bases) {
 
 int TotalOutBits(const LinearLayout::OutDimsT& out_dims) {
   int total = 0;
-  for (const auto& [name, size] : out_dims) total += Log2(size);
+  for (const auto& [name, size] : out_dims) total += base::Log2(size);
   return total;
 }
 
@@ -179,7 +179,7 @@ absl::StatusOr<LinearLayout::OutDimsT> InferOutDims(
                            "', too large to infer a power-of-two out size (max ",
                            (int32_t{1} << kMaxDimSizeLog2) - 1, ")"));
         }
-        sizes[o] = std::max(sizes[o], NextPowerOf2Above(basis[o]));
+        sizes[o] = std::max(sizes[o], base::NextPowerOf2Above(basis[o]));
       }
     }
   }
@@ -227,7 +227,7 @@ absl::Status LinearLayout::Validate(const BasesT& bases, const OutDimsT& out_dim
             absl::StrCat("out-dim '", name, "' is listed twice"));
       }
     }
-    if (!IsPowerOf2(size)) {
+    if (!base::IsPowerOf2(size)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "out-dim '", name, "' has size ", size, ", which is not a power of two"));
     }
@@ -298,7 +298,7 @@ absl::StatusOr<LinearLayout> LinearLayout::Create(BasesT bases, OutDimsT out_dim
 
 LinearLayout LinearLayout::Identity1D(int32_t size, absl::string_view in_dim,
                                       absl::string_view out_dim) {
-  WARPCHECK_CHECK(size == 0 || IsPowerOf2(size)) << "Identity1D size " << size;
+  WARPCHECK_CHECK(size == 0 || base::IsPowerOf2(size)) << "Identity1D size " << size;
   if (size == 0) return Empty();
   std::vector<Basis> bases;
   for (int32_t v = 1; v < size; v *= 2) bases.push_back({v});
@@ -308,10 +308,10 @@ LinearLayout LinearLayout::Identity1D(int32_t size, absl::string_view in_dim,
 
 LinearLayout LinearLayout::Zeros1D(int32_t size, absl::string_view in_dim,
                                    absl::string_view out_dim, int32_t out_size) {
-  WARPCHECK_CHECK(size == 0 || IsPowerOf2(size)) << "Zeros1D size " << size;
-  WARPCHECK_CHECK(IsPowerOf2(out_size)) << "Zeros1D out size " << out_size;
+  WARPCHECK_CHECK(size == 0 || base::IsPowerOf2(size)) << "Zeros1D size " << size;
+  WARPCHECK_CHECK(base::IsPowerOf2(out_size)) << "Zeros1D out size " << out_size;
   if (size == 0) return Empty();
-  std::vector<Basis> bases(Log2(size), Basis{0});
+  std::vector<Basis> bases(base::Log2(size), Basis{0});
   return LinearLayout({{std::string(in_dim), std::move(bases)}},
                       {{std::string(out_dim), out_size}},
                       /*require_surjective=*/out_size == 1);
@@ -320,10 +320,10 @@ LinearLayout LinearLayout::Zeros1D(int32_t size, absl::string_view in_dim,
 LinearLayout LinearLayout::Strided1D(int32_t size, int32_t stride,
                                      absl::string_view in_dim,
                                      absl::string_view out_dim) {
-  WARPCHECK_CHECK(size == 0 || IsPowerOf2(size)) << "Strided1D size " << size;
-  WARPCHECK_CHECK(IsPowerOf2(stride)) << "Strided1D stride " << stride;
+  WARPCHECK_CHECK(size == 0 || base::IsPowerOf2(size)) << "Strided1D size " << size;
+  WARPCHECK_CHECK(base::IsPowerOf2(stride)) << "Strided1D stride " << stride;
   if (size == 0) return Empty();
-  WARPCHECK_CHECK(Log2(size) + Log2(stride) <= kMaxDimSizeLog2)
+  WARPCHECK_CHECK(base::Log2(size) + base::Log2(stride) <= kMaxDimSizeLog2)
       << "Strided1D size*stride overflows: " << size << "*" << stride;
   std::vector<Basis> bases;
   for (int32_t v = 1; v < size; v *= 2) bases.push_back({v * stride});
@@ -361,7 +361,7 @@ int LinearLayout::InDimSizeLog2(absl::string_view d) const {
 }
 
 int LinearLayout::OutDimSizeLog2(absl::string_view d) const {
-  return Log2(OutDimSize(d));
+  return base::Log2(OutDimSize(d));
 }
 
 int32_t LinearLayout::OutDimSize(absl::string_view d) const {
@@ -453,7 +453,7 @@ int64_t LinearLayout::ApplyFlat(int64_t flat_in) const {
   int shift = 0;
   for (size_t o = 0; o < out.size(); ++o) {
     flat |= static_cast<int64_t>(out[o]) << shift;
-    shift += Log2(out_dims_[o].second);
+    shift += base::Log2(out_dims_[o].second);
   }
   return flat;
 }
@@ -568,9 +568,9 @@ void CheckReshapeSizes(const char* op, const LinearLayout::OutDimsT& new_dims,
                        int total_log2, const LinearLayout& layout) {
   int new_log2 = 0;
   for (const auto& [name, size] : new_dims) {
-    WARPCHECK_CHECK(IsPowerOf2(size))
+    WARPCHECK_CHECK(base::IsPowerOf2(size))
         << op << ": size " << size << " of '" << name << "' is not a power of two";
-    new_log2 += Log2(size);
+    new_log2 += base::Log2(size);
   }
   WARPCHECK_CHECK(new_log2 == total_log2)
       << op << ": new sizes have 2^" << new_log2 << " elements, layout has 2^"
@@ -589,7 +589,7 @@ LinearLayout LinearLayout::ReshapeIns(const OutDimsT& new_in_dims) const {
   size_t next = 0;
   for (const auto& [name, size] : new_in_dims) {
     std::vector<Basis> dim_bases;
-    for (int j = 0; j < Log2(size); ++j) dim_bases.push_back(*flat[next++]);
+    for (int j = 0; j < base::Log2(size); ++j) dim_bases.push_back(*flat[next++]);
     new_bases.emplace_back(name, std::move(dim_bases));
   }
   return LinearLayout(std::move(new_bases), out_dims_, /*require_surjective=*/false);
@@ -601,7 +601,7 @@ LinearLayout LinearLayout::ReshapeOuts(const OutDimsT& new_out_dims) const {
   int shift = 0;
   for (const auto& [name, size] : out_dims_) {
     shifts.push_back(shift);
-    shift += Log2(size);
+    shift += base::Log2(size);
   }
   BasesT new_bases;
   new_bases.reserve(bases_.size());
@@ -761,9 +761,9 @@ LinearLayout operator*(const LinearLayout& inner, const LinearLayout& outer) {
     inner_out[o] = IndexOf(inner.out_dims(), out_names[o]);
     outer_out[o] = IndexOf(outer.out_dims(), out_names[o]);
     int inner_log2 =
-        inner_out[o] >= 0 ? Log2(inner.out_dims()[inner_out[o]].second) : 0;
+        inner_out[o] >= 0 ? base::Log2(inner.out_dims()[inner_out[o]].second) : 0;
     int outer_log2 =
-        outer_out[o] >= 0 ? Log2(outer.out_dims()[outer_out[o]].second) : 0;
+        outer_out[o] >= 0 ? base::Log2(outer.out_dims()[outer_out[o]].second) : 0;
     shift[o] = inner_log2;
     WARPCHECK_CHECK(inner_log2 + outer_log2 <= kMaxDimSizeLog2)
         << "product: out-dim '" << out_names[o] << "' would have size 2^"
@@ -810,7 +810,7 @@ LinearLayout LinearLayout::Compose(const LinearLayout& outer) const {
   outer_bases.reserve(out_dims_.size());
   for (const auto& [name, size] : out_dims_) {
     const auto& ob = outer.bases_[IndexOf(outer.bases_, name)].second;
-    WARPCHECK_CHECK(Log2(size) <= static_cast<int>(ob.size()))
+    WARPCHECK_CHECK(base::Log2(size) <= static_cast<int>(ob.size()))
         << "Compose: out-dim '" << name << "' has size " << size
         << " but the outer layout's in-dim has size " << (int64_t{1} << ob.size());
     outer_bases.push_back(&ob);
@@ -858,8 +858,8 @@ absl::StatusOr<LinearLayout> LeastSquares(const LinearLayout& a, const LinearLay
   const f2::Matrix mb = MatrixOf(b.bases(), b.out_dims());
   int row_a = 0, row_b = 0;
   for (size_t o = 0; o < a.out_dims().size(); ++o) {
-    const int log2_a = Log2(a.out_dims()[o].second);
-    const int log2_b = Log2(b.out_dims()[o].second);
+    const int log2_a = base::Log2(a.out_dims()[o].second);
+    const int log2_b = base::Log2(b.out_dims()[o].second);
     for (int r = 0; r < log2_a; ++r, ++row_a) {
       if (r < log2_b) m[row_a] |= mb[row_b++] << cols_a;
     }
@@ -1250,8 +1250,8 @@ std::optional<LinearLayout> DivideLeft(const LinearLayout& a, const LinearLayout
   LinearLayout::OutDimsT c_outs;
   for (size_t o = 0; o < a_outs.size(); ++o) {
     b_idx[o] = IndexOf(b.out_dims(), a_outs[o].first);
-    if (b_idx[o] >= 0) b_log2[o] = Log2(b.out_dims()[b_idx[o]].second);
-    const int c_log2 = Log2(a_outs[o].second) - b_log2[o];
+    if (b_idx[o] >= 0) b_log2[o] = base::Log2(b.out_dims()[b_idx[o]].second);
+    const int c_log2 = base::Log2(a_outs[o].second) - b_log2[o];
     if (c_log2 < 0) return std::nullopt;
     c_outs.emplace_back(a_outs[o].first, int32_t{1} << c_log2);
   }
@@ -1297,8 +1297,8 @@ std::optional<LinearLayout> DivideRight(const LinearLayout& a, const LinearLayou
   LinearLayout::OutDimsT c_outs;
   for (size_t o = 0; o < a_outs.size(); ++o) {
     const int bo = IndexOf(b.out_dims(), a_outs[o].first);
-    const int b_log2 = bo >= 0 ? Log2(b.out_dims()[bo].second) : 0;
-    c_log2[o] = Log2(a_outs[o].second) - b_log2;
+    const int b_log2 = bo >= 0 ? base::Log2(b.out_dims()[bo].second) : 0;
+    c_log2[o] = base::Log2(a_outs[o].second) - b_log2;
     if (c_log2[o] < 0) return std::nullopt;
     c_outs.emplace_back(a_outs[o].first, int32_t{1} << c_log2[o]);
   }
@@ -1370,4 +1370,4 @@ std::string ColumnAction::ToString() const {
                       in_size_log2_, ")");
 }
 
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::layout

@@ -73,7 +73,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::layout {
 
 class LinearLayout {
  public:
@@ -353,6 +353,6 @@ std::vector<T> ColumnAction::Apply(const std::vector<T>& values) const {
   return out;
 }
 
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::layout
 
 #endif  // WARPCHECK_SIM_LAYOUT_LINEAR_LAYOUT_H_

@@ -31,7 +31,7 @@ absl::Status Invalid(const std::string& where, absl::string_view what) {
 absl::Status Validate(const warpcheck::LaunchSpec& spec) {
   warpcheck::LaunchSpec checked = spec;
   if (checked.ptx_file().empty()) checked.set_ptx_file("<module>");
-  absl::Status valid = sim::ValidateLaunchSpec(checked);
+  absl::Status valid = sim::launch::ValidateLaunchSpec(checked);
   if (!valid.ok()) return Invalid("launch spec", valid.message());
   return absl::OkStatus();
 }
@@ -66,9 +66,9 @@ struct Geometry {
 absl::StatusOr<Geometry> CheckGeometry(const warpcheck::LaunchSpec& spec,
                                        const Program& program,
                                        const std::string& kernel_name) {
-  Dim3 grid{spec.grid().x(), sim::DimOr1(spec.grid().y()), sim::DimOr1(spec.grid().z())};
-  Dim3 block{spec.block().x(), sim::DimOr1(spec.block().y()),
-             sim::DimOr1(spec.block().z())};
+  Dim3 grid{spec.grid().x(), sim::launch::DimOr1(spec.grid().y()), sim::launch::DimOr1(spec.grid().z())};
+  Dim3 block{spec.block().x(), sim::launch::DimOr1(spec.block().y()),
+             sim::launch::DimOr1(spec.block().z())};
   if (uint64_t(grid.x) * grid.y * grid.z > (uint64_t{1} << 31)) {
     return Invalid("launch spec", "grid too large");
   }
@@ -133,13 +133,13 @@ absl::StatusOr<Arguments> BuildArguments(const warpcheck::LaunchSpec& spec,
         if (n == b.name())
           return Invalid(pw, absl::StrCat("buffer name '", n, "' is used twice"));
       }
-      ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, FillBuffer(b, base_dir));
+      ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, launch::FillBuffer(b, base_dir));
       address = global.Add(b.name(), std::move(bytes));
       // Add() keeps regions sorted by base, and bases only grow, so the region of this
       // buffer is the last one.
       a.buffer_regions.emplace_back(b.name(), global.regions().size());
     }
-    const sim::ParamValue value = sim::EncodeParam(p, address);
+    const sim::launch::ParamValue value = sim::launch::EncodeParam(p, address);
     if (value.size == 0) return Invalid(pw, "the param has no value");
     if (value.size != slot.size) {
       return Invalid(pw, absl::StrCat("the kernel declares .", ptx::TypeName(slot.type),
@@ -156,7 +156,7 @@ class TraceFile {
  public:
   absl::Status Open(const std::string& path) {
     if (path.empty()) return absl::OkStatus();
-    absl::StatusOr<std::unique_ptr<AtomicFileWriter>> opened = AtomicFileWriter::Open(path);
+    absl::StatusOr<std::unique_ptr<base::AtomicFileWriter>> opened = base::AtomicFileWriter::Open(path);
     if (!opened.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": cannot write"));
     out_ = *std::move(opened);
     out_->stream() << "# warpcheck sim trace v1: cta x,y,z warp W pc PC line LINE mask "
@@ -175,7 +175,7 @@ class TraceFile {
   }
 
  private:
-  std::unique_ptr<AtomicFileWriter> out_;
+  std::unique_ptr<base::AtomicFileWriter> out_;
 };
 
 // The machine's options from the run options and the spec.
@@ -260,14 +260,7 @@ void AddCounters(const Counters& k, warpcheck::SimReport& r) {
 
 }  // namespace
 
-absl::StatusOr<warpcheck::LaunchSpec> LoadLaunchSpec(const std::string& path) {
-  return sim::LoadLaunchSpec(path);
-}
 
-absl::StatusOr<std::vector<uint8_t>> FillBuffer(const warpcheck::BufferParam& b,
-                                                const std::string& base_dir) {
-  return sim::FillBuffer(b, base_dir);
-}
 
 absl::StatusOr<LaunchResult> RunLaunchSpecOnModule(const warpcheck::LaunchSpec& spec,
                                                    const ptx::Module& module,
@@ -301,8 +294,8 @@ absl::StatusOr<LaunchResult> RunLaunchSpecOnModule(const warpcheck::LaunchSpec& 
   for (const auto& [name, idx] : args.buffer_regions) {
     result.buffers.push_back(BufferBytes{name, global.region(idx - 1)->data});
   }
-  sim::RunVerdict verdict =
-      sim::JudgeRun(spec, result.buffers, /*faulted=*/!machine.faults().empty());
+  sim::launch::RunVerdict verdict =
+      sim::launch::JudgeRun(spec, result.buffers, /*faulted=*/!machine.faults().empty());
   for (warpcheck::SimBuffer& b : verdict.buffers) *r.add_buffers() = std::move(b);
   for (warpcheck::SimExpectationResult& e : verdict.expectations)
     *r.add_expectations() = std::move(e);
@@ -321,7 +314,7 @@ absl::StatusOr<LaunchResult> RunLaunchSpec(const warpcheck::LaunchSpec& spec,
 
 absl::StatusOr<LaunchResult> RunLaunchSpecFileWithBuffers(const std::string& path,
                                                           const RunOptions& options) {
-  ASSIGN_OR_RETURN(warpcheck::LaunchSpec spec, LoadLaunchSpec(path));
+  ASSIGN_OR_RETURN(warpcheck::LaunchSpec spec, launch::LoadLaunchSpec(path));
   std::string dir = std::filesystem::path(path).parent_path().string();
   return RunLaunchSpec(spec, dir.empty() ? "." : dir, options);
 }

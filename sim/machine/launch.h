@@ -46,7 +46,7 @@ struct RunOptions {
 };
 
 // A buffer's final bytes by name (the type every runner shares, sim/launch).
-using BufferBytes = sim::NamedBuffer;
+using BufferBytes = sim::launch::NamedBuffer;
 
 struct LaunchResult {
   warpcheck::SimReport report;
@@ -58,14 +58,7 @@ struct LaunchResult {
   std::string watch;
 };
 
-// Reads a LaunchSpec text proto (sim::LoadLaunchSpec). Errors: NotFound (unreadable),
-// InvalidArgument `path:line:col: message` (syntax, unknown fields, invalid spec).
-absl::StatusOr<warpcheck::LaunchSpec> LoadLaunchSpec(const std::string& path);
 
-// The initial bytes of a buffer parameter (sim::FillBuffer); `base_dir` resolves FILE
-// paths.
-absl::StatusOr<std::vector<uint8_t>> FillBuffer(const warpcheck::BufferParam& buffer,
-                                                const std::string& base_dir);
 
 // Runs `spec` (its ptx_file is read relative to `base_dir`).
 absl::StatusOr<LaunchResult> RunLaunchSpec(const warpcheck::LaunchSpec& spec,

@@ -217,7 +217,7 @@ class Parser {
       const Token& w = Take();
       if (w.text == ".align") {
         ASSIGN_OR_RETURN(int64_t a, ExpectInt());
-        if (!IsPowerOf2(a))
+        if (!base::IsPowerOf2(a))
           return ErrorAt(w, ".align must be a power of two");
         v.align = static_cast<int>(a);
         continue;
@@ -428,7 +428,7 @@ class Parser {
       const Token& w = Take();
       if (w.text == ".align") {
         ASSIGN_OR_RETURN(int64_t a, ExpectInt());
-        if (!IsPowerOf2(a))
+        if (!base::IsPowerOf2(a))
           return ErrorAt(w, ".align must be a power of two");
         p.align = static_cast<int>(a);
       } else if (w.text == ".ptr") {
@@ -945,7 +945,7 @@ absl::StatusOr<Module> ParseModule(absl::string_view text, const std::string& fi
 }
 
 absl::StatusOr<Module> ParseModuleFile(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadFile(path);
+  absl::StatusOr<std::string> text = base::ReadFile(path);
   if (!text.ok())
     return absl::NotFoundError(absl::StrCat(path, ": cannot open PTX file"));
   return ParseModule(*text, path);

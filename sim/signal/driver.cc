@@ -292,7 +292,7 @@ const Terminal* Classify(const Machine& m, const ExploreResult& r, int64_t max_s
     FillRaces(m, r.first_race->state, &rep);
     std::vector<std::string> lines;
     for (const SignalRace& x : rep.races())
-      lines.push_back(absl::StrCat("  ", EnumName(x.kind()), ": ", x.text()));
+      lines.push_back(absl::StrCat("  ", base::EnumName(x.kind()), ": ", x.text()));
     e->set_text(absl::StrCat("race: ", r.races, " terminal state(s) reached with a data race\n",
                              absl::StrJoin(lines, "\n")));
     return &*r.first_race;
@@ -418,7 +418,7 @@ void ExploreNearby(const Machine& m, int64_t max_states, SignalReport& rep) {
     rep.set_nearby(n.completes == 0 && n.deadlocks > 0 ? SignalNearby::inevitable
                                                        : SignalNearby::timing_dependent);
   absl::StrAppend(rep.mutable_explanation()->mutable_text(), "\nnearby interleavings: ",
-                  EnumName(rep.nearby()), " (", n.deadlocks, " deadlocking and ", n.completes,
+                  base::EnumName(rep.nearby()), " (", n.deadlocks, " deadlocking and ", n.completes,
                   " completing terminal states over ", n.states, " states)");
 }
 

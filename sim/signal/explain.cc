@@ -628,7 +628,7 @@ SignalExplanation ExplainDeadlock(const Machine& m, const State& s) {
     if (s.agents[a].status == Status::kExited)
       absl::StrAppend(&text, "  ", m.info(a).name, ": exited",
                       s.agents[a].exited_early ? " early" : "", "\n");
-  absl::StrAppend(&text, "cause: ", EnumName(cause), ": ", why);
+  absl::StrAppend(&text, "cause: ", base::EnumName(cause), ": ", why);
   out.set_text(text);
   return out;
 }

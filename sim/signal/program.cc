@@ -627,7 +627,7 @@ absl::StatusOr<Program> CompileProgram(const SignalProgram& proto, absl::string_
 absl::StatusOr<Program> LoadProgramFile(const std::string& path,
                                         const LoadOverrides& overrides) {
   SignalProgram proto;
-  RETURN_IF_ERROR(sim::ParseTextProtoFile(path, &proto));
+  RETURN_IF_ERROR(sim::base::ParseTextProtoFile(path, &proto));
   return CompileProgram(proto, path, overrides);
 }
 

@@ -161,7 +161,7 @@ absl::StatusOr<Problem> ResolveProblem(const ::warpcheck::SwizzleProblem& proto,
 absl::StatusOr<Problem> LoadProblemFile(const std::string& path,
                                         ::warpcheck::SwizzleProblem* proto) {
   ::warpcheck::SwizzleProblem parsed;
-  RETURN_IF_ERROR(ParseTextProtoFile(path, &parsed));
+  RETURN_IF_ERROR(base::ParseTextProtoFile(path, &parsed));
   ASSIGN_OR_RETURN(Problem p,
                    ResolveProblem(parsed, std::filesystem::path(path).parent_path().string(),
                                   path));

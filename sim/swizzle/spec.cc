@@ -89,7 +89,7 @@ absl::StatusOr<SwizzleSpec> SwizzleSpec::Parse(absl::string_view source_name,
 }
 
 absl::StatusOr<SwizzleSpec> SwizzleSpec::Load(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadFile(path);
+  absl::StatusOr<std::string> text = base::ReadFile(path);
   if (!text.ok())
     return absl::NotFoundError(absl::StrCat(path, ": cannot open the file"));
   return Parse(path, *text);

@@ -4,6 +4,8 @@
 // folders that own a boundary include its system header (<z3++.h> in verify/smt,
 // <cuda.h> in tools/gpu). A wrong-way include fails here even where it would still
 // link (a header-only use), which is why this is a test and not only a link order.
+// The same walk checks the one namespace scheme: a folder's code lives in the folder's
+// namespace (NamespaceOf).
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -123,6 +125,47 @@ std::vector<std::string> CheckIncludes(const fs::path& root, const Graph& g) {
   return out;
 }
 
+// The namespace of a folder: warpcheck:: and the folder path with / as :: (sim/layout is
+// warpcheck::sim::layout, verify/smt is warpcheck::verify::smt), except the two tools,
+// whose folder names would repeat the project: tools/warpcheck is warpcheck::cli and
+// tools/gpu is warpcheck::gpu.
+std::string NamespaceOf(const std::string& folder) {
+  if (folder == "tools/warpcheck") return "warpcheck::cli";
+  if (folder == "tools/gpu") return "warpcheck::gpu";
+  std::string ns = "warpcheck::" + folder;
+  for (size_t at; (at = ns.find('/')) != std::string::npos;) ns.replace(at, 1, "::");
+  return ns;
+}
+
+// Every `namespace warpcheck...` a file opens is its folder's namespace or nested in it.
+std::vector<std::string> CheckNamespaces(const fs::path& root, const Graph& g) {
+  static const std::regex kOpen(R"(^namespace (warpcheck[\w:]*) \{)");
+  std::vector<std::string> out;
+  for (const char* top : {"sim", "verify", "tools"}) {
+    if (!fs::exists(root / top)) continue;
+    for (const auto& entry : fs::recursive_directory_iterator(root / top)) {
+      const std::string ext = entry.path().extension().string();
+      if (!entry.is_regular_file() || (ext != ".h" && ext != ".cc")) continue;
+      const std::string rel = fs::relative(entry.path(), root).generic_string();
+      const std::string folder = FolderOf(g, rel);
+      if (folder.empty()) continue;  // reported by CheckIncludes
+      const std::string want = NamespaceOf(folder);
+      std::ifstream in(entry.path());
+      std::string line;
+      for (int n = 1; std::getline(in, line); ++n) {
+        std::smatch m;
+        if (!std::regex_search(line, m, kOpen)) continue;
+        const std::string ns = m[1].str();
+        if (ns != want && ns.rfind(want + "::", 0) != 0)
+          out.push_back(absl::StrCat(rel, ":", n, ": namespace ", ns, " is not ", want,
+                                     " or nested in it"));
+      }
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 std::string ReadAll(const fs::path& p) {
   std::ifstream in(p);
   std::stringstream ss;
@@ -145,6 +188,23 @@ TEST(IncludeGraphTest, TheTreeFollowsTheFolderGraph) {
     }
   }
   EXPECT_THAT(CheckIncludes(WARPCHECK_SOURCE_DIR, g), ::testing::IsEmpty());
+  EXPECT_THAT(CheckNamespaces(WARPCHECK_SOURCE_DIR, g), ::testing::IsEmpty());
+}
+
+TEST(IncludeGraphTest, OneNamespaceSchemeEverywhere) {
+  EXPECT_EQ(NamespaceOf("sim/layout"), "warpcheck::sim::layout");
+  EXPECT_EQ(NamespaceOf("verify/smt"), "warpcheck::verify::smt");
+  EXPECT_EQ(NamespaceOf("verify"), "warpcheck::verify");
+  EXPECT_EQ(NamespaceOf("tools/warpcheck"), "warpcheck::cli");
+  const fs::path root = fs::path(::testing::TempDir()) / "namespace_test";
+  fs::remove_all(root);
+  fs::create_directories(root / "sim/layout");
+  std::ofstream(root / "sim/layout/a.h")
+      << "namespace warpcheck::sim::layout {\n}\nnamespace warpcheck::sim::layout::f2 {\n}\n"
+         "namespace {\n}\nnamespace warpcheck::sim {\n}\n";
+  EXPECT_THAT(CheckNamespaces(root, ParseGraph("sim/layout:\n")),
+              ::testing::ElementsAre("sim/layout/a.h:7: namespace warpcheck::sim is not "
+                                     "warpcheck::sim::layout or nested in it"));
 }
 
 // A planted wrong-way include, a solver include outside verify/smt, an include of a

@@ -13,7 +13,7 @@
 #include "sim/layout/encoding.h"
 #include "sim/layout/linear_layout.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::layout {
 namespace {
 
 const SourceLocation kWhere{"bench", 1, 1};
@@ -126,4 +126,4 @@ void BM_IdentityCompose(benchmark::State& state) {
 BENCHMARK(BM_IdentityCompose);
 
 }  // namespace
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::layout

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
+#include "sim/launch/launch_spec.h"
 #include "sim/machine/launch.h"
 #include "sim/ptx/parser.h"
 
@@ -31,7 +32,7 @@ std::string SourceDir() {
 std::string Dir() { return SourceDir() + "/tests/sim/machine/testdata"; }
 
 void RunTriton(benchmark::State& state, const std::string& name, bool races) {
-  absl::StatusOr<LaunchSpec> spec = LoadLaunchSpec(Dir() + "/" + name + ".textproto");
+  absl::StatusOr<LaunchSpec> spec = launch::LoadLaunchSpec(Dir() + "/" + name + ".textproto");
   if (!spec.ok()) {
     state.SkipWithError(std::string(spec.status().message()).c_str());
     return;
@@ -91,7 +92,7 @@ void BM_TritonCorpus(benchmark::State& state) {
   std::vector<Case> cases;
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
     if (e.path().extension() != ".textproto") continue;
-    absl::StatusOr<LaunchSpec> spec = LoadLaunchSpec(e.path().string());
+    absl::StatusOr<LaunchSpec> spec = launch::LoadLaunchSpec(e.path().string());
     if (!spec.ok() || spec->param_size() < 3) continue;
     absl::StatusOr<ptx::Module> module =
         ptx::ParseModuleFile(dir + "/" + spec->ptx_file());

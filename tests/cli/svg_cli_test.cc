@@ -111,7 +111,7 @@ void CheckWaitFor(const std::string& program, const std::string& cause, int nobo
   Result r;
   std::vector<XmlElement> svg = Picture({"signal", "run", Corpus(program)}, 10, &r);
   const SignalExplanation& e = r.report.signal().explanation();
-  EXPECT_EQ(sim::EnumName(e.cause()), cause);
+  EXPECT_EQ(sim::base::EnumName(e.cause()), cause);
   std::vector<std::string> texts = Texts(svg);
   EXPECT_THAT(texts, ::testing::Contains("wait-for graph: " + cause));
   EXPECT_EQ(Groups(svg, "edge "), e.edges_size() + nobody_edges);

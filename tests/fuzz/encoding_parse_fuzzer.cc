@@ -16,7 +16,7 @@
 #include "sim/layout/encoding.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  using namespace warpcheck::sim;
+  using namespace warpcheck::sim::layout;
   std::string text(reinterpret_cast<const char*>(data), size);
   auto parsed = ParseEncoding(text, SourceLocation{});
   if (!parsed.ok()) {

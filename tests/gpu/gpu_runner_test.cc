@@ -159,12 +159,12 @@ TEST_F(GpuRunnerTest, HashesAreTheSimulatorsHashes) {
   LaunchSpec spec = ReverseAddSpec(0);
   ASSERT_OK_AND_ASSIGN(GpuRunResult r, RunOnGpu(spec, dir_));
   ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> in,
-                       sim::FillBuffer(spec.param(0).buffer(), dir_));
-  EXPECT_EQ(r.buffers[0].sha256, sim::Sha256Hex(in));
-  EXPECT_EQ(r.buffers[1].sha256, sim::Sha256Hex(r.buffers[1].bytes));
+                       sim::launch::FillBuffer(spec.param(0).buffer(), dir_));
+  EXPECT_EQ(r.buffers[0].sha256, sim::launch::Sha256Hex(in));
+  EXPECT_EQ(r.buffers[1].sha256, sim::launch::Sha256Hex(r.buffers[1].bytes));
   SimReport report = ToSimReport(r);
   EXPECT_EQ(report.buffers_size(), 2);
-  EXPECT_EQ(report.buffers(0).sha256(), sim::Sha256Hex(in));
+  EXPECT_EQ(report.buffers(0).sha256(), sim::launch::Sha256Hex(in));
   EXPECT_EQ(report.ok(), r.ok);
 }
 

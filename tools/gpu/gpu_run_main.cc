@@ -89,24 +89,24 @@ int main(int argc, char** argv) {
     absl::StatusOr<warpcheck::gpu::GpuRunResult> r =
         warpcheck::gpu::RunLaunchFileOnGpu(file);
     if (!r.ok()) {
-      std::printf("{\"file\": %s, \"error\": %s}\n", warpcheck::sim::JsonQuote(file).c_str(),
-                  warpcheck::sim::JsonQuote(r.status().ToString()).c_str());
+      std::printf("{\"file\": %s, \"error\": %s}\n", warpcheck::sim::base::JsonQuote(file).c_str(),
+                  warpcheck::sim::base::JsonQuote(r.status().ToString()).c_str());
       std::fprintf(stderr, "warpcheck_gpu_run: error: %s\n",
                    r.status().ToString().c_str());
       exit_code = 2;
       std::fflush(stdout);
       continue;
     }
-    const std::string json = warpcheck::sim::ToJson(warpcheck::gpu::ToSimReport(*r));
+    const std::string json = warpcheck::sim::base::ToJson(warpcheck::gpu::ToSimReport(*r));
     std::printf("{\"file\": %s, \"device\": %s, \"kernel_ms\": %.6f, \"gpu\": %s}\n",
-                warpcheck::sim::JsonQuote(file).c_str(),
-                warpcheck::sim::JsonQuote(r->device).c_str(), r->kernel_ms, json.c_str());
+                warpcheck::sim::base::JsonQuote(file).c_str(),
+                warpcheck::sim::base::JsonQuote(r->device).c_str(), r->kernel_ms, json.c_str());
     std::fflush(stdout);
     if (!r->ok && exit_code == 0) exit_code = 10;
     if (!dump_dir.empty()) {
       for (const warpcheck::gpu::GpuBuffer& b : r->buffers) {
         std::string path = absl::StrCat(dump_dir, "/", Stem(file), ".", b.name, ".bin");
-        if (!warpcheck::sim::WriteFileAtomically(
+        if (!warpcheck::sim::base::WriteFileAtomically(
                  path, absl::string_view(reinterpret_cast<const char*>(b.bytes.data()),
                                          b.bytes.size()))
                  .ok())

@@ -165,7 +165,7 @@ void LoseContext(Session& s, const std::string& why) {
 }
 
 absl::StatusOr<std::string> ReadText(const std::string& path) {
-  absl::StatusOr<std::string> text = sim::ReadFile(path);
+  absl::StatusOr<std::string> text = sim::base::ReadFile(path);
   if (!text.ok()) return absl::NotFoundError(absl::StrCat("cannot read ", path));
   return text;
 }
@@ -198,7 +198,7 @@ struct DeviceBuffer {
   uint64_t size = 0;     // the buffer's bytes, between the guards
 };
 
-uint64_t ParamSize(const Param& p) { return sim::EncodeParam(p, 0).size; }
+uint64_t ParamSize(const Param& p) { return sim::launch::EncodeParam(p, 0).size; }
 
 std::string ParamKind(const Param& p) {
   switch (p.kind_case()) {
@@ -256,7 +256,7 @@ absl::StatusOr<std::vector<std::vector<uint8_t>>> FillBuffers(
   std::vector<std::vector<uint8_t>> initial(spec.param_size());
   for (int i = 0; i < spec.param_size(); ++i) {
     if (spec.param(i).kind_case() != Param::kBuffer) continue;
-    ASSIGN_OR_RETURN(initial[i], sim::FillBuffer(spec.param(i).buffer(), spec_dir));
+    ASSIGN_OR_RETURN(initial[i], sim::launch::FillBuffer(spec.param(i).buffer(), spec_dir));
   }
   return initial;
 }
@@ -405,7 +405,7 @@ absl::Status DeviceRun::Upload(const std::vector<std::vector<uint8_t>>& initial)
       }
       address = b.base + kGuardBytes;
     }
-    const uint64_t bits = sim::EncodeParam(p, address).bits;
+    const uint64_t bits = sim::launch::EncodeParam(p, address).bits;
     std::memcpy(values_[i].data(), &bits, sizeof(bits));
     args_[i] = values_[i].data();
   }
@@ -419,9 +419,9 @@ absl::Status DeviceRun::Launch(GpuRunResult& result) {
   }
   cu_.cuEventRecord(start_, nullptr);
   CUresult launch =
-      cu_.cuLaunchKernel(function_, spec_.grid().x(), sim::DimOr1(spec_.grid().y()),
-                         sim::DimOr1(spec_.grid().z()), spec_.block().x(),
-                         sim::DimOr1(spec_.block().y()), sim::DimOr1(spec_.block().z()),
+      cu_.cuLaunchKernel(function_, spec_.grid().x(), sim::launch::DimOr1(spec_.grid().y()),
+                         sim::launch::DimOr1(spec_.grid().z()), spec_.block().x(),
+                         sim::launch::DimOr1(spec_.block().y()), sim::launch::DimOr1(spec_.block().z()),
                          spec_.dynamic_shared_bytes(), nullptr, args_.data(), nullptr);
   if (launch != CUDA_SUCCESS) {
     // Refused before running (too many threads or registers, too much shared memory):
@@ -476,10 +476,10 @@ absl::Status DeviceRun::ReadBack(GpuRunResult& result) const {
 
 // The hashes, the expectations and the verdict over the buffers read back.
 void Judge(const LaunchSpec& spec, GpuRunResult& result) {
-  std::vector<sim::NamedBuffer> named;
+  std::vector<sim::launch::NamedBuffer> named;
   for (const GpuBuffer& b : result.buffers) named.push_back({b.name, b.bytes});
-  sim::RunVerdict verdict =
-      sim::JudgeRun(spec, named, /*faulted=*/!result.fault_kind.empty());
+  sim::launch::RunVerdict verdict =
+      sim::launch::JudgeRun(spec, named, /*faulted=*/!result.fault_kind.empty());
   for (size_t i = 0; i < result.buffers.size(); ++i) {
     result.buffers[i].sha256 = verdict.buffers[i].sha256();
   }
@@ -495,7 +495,7 @@ bool GpuContextLost() { return !GetSession().lost.empty(); }
 
 absl::StatusOr<GpuRunResult> RunOnGpu(const LaunchSpec& spec,
                                       const std::string& spec_dir) {
-  RETURN_IF_ERROR(sim::ValidateLaunchSpec(spec));
+  RETURN_IF_ERROR(sim::launch::ValidateLaunchSpec(spec));
   Session& s = GetSession();
   RETURN_IF_ERROR(s.status);
   if (!s.lost.empty()) {
@@ -523,8 +523,8 @@ absl::StatusOr<GpuRunResult> RunOnGpu(const LaunchSpec& spec,
 }
 
 absl::StatusOr<GpuRunResult> RunLaunchFileOnGpu(const std::string& path) {
-  ASSIGN_OR_RETURN(LaunchSpec spec, sim::LoadLaunchSpec(path));
-  return RunOnGpu(spec, sim::SpecDir(path));
+  ASSIGN_OR_RETURN(LaunchSpec spec, sim::launch::LoadLaunchSpec(path));
+  return RunOnGpu(spec, sim::launch::SpecDir(path));
 }
 
 SimReport ToSimReport(const GpuRunResult& result) {

@@ -8,8 +8,8 @@
 // (sim/launch/sha256.h) and judged (sim/launch/launch_spec.h), so a GPU result and a
 // simulator result can be compared byte for byte and hash for hash.
 //
-//   ASSIGN_OR_RETURN(LaunchSpec spec, sim::LoadLaunchSpec(path));
-//   ASSIGN_OR_RETURN(GpuRunResult r, gpu::RunOnGpu(spec, sim::SpecDir(path)));
+//   ASSIGN_OR_RETURN(LaunchSpec spec, sim::launch::LoadLaunchSpec(path));
+//   ASSIGN_OR_RETURN(GpuRunResult r, gpu::RunOnGpu(spec, sim::launch::SpecDir(path)));
 //   // r.ok, r.fault, r.buffers[i].{name, bytes, sha256}, r.expectations
 //
 // The driver library (libcuda.so.1) is opened at run time with dlopen rather than linked,
@@ -48,7 +48,7 @@ namespace warpcheck::gpu {
 struct GpuBuffer {
   std::string name;
   std::vector<uint8_t> bytes;  // contents after the kernel ran
-  std::string sha256;          // sim::Sha256Hex(bytes)
+  std::string sha256;          // sim::launch::Sha256Hex(bytes)
 };
 
 struct GpuRunResult {
@@ -76,7 +76,7 @@ bool GpuContextLost();
 
 // Runs `spec` once on device 0 (CUDA_VISIBLE_DEVICES picks it). Relative paths in the
 // spec (ptx_file, FILE buffers) are resolved against `spec_dir` ("" = current folder).
-// Requires: nothing; the spec is validated (sim::ValidateLaunchSpec) first.
+// Requires: nothing; the spec is validated (sim::launch::ValidateLaunchSpec) first.
 // Ensures: on success, one GpuBuffer per buffer param unless fault_kind == "cuda_error";
 //   ok == (fault_kind.empty() && every expectation ok).
 [[nodiscard]] absl::StatusOr<GpuRunResult> RunOnGpu(const LaunchSpec& spec,

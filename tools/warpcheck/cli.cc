@@ -44,7 +44,7 @@ struct Context {
 };
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  absl::StatusOr<std::string> text = sim::ReadFile(path);
+  absl::StatusOr<std::string> text = sim::base::ReadFile(path);
   if (!text.ok())
     return absl::InvalidArgumentError(absl::StrCat(path, ": cannot read file"));
   return text;
@@ -102,7 +102,7 @@ int RunLayoutShow(Context& ctx) {
     PrintError(ctx.err, shape.status().message());
     return kExitInputError;
   }
-  sim::ModuleInfo module;
+  sim::layout::ModuleInfo module;
   for (const char* flag : {"num-warps", "threads-per-warp", "num-ctas"}) {
     absl::StatusOr<std::optional<int64_t>> n = args.GetInt(flag, 0, int64_t{1} << 30);
     if (!n.ok()) {
@@ -111,7 +111,7 @@ int RunLayoutShow(Context& ctx) {
     }
     if (n->has_value()) {
       const int64_t v = **n;
-      if (!sim::IsPowerOf2(v)) {
+      if (!sim::base::IsPowerOf2(v)) {
         PrintError(ctx.err, absl::StrCat("--", flag, ": ", v,
                                          " is not a power of two; Triton requires one"));
         return kExitInputError;
@@ -122,15 +122,15 @@ int RunLayoutShow(Context& ctx) {
                                  : module.num_ctas) = static_cast<int32_t>(v);
     }
   }
-  sim::TtgirFile ttgir;
-  const sim::TtgirFile* context = nullptr;
+  sim::layout::TtgirFile ttgir;
+  const sim::layout::TtgirFile* context = nullptr;
   if (auto path = args.Get("ttgir")) {
     auto text = ReadFile(*path);
     if (!text.ok()) {
       PrintError(ctx.err, text.status().message());
       return kExitInputError;
     }
-    auto parsed = sim::ParseTtgir(*text, sim::SourceLocation{*path, 1, 1});
+    auto parsed = sim::layout::ParseTtgir(*text, sim::layout::SourceLocation{*path, 1, 1});
     if (!parsed.ok()) {
       PrintError(ctx.err, parsed.status().message());
       return kExitInputError;
@@ -139,18 +139,18 @@ int RunLayoutShow(Context& ctx) {
     context = &ttgir;
   }
   std::vector<int64_t> shape64(shape->begin(), shape->end());
-  auto resolved = sim::ResolveLayout(args.positional[0], sim::SourceLocation{}, shape64,
+  auto resolved = sim::layout::ResolveLayout(args.positional[0], sim::layout::SourceLocation{}, shape64,
                                      module, context);
   if (!resolved.ok()) {
     PrintError(ctx.err, resolved.status().message());
     return kExitInputError;
   }
-  const sim::LinearLayout& layout = resolved->layout;
+  const sim::layout::LinearLayout& layout = resolved->layout;
 
   Report report;
-  *report.mutable_layout() = sim::ToProto(layout);
+  *report.mutable_layout() = sim::layout::ToProto(layout);
   LayoutFacts* facts = report.mutable_layout_facts();
-  facts->set_attr(sim::PrintEncoding(*resolved->encoding));
+  facts->set_attr(sim::layout::PrintEncoding(*resolved->encoding));
   for (int32_t s : *shape) facts->add_shape(s);
   facts->set_injective(layout.IsInjective());
   facts->set_surjective(layout.IsSurjective());
@@ -160,7 +160,7 @@ int RunLayoutShow(Context& ctx) {
   }
 
   if (auto svg_path = args.Get("svg")) {
-    if (!sim::WriteFileAtomically(
+    if (!sim::base::WriteFileAtomically(
              *svg_path,
              RenderSvg(layout, absl::StrCat(facts->attr(), "  ", *args.Get("shape"))))
              .ok()) {

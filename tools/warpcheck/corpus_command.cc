@@ -12,6 +12,7 @@
 #include "sim/base/status_macros.h"
 #include "sim/base/text_proto.h"
 #include "sim/layout/layout_case.h"
+#include "sim/launch/launch_spec.h"
 #include "sim/machine/launch.h"
 #include "sim/swizzle/problem.h"
 #include "tools/warpcheck/exit_code.h"
@@ -32,9 +33,9 @@ constexpr char kCorpusCheckUsage[] =
     "it with the expectation written inside the file. Exit 0 when all hold, 10 when a\n"
     "case fails, 2 when a corpus file is malformed.\n";
 
-// sim::ReadFile, with corpus check's own error text.
+// sim::base::ReadFile, with corpus check's own error text.
 absl::StatusOr<std::string> ReadCorpusFile(const std::string& path) {
-  absl::StatusOr<std::string> text = sim::ReadFile(path);
+  absl::StatusOr<std::string> text = sim::base::ReadFile(path);
   if (!text.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": cannot read file"));
   return text;
 }
@@ -56,10 +57,10 @@ std::vector<CaseResult> FileCase(const std::string& path, bool ok, const std::st
 
 absl::StatusOr<std::vector<CaseResult>> CheckLayoutFile(const std::string& path) {
   LayoutCorpus corpus;
-  RETURN_IF_ERROR(sim::ParseTextProtoFile(path, &corpus));
+  RETURN_IF_ERROR(sim::base::ParseTextProtoFile(path, &corpus));
   std::vector<CaseResult> results;
   for (const LayoutCase& c : corpus.cases()) {
-    sim::CaseOutcome outcome = sim::CheckLayoutCase(c);
+    sim::layout::CaseOutcome outcome = sim::layout::CheckLayoutCase(c);
     results.push_back(Case(path, c.name(), outcome.ok, outcome.detail));
   }
   return results;
@@ -107,7 +108,7 @@ absl::StatusOr<std::vector<CaseResult>> CheckSwizzleFile(const std::string& path
 }
 
 absl::StatusOr<std::vector<CaseResult>> CheckLaunchFile(const std::string& path) {
-  ASSIGN_OR_RETURN(LaunchSpec spec, sim::machine::LoadLaunchSpec(path));
+  ASSIGN_OR_RETURN(LaunchSpec spec, sim::launch::LoadLaunchSpec(path));
   ASSIGN_OR_RETURN(SimReport report, sim::machine::RunLaunchSpecFile(path, {}));
   absl::Status expected = sim::machine::CheckSimExpect(spec, report);
   return FileCase(path, expected.ok(), std::string(expected.message()));

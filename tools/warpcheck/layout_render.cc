@@ -11,20 +11,20 @@
 namespace warpcheck::cli {
 namespace {
 
-bool IsShared(const sim::LinearLayout& layout) { return layout.HasInDim("offset"); }
+bool IsShared(const sim::layout::LinearLayout& layout) { return layout.HasInDim("offset"); }
 
-int32_t SizeOr1(const sim::LinearLayout& l, const char* dim) {
+int32_t SizeOr1(const sim::layout::LinearLayout& l, const char* dim) {
   return l.HasInDim(dim) ? l.InDimSize(dim) : 1;
 }
 
-std::vector<int32_t> Shape(const sim::LinearLayout& layout) {
+std::vector<int32_t> Shape(const sim::layout::LinearLayout& layout) {
   std::vector<int32_t> shape;
   for (const auto& [name, size] : layout.out_dims()) shape.push_back(size);
   return shape;
 }
 
 // Row-major flat index of an output point given in out-dim order (dim0 first).
-int64_t RowMajorIndex(const sim::LinearLayout::Point& out, const std::vector<int32_t>& shape) {
+int64_t RowMajorIndex(const sim::layout::LinearLayout::Point& out, const std::vector<int32_t>& shape) {
   int64_t idx = 0;
   for (size_t i = 0; i < out.size(); ++i) idx = idx * shape[i] + out[i].second;
   return idx;
@@ -32,7 +32,7 @@ int64_t RowMajorIndex(const sim::LinearLayout::Point& out, const std::vector<int
 
 }  // namespace
 
-std::vector<std::vector<Holder>> ComputeHolders(const sim::LinearLayout& layout) {
+std::vector<std::vector<Holder>> ComputeHolders(const sim::layout::LinearLayout& layout) {
   std::vector<int32_t> shape = Shape(layout);
   int64_t elements = 1;
   for (int32_t s : shape) elements *= s;
@@ -42,7 +42,7 @@ std::vector<std::vector<Holder>> ComputeHolders(const sim::LinearLayout& layout)
   const int32_t warps = shared ? 1 : SizeOr1(layout, "warp");
   const int32_t lanes = shared ? SizeOr1(layout, "offset") : SizeOr1(layout, "lane");
   const int32_t regs = shared ? 1 : SizeOr1(layout, "register");
-  sim::LinearLayout::Point in;
+  sim::layout::LinearLayout::Point in;
   for (const std::string& name : layout.InDimNames()) in.emplace_back(name, 0);
   auto set = [&](const char* dim, int32_t v) {
     for (auto& [name, value] : in) {
@@ -66,7 +66,7 @@ std::vector<std::vector<Holder>> ComputeHolders(const sim::LinearLayout& layout)
   return holders;
 }
 
-std::string RenderTable(const sim::LinearLayout& layout) {
+std::string RenderTable(const sim::layout::LinearLayout& layout) {
   std::vector<int32_t> shape = Shape(layout);
   const bool shared = IsShared(layout);
   auto holders = ComputeHolders(layout);
@@ -127,7 +127,7 @@ std::string RenderTable(const sim::LinearLayout& layout) {
   return out;
 }
 
-std::string RenderSvg(const sim::LinearLayout& layout, const std::string& title) {
+std::string RenderSvg(const sim::layout::LinearLayout& layout, const std::string& title) {
   std::vector<int32_t> shape = Shape(layout);
   const bool shared = IsShared(layout);
   auto holders = ComputeHolders(layout);

@@ -28,15 +28,15 @@ struct Holder {
 
 // holders[e] for every element e, flattened row-major over the out-dims
 // (dim0 slowest). Requires: out-dims dim0..dim{r-1}.
-std::vector<std::vector<Holder>> ComputeHolders(const sim::LinearLayout& layout);
+std::vector<std::vector<Holder>> ComputeHolders(const sim::layout::LinearLayout& layout);
 
 // The text table (see above). Requires: out-dims dim0..dim{r-1}.
-std::string RenderTable(const sim::LinearLayout& layout);
+std::string RenderTable(const sim::layout::LinearLayout& layout);
 
 // An SVG picture: tensor grid (leading dims stacked as row blocks), cells coloured by
 // warp (shared: by 4-byte bank of a 16-bit element) and labelled lane:register (shared:
 // offset). `title` is printed above the grid.
-std::string RenderSvg(const sim::LinearLayout& layout, const std::string& title);
+std::string RenderSvg(const sim::layout::LinearLayout& layout, const std::string& title);
 
 }  // namespace warpcheck::cli
 

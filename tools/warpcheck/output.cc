@@ -23,7 +23,7 @@ absl::StatusOr<OutputFormat> ParseFormatFlag(const ParsedArgs& args) {
 
 bool PrintMachineReport(const Report& report, OutputFormat format, std::ostream& out) {
   if (format == OutputFormat::kJson) {
-    out << sim::ToJson(report) << "\n";
+    out << sim::base::ToJson(report) << "\n";
     return true;
   }
   if (format == OutputFormat::kTextproto) {

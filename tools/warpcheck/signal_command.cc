@@ -78,7 +78,7 @@ absl::StatusOr<sig::LoadOverrides> Overrides(const ParsedArgs& args) {
 }
 
 bool WriteText(const std::string& path, const std::string& text, std::ostream& err) {
-  if (!sim::WriteFileAtomically(path, text).ok()) {
+  if (!sim::base::WriteFileAtomically(path, text).ok()) {
     PrintError(err, absl::StrCat(path, ": cannot write"));
     return false;
   }
@@ -86,25 +86,25 @@ bool WriteText(const std::string& path, const std::string& text, std::ostream& e
 }
 
 void PrintText(const SignalReport& r, std::ostream& out) {
-  out << "outcome: " << sim::EnumName(r.outcome());
+  out << "outcome: " << sim::base::EnumName(r.outcome());
   if (r.schedule() == "explore" || r.schedule() == "replay")
     out << "  (" << r.states() << " states, " << r.transitions() << " transitions, "
         << absl::StrFormat("%.3f", r.seconds()) << " s"
         << (r.bound_hit() ? ", bound hit" : "") << ")";
   out << "\n";
   if (r.replay() != SignalReport::REPLAY_UNSET) {
-    out << "replay: " << sim::EnumName(r.replay()) << "\n";
+    out << "replay: " << sim::base::EnumName(r.replay()) << "\n";
     if (!r.divergence().empty()) out << "divergence: " << r.divergence() << "\n";
     if (r.nearby() != SignalNearby::VERDICT_UNSET)
-      out << "nearby: " << sim::EnumName(r.nearby()) << "\n";
+      out << "nearby: " << sim::base::EnumName(r.nearby()) << "\n";
   }
   for (const SignalLint& l : r.lints())
-    out << sim::EnumName(l.severity()) << " [" << sim::EnumName(l.id()) << "] " << l.text()
+    out << sim::base::EnumName(l.severity()) << " [" << sim::base::EnumName(l.id()) << "] " << l.text()
         << "\n";
   if (!r.explanation().text().empty()) out << r.explanation().text() << "\n";
   for (const std::string& w : r.explanation().writes()) out << "  write: " << w << "\n";
   for (const SignalEdge& e : r.explanation().edges())
-    out << "  wait-for: " << e.from() << " -> " << e.to() << " (" << sim::EnumName(e.to_state()) << ")"
+    out << "  wait-for: " << e.from() << " -> " << e.to() << " (" << sim::base::EnumName(e.to_state()) << ")"
         << (e.site().empty() ? "" : " via " + e.site())
         << (e.word().empty() ? "" : " on " + e.word()) << "\n";
   if (r.outcome() == SignalReport::completes && r.final_values_size() > 0) {
@@ -239,7 +239,7 @@ namespace {
 absl::StatusOr<std::pair<sig::Program, SignalTrace>> LoadTrace(const std::string& path,
                                                                const sig::LoadOverrides& o) {
   SignalTrace t;
-  if (auto s = sim::ParseTextProtoFile(path, &t); !s.ok()) return s;
+  if (auto s = sim::base::ParseTextProtoFile(path, &t); !s.ok()) return s;
   if (auto s = sig::CheckTraceFormatVersion(t, path); !s.ok()) return s;
   SignalProgram prog;
   std::string origin = path;
@@ -248,7 +248,7 @@ absl::StatusOr<std::pair<sig::Program, SignalTrace>> LoadTrace(const std::string
   } else if (!t.program_file().empty()) {
     std::string dir = path.substr(0, path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
     origin = dir + t.program_file();
-    if (auto s = sim::ParseTextProtoFile(origin, &prog); !s.ok()) return s;
+    if (auto s = sim::base::ParseTextProtoFile(origin, &prog); !s.ok()) return s;
   } else {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": a trace needs `program` or `program_file`"));
@@ -320,11 +320,11 @@ absl::Status CheckSignalCorpusFile(const std::string& path, bool trace, bool* ok
   std::vector<std::string> problems;
   if (expect.outcome() != OUTCOME_UNSPECIFIED) {
     std::string want = absl::AsciiStrToLower(SignalOutcome_Name(expect.outcome()));
-    if (sim::EnumName(rep.outcome()) != want)
+    if (sim::base::EnumName(rep.outcome()) != want)
       problems.push_back(
-          absl::StrCat("outcome ", sim::EnumName(rep.outcome()), ", expected ", want));
+          absl::StrCat("outcome ", sim::base::EnumName(rep.outcome()), ", expected ", want));
   }
-  const std::string cause = sim::EnumName(rep.explanation().cause());
+  const std::string cause = sim::base::EnumName(rep.explanation().cause());
   if (!expect.cause().empty() && cause != expect.cause())
     problems.push_back(absl::StrCat("cause ", cause.empty() ? "(none)" : cause, ", expected ",
                                     expect.cause()));
@@ -340,7 +340,7 @@ absl::Status CheckSignalCorpusFile(const std::string& path, bool trace, bool* ok
     if (!absl::StrContains(rep.explanation().text(), t))
       problems.push_back(absl::StrCat("explanation lacks \"", t, "\""));
   if (trace && want_repro != (rep.replay() == SignalReport::reproduced))
-    problems.push_back(absl::StrCat("replay ", sim::EnumName(rep.replay()), ", expected ",
+    problems.push_back(absl::StrCat("replay ", sim::base::EnumName(rep.replay()), ", expected ",
                                     want_repro ? "reproduced" : "not reproduced"));
   *ok = problems.empty();
   *detail = absl::StrJoin(problems, "; ");

@@ -79,7 +79,7 @@ int RunSignalCuda(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
 
   const std::string& path = args.positional[0];
   SignalProgram program;
-  if (absl::Status parsed = sim::ParseTextProtoFile(path, &program); !parsed.ok()) {
+  if (absl::Status parsed = sim::base::ParseTextProtoFile(path, &program); !parsed.ok()) {
     PrintError(err, parsed.message());
     return kExitInputError;
   }
@@ -92,7 +92,7 @@ int RunSignalCuda(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
     return kExitInputError;
   }
   const std::string out_path = *args.Get("o");
-  if (!sim::WriteFileAtomically(out_path, *source).ok()) {
+  if (!sim::base::WriteFileAtomically(out_path, *source).ok()) {
     PrintError(err, absl::StrCat(out_path, ": cannot write file"));
     return kExitInputError;
   }

@@ -122,10 +122,10 @@ Graph BuildGraph(const SignalExplanation& e) {
     Edge out;
     out.from = g.Id(ed.from());
     out.to = g.Id(ed.to());
-    out.state = sim::EnumName(ed.to_state());
+    out.state = sim::base::EnumName(ed.to_state());
     out.label.push_back(Want(ed.word(), ed.expected(), ed.observed()));
     if (!ed.site().empty()) out.label.push_back(absl::StrCat("writer site: ", ed.site()));
-    out.title = absl::StrCat("edge ", ed.from(), " -> ", ed.to(), " (", sim::EnumName(ed.to_state()), ")");
+    out.title = absl::StrCat("edge ", ed.from(), " -> ", ed.to(), " (", sim::base::EnumName(ed.to_state()), ")");
     g.edges.push_back(std::move(out));
     waiting.insert(g.edges.back().from);
   }
@@ -394,7 +394,7 @@ std::string RenderWaitForSvg(const SignalExplanation& e) {
   DrawNodes(&doc, g);
   svg::Box graph = doc.bounds();
   if (graph.empty) graph.Add(0, 0, 0, 0);
-  doc.Text(graph.x0, graph.y0 - 14, absl::StrCat("wait-for graph: ", sim::EnumName(e.cause())),
+  doc.Text(graph.x0, graph.y0 - 14, absl::StrCat("wait-for graph: ", sim::base::EnumName(e.cause())),
            svg::TextStyle().Size(14).Bold());
   DrawLegend(&doc, g, graph.x0, graph.y1 + 16);
   return doc.Render();

@@ -161,12 +161,12 @@ int RunGpu(const ParsedArgs& args, bool diff, std::ostream& out, std::ostream& e
       exit_code = kExitInternal;
       continue;
     }
-    std::vector<sim::NamedBuffer> a, b;
+    std::vector<sim::launch::NamedBuffer> a, b;
     for (const auto& buf : simulated->buffers) a.push_back({buf.name, buf.bytes});
     for (const auto& buf : hw->buffers) b.push_back({buf.name, buf.bytes});
     bool same = simulated->report.ok() == hw->ok;
     std::string detail;
-    for (const sim::BufferComparison& c : sim::CompareBuffers(a, b)) {
+    for (const sim::launch::BufferComparison& c : sim::launch::CompareBuffers(a, b)) {
       if (c.equal) continue;
       same = false;
       absl::StrAppend(&detail, "\n  buffer ", c.name, ": ", c.differing_bytes,
@@ -174,7 +174,7 @@ int RunGpu(const ParsedArgs& args, bool diff, std::ostream& out, std::ostream& e
       if (c.first_difference < 0) continue;
       // Which element, which values, and who wrote it in the simulator.
       const uint64_t off = static_cast<uint64_t>(c.first_difference);
-      auto byte_of = [&](const std::vector<sim::NamedBuffer>& side) -> std::string {
+      auto byte_of = [&](const std::vector<sim::launch::NamedBuffer>& side) -> std::string {
         for (const auto& nb : side) {
           if (nb.name == c.name && off < nb.bytes.size()) {
             return absl::StrFormat("0x%02x", nb.bytes[off]);

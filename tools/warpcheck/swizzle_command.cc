@@ -495,7 +495,7 @@ absl::Status WriteCounterexampleCase(const sw::Problem& p, const sw::Counterexam
                               std::filesystem::absolute(spec_path),
                               std::filesystem::absolute(cex_out).parent_path())
                               .string();
-  if (!sim::WriteFileAtomically(cex_out, CounterexampleCase(p, c, rel)).ok()) {
+  if (!sim::base::WriteFileAtomically(cex_out, CounterexampleCase(p, c, rel)).ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat(cex_out, ": cannot write the counterexample case"));
   }

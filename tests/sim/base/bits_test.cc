@@ -5,7 +5,7 @@
 
 #include "gtest/gtest.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::base {
 namespace {
 
 TEST(BitsTest, IsPowerOf2MatchesTheDefinition) {
@@ -38,4 +38,4 @@ TEST(BitsTest, Log2OfNonPowerIsABug) {
 }
 
 }  // namespace
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::base

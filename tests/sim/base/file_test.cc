@@ -14,7 +14,7 @@
 #include "gtest/gtest.h"
 #include "tests/testing/status_matchers.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::base {
 namespace {
 
 namespace fs = std::filesystem;
@@ -149,4 +149,4 @@ TEST_F(FileTest, StreamedWriterCommitsOnlyWhenAsked) {
 }
 
 }  // namespace
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::base

@@ -12,7 +12,7 @@
 #include "gtest/gtest.h"
 #include "proto/report.pb.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::base {
 namespace {
 
 std::string ProtobufJson(const google::protobuf::Message& m) {
@@ -114,4 +114,4 @@ TEST(JsonTest, QuoteEscapesLikeProtobuf) {
 }
 
 }  // namespace
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::base

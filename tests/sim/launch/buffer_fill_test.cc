@@ -10,7 +10,7 @@
 #include "sim/launch/sha256.h"
 #include "tests/testing/status_matchers.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::launch {
 namespace {
 
 using ::testing::Each;
@@ -132,4 +132,4 @@ TEST(FillBufferTest, HashOfIotaMatchesPython) {
 }
 
 }  // namespace
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::launch

@@ -7,7 +7,7 @@
 #include "gtest/gtest.h"
 #include "tests/testing/status_matchers.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::launch {
 namespace {
 
 using ::testing::HasSubstr;
@@ -148,4 +148,4 @@ TEST(LaunchSpecTest, CompareBuffersByName) {
 }
 
 }  // namespace
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::launch

@@ -5,7 +5,7 @@
 
 #include "gtest/gtest.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::launch {
 namespace {
 
 std::string HexOf(const std::string& s) {
@@ -45,4 +45,4 @@ TEST(Sha256Test, AllByteValuesManyBlocks) {
 }
 
 }  // namespace
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::launch

@@ -25,7 +25,7 @@
 #include "sim/layout/encoding.h"
 #include "tests/testing/status_matchers.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::layout {
 namespace {
 
 using ::testing::HasSubstr;
@@ -740,4 +740,4 @@ TEST(EncodingParseTest, WideLinearLayoutsAreCheckedExactly) {
 }
 
 }  // namespace
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::layout

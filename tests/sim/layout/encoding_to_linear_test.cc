@@ -22,7 +22,7 @@
 #include "sim/layout/linear_layout.h"
 #include "tests/testing/status_matchers.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::layout {
 namespace {
 
 using Bases = std::vector<std::vector<int32_t>>;
@@ -1404,4 +1404,4 @@ TEST(EncodingToLinearErrorTest, MalformedEncodingFields) {
 }
 
 }  // namespace
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::layout

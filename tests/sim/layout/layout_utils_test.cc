@@ -11,7 +11,7 @@
 #include "gtest/gtest.h"
 #include "sim/layout/linear_layout.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::layout {
 namespace {
 
 using ::testing::ElementsAre;
@@ -146,4 +146,4 @@ TEST(LayoutUtilsTest, TransposeLinearLayoutPermutesEntriesAndReinfersSizes) {
 }
 
 }  // namespace
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::layout

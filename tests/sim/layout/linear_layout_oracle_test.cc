@@ -21,7 +21,7 @@
 #include "sim/layout/linear_layout.h"
 #include "tests/testing/status_matchers.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::layout {
 namespace {
 
 struct Vector {
@@ -196,4 +196,4 @@ TEST(LinearLayoutOracleTest, InvertAndComposeResultsSolveTheEquation) {
 }
 
 }  // namespace
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::layout

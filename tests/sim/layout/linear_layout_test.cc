@@ -20,7 +20,7 @@
 #include "gtest/gtest.h"
 #include "tests/testing/status_matchers.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::layout {
 namespace {
 
 using ::testing::ElementsAre;
@@ -1269,4 +1269,4 @@ TEST(LinearLayoutTest, EqualityComparesNamesOrderBasesAndSizes) {
 }
 
 }  // namespace
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::layout

@@ -22,7 +22,7 @@
 #include "sim/layout/encoding.h"
 #include "tests/testing/status_matchers.h"
 
-namespace warpcheck::sim {
+namespace warpcheck::sim::layout {
 namespace {
 
 using ::testing::HasSubstr;
@@ -118,4 +118,4 @@ INSTANTIATE_TEST_SUITE_P(Corpus, MalformedCase, ::testing::ValuesIn(Cases()),
                          });
 
 }  // namespace
-}  // namespace warpcheck::sim
+}  // namespace warpcheck::sim::layout

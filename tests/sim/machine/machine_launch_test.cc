@@ -8,6 +8,7 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
+#include "sim/launch/buffer_fill.h"
 #include "sim/machine/launch.h"
 #include "tests/sim/machine/machine_test_util.h"
 #include "tests/testing/status_matchers.h"
@@ -189,7 +190,7 @@ TEST(MachineLaunchTest, InputErrors) {
 }
 
 TEST(MachineLaunchTest, ReqntidMustMatchTheBlock) {
-  ASSERT_OK_AND_ASSIGN(LaunchSpec spec, LoadLaunchSpec(Sample("shuffle_i32.textproto")));
+  ASSERT_OK_AND_ASSIGN(LaunchSpec spec, launch::LoadLaunchSpec(Sample("shuffle_i32.textproto")));
   spec.mutable_block()->set_x(64);
   EXPECT_THAT(
       RunLaunchSpec(spec, SourceDir() + "/tests/sim/machine/testdata", RunOptions{}),
@@ -201,34 +202,34 @@ TEST(MachineLaunchTest, BufferFills) {
   b.set_size_bytes(8);
   b.set_fill(BufferParam::IOTA);
   b.set_element_bytes(2);
-  ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> iota, FillBuffer(b, "."));
+  ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> iota, launch::FillBuffer(b, "."));
   EXPECT_EQ(iota, (std::vector<uint8_t>{0, 0, 1, 0, 2, 0, 3, 0}));
   b.set_element_bytes(0);
   b.set_size_bytes(300);
-  ASSERT_OK_AND_ASSIGN(iota, FillBuffer(b, "."));
+  ASSERT_OK_AND_ASSIGN(iota, launch::FillBuffer(b, "."));
   EXPECT_EQ(iota[255], 255);
   EXPECT_EQ(iota[256], 0);  // element i = i mod 2^8
   b.set_fill(BufferParam::POISON);
-  ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> poison, FillBuffer(b, "."));
+  ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> poison, launch::FillBuffer(b, "."));
   EXPECT_EQ(poison[17], 0xA5);
   b.set_fill(BufferParam::RANDOM);
   b.set_seed(0);
   b.set_size_bytes(12);
-  ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> rnd, FillBuffer(b, "."));
+  ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> rnd, launch::FillBuffer(b, "."));
   // SplitMix64(0): first output 0xE220A8397B1DCDAF, little-endian.
   EXPECT_EQ(rnd[0], 0xAF);
   EXPECT_EQ(rnd[7], 0xE2);
-  ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> again, FillBuffer(b, "."));
+  ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> again, launch::FillBuffer(b, "."));
   EXPECT_EQ(rnd, again);
   TempDir dir;
   dir.Write("data.bin", "hello");
   b.set_fill(BufferParam::FILE);
   b.set_path("data.bin");
   b.set_size_bytes(5);
-  ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> file, FillBuffer(b, dir.path()));
+  ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> file, launch::FillBuffer(b, dir.path()));
   EXPECT_EQ(std::string(file.begin(), file.end()), "hello");
   b.set_size_bytes(6);
-  EXPECT_THAT(FillBuffer(b, dir.path()),
+  EXPECT_THAT(launch::FillBuffer(b, dir.path()),
               StatusIs(absl::StatusCode::kInvalidArgument, "has 5 bytes"));
 }
 

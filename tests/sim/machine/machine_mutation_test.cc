@@ -24,6 +24,7 @@
 #include "absl/strings/strip.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "sim/base/file.h"
 #include "sim/machine/launch.h"
 #include "sim/ptx/parser.h"
 #include "tests/testing/status_matchers.h"
@@ -109,12 +110,8 @@ const Mutant kMutants[] = {
      ""},
 };
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+// The file's text, or "" when it cannot be read (the test then fails on its content).
+std::string ReadText(const std::string& path) { return base::ReadFile(path).value_or(""); }
 
 std::string Describe(const SimReport& r) {
   std::string s = r.ok() ? "ok\n" : "not ok\n";
@@ -130,7 +127,7 @@ std::string Describe(const SimReport& r) {
 absl::StatusOr<SimReport> RunMutated(const std::string& kernel, int line,
                                      const std::string& replacement, std::string* original) {
   const std::string ptx_path = CorpusDir() + "/" + kernel + ".ptx";
-  std::string text = ReadFile(ptx_path);
+  std::string text = ReadText(ptx_path);
   std::vector<std::string> lines = absl::StrSplit(text, '\n');
   if (line > 0) {
     if (line > static_cast<int>(lines.size()))
@@ -140,7 +137,7 @@ absl::StatusOr<SimReport> RunMutated(const std::string& kernel, int line,
   }
   auto module = ptx::ParseModule(absl::StrJoin(lines, "\n"), ptx_path);
   if (!module.ok()) return module.status();
-  auto spec = LoadLaunchSpec(CorpusDir() + "/" + kernel + ".textproto");
+  auto spec = launch::LoadLaunchSpec(CorpusDir() + "/" + kernel + ".textproto");
   if (!spec.ok()) return spec.status();
   auto result = RunLaunchSpecOnModule(*spec, *module, CorpusDir(), RunOptions{});
   if (!result.ok()) return result.status();
@@ -200,7 +197,7 @@ TEST_P(MachineMutationTest, SimulatorRejectsMutant) {
 TEST(MachineMutationManifestTest, CasesAreInTheManifest) {
   const std::string path = CorpusDir() + "/mutants/manifest.tsv";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "no " << path;
-  std::string text = ReadFile(path);
+  std::string text = ReadText(path);
   for (const Mutant& m : kMutants) {
     SCOPED_TRACE(m.id);
     bool found = false;

@@ -59,7 +59,7 @@ TEST(MachineTritonTest, CorpusBehavesAsExpected) {
   if (specs.empty()) GTEST_SKIP() << "no corpus/triton";
   for (const std::string& path : specs) {
     SCOPED_TRACE(path);
-    ASSERT_OK_AND_ASSIGN(LaunchSpec spec, LoadLaunchSpec(path));
+    ASSERT_OK_AND_ASSIGN(LaunchSpec spec, launch::LoadLaunchSpec(path));
     ASSERT_OK_AND_ASSIGN(SimReport r, RunLaunchSpecFile(path, RunOptions{}));
     EXPECT_OK(CheckSimExpect(spec, r)) << Describe(r);
   }

@@ -80,7 +80,7 @@ int Lanes(const AgentState& as) {
 
 std::set<std::string> Outcomes(const ExploreResult& r) {
   std::set<std::string> out;
-  for (const TerminalSummary& t : r.terminals) out.insert(EnumName(t.outcome));
+  for (const TerminalSummary& t : r.terminals) out.insert(base::EnumName(t.outcome));
   return out;
 }
 

@@ -52,7 +52,7 @@ std::set<TerminalKey> Terminals(const SignalReport& r) {
   std::set<TerminalKey> out;
   for (const SignalTerminal& t : r.terminals()) {
     std::map<std::string, int64_t> values(t.values().begin(), t.values().end());
-    out.insert({EnumName(t.outcome()), {t.blocked().begin(), t.blocked().end()},
+    out.insert({base::EnumName(t.outcome()), {t.blocked().begin(), t.blocked().end()},
                 std::move(values)});
   }
   return out;
