@@ -351,18 +351,4 @@ absl::Status CheckSimExpect(const warpcheck::LaunchSpec& spec,
   return absl::OkStatus();
 }
 
-int RunSimCommand(const std::string& launch_path, const RunOptions& options,
-                  warpcheck::Report* report, std::string* error) {
-  absl::StatusOr<warpcheck::SimReport> r = RunLaunchSpecFile(launch_path, options);
-  if (!r.ok()) {
-    *error = std::string(r.status().message());
-    bool input = r.status().code() == absl::StatusCode::kInvalidArgument ||
-                 r.status().code() == absl::StatusCode::kNotFound ||
-                 r.status().code() == absl::StatusCode::kResourceExhausted;
-    return input ? 2 : 6;
-  }
-  *report->mutable_sim() = std::move(*r);
-  return report->sim().ok() ? 0 : 10;
-}
-
 }  // namespace warpcheck::sim::machine

@@ -2,15 +2,17 @@
 //
 //   warpcheck sim run LAUNCH.textproto [--trace=FILE]
 //
-// is RunSimCommand below: load the text proto (with its `# proto-message:
+// is RunLaunchSpecFile below: load the text proto (with its `# proto-message:
 // warpcheck.LaunchSpec` header), read the PTX file named relative to the spec, decode the
 // kernel, allocate and fill the buffers, run the grid, evaluate the expectations and
 // report counters, faults and a SHA-256 of every buffer.
 //
 // Errors in the *input* (unreadable or malformed spec or PTX, a parameter that does not
 // match the kernel's signature, an instruction outside the subset) are InvalidArgument or
-// NotFound statuses with `file:line:column`. Faults of the *program* (races, bad
-// addresses, deadlocks, ...) are data: SimReport.ok = false with the faults listed.
+// NotFound statuses with `file:line:column`; a buffer past the size limit is
+// ResourceExhausted; a trace that cannot be committed is Internal. Faults of the
+// *program* (races, bad addresses, deadlocks, ...) are data: SimReport.ok = false with
+// the faults listed. Nothing here picks an exit code (tools/warpcheck/sim_command.cc).
 //
 // Loading, validation, buffer fills (ZERO, POISON, IOTA, RANDOM = SplitMix64, FILE),
 // expectations and SHA-256 are sim/launch's, shared with the GPU runner (tools/gpu), so
@@ -82,12 +84,6 @@ absl::StatusOr<LaunchResult> RunLaunchSpecFileWithBuffers(const std::string& pat
 // was reported; otherwise FailedPrecondition saying what differs.
 absl::Status CheckSimExpect(const warpcheck::LaunchSpec& spec,
                             const warpcheck::SimReport& report);
-
-// `warpcheck sim run`: fills report->sim and returns the exit code (0 ok, 10 a fault or
-// a failed expectation, 2 input error, 6 internal error); `*error` gets the message of
-// an input or internal error.
-int RunSimCommand(const std::string& launch_path, const RunOptions& options,
-                  warpcheck::Report* report, std::string* error);
 
 }  // namespace warpcheck::sim::machine
 

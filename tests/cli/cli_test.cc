@@ -293,5 +293,41 @@ TEST(CliSimTest, RunsTritonKernelAndReportsInputErrors) {
   std::remove(bad.c_str());
 }
 
+// The triton spec above, with one edit, run from a temporary folder (the PTX by its
+// absolute path).
+std::string EditedTritonSpec(const std::string& name, const std::string& from,
+                             const std::string& to) {
+  std::ifstream in(Src("corpus/triton/cvt1d_l0723_128_i32_w4.textproto"));
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string spec = text.str();
+  spec.replace(spec.find("ptx_file: \""), 11,
+               "ptx_file: \"" + Src("corpus/triton/") );
+  spec.replace(spec.find(from), from.size(), to);
+  std::string path = TempPath(name);
+  std::ofstream(path) << spec;
+  return path;
+}
+
+TEST(CliSimTest, ExitCodesFollowTheReportAndTheStatus) {
+  // 8 bytes of shared memory where the kernel stores 512: a fault, a finding (10).
+  std::string failing = EditedTritonSpec("small_smem.textproto", "dynamic_shared_bytes: 512",
+                                         "dynamic_shared_bytes: 8");
+  Result violated = RunCli({"sim", "run", failing, "--format=json"});
+  EXPECT_EQ(violated.code, kExitViolated) << violated.err;
+  EXPECT_FALSE(violated.report.sim().ok());
+  ASSERT_GT(violated.report.sim().faults_size(), 0);
+  EXPECT_EQ(violated.report.sim().faults(0).kind(), "out_of_bounds");
+  // A buffer past the 1 GiB limit is the user's input (ResourceExhausted: 2).
+  std::string huge = EditedTritonSpec("huge.textproto", "size_bytes: 512 fill: IOTA",
+                                      "size_bytes: 2147483648 fill: IOTA");
+  Result too_big = RunCli({"sim", "run", huge});
+  EXPECT_EQ(too_big.code, kExitInputError);
+  EXPECT_THAT(too_big.err, HasSubstr("larger than 1073741824 bytes"));
+  EXPECT_TRUE(too_big.out.empty());
+  std::remove(failing.c_str());
+  std::remove(huge.c_str());
+}
+
 }  // namespace
 }  // namespace warpcheck::cli

@@ -9,6 +9,7 @@
 #include "sim/launch/launch_spec.h"
 #include "sim/machine/launch.h"
 #include "tools/warpcheck/cli.h"
+#include "tools/warpcheck/exit_code.h"
 #include "tools/warpcheck/output.h"
 #ifdef WARPCHECK_WITH_CUDA
 #include "tools/gpu/gpu_runner.h"
@@ -81,16 +82,17 @@ int RunSimRun(const ParsedArgs& args, std::ostream& out, std::ostream& err,
   }
   sim::machine::RunOptions options;
   options.trace_path = args.Get("trace").value_or("");
-  Report report;
-  std::string error;
-  int code = sim::machine::RunSimCommand(args.positional[0], options, &report, &error);
-  if (code == kExitInputError || code == kExitInternal) {
-    PrintError(err, error);
-    return code;
+  absl::StatusOr<SimReport> simulated =
+      sim::machine::RunLaunchSpecFile(args.positional[0], options);
+  if (!simulated.ok()) {
+    PrintError(err, simulated.status().message());
+    return ExitCodeFor(simulated.status());
   }
+  Report report;
+  *report.mutable_sim() = *std::move(simulated);
   if (report_out) *report_out = report;
   if (!PrintMachineReport(report, *format, out)) PrintSimText(report.sim(), out);
-  return code;
+  return ExitCodeFor(report);
 }
 
 int RunGpu(const ParsedArgs& args, bool diff, std::ostream& out, std::ostream& err,

@@ -557,10 +557,7 @@ int RunSwizzleProve(const ParsedArgs& args, std::ostream& out, std::ostream& err
       options.ok() ? verify::CheckSwizzle(*problem, *engine, *options) : options.status();
   if (!outcome.ok()) {
     PrintError(err, outcome.status().message());
-    // prove has always reported every failure that is not ours (Internal) as bad input,
-    // ResourceExhausted (a box past the proof's limits) included.
-    return outcome.status().code() == absl::StatusCode::kInternal ? kExitInternal
-                                                                  : kExitInputError;
+    return ExitCodeFor(outcome.status());
   }
   Report report;
   Swizzle2dReport* r = report.mutable_swizzle2d();

@@ -147,52 +147,17 @@ void ExprEncoder::FloorDivMod(const Encoded& a, const Encoded& b, Term* q, Term*
   }
 }
 
-absl::StatusOr<ExprEncoder::Encoded> ExprEncoder::EncodeNode(const Expr& e) {
-  if (auto it = memo_.find(&e); it != memo_.end()) return it->second;
-  Context& c = *ctx_;
-  Encoded out;
-  switch (e.kind()) {
-    case ExprKind::kIntConst:
-      out.value = c.Int(e.int_value());
-      out.range = {e.int_value(), e.int_value()};
-      return out;  // constants are not memoised: they are cheap and have no serial
-    case ExprKind::kBoolConst:
-      out.value = c.Bool(e.bool_value());
-      out.range = {e.bool_value() ? 1 : 0, e.bool_value() ? 1 : 0};
-      return out;
-    case ExprKind::kVar: {
-      auto it = names_.find(e.name());
-      if (it == names_.end()) {
-        return absl::InvalidArgumentError(absl::StrCat("smt encoder: unbound name '",
-                                                       e.name(), "' at ", e.loc().line,
-                                                       ":", e.loc().col));
-      }
-      return it->second;
-    }
-    default:
-      break;
-  }
+struct ExprEncoder::Node {
+  explicit Node(Context& ctx) : c(ctx) {}
 
-  std::vector<Encoded> ops;
-  ops.reserve(e.num_operands());
-  for (const sim::expr::ExprPtr& o : e.operands()) {
-    absl::StatusOr<Encoded> x = EncodeNode(*o);
-    if (!x.ok()) return x.status();
-    ops.push_back(*std::move(x));
-  }
-  uint64_t serial = 0;
-  for (const Encoded& o : ops) serial = std::max(serial, o.serial);
-  out.serial = serial;
-
-  // Definedness: the conjunction of the operands' (strict operators) and this node's own
-  // condition; lazy operators guard their later operands.
-  std::vector<Term> defined;
-  auto strict = [&] {
+  // Strict operators: defined where every operand is.
+  void Strict() {
     for (const Encoded& o : ops) {
       if (o.defined) defined.push_back(*o.defined);
     }
-  };
-  auto int_result = [&](Term value, ValueRange range) {
+  }
+  // An integer result; outside int64 it is undefined.
+  void IntResult(Term value, ValueRange range) {
     out.value = value;
     out.range = range;
     if (!range.FitsInt64()) {
@@ -201,145 +166,211 @@ absl::StatusOr<ExprEncoder::Encoded> ExprEncoder::EncodeNode(const Expr& e) {
       // The value is only used where it is defined, i.e. within int64.
       out.range = {std::max(range.lo, kInt64Min), std::min(range.hi, kInt64Max)};
     }
-  };
-  auto nonzero = [&](const Encoded& b) {
+  }
+  void BoolResult(Term value) {
+    out.value = value;
+    out.range = {0, 1};
+  }
+  // A divisor: defined only where it is not zero.
+  void NonZero(const Encoded& b) {
     if (b.range.lo > 0 || b.range.hi < 0) return;
     defined.push_back(b.value != 0);
-  };
+  }
 
+  Context& c;
+  std::vector<Encoded> ops;
+  Encoded out;
+  std::vector<Term> defined;
+};
+
+absl::StatusOr<ExprEncoder::Encoded> ExprEncoder::EncodeLeaf(const Expr& e) const {
+  Encoded out;
   switch (e.kind()) {
+    case ExprKind::kIntConst:
+      out.value = ctx_->Int(e.int_value());
+      out.range = {e.int_value(), e.int_value()};
+      return out;  // constants are not memoised: they are cheap and have no serial
+    case ExprKind::kBoolConst:
+      out.value = ctx_->Bool(e.bool_value());
+      out.range = {e.bool_value() ? 1 : 0, e.bool_value() ? 1 : 0};
+      return out;
+    default: {  // kVar
+      auto it = names_.find(e.name());
+      if (it == names_.end()) {
+        return absl::InvalidArgumentError(absl::StrCat("smt encoder: unbound name '",
+                                                       e.name(), "' at ", e.loc().line,
+                                                       ":", e.loc().col));
+      }
+      return it->second;
+    }
+  }
+}
+
+void ExprEncoder::EncodeArithmetic(ExprKind kind, Node& n) {
+  const std::vector<Encoded>& ops = n.ops;
+  n.Strict();
+  switch (kind) {
     case ExprKind::kNeg:
-      strict();
-      int_result(-ops[0].value, {Clamp(-ops[0].range.hi), Clamp(-ops[0].range.lo)});
-      break;
-    case ExprKind::kNot:
-      strict();
-      out.value = !ops[0].value;
-      out.range = {0, 1};
-      break;
+      n.IntResult(-ops[0].value, {Clamp(-ops[0].range.hi), Clamp(-ops[0].range.lo)});
+      return;
     case ExprKind::kAdd:
-      strict();
-      int_result(ops[0].value + ops[1].value, {Clamp(ops[0].range.lo + ops[1].range.lo),
-                                               Clamp(ops[0].range.hi + ops[1].range.hi)});
-      break;
+      n.IntResult(ops[0].value + ops[1].value, {Clamp(ops[0].range.lo + ops[1].range.lo),
+                                                Clamp(ops[0].range.hi + ops[1].range.hi)});
+      return;
     case ExprKind::kSub:
-      strict();
-      int_result(ops[0].value - ops[1].value, {Clamp(ops[0].range.lo - ops[1].range.hi),
-                                               Clamp(ops[0].range.hi - ops[1].range.lo)});
-      break;
+      n.IntResult(ops[0].value - ops[1].value, {Clamp(ops[0].range.lo - ops[1].range.hi),
+                                                Clamp(ops[0].range.hi - ops[1].range.lo)});
+      return;
     case ExprKind::kMul: {
-      strict();
       const ValueRange &a = ops[0].range, &b = ops[1].range;
-      int_result(ops[0].value * ops[1].value,
-                 Hull({MulSat(a.lo, b.lo), MulSat(a.lo, b.hi), MulSat(a.hi, b.lo),
-                       MulSat(a.hi, b.hi)}));
-      break;
-    }
-    case ExprKind::kFloorDiv:
-    case ExprKind::kMod: {
-      strict();
-      nonzero(ops[1]);
-      Term q, r;
-      FloorDivMod(ops[0], ops[1], &q, &r);
-      if (e.kind() == ExprKind::kFloorDiv) {
-        int_result(q, FloorDivRange(ops[0].range, ops[1].range));
-      } else {
-        int_result(r, ModRange(ops[0].range, ops[1].range));
-      }
-      break;
-    }
-    case ExprKind::kCdiv: {
-      strict();
-      nonzero(ops[1]);
-      // cdiv(a, b) = -floor(-a / b), for either sign of b.
-      Encoded neg_a = ops[0];
-      neg_a.value = -ops[0].value;
-      neg_a.range = {Clamp(-ops[0].range.hi), Clamp(-ops[0].range.lo)};
-      Term value;
-      if (ops[1].range.Constant() && ops[1].range.lo > 0) {
-        // (a + b - 1) div b: one native division by a constant.
-        value = Div(ops[0].value + (ops[1].value - 1), ops[1].value);
-      } else {
-        Term q, r;
-        FloorDivMod(neg_a, ops[1], &q, &r);
-        value = -q;
-      }
-      ValueRange qr = FloorDivRange(neg_a.range, ops[1].range);
-      int_result(value, {Clamp(-qr.hi), Clamp(-qr.lo)});
-      break;
+      n.IntResult(ops[0].value * ops[1].value,
+                  Hull({MulSat(a.lo, b.lo), MulSat(a.lo, b.hi), MulSat(a.hi, b.lo),
+                        MulSat(a.hi, b.hi)}));
+      return;
     }
     case ExprKind::kMin:
-      strict();
-      out.value = Min(ops[0].value, ops[1].value);
-      out.range = {std::min(ops[0].range.lo, ops[1].range.lo),
-                   std::min(ops[0].range.hi, ops[1].range.hi)};
+      n.out.value = Min(ops[0].value, ops[1].value);
+      n.out.range = {std::min(ops[0].range.lo, ops[1].range.lo),
+                     std::min(ops[0].range.hi, ops[1].range.hi)};
+      return;
+    default:  // kMax
+      n.out.value = Max(ops[0].value, ops[1].value);
+      n.out.range = {std::max(ops[0].range.lo, ops[1].range.lo),
+                     std::max(ops[0].range.hi, ops[1].range.hi)};
+      return;
+  }
+}
+
+void ExprEncoder::EncodeDivision(ExprKind kind, Node& n) {
+  const std::vector<Encoded>& ops = n.ops;
+  n.Strict();
+  n.NonZero(ops[1]);
+  if (kind != ExprKind::kCdiv) {
+    Term q, r;
+    FloorDivMod(ops[0], ops[1], &q, &r);
+    if (kind == ExprKind::kFloorDiv) {
+      n.IntResult(q, FloorDivRange(ops[0].range, ops[1].range));
+    } else {
+      n.IntResult(r, ModRange(ops[0].range, ops[1].range));
+    }
+    return;
+  }
+  // cdiv(a, b) = -floor(-a / b), for either sign of b.
+  Encoded neg_a = ops[0];
+  neg_a.value = -ops[0].value;
+  neg_a.range = {Clamp(-ops[0].range.hi), Clamp(-ops[0].range.lo)};
+  Term value;
+  if (ops[1].range.Constant() && ops[1].range.lo > 0) {
+    // (a + b - 1) div b: one native division by a constant.
+    value = Div(ops[0].value + (ops[1].value - 1), ops[1].value);
+  } else {
+    Term q, r;
+    FloorDivMod(neg_a, ops[1], &q, &r);
+    value = -q;
+  }
+  ValueRange qr = FloorDivRange(neg_a.range, ops[1].range);
+  n.IntResult(value, {Clamp(-qr.hi), Clamp(-qr.lo)});
+}
+
+void ExprEncoder::EncodeComparison(ExprKind kind, Node& n) {
+  n.Strict();
+  const Term a = n.ops[0].value, b = n.ops[1].value;
+  switch (kind) {
+    case ExprKind::kEq: return n.BoolResult(a == b);
+    case ExprKind::kNe: return n.BoolResult(a != b);
+    case ExprKind::kLt: return n.BoolResult(a < b);
+    case ExprKind::kLe: return n.BoolResult(a <= b);
+    case ExprKind::kGt: return n.BoolResult(a > b);
+    default: return n.BoolResult(a >= b);  // kGe
+  }
+}
+
+void ExprEncoder::EncodeLogic(ExprKind kind, Node& n) {
+  const std::vector<Encoded>& ops = n.ops;
+  switch (kind) {
+    case ExprKind::kNot:
+      n.Strict();
+      n.BoolResult(!ops[0].value);
+      return;
+    case ExprKind::kAnd:
+      // b is evaluated only when a is true.
+      if (ops[0].defined) n.defined.push_back(*ops[0].defined);
+      if (ops[1].defined) n.defined.push_back(!ops[0].value || *ops[1].defined);
+      n.BoolResult(ops[0].value && ops[1].value);
+      return;
+    case ExprKind::kOr:
+      if (ops[0].defined) n.defined.push_back(*ops[0].defined);
+      if (ops[1].defined) n.defined.push_back(ops[0].value || *ops[1].defined);
+      n.BoolResult(ops[0].value || ops[1].value);
+      return;
+    default:  // kSelect
+      if (ops[0].defined) n.defined.push_back(*ops[0].defined);
+      if (ops[1].defined || ops[2].defined) {
+        n.defined.push_back(Ite(ops[0].value, ops[1].Defined(n.c), ops[2].Defined(n.c)));
+      }
+      n.out.value = Ite(ops[0].value, ops[1].value, ops[2].value);
+      n.out.range = {std::min(ops[1].range.lo, ops[2].range.lo),
+                     std::max(ops[1].range.hi, ops[2].range.hi)};
+      return;
+  }
+}
+
+absl::StatusOr<ExprEncoder::Encoded> ExprEncoder::EncodeNode(const Expr& e) {
+  if (auto it = memo_.find(&e); it != memo_.end()) return it->second;
+  switch (e.kind()) {
+    case ExprKind::kIntConst:
+    case ExprKind::kBoolConst:
+    case ExprKind::kVar:
+      return EncodeLeaf(e);
+    default:
       break;
+  }
+  Node n(*ctx_);
+  n.ops.reserve(e.num_operands());
+  for (const sim::expr::ExprPtr& o : e.operands()) {
+    absl::StatusOr<Encoded> x = EncodeNode(*o);
+    if (!x.ok()) return x.status();
+    n.ops.push_back(*std::move(x));
+  }
+  for (const Encoded& o : n.ops) n.out.serial = std::max(n.out.serial, o.serial);
+
+  // Definedness: the conjunction of the operands' (strict operators) and this node's own
+  // condition; lazy operators guard their later operands.
+  switch (e.kind()) {
+    case ExprKind::kNeg:
+    case ExprKind::kAdd:
+    case ExprKind::kSub:
+    case ExprKind::kMul:
+    case ExprKind::kMin:
     case ExprKind::kMax:
-      strict();
-      out.value = Max(ops[0].value, ops[1].value);
-      out.range = {std::max(ops[0].range.lo, ops[1].range.lo),
-                   std::max(ops[0].range.hi, ops[1].range.hi)};
+      EncodeArithmetic(e.kind(), n);
+      break;
+    case ExprKind::kFloorDiv:
+    case ExprKind::kMod:
+    case ExprKind::kCdiv:
+      EncodeDivision(e.kind(), n);
       break;
     case ExprKind::kEq:
     case ExprKind::kNe:
     case ExprKind::kLt:
     case ExprKind::kLe:
     case ExprKind::kGt:
-    case ExprKind::kGe: {
-      strict();
-      const Term a = ops[0].value, b = ops[1].value;
-      switch (e.kind()) {
-        case ExprKind::kEq:
-          out.value = a == b;
-          break;
-        case ExprKind::kNe:
-          out.value = a != b;
-          break;
-        case ExprKind::kLt:
-          out.value = a < b;
-          break;
-        case ExprKind::kLe:
-          out.value = a <= b;
-          break;
-        case ExprKind::kGt:
-          out.value = a > b;
-          break;
-        default:
-          out.value = a >= b;
-          break;
-      }
-      out.range = {0, 1};
+    case ExprKind::kGe:
+      EncodeComparison(e.kind(), n);
       break;
-    }
+    case ExprKind::kNot:
     case ExprKind::kAnd:
-      // b is evaluated only when a is true.
-      if (ops[0].defined) defined.push_back(*ops[0].defined);
-      if (ops[1].defined) defined.push_back(!ops[0].value || *ops[1].defined);
-      out.value = ops[0].value && ops[1].value;
-      out.range = {0, 1};
-      break;
     case ExprKind::kOr:
-      if (ops[0].defined) defined.push_back(*ops[0].defined);
-      if (ops[1].defined) defined.push_back(ops[0].value || *ops[1].defined);
-      out.value = ops[0].value || ops[1].value;
-      out.range = {0, 1};
-      break;
     case ExprKind::kSelect:
-      if (ops[0].defined) defined.push_back(*ops[0].defined);
-      if (ops[1].defined || ops[2].defined) {
-        defined.push_back(Ite(ops[0].value, ops[1].Defined(c), ops[2].Defined(c)));
-      }
-      out.value = Ite(ops[0].value, ops[1].value, ops[2].value);
-      out.range = {std::min(ops[1].range.lo, ops[2].range.lo),
-                   std::max(ops[1].range.hi, ops[2].range.hi)};
+      EncodeLogic(e.kind(), n);
       break;
     default:
       return absl::InternalError(absl::StrCat("smt encoder: unexpected node ",
                                               sim::expr::GetOpInfo(e.kind()).name));
   }
-  if (!defined.empty()) out.defined = And(c, defined);
-  memo_[&e] = out;
-  return out;
+  if (!n.defined.empty()) n.out.defined = And(*ctx_, n.defined);
+  memo_[&e] = n.out;
+  return n.out;
 }
 
 }  // namespace warpcheck::verify::smt

@@ -107,7 +107,20 @@ class ExprEncoder {
   Context& context() const { return *ctx_; }
 
  private:
+  // An interior node being encoded: its operands' encodings, the result so far and the
+  // conjuncts of its definedness (expr_encoder.cc).
+  struct Node;
+
+  // Ensures: the memoised encoding of `e`, or the first error below it.
   absl::StatusOr<Encoded> EncodeNode(const sim::expr::Expr& e);
+  // A constant or a bound name. Requires: e is kIntConst, kBoolConst or kVar.
+  absl::StatusOr<Encoded> EncodeLeaf(const sim::expr::Expr& e) const;
+  // One function per family of interior nodes; each fills n.out and n.defined.
+  // Requires: `kind` is of the family named; n.ops holds its operands.
+  static void EncodeArithmetic(sim::expr::ExprKind kind, Node& n);  // neg + - * min max
+  void EncodeDivision(sim::expr::ExprKind kind, Node& n);           // floordiv mod cdiv
+  static void EncodeComparison(sim::expr::ExprKind kind, Node& n);  // == != < <= > >=
+  static void EncodeLogic(sim::expr::ExprKind kind, Node& n);       // not and or select
   // Floor division and remainder of a by b.
   void FloorDivMod(const Encoded& a, const Encoded& b, Term* q, Term* r);
 

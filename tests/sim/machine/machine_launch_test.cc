@@ -127,10 +127,6 @@ TEST(MachineLaunchTest, FailedExpectationIsDataWithADetail) {
   EXPECT_EQ(r.expectations(0).name(), "buffers_equal(in, out)");
   EXPECT_FALSE(r.expectations(0).ok());
   EXPECT_THAT(r.expectations(0).detail(), HasSubstr("first at byte 40"));
-  Report report;
-  std::string error;
-  EXPECT_EQ(RunSimCommand(spec, RunOptions{}, &report, &error), 10);
-  EXPECT_FALSE(report.sim().ok());
 }
 
 TEST(MachineLaunchTest, InputErrors) {
@@ -174,10 +170,6 @@ TEST(MachineLaunchTest, InputErrors) {
     std::string path = dir.Write("bad.textproto", b.spec);
     absl::StatusOr<SimReport> r = RunLaunchSpecFile(path, RunOptions{});
     EXPECT_THAT(r, StatusIs(b.code, b.what)) << b.spec;
-    Report report;
-    std::string error;
-    EXPECT_EQ(RunSimCommand(path, RunOptions{}, &report, &error), 2) << b.spec;
-    EXPECT_FALSE(error.empty());
   }
   // An unsupported instruction in the PTX is an input error with its position.
   std::string bad_ptx = kCopyPtx;
@@ -338,14 +330,13 @@ TEST(MachineLaunchTest, CheckSimExpect) {
       StatusIs(absl::StatusCode::kFailedPrecondition, "expected ok: true, got false"));
 }
 
-TEST(MachineLaunchTest, RunSimCommandExitCodes) {
-  Report report;
-  std::string error;
-  EXPECT_EQ(RunSimCommand(Sample("smem_f32.textproto"), RunOptions{}, &report, &error),
-            0);
-  EXPECT_TRUE(report.sim().ok());
-  EXPECT_GT(report.sim().counters().at("barriers"), 0);
-  EXPECT_EQ(RunSimCommand("/nonexistent/x.textproto", RunOptions{}, &report, &error), 2);
+TEST(MachineLaunchTest, RunLaunchSpecFileReportsSampleAndMissingFile) {
+  ASSERT_OK_AND_ASSIGN(SimReport r,
+                       RunLaunchSpecFile(Sample("smem_f32.textproto"), RunOptions{}));
+  EXPECT_TRUE(r.ok());
+  EXPECT_GT(r.counters().at("barriers"), 0);
+  EXPECT_THAT(RunLaunchSpecFile("/nonexistent/x.textproto", RunOptions{}),
+              StatusIs(absl::StatusCode::kNotFound, "/nonexistent/x.textproto"));
 }
 
 }  // namespace
