@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "sim/base/status_macros.h"
+#include "sim/base/text_proto.h"
 #include "sim/base/enum_name.h"
 #include "sim/signal/explain.h"
 #include "sim/signal/lint.h"
@@ -169,6 +170,28 @@ SignalTrace MakeTrace(const Machine& m, const Terminal& t) {
     v->set_value(w.value);
   }
   return out;
+}
+
+absl::StatusOr<std::pair<Program, SignalTrace>> LoadTraceFile(const std::string& path,
+                                                              const LoadOverrides& o) {
+  SignalTrace t;
+  if (auto s = sim::base::ParseTextProtoFile(path, &t); !s.ok()) return s;
+  if (auto s = CheckTraceFormatVersion(t, path); !s.ok()) return s;
+  SignalProgram prog;
+  std::string origin = path;
+  if (t.has_program()) {
+    prog = t.program();
+  } else if (!t.program_file().empty()) {
+    std::string dir = path.substr(0, path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+    origin = dir + t.program_file();
+    if (auto s = sim::base::ParseTextProtoFile(origin, &prog); !s.ok()) return s;
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": a trace needs `program` or `program_file`"));
+  }
+  auto p = CompileProgram(prog, origin, o);
+  if (!p.ok()) return p.status();
+  return std::make_pair(std::move(*p), std::move(t));
 }
 
 absl::Status CheckTraceFormatVersion(const SignalTrace& t, const std::string& origin) {

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "absl/status/statusor.h"
 #include "proto/report.pb.h"
@@ -61,6 +62,14 @@ absl::Status ValidateTrace(const Machine& m, const SignalTrace& t, const std::st
 
 // One line per event, e.g. "rank0.cta1 #3 notify#1 write SIG@1[0] = 2 (mo 2)".
 std::string RenderEvent(const SignalEvent& e);
+
+// Reads a SignalTrace text proto and compiles its program: the inline `program`, or
+// `program_file` relative to the trace's folder.
+// Ensures: (program, trace), or the parse error of either file, CheckTraceFormatVersion's
+//          error, InvalidArgument "<path>: a trace needs `program` or `program_file`", or
+//          CompileProgram's error.
+absl::StatusOr<std::pair<Program, SignalTrace>> LoadTraceFile(const std::string& path,
+                                                              const LoadOverrides& o = {});
 
 struct ReplayOptions {
   bool explore_nearby = false;

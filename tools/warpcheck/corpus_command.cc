@@ -14,10 +14,10 @@
 #include "sim/layout/layout_case.h"
 #include "sim/launch/launch_spec.h"
 #include "sim/machine/launch.h"
+#include "sim/signal/expect.h"
 #include "sim/swizzle/problem.h"
 #include "tools/warpcheck/exit_code.h"
 #include "tools/warpcheck/output.h"
-#include "tools/warpcheck/signal_command.h"
 #include "verify/swizzle_check.h"
 
 namespace warpcheck::cli {
@@ -115,10 +115,8 @@ absl::StatusOr<std::vector<CaseResult>> CheckLaunchFile(const std::string& path)
 }
 
 absl::StatusOr<std::vector<CaseResult>> CheckSignalFile(const std::string& path, bool trace) {
-  bool ok = false;
-  std::string detail;
-  RETURN_IF_ERROR(CheckSignalCorpusFile(path, trace, &ok, &detail));
-  return FileCase(path, ok, detail);
+  ASSIGN_OR_RETURN(sim::signal::ExpectCheck check, sim::signal::CheckCorpusFile(path, trace));
+  return FileCase(path, check.ok, check.detail);
 }
 
 }  // namespace

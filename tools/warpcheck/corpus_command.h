@@ -8,8 +8,8 @@
 //   warpcheck.LayoutCorpus    sim/layout  CheckLayoutCase, per case
 //   warpcheck.SwizzleProblem  sim/swizzle LoadProblemFile + verify CheckSwizzle
 //   warpcheck.LaunchSpec      sim/machine RunLaunchSpecFile + CheckSimExpect
-//   warpcheck.SignalProgram   sim/signal, through signal_command's CheckSignalCorpusFile
-//   warpcheck.SignalTrace     〃 (replayed)
+//   warpcheck.SignalProgram   sim/signal  CheckCorpusFile (RunProgram + CheckExpectation)
+//   warpcheck.SignalTrace     〃 (LoadTraceFile + Replay)
 //
 // Adding a kind is adding a row. A check returns an error (absl::Status) only for a file
 // it cannot run (malformed, unreadable); a case that does not meet its expectation is a

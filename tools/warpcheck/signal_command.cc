@@ -2,14 +2,12 @@
 
 #include <limits>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "google/protobuf/text_format.h"
 #include "sim/base/file.h"
-#include "sim/base/text_proto.h"
 #include "sim/signal/driver.h"
 #include "sim/base/enum_name.h"
 #include "sim/signal/program.h"
@@ -235,30 +233,6 @@ int RunSignalLint(const ParsedArgs& args, std::ostream& out, std::ostream& err, 
   return Finish(args, *res, out, err, report);
 }
 
-namespace {
-absl::StatusOr<std::pair<sig::Program, SignalTrace>> LoadTrace(const std::string& path,
-                                                               const sig::LoadOverrides& o) {
-  SignalTrace t;
-  if (auto s = sim::base::ParseTextProtoFile(path, &t); !s.ok()) return s;
-  if (auto s = sig::CheckTraceFormatVersion(t, path); !s.ok()) return s;
-  SignalProgram prog;
-  std::string origin = path;
-  if (t.has_program()) {
-    prog = t.program();
-  } else if (!t.program_file().empty()) {
-    std::string dir = path.substr(0, path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
-    origin = dir + t.program_file();
-    if (auto s = sim::base::ParseTextProtoFile(origin, &prog); !s.ok()) return s;
-  } else {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": a trace needs `program` or `program_file`"));
-  }
-  auto p = sig::CompileProgram(prog, origin, o);
-  if (!p.ok()) return p.status();
-  return std::make_pair(std::move(*p), std::move(t));
-}
-}  // namespace
-
 int RunSignalReplay(const ParsedArgs& args, std::ostream& out, std::ostream& err,
                     Report* report) {
   if (args.Has("help")) {
@@ -274,7 +248,7 @@ int RunSignalReplay(const ParsedArgs& args, std::ostream& out, std::ostream& err
     PrintError(err, o.status().message());
     return kExitUsage;
   }
-  auto loaded = LoadTrace(args.positional[0], *o);
+  auto loaded = sig::LoadTraceFile(args.positional[0], *o);
   if (!loaded.ok()) {
     PrintError(err, loaded.status().message());
     return kExitInputError;
@@ -288,64 +262,6 @@ int RunSignalReplay(const ParsedArgs& args, std::ostream& out, std::ostream& err
     return kExitInputError;
   }
   return Finish(args, *res, out, err, report);
-}
-
-absl::Status CheckSignalCorpusFile(const std::string& path, bool trace, bool* ok,
-                                   std::string* detail) {
-  SignalExpect expect;
-  sig::RunResult res;
-  bool want_repro = false;
-  if (trace) {
-    auto loaded = LoadTrace(path, {});
-    if (!loaded.ok()) return loaded.status();
-    expect = loaded->second.expect();
-    want_repro = loaded->second.expect_reproduced();
-    sig::ReplayOptions ro;
-    ro.explore_nearby = true;
-    auto r = sig::Replay(loaded->first, loaded->second, path, ro);
-    if (!r.ok()) return r.status();
-    res = std::move(*r);
-  } else {
-    auto p = sig::LoadProgramFile(path);
-    if (!p.ok()) return p.status();
-    expect = p->expect;
-    if (expect.outcome() == OUTCOME_UNSPECIFIED)
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ": expect.outcome is required in a corpus file (COMPLETES, DEADLOCK, ...)"));
-    auto r = sig::RunProgram(*p, {});
-    if (!r.ok()) return r.status();
-    res = std::move(*r);
-  }
-  const SignalReport& rep = res.report;
-  std::vector<std::string> problems;
-  if (expect.outcome() != OUTCOME_UNSPECIFIED) {
-    std::string want = absl::AsciiStrToLower(SignalOutcome_Name(expect.outcome()));
-    if (sim::base::EnumName(rep.outcome()) != want)
-      problems.push_back(
-          absl::StrCat("outcome ", sim::base::EnumName(rep.outcome()), ", expected ", want));
-  }
-  const std::string cause = sim::base::EnumName(rep.explanation().cause());
-  if (!expect.cause().empty() && cause != expect.cause())
-    problems.push_back(absl::StrCat("cause ", cause.empty() ? "(none)" : cause, ", expected ",
-                                    expect.cause()));
-  for (const SignalBlockedExpect& b : expect.blocked()) {
-    bool found = false;
-    for (const SignalBlocked& x : rep.explanation().blocked())
-      found |= x.rank() == b.rank() && x.cta() == b.cta() && (b.site().empty() || x.site() == b.site());
-    if (!found)
-      problems.push_back(absl::StrCat("rank ", b.rank(), " cta ", b.cta(), " not blocked at ",
-                                      b.site()));
-  }
-  for (const std::string& t : expect.text_contains())
-    if (!absl::StrContains(rep.explanation().text(), t))
-      problems.push_back(absl::StrCat("explanation lacks \"", t, "\""));
-  if (trace && want_repro != (rep.replay() == SignalReport::reproduced))
-    problems.push_back(absl::StrCat("replay ", sim::base::EnumName(rep.replay()), ", expected ",
-                                    want_repro ? "reproduced" : "not reproduced"));
-  *ok = problems.empty();
-  *detail = absl::StrJoin(problems, "; ");
-  if (!*ok) absl::StrAppend(detail, "\n    ", rep.explanation().text());
-  return absl::OkStatus();
 }
 
 }  // namespace warpcheck::cli

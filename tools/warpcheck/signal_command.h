@@ -6,7 +6,6 @@
 #include <set>
 #include <string>
 
-#include "absl/status/status.h"
 #include "proto/report.pb.h"
 #include "tools/warpcheck/args.h"
 
@@ -17,10 +16,6 @@ int RunSignalRun(const ParsedArgs& args, std::ostream& out, std::ostream& err, R
 int RunSignalReplay(const ParsedArgs& args, std::ostream& out, std::ostream& err,
                     Report* report);
 int RunSignalLint(const ParsedArgs& args, std::ostream& out, std::ostream& err, Report* report);
-
-// Corpus: a SignalProgram (its `expect`) or a SignalTrace (replay and its `expect`).
-absl::Status CheckSignalCorpusFile(const std::string& path, bool trace, bool* ok,
-                                   std::string* detail);
 
 }  // namespace warpcheck::cli
 

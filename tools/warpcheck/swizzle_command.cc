@@ -14,7 +14,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "google/protobuf/text_format.h"
 #include "proto/swizzle.pb.h"
@@ -22,6 +21,7 @@
 #include "sim/base/status_macros.h"
 #include "sim/swizzle/enumerate.h"
 #include "sim/swizzle/problem.h"
+#include "sim/swizzle/show.h"
 #include "sim/swizzle/spec.h"
 #include "sim/swizzle/sweep.h"
 #include "sim/swizzle/swizzle2d.h"
@@ -79,165 +79,26 @@ absl::StatusOr<int64_t> ParseInt64(absl::string_view flag, absl::string_view tex
   return v;
 }
 
-// Built-in parameters at one point, from the flags (show).
+// Built-in parameters at one point, from the flags (show): each given flag an integer.
+// Ensures: the parameters (sw::BuiltinShowParams), or InvalidArgument naming the flag.
 absl::StatusOr<sw::Swizzle2dParams> BuiltinPoint(const ParsedArgs& args, sw::Builtin fn) {
-  sw::Swizzle2dParams p;
-  p.fn = fn;
   std::map<std::string, int64_t> v;
   for (const auto& [flag, name] : sw::BuiltinParamFlags()) {
     if (auto text = args.Get(flag)) {
       ASSIGN_OR_RETURN(v[name], ParseInt64(flag, *text));
     }
   }
-  bool tiles = v.count("row_tiles") || v.count("col_tiles");
-  bool shapes = v.count("rows") || v.count("cols") || v.count("tile_rows") ||
-                v.count("tile_cols");
-  if (tiles && shapes) {
-    return absl::InvalidArgumentError(
-        "--row-tiles/--col-tiles and --rows/--cols/--tile-rows/--tile-cols are two ways "
-        "to give the grid; use one");
-  }
-  if (tiles) {
-    if (!v.count("row_tiles") || !v.count("col_tiles")) {
-      return absl::InvalidArgumentError("give both --row-tiles and --col-tiles");
-    }
-    p.shape = sw::Shape2d::FromTileCounts(v["row_tiles"], v["col_tiles"]);
-  } else if (shapes) {
-    for (const char* n : {"rows", "cols", "tile_rows", "tile_cols"}) {
-      if (!v.count(n)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("--", absl::StrReplaceAll(n, {{"_", "-"}}),
-                         " is missing (data and tile shapes go together)"));
-      }
-    }
-    p.shape = sw::Shape2d{v["rows"], v["cols"], v["tile_rows"], v["tile_cols"]};
-  } else {
-    return absl::InvalidArgumentError(
-        "the grid is missing: give --row-tiles and --col-tiles (or --rows, --cols, "
-        "--tile-rows, --tile-cols)");
-  }
-  if (v.count("swizzle_offset")) p.swizzle_offset = v["swizzle_offset"];
-  if (v.count("swizzle_direction")) p.direction = v["swizzle_direction"];
-  if (v.count("rank_size")) p.rank_size = v["rank_size"];
-  if (v.count("comm_npu_split")) p.comm_npu_split = v["comm_npu_split"];
-  if (v.count("comm_data_split")) p.comm_data_split = v["comm_data_split"];
-  if (fn == sw::Builtin::kDist || fn == sw::Builtin::kDistNz) {
-    if (!v.count("rank_size")) return absl::InvalidArgumentError("--rank-size is required");
-  }
-  RETURN_IF_ERROR(p.Validate());
-  return p;
+  return sw::BuiltinShowParams(fn, v);
 }
 
-// One visited point, generic over built-ins and specs.
-struct Visit {
-  int64_t iter;
-  int64_t row, col, rank;
-  int64_t rows, cols;  // tails (dist); 0 when not applicable
-  bool skipped = false;
-};
-
-struct Grid {
-  int64_t row_tiles = 1, col_tiles = 1, ranks = 1;
-  bool has_rank = false, has_tails = false;
-  std::vector<Visit> visits;
-};
-
-constexpr int64_t kMaxShowPoints = 1 << 20;
-
-absl::StatusOr<Grid> ShowBuiltin(const sw::Swizzle2dParams& p) {
-  Grid g;
-  g.row_tiles = p.shape.row_tiles();
-  g.col_tiles = p.shape.col_tiles();
-  g.has_rank = g.has_tails = sw::IsDist(p.fn);
-  g.ranks = g.has_rank ? p.rank_size : 1;
-  if (p.DomainSize() > kMaxShowPoints) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "swizzle2d show: ", p.DomainSize(), " iterations is too many to show (limit ",
-        kMaxShowPoints, "); use `swizzle2d prove` for large grids"));
-  }
-  for (int64_t i = 0; i < p.DomainSize(); ++i) {
-    ASSIGN_OR_RETURN(sw::Swizzle2dResult r, sw::Apply(p, i));
-    g.visits.push_back(Visit{i, r.row, r.col, r.rank, r.comm_row_size, r.comm_col_size});
-  }
-  return g;
-}
-
-absl::StatusOr<Grid> ShowSpec(const sw::SwizzleSpec& spec,
-                              const std::vector<std::pair<std::string, sw::ParamRange>>& given) {
-  std::vector<int64_t> values;
-  for (const sim::expr::Stmt* param : spec.params()) {
-    auto it = std::find_if(given.begin(), given.end(),
-                           [&](const auto& kv) { return kv.first == param->name; });
-    if (it == given.end()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--params: parameter '", param->name, "' of ", spec.source_name(),
-          " has no value (give --params=", param->name, "=V,...)"));
-    }
-    if (it->second.lo != it->second.hi) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--params: ", param->name, ": show needs one value, not a range"));
-    }
-    values.push_back(it->second.lo);
-  }
-  for (const auto& [name, range] : given) {
-    bool known = std::any_of(spec.params().begin(), spec.params().end(),
-                             [&](const sim::expr::Stmt* s) { return s->name == name; });
-    if (!known) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--params: ", spec.source_name(), " has no parameter '", name, "'"));
-    }
-  }
-  ASSIGN_OR_RETURN(sw::SpecInstance inst, spec.Instantiate(values));
-  if (inst.domain() > kMaxShowPoints) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "swizzle2d show: ", inst.domain(), " iterations is too many to show"));
-  }
-  Grid g;
-  const auto& coords = inst.coordinates();
-  auto index_of = [&](absl::string_view n) -> int {
-    for (size_t i = 0; i < coords.size(); ++i) {
-      if (coords[i] == n) return static_cast<int>(i);
-    }
-    return -1;
-  };
-  int ri = index_of("row"), ci = index_of("col"), ki = index_of("rank");
-  if (ri < 0 || ci < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        spec.source_name(), ": show draws `grid row` x `grid col`; this spec has grids ",
-        absl::StrJoin(coords, ", ")));
-  }
-  g.row_tiles = inst.extents()[ri];
-  g.col_tiles = inst.extents()[ci];
-  g.has_rank = ki >= 0;
-  g.ranks = g.has_rank ? inst.extents()[ki] : 1;
-  std::vector<int64_t> c(coords.size());
-  for (int64_t i = 0; i < inst.domain(); ++i) {
-    sw::PointOutcome o = inst.Map(i, c.data());
-    if (o == sw::PointOutcome::kError) {
-      auto explained = inst.Explain(i);
-      return absl::InvalidArgumentError(absl::StrCat(
-          spec.source_name(), ": iteration ", i, " fails to evaluate: ",
-          explained.ok() ? "unknown error" : explained.status().message()));
-    }
-    Visit v{i, 0, 0, 0, 0, 0, o == sw::PointOutcome::kSkip};
-    if (!v.skipped) {
-      v.row = c[ri];
-      v.col = c[ci];
-      v.rank = ki >= 0 ? c[ki] : 0;
-    }
-    g.visits.push_back(v);
-  }
-  return g;
-}
-
-std::string RenderGridText(const Grid& g) {
+std::string RenderGridText(const sw::Grid& g) {
   std::string out;
   size_t width = absl::StrCat(g.visits.empty() ? 0 : g.visits.back().iter).size();
   for (int64_t k = 0; k < g.ranks; ++k) {
     std::vector<std::vector<std::string>> cells(
         g.row_tiles, std::vector<std::string>(g.col_tiles));
     std::vector<std::string> outside;
-    for (const Visit& v : g.visits) {
+    for (const sw::GridVisit& v : g.visits) {
       if (v.skipped || v.rank != k) continue;
       if (v.row < 0 || v.row >= g.row_tiles || v.col < 0 || v.col >= g.col_tiles) {
         outside.push_back(absl::StrCat(v.iter, "->(", v.row, ",", v.col, ")"));
@@ -272,7 +133,7 @@ std::string RenderGridText(const Grid& g) {
   return out;
 }
 
-std::string RenderGridSvg(const Grid& g, const std::string& title) {
+std::string RenderGridSvg(const sw::Grid& g, const std::string& title) {
   const double cw = 36, ch = 22, left = 50, top = 40, gap = 30;
   const int64_t n = std::max<int64_t>(1, static_cast<int64_t>(g.visits.size()));
   const double height_per_rank = static_cast<double>(g.row_tiles) * ch + gap;
@@ -285,7 +146,7 @@ std::string RenderGridSvg(const Grid& g, const std::string& title) {
   for (int64_t k = 0; k < g.ranks; ++k) {
     const double y0 = top + static_cast<double>(k) * height_per_rank;
     if (g.has_rank) doc.Text(0, y0 + 12, absl::StrCat("rank ", k));
-    for (const Visit& v : g.visits) {
+    for (const sw::GridVisit& v : g.visits) {
       if (v.skipped || v.rank != k || v.row < 0 || v.row >= g.row_tiles || v.col < 0 ||
           v.col >= g.col_tiles) {
         continue;
@@ -298,7 +159,7 @@ std::string RenderGridSvg(const Grid& g, const std::string& title) {
   }
   // The colour scale: first and last iteration drawn.
   int64_t first = std::numeric_limits<int64_t>::max(), last = 0;
-  for (const Visit& v : g.visits) {
+  for (const sw::GridVisit& v : g.visits) {
     if (v.skipped) continue;
     first = std::min(first, v.iter);
     last = std::max(last, v.iter);
@@ -341,7 +202,7 @@ int RunSwizzleShow(const ParsedArgs& args, std::ostream& out, std::ostream& err,
     err << kShowUsage;
     return kExitUsage;
   }
-  absl::StatusOr<Grid> grid = absl::InternalError("unset");
+  absl::StatusOr<sw::Grid> grid = absl::InternalError("unset");
   std::string title;
   if (auto fn_name = args.Get("fn")) {
     auto fn = sw::ParseBuiltin(*fn_name);
@@ -355,7 +216,7 @@ int RunSwizzleShow(const ParsedArgs& args, std::ostream& out, std::ostream& err,
       return kExitInputError;
     }
     title = params->ToString();
-    grid = ShowBuiltin(*params);
+    grid = sw::ShowBuiltin(*params);
   } else {
     auto spec = sw::SwizzleSpec::Load(*args.Get("spec"));
     if (!spec.ok()) {
@@ -368,7 +229,7 @@ int RunSwizzleShow(const ParsedArgs& args, std::ostream& out, std::ostream& err,
       return kExitInputError;
     }
     title = *args.Get("spec");
-    grid = ShowSpec(*spec, *given);
+    grid = sw::ShowSpec(*spec, *given);
   }
   if (!grid.ok()) {
     PrintError(err, grid.status().message());
@@ -376,7 +237,7 @@ int RunSwizzleShow(const ParsedArgs& args, std::ostream& out, std::ostream& err,
   }
   Report report;
   Swizzle2dReport* r = report.mutable_swizzle2d();
-  for (const Visit& v : grid->visits) {
+  for (const sw::GridVisit& v : grid->visits) {
     if (v.skipped) continue;
     SwizzlePoint* p = r->add_points();
     p->set_iter(v.iter);
