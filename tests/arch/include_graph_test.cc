@@ -72,6 +72,19 @@ std::string FolderOf(const Graph& g, const std::string& path) {
   return best;
 }
 
+// Calls fn(path relative to root, path) for every .h and .cc under sim/, verify/, tools/.
+template <typename Fn>
+void ForEachSource(const fs::path& root, Fn fn) {
+  for (const char* top : {"sim", "verify", "tools"}) {
+    if (!fs::exists(root / top)) continue;
+    for (const auto& entry : fs::recursive_directory_iterator(root / top)) {
+      const std::string ext = entry.path().extension().string();
+      if (!entry.is_regular_file() || (ext != ".h" && ext != ".cc")) continue;
+      fn(fs::relative(entry.path(), root).generic_string(), entry.path());
+    }
+  }
+}
+
 // Every violation as "file:line: what".
 std::vector<std::string> CheckIncludes(const fs::path& root, const Graph& g) {
   static const std::regex kQuoted(R"(^\s*#\s*include\s*"([^"]+)\")");
@@ -81,46 +94,41 @@ std::vector<std::string> CheckIncludes(const fs::path& root, const Graph& g) {
       {"z3++.h", "verify/smt"}, {"z3.h", "verify/smt"}, {"cuda.h", "tools/gpu"}};
   const std::set<std::string> kOurs = {"proto", "sim", "verify", "tools", "tests"};
   std::vector<std::string> out;
-  for (const char* top : {"sim", "verify", "tools"}) {
-    if (!fs::exists(root / top)) continue;
-    for (const auto& entry : fs::recursive_directory_iterator(root / top)) {
-      const std::string ext = entry.path().extension().string();
-      if (!entry.is_regular_file() || (ext != ".h" && ext != ".cc")) continue;
-      const std::string rel = fs::relative(entry.path(), root).generic_string();
-      const std::string from = FolderOf(g, rel);
-      if (from.empty()) {
-        out.push_back(absl::StrCat(rel, ":1: its folder is not in the folder graph (add it "
-                                        "with warpcheck_folder() in CMake)"));
+  ForEachSource(root, [&](const std::string& rel, const fs::path& path) {
+    const std::string from = FolderOf(g, rel);
+    if (from.empty()) {
+      out.push_back(absl::StrCat(rel,
+                                 ":1: its folder is not in the folder graph (add it "
+                                 "with warpcheck_folder() in CMake)"));
+      return;
+    }
+    std::ifstream in(path);
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+      std::smatch m;
+      if (std::regex_search(line, m, kAngle)) {
+        auto b = kBoundary.find(m[1].str());
+        if (b != kBoundary.end() && b->second != from)
+          out.push_back(absl::StrCat(rel, ":", n, ": includes <", m[1].str(),
+                                     ">, which only ", b->second, " may include"));
         continue;
       }
-      std::ifstream in(entry.path());
-      std::string line;
-      for (int n = 1; std::getline(in, line); ++n) {
-        std::smatch m;
-        if (std::regex_search(line, m, kAngle)) {
-          auto b = kBoundary.find(m[1].str());
-          if (b != kBoundary.end() && b->second != from)
-            out.push_back(absl::StrCat(rel, ":", n, ": includes <", m[1].str(), ">, which only ",
-                                       b->second, " may include"));
-          continue;
-        }
-        if (!std::regex_search(line, m, kQuoted)) continue;
-        const std::string inc = m[1].str();
-        const std::string first = inc.substr(0, inc.find('/'));
-        if (!kOurs.count(first)) continue;  // absl/, google/, gtest/ ...: external
-        const std::string to = first == "proto" ? "proto" : FolderOf(g, inc);
-        if (to.empty()) {
-          out.push_back(absl::StrCat(rel, ":", n, ": includes \"", inc,
-                                     "\", which is in no folder of the graph"));
-        } else if (to != from && !g.at(from).count(to)) {
-          out.push_back(absl::StrCat(rel, ":", n, ": ", from, " includes \"", inc, "\" of ", to,
-                                     ", but ", from, " may include only: ",
-                                     g.at(from).empty() ? "itself"
-                                                        : absl::StrJoin(g.at(from), " ")));
-        }
+      if (!std::regex_search(line, m, kQuoted)) continue;
+      const std::string inc = m[1].str();
+      const std::string first = inc.substr(0, inc.find('/'));
+      if (!kOurs.count(first)) continue;  // absl/, google/, gtest/ ...: external
+      const std::string to = first == "proto" ? "proto" : FolderOf(g, inc);
+      if (to.empty()) {
+        out.push_back(absl::StrCat(rel, ":", n, ": includes \"", inc,
+                                   "\", which is in no folder of the graph"));
+      } else if (to != from && !g.at(from).count(to)) {
+        out.push_back(
+            absl::StrCat(rel, ":", n, ": ", from, " includes \"", inc, "\" of ", to,
+                         ", but ", from, " may include only: ",
+                         g.at(from).empty() ? "itself" : absl::StrJoin(g.at(from), " ")));
       }
     }
-  }
+  });
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -141,27 +149,21 @@ std::string NamespaceOf(const std::string& folder) {
 std::vector<std::string> CheckNamespaces(const fs::path& root, const Graph& g) {
   static const std::regex kOpen(R"(^namespace (warpcheck[\w:]*) \{)");
   std::vector<std::string> out;
-  for (const char* top : {"sim", "verify", "tools"}) {
-    if (!fs::exists(root / top)) continue;
-    for (const auto& entry : fs::recursive_directory_iterator(root / top)) {
-      const std::string ext = entry.path().extension().string();
-      if (!entry.is_regular_file() || (ext != ".h" && ext != ".cc")) continue;
-      const std::string rel = fs::relative(entry.path(), root).generic_string();
-      const std::string folder = FolderOf(g, rel);
-      if (folder.empty()) continue;  // reported by CheckIncludes
-      const std::string want = NamespaceOf(folder);
-      std::ifstream in(entry.path());
-      std::string line;
-      for (int n = 1; std::getline(in, line); ++n) {
-        std::smatch m;
-        if (!std::regex_search(line, m, kOpen)) continue;
-        const std::string ns = m[1].str();
-        if (ns != want && ns.rfind(want + "::", 0) != 0)
-          out.push_back(absl::StrCat(rel, ":", n, ": namespace ", ns, " is not ", want,
-                                     " or nested in it"));
-      }
+  ForEachSource(root, [&](const std::string& rel, const fs::path& path) {
+    const std::string folder = FolderOf(g, rel);
+    if (folder.empty()) return;  // reported by CheckIncludes
+    const std::string want = NamespaceOf(folder);
+    std::ifstream in(path);
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+      std::smatch m;
+      if (!std::regex_search(line, m, kOpen)) continue;
+      const std::string ns = m[1].str();
+      if (ns != want && ns.rfind(want + "::", 0) != 0)
+        out.push_back(absl::StrCat(rel, ":", n, ": namespace ", ns, " is not ", want,
+                                   " or nested in it"));
     }
-  }
+  });
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -200,7 +202,8 @@ TEST(IncludeGraphTest, OneNamespaceSchemeEverywhere) {
   fs::remove_all(root);
   fs::create_directories(root / "sim/layout");
   std::ofstream(root / "sim/layout/a.h")
-      << "namespace warpcheck::sim::layout {\n}\nnamespace warpcheck::sim::layout::f2 {\n}\n"
+      << "namespace warpcheck::sim::layout {\n}\nnamespace warpcheck::sim::layout::f2 "
+         "{\n}\n"
          "namespace {\n}\nnamespace warpcheck::sim {\n}\n";
   EXPECT_THAT(CheckNamespaces(root, ParseGraph("sim/layout:\n")),
               ::testing::ElementsAre("sim/layout/a.h:7: namespace warpcheck::sim is not "
@@ -217,8 +220,10 @@ TEST(IncludeGraphTest, WrongWayIncludesAreReported) {
     fs::create_directories((root / rel).parent_path());
     std::ofstream(root / rel) << text;
   };
-  write("sim/base/ok.h", "#include \"absl/strings/str_cat.h\"\n#include \"sim/base/other.h\"\n");
-  write("sim/machine/m.cc", "#include \"sim/base/ok.h\"\n#include \"proto/launch.pb.h\"\n");
+  write("sim/base/ok.h",
+        "#include \"absl/strings/str_cat.h\"\n#include \"sim/base/other.h\"\n");
+  write("sim/machine/m.cc",
+        "#include \"sim/base/ok.h\"\n#include \"proto/launch.pb.h\"\n");
   write("sim/base/bad.h", "// comment\n#include \"sim/machine/m.h\"\n");
   write("sim/layout/z.cc", "#include <vector>\n#include <z3++.h>\n");
   write("verify/smt/s.cc", "#include <z3++.h>\n");
@@ -233,7 +238,8 @@ TEST(IncludeGraphTest, WrongWayIncludesAreReported) {
           "sim/base/bad.h:2: sim/base includes \"sim/machine/m.h\" of sim/machine, but "
           "sim/base may include only: itself",
           "sim/layout/z.cc:2: includes <z3++.h>, which only verify/smt may include",
-          "sim/machine/w.cc:1: includes \"sim/nowhere/x.h\", which is in no folder of the "
+          "sim/machine/w.cc:1: includes \"sim/nowhere/x.h\", which is in no folder of "
+          "the "
           "graph",
           "sim/plan/p.cc:1: its folder is not in the folder graph (add it with "
           "warpcheck_folder() in CMake)"));
