@@ -441,9 +441,6 @@ struct Emitter::Lowering {
 // NOTIFY, SIGNAL_OP, ST_SIGNAL: a (fenced) store or add to one signal word.
 absl::Status Emitter::EmitSignalWrite(const SignalOp& op, const Lowering& lw,
                                       Names& scope, std::string& o) {
-  const std::string& in2 = lw.in2;
-  const std::string& by_cond = lw.by_cond;
-  const int site = lw.site;
   auto obj_or = ObjectOf(op, op.object());
   if (!obj_or.ok()) return obj_or.status();
   int obj = *obj_or;
@@ -480,36 +477,32 @@ absl::Status Emitter::EmitSignalWrite(const SignalOp& op, const Lowering& lw,
   const char* cons = ob.width == 8 ? "l" : "r";
   const char* ct = ob.width == 8 ? "unsigned long long" : "unsigned";
   std::string st_q = st_sem.empty() ? "st.global" : absl::StrCat("st.", st_sem, ".", st_scope, ".global");
-  absl::StrAppend(&o, in2, "if (", by_cond, ") {\n");
-  absl::StrAppend(&o, in2, "  wc_jitter(x, ", site, ");\n");
-  absl::StrAppend(&o, in2, "  long long rk = ", rank, ";\n");
-  absl::StrAppend(&o, in2, "  char* a = wc_addr(x, ", obj, ", rk, ", idx, ", ", ob.size, "LL, ", ob.width, ");\n");
-  absl::StrAppend(&o, in2, "  ", ct, " v = (", ct, ")(", val, ");\n");
-  absl::StrAppend(&o, in2, "  if (a) {\n");
-  if (!fence.empty()) absl::StrAppend(&o, in2, "    asm volatile(\"", fence, "\" ::: \"memory\");\n");
+  absl::StrAppend(&o, lw.in2, "if (", lw.by_cond, ") {\n");
+  absl::StrAppend(&o, lw.in2, "  wc_jitter(x, ", lw.site, ");\n");
+  absl::StrAppend(&o, lw.in2, "  long long rk = ", rank, ";\n");
+  absl::StrAppend(&o, lw.in2, "  char* a = wc_addr(x, ", obj, ", rk, ", idx, ", ", ob.size, "LL, ", ob.width, ");\n");
+  absl::StrAppend(&o, lw.in2, "  ", ct, " v = (", ct, ")(", val, ");\n");
+  absl::StrAppend(&o, lw.in2, "  if (a) {\n");
+  if (!fence.empty()) absl::StrAppend(&o, lw.in2, "    asm volatile(\"", fence, "\" ::: \"memory\");\n");
   if (add) {
     std::string atom = absl::StrCat("atom.relaxed.", st_scope, ".global.add.", u, " %0, [%1], %2;");
     if (p_.no_native_p2p_atomics()) {
       // A remote add without native P2P atomics is a read, then a write (B16).
-      absl::StrAppend(&o, in2, "    if (rk != v_r) { ", ct, " old; asm volatile(\"ld.relaxed.", st_scope, ".global.", b,
+      absl::StrAppend(&o, lw.in2, "    if (rk != v_r) { ", ct, " old; asm volatile(\"ld.relaxed.", st_scope, ".global.", b,
                       " %0, [%1];\" : \"=", cons, "\"(old) : \"l\"(a) : \"memory\"); old += v; asm volatile(\"st.relaxed.", st_scope,
                       ".global.", b, " [%0], %1;\" :: \"l\"(a), \"", cons, "\"(old) : \"memory\"); } else\n");
     }
-    absl::StrAppend(&o, in2, "    { ", ct, " old; asm volatile(\"", atom, "\" : \"=", cons, "\"(old) : \"l\"(a), \"", cons, "\"(v) : \"memory\"); (void)old; }\n");
+    absl::StrAppend(&o, lw.in2, "    { ", ct, " old; asm volatile(\"", atom, "\" : \"=", cons, "\"(old) : \"l\"(a), \"", cons, "\"(v) : \"memory\"); (void)old; }\n");
   } else {
-    absl::StrAppend(&o, in2, "    asm volatile(\"", st_q, ".", b, " [%0], %1;\" :: \"l\"(a), \"", cons, "\"(v) : \"memory\");\n");
+    absl::StrAppend(&o, lw.in2, "    asm volatile(\"", st_q, ".", b, " [%0], %1;\" :: \"l\"(a), \"", cons, "\"(v) : \"memory\");\n");
   }
-  absl::StrAppend(&o, in2, "  }\n", in2, "}\n");
+  absl::StrAppend(&o, lw.in2, "  }\n", lw.in2, "}\n");
   return absl::OkStatus();
 }
 
 // WAIT (dl.wait) and WAIT_UNTIL (signal_wait_until): the poll loop with the watchdog.
 absl::Status Emitter::EmitWait(const SignalOp& op, const Lowering& lw,
                                Names& scope, std::string& o) {
-  const std::string& in2 = lw.in2;
-  const std::string& by_cond = lw.by_cond;
-  const std::string& first = lw.first;
-  const int site = lw.site;
   auto obj_or = ObjectOf(op, op.object());
   if (!obj_or.ok()) return obj_or.status();
   int obj = *obj_or;
@@ -551,39 +544,39 @@ absl::Status Emitter::EmitWait(const SignalOp& op, const Lowering& lw,
   std::string ty = absl::StrCat(ob.is_signed ? "s" : "u", ob.width * 8);
   std::string asm_text = absl::StrCat("{\\n\\t.reg .pred p;\\n\\t", ld, ".", b, " %0, [%2];\\n\\tsetp.", cmp, ".", ty,
                                       " p, %0, %3;\\n\\tselp.u32 %1, 1, 0, p;\\n\\t}");
-  absl::StrAppend(&o, in2, "long long rk = ", rank, ", base = ", idx, ";\n");
-  absl::StrAppend(&o, in2, ct, " v = (", ct, ")(", val, ");\n");
+  absl::StrAppend(&o, lw.in2, "long long rk = ", rank, ", base = ", idx, ";\n");
+  absl::StrAppend(&o, lw.in2, ct, " v = (", ct, ")(", val, ");\n");
   if (wait) {
     // dl.wait (NVIDIA): every thread; lane l < (unsigned)count polls base + l; then
     // bar.warp.sync. At most 32 words are ever read.
-    absl::StrAppend(&o, in2, "unsigned cnt = (unsigned)(", cnt, ");\n");
-    absl::StrAppend(&o, in2, "const long long v_l = (long long)(threadIdx.x & 31);\n");
-    absl::StrAppend(&o, in2, "bool polls = (threadIdx.x & 31) < cnt && ", lane_if, ";\n");
-    absl::StrAppend(&o, in2, "wc_jitter(x, ", site, ");\n");
+    absl::StrAppend(&o, lw.in2, "unsigned cnt = (unsigned)(", cnt, ");\n");
+    absl::StrAppend(&o, lw.in2, "const long long v_l = (long long)(threadIdx.x & 31);\n");
+    absl::StrAppend(&o, lw.in2, "bool polls = (threadIdx.x & 31) < cnt && ", lane_if, ";\n");
+    absl::StrAppend(&o, lw.in2, "wc_jitter(x, ", lw.site, ");\n");
   } else {
     // signal_wait_until: per calling thread; a range: thread l polls base + l.
-    absl::StrAppend(&o, in2, "long long cnt = ", cnt, ";\n");
-    absl::StrAppend(&o, in2, "const long long v_l = cnt == 1 ? 0 : ", first, ";\n");
-    absl::StrAppend(&o, in2, "bool polls = (", by_cond, ") && v_l >= 0 && v_l < cnt && ", lane_if, ";\n");
-    absl::StrAppend(&o, in2, "const unsigned m = __ballot_sync(0xffffffffu, ", by_cond, ");\n");
-    absl::StrAppend(&o, in2, "if (", by_cond, ") {\n");
-    absl::StrAppend(&o, in2, "wc_jitter(x, ", site, ");\n");
+    absl::StrAppend(&o, lw.in2, "long long cnt = ", cnt, ";\n");
+    absl::StrAppend(&o, lw.in2, "const long long v_l = cnt == 1 ? 0 : ", lw.first, ";\n");
+    absl::StrAppend(&o, lw.in2, "bool polls = (", lw.by_cond, ") && v_l >= 0 && v_l < cnt && ", lane_if, ";\n");
+    absl::StrAppend(&o, lw.in2, "const unsigned m = __ballot_sync(0xffffffffu, ", lw.by_cond, ");\n");
+    absl::StrAppend(&o, lw.in2, "if (", lw.by_cond, ") {\n");
+    absl::StrAppend(&o, lw.in2, "wc_jitter(x, ", lw.site, ");\n");
   }
-  absl::StrAppend(&o, in2, "wc_wait_begin(x, ", wait ? "0xffffffffu" : "m", ", ", site, ", (long long)v, ", obj, ", rk, base);\n");
-  absl::StrAppend(&o, in2, "if (polls && !x.aborted) {\n");
-  absl::StrAppend(&o, in2, "  char* a = wc_addr(x, ", obj, ", rk, base + v_l, ", ob.size, "LL, ", ob.width, ");\n");
-  absl::StrAppend(&o, in2, "  unsigned it = 0;\n");
-  absl::StrAppend(&o, in2, "  while (a) {\n");
-  absl::StrAppend(&o, in2, "    ", ct, " seen; unsigned ok;\n");
-  absl::StrAppend(&o, in2, "    asm volatile(\"", asm_text, "\" : \"=", cons, "\"(seen), \"=r\"(ok) : \"l\"(a), \"", cons, "\"(v) : \"memory\");\n");
-  absl::StrAppend(&o, in2, "    if (ok) break;\n");
-  absl::StrAppend(&o, in2, "    if (wc_poll(x, it, (long long)seen, base + v_l)) break;\n");
-  absl::StrAppend(&o, in2, "  }\n", in2, "}\n");
+  absl::StrAppend(&o, lw.in2, "wc_wait_begin(x, ", wait ? "0xffffffffu" : "m", ", ", lw.site, ", (long long)v, ", obj, ", rk, base);\n");
+  absl::StrAppend(&o, lw.in2, "if (polls && !x.aborted) {\n");
+  absl::StrAppend(&o, lw.in2, "  char* a = wc_addr(x, ", obj, ", rk, base + v_l, ", ob.size, "LL, ", ob.width, ");\n");
+  absl::StrAppend(&o, lw.in2, "  unsigned it = 0;\n");
+  absl::StrAppend(&o, lw.in2, "  while (a) {\n");
+  absl::StrAppend(&o, lw.in2, "    ", ct, " seen; unsigned ok;\n");
+  absl::StrAppend(&o, lw.in2, "    asm volatile(\"", asm_text, "\" : \"=", cons, "\"(seen), \"=r\"(ok) : \"l\"(a), \"", cons, "\"(v) : \"memory\");\n");
+  absl::StrAppend(&o, lw.in2, "    if (ok) break;\n");
+  absl::StrAppend(&o, lw.in2, "    if (wc_poll(x, it, (long long)seen, base + v_l)) break;\n");
+  absl::StrAppend(&o, lw.in2, "  }\n", lw.in2, "}\n");
   if (wait) {
-    absl::StrAppend(&o, in2, "asm volatile(\"bar.warp.sync 0xffffffff;\" ::: \"memory\");\n");
-    absl::StrAppend(&o, in2, "wc_wait_end(x, 0xffffffffu);\n");
+    absl::StrAppend(&o, lw.in2, "asm volatile(\"bar.warp.sync 0xffffffff;\" ::: \"memory\");\n");
+    absl::StrAppend(&o, lw.in2, "wc_wait_end(x, 0xffffffffu);\n");
   } else {
-    absl::StrAppend(&o, in2, "wc_wait_end(x, m);\n", in2, "}\n");
+    absl::StrAppend(&o, lw.in2, "wc_wait_end(x, m);\n", lw.in2, "}\n");
   }
   return absl::OkStatus();
 }
@@ -591,10 +584,6 @@ absl::Status Emitter::EmitWait(const SignalOp& op, const Lowering& lw,
 // ATOMIC_ADD, ATOMIC_CAS (optionally spinning); a `result` becomes a variable in scope.
 absl::Status Emitter::EmitAtomic(const SignalOp& op, const Lowering& lw,
                                  Names& scope, std::string& o) {
-  const std::string& in2 = lw.in2;
-  const std::string& by_cond = lw.by_cond;
-  const int site = lw.site;
-  const SignalBy by = lw.by;
   auto obj_or = ObjectOf(op, op.object());
   if (!obj_or.ok()) return obj_or.status();
   int obj = *obj_or;
@@ -615,35 +604,35 @@ absl::Status Emitter::EmitAtomic(const SignalOp& op, const Lowering& lw,
   std::string atom = op.kind() == ATOMIC_ADD
       ? absl::StrCat("atom.", sem, ".", sc, ".global.add.", ob.width == 8 ? "u64" : "u32", " %0, [%1], %2;")
       : absl::StrCat("atom.", sem, ".", sc, ".global.cas.", ob.width == 8 ? "b64" : "b32", " %0, [%1], %3, %2;");
-  absl::StrAppend(&o, in2, ct, " old = 0;\n");
-  absl::StrAppend(&o, in2, "if (", by_cond, ") {\n");
-  absl::StrAppend(&o, in2, "  wc_jitter(x, ", site, ");\n");
-  absl::StrAppend(&o, in2, "  long long rk = ", rank, ", ix = ", idx, ";\n");
-  absl::StrAppend(&o, in2, "  char* a = wc_addr(x, ", obj, ", rk, ix, ", ob.size, "LL, ", ob.width, ");\n");
-  absl::StrAppend(&o, in2, "  ", ct, " v = (", ct, ")(", val, "), cmp = (", ct, ")(", cmpv, ");\n");
-  absl::StrAppend(&o, in2, "  (void)cmp;\n");
+  absl::StrAppend(&o, lw.in2, ct, " old = 0;\n");
+  absl::StrAppend(&o, lw.in2, "if (", lw.by_cond, ") {\n");
+  absl::StrAppend(&o, lw.in2, "  wc_jitter(x, ", lw.site, ");\n");
+  absl::StrAppend(&o, lw.in2, "  long long rk = ", rank, ", ix = ", idx, ";\n");
+  absl::StrAppend(&o, lw.in2, "  char* a = wc_addr(x, ", obj, ", rk, ix, ", ob.size, "LL, ", ob.width, ");\n");
+  absl::StrAppend(&o, lw.in2, "  ", ct, " v = (", ct, ")(", val, "), cmp = (", ct, ")(", cmpv, ");\n");
+  absl::StrAppend(&o, lw.in2, "  (void)cmp;\n");
   if (op.kind() == ATOMIC_CAS && op.spin()) {
-    absl::StrAppend(&o, in2, "  unsigned m = wc_wait_begin(x, __activemask(), ", site, ", (long long)cmp, ", obj, ", rk, ix);\n");
-    absl::StrAppend(&o, in2, "  unsigned it = 0;\n");
-    absl::StrAppend(&o, in2, "  while (a && !x.aborted) {\n");
-    absl::StrAppend(&o, in2, "    asm volatile(\"", atom, "\" : \"=", cons, "\"(old) : \"l\"(a), \"", cons, "\"(v), \"", cons, "\"(cmp) : \"memory\");\n");
-    absl::StrAppend(&o, in2, "    if (old == cmp) break;\n");
-    absl::StrAppend(&o, in2, "    if (wc_poll(x, it, (long long)old, ix)) break;\n");
-    absl::StrAppend(&o, in2, "  }\n");
-    absl::StrAppend(&o, in2, "  wc_wait_end(x, m);\n");
+    absl::StrAppend(&o, lw.in2, "  unsigned m = wc_wait_begin(x, __activemask(), ", lw.site, ", (long long)cmp, ", obj, ", rk, ix);\n");
+    absl::StrAppend(&o, lw.in2, "  unsigned it = 0;\n");
+    absl::StrAppend(&o, lw.in2, "  while (a && !x.aborted) {\n");
+    absl::StrAppend(&o, lw.in2, "    asm volatile(\"", atom, "\" : \"=", cons, "\"(old) : \"l\"(a), \"", cons, "\"(v), \"", cons, "\"(cmp) : \"memory\");\n");
+    absl::StrAppend(&o, lw.in2, "    if (old == cmp) break;\n");
+    absl::StrAppend(&o, lw.in2, "    if (wc_poll(x, it, (long long)old, ix)) break;\n");
+    absl::StrAppend(&o, lw.in2, "  }\n");
+    absl::StrAppend(&o, lw.in2, "  wc_wait_end(x, m);\n");
   } else {
-    absl::StrAppend(&o, in2, "  if (a) asm volatile(\"", atom, "\" : \"=", cons, "\"(old) : \"l\"(a), \"", cons, "\"(v), \"", cons, "\"(cmp) : \"memory\");\n");
+    absl::StrAppend(&o, lw.in2, "  if (a) asm volatile(\"", atom, "\" : \"=", cons, "\"(old) : \"l\"(a), \"", cons, "\"(v), \"", cons, "\"(cmp) : \"memory\");\n");
   }
-  if (!op.result().empty() && by == THREAD0) absl::StrAppend(&o, in2, "  *x.bcast = (unsigned long long)old;\n");
-  absl::StrAppend(&o, in2, "}\n");
+  if (!op.result().empty() && lw.by == THREAD0) absl::StrAppend(&o, lw.in2, "  *x.bcast = (unsigned long long)old;\n");
+  absl::StrAppend(&o, lw.in2, "}\n");
   if (!op.result().empty()) {
-    if (by == THREAD0) {
+    if (lw.by == THREAD0) {
       // Thread 0's result, made known to the whole CTA (the simulator's CTA agent has it).
-      absl::StrAppend(&o, in2, "__syncthreads();\n");
-      absl::StrAppend(&o, in2, "v_", op.result(), " = (long long)*x.bcast;\n");
-      absl::StrAppend(&o, in2, "__syncthreads();\n");
+      absl::StrAppend(&o, lw.in2, "__syncthreads();\n");
+      absl::StrAppend(&o, lw.in2, "v_", op.result(), " = (long long)*x.bcast;\n");
+      absl::StrAppend(&o, lw.in2, "__syncthreads();\n");
     } else {
-      absl::StrAppend(&o, in2, "v_", op.result(), " = (long long)old;\n");
+      absl::StrAppend(&o, lw.in2, "v_", op.result(), " = (long long)old;\n");
     }
     bool known = false;
     for (const auto& [name, t] : scope) known |= name == op.result();
@@ -656,15 +645,14 @@ absl::Status Emitter::EmitAtomic(const SignalOp& op, const Lowering& lw,
 // loop.
 absl::Status Emitter::EmitData(const SignalOp& op, const Lowering& lw, Names& scope,
                                std::string& o) {
-  const std::string& in2 = lw.in2;
   auto obj_or = ObjectOf(op, op.object());
   if (!obj_or.ok()) return obj_or.status();
   int obj = *obj_or;
   WC_ASSIGN(rank, Expr(op, op.rank(), "r", scope));
   WC_ASSIGN(idx, Expr(op, op.index(), "0", scope));
   WC_ASSIGN(cnt, Expr(op, op.count(), "1", scope));
-  absl::StrAppend(&o, in2, "long long rk = ", rank, ", ix = ", idx, ", cnt = ", cnt, ";\n");
-  absl::StrAppend(&o, in2, "(void)rk;\n");
+  absl::StrAppend(&o, lw.in2, "long long rk = ", rank, ", ix = ", idx, ", cnt = ", cnt, ";\n");
+  absl::StrAppend(&o, lw.in2, "(void)rk;\n");
   if (op.kind() == STORE) return EmitStore(op, lw, obj, scope, o);
   if (op.kind() == LOAD) return EmitLoad(op, lw, obj, scope, o);
   if (absl::Status st = EmitCopy(op, lw, obj, scope, o); !st.ok()) return st;
@@ -675,26 +663,18 @@ absl::Status Emitter::EmitData(const SignalOp& op, const Lowering& lw, Names& sc
 // STORE: each element of the range gets the tag.
 absl::Status Emitter::EmitStore(const SignalOp& op, const Lowering& lw, int obj, Names& scope,
                                 std::string& o) {
-  const std::string& in2 = lw.in2;
-  const std::string& by_cond = lw.by_cond;
-  const std::string& first = lw.first;
-  const std::string& stride = lw.stride;
   const Obj& ob = objs_[obj];
   WC_ASSIGN(tag, Expr(op, op.tag(), "1", scope));
-  absl::StrAppend(&o, in2, "long long tag = ", tag, ";\n");
-  absl::StrAppend(&o, in2, "if (", by_cond, ") for (long long i = ", first, "; i < cnt; i += ", stride, ") {\n");
-  absl::StrAppend(&o, in2, "  char* a = wc_addr(x, ", obj, ", rk, ix + i, ", ob.size, "LL, ", ob.width, ");\n");
-  absl::StrAppend(&o, in2, "  if (a) wc_st_data(a, ", ob.width, ", tag);\n", in2, "}\n");
+  absl::StrAppend(&o, lw.in2, "long long tag = ", tag, ";\n");
+  absl::StrAppend(&o, lw.in2, "if (", lw.by_cond, ") for (long long i = ", lw.first, "; i < cnt; i += ", lw.stride, ") {\n");
+  absl::StrAppend(&o, lw.in2, "  char* a = wc_addr(x, ", obj, ", rk, ix + i, ", ob.size, "LL, ", ob.width, ");\n");
+  absl::StrAppend(&o, lw.in2, "  if (a) wc_st_data(a, ", ob.width, ", tag);\n", lw.in2, "}\n");
   return absl::OkStatus();
 }
 
 // LOAD: reads the range; with `expect`/`tag`, a mismatch is counted.
 absl::Status Emitter::EmitLoad(const SignalOp& op, const Lowering& lw, int obj, Names& scope,
                                std::string& o) {
-  const std::string& in2 = lw.in2;
-  const std::string& by_cond = lw.by_cond;
-  const std::string& first = lw.first;
-  const std::string& stride = lw.stride;
   const Obj& ob = objs_[obj];
   std::string expect_text = !op.expect().empty() ? op.expect() : op.tag();
   std::string expect = "0";
@@ -702,27 +682,23 @@ absl::Status Emitter::EmitLoad(const SignalOp& op, const Lowering& lw, int obj, 
     WC_ASSIGN(ex, Expr(op, expect_text, "0", scope));
     expect = ex;
   }
-  absl::StrAppend(&o, in2, "long long want = ", expect, "; (void)want;\n");
-  absl::StrAppend(&o, in2, "if (", by_cond, ") for (long long i = ", first, "; i < cnt; i += ", stride, ") {\n");
-  absl::StrAppend(&o, in2, "  char* a = wc_addr(x, ", obj, ", rk, ix + i, ", ob.size, "LL, ", ob.width, ");\n");
-  absl::StrAppend(&o, in2, "  if (!a) continue;\n");
-  absl::StrAppend(&o, in2, "  long long got = wc_ld_data(a, ", ob.width, ");\n");
+  absl::StrAppend(&o, lw.in2, "long long want = ", expect, "; (void)want;\n");
+  absl::StrAppend(&o, lw.in2, "if (", lw.by_cond, ") for (long long i = ", lw.first, "; i < cnt; i += ", lw.stride, ") {\n");
+  absl::StrAppend(&o, lw.in2, "  char* a = wc_addr(x, ", obj, ", rk, ix + i, ", ob.size, "LL, ", ob.width, ");\n");
+  absl::StrAppend(&o, lw.in2, "  if (!a) continue;\n");
+  absl::StrAppend(&o, lw.in2, "  long long got = wc_ld_data(a, ", ob.width, ");\n");
   if (!expect_text.empty()) {
-    absl::StrAppend(&o, in2, "  if (got != want && !x.aborted && !wc_abort_raised()) atomicAdd(&g_aux[x.r]->mismatch, 1ull);\n");
+    absl::StrAppend(&o, lw.in2, "  if (got != want && !x.aborted && !wc_abort_raised()) atomicAdd(&g_aux[x.r]->mismatch, 1ull);\n");
   } else {
-    absl::StrAppend(&o, in2, "  (void)got;\n");
+    absl::StrAppend(&o, lw.in2, "  (void)got;\n");
   }
-  absl::StrAppend(&o, in2, "}\n");
+  absl::StrAppend(&o, lw.in2, "}\n");
   return absl::OkStatus();
 }
 
 // PUT, GET and the PUT of a PUTSIG: element-wise peer copies by the CTA.
 absl::Status Emitter::EmitCopy(const SignalOp& op, const Lowering& lw, int obj, Names& scope,
                                std::string& o) {
-  const std::string& in2 = lw.in2;
-  const std::string& by_cond = lw.by_cond;
-  const std::string& first = lw.first;
-  const std::string& stride = lw.stride;
   const Obj& ob = objs_[obj];
   // PUT: object@r[src..] -> object@rank[ix..]; GET: object@rank[src..] -> object@r[ix..];
   // PUTSIG: a PUT, then (after the CTA's copies) fence + signal. Direct peer
@@ -734,25 +710,23 @@ absl::Status Emitter::EmitCopy(const SignalOp& op, const Lowering& lw, int obj, 
     WC_ASSIGN(t2, Expr(op, op.tag(), "0", scope));
     tag = t2;
   }
-  absl::StrAppend(&o, in2, "long long sx = ", src_idx, ";\n");
-  absl::StrAppend(&o, in2, "long long from_rank = ", get ? "rk" : "v_r", ", to_rank = ", get ? "v_r" : "rk", ";\n");
-  absl::StrAppend(&o, in2, "if (", by_cond, ") for (long long i = ", first, "; i < cnt; i += ", stride, ") {\n");
-  absl::StrAppend(&o, in2, "  char* d = wc_addr(x, ", obj, ", to_rank, ix + i, ", ob.size, "LL, ", ob.width, ");\n");
+  absl::StrAppend(&o, lw.in2, "long long sx = ", src_idx, ";\n");
+  absl::StrAppend(&o, lw.in2, "long long from_rank = ", get ? "rk" : "v_r", ", to_rank = ", get ? "v_r" : "rk", ";\n");
+  absl::StrAppend(&o, lw.in2, "if (", lw.by_cond, ") for (long long i = ", lw.first, "; i < cnt; i += ", lw.stride, ") {\n");
+  absl::StrAppend(&o, lw.in2, "  char* d = wc_addr(x, ", obj, ", to_rank, ix + i, ", ob.size, "LL, ", ob.width, ");\n");
   if (tag.empty()) {
-    absl::StrAppend(&o, in2, "  char* s = wc_addr(x, ", obj, ", from_rank, sx + i, ", ob.size, "LL, ", ob.width, ");\n");
-    absl::StrAppend(&o, in2, "  if (d && s) wc_st_data(d, ", ob.width, ", wc_ld_data(s, ", ob.width, "));\n");
+    absl::StrAppend(&o, lw.in2, "  char* s = wc_addr(x, ", obj, ", from_rank, sx + i, ", ob.size, "LL, ", ob.width, ");\n");
+    absl::StrAppend(&o, lw.in2, "  if (d && s) wc_st_data(d, ", ob.width, ", wc_ld_data(s, ", ob.width, "));\n");
   } else {
-    absl::StrAppend(&o, in2, "  if (d) wc_st_data(d, ", ob.width, ", ", tag, ");\n");
+    absl::StrAppend(&o, lw.in2, "  if (d) wc_st_data(d, ", ob.width, ", ", tag, ");\n");
   }
-  absl::StrAppend(&o, in2, "}\n");
+  absl::StrAppend(&o, lw.in2, "}\n");
   return absl::OkStatus();
 }
 
 // PUTSIG, after its copies: fence, then the signal to the destination rank.
 absl::Status Emitter::EmitPutSignal(const SignalOp& op, const Lowering& lw,
                                     Names& scope, std::string& o) {
-  const std::string& in2 = lw.in2;
-  const int site = lw.site;
   auto sobj_or = ObjectOf(op, op.signal_object());
   if (!sobj_or.ok()) return sobj_or.status();
   int sobj = *sobj_or;
@@ -762,31 +736,29 @@ absl::Status Emitter::EmitPutSignal(const SignalOp& op, const Lowering& lw,
   const char* cons = so.width == 8 ? "l" : "r";
   const char* ct = so.width == 8 ? "unsigned long long" : "unsigned";
   std::string fscope = TierScope();
-  absl::StrAppend(&o, in2, "__syncthreads();\n");
-  absl::StrAppend(&o, in2, "if (threadIdx.x == 0) {\n");
-  absl::StrAppend(&o, in2, "  wc_jitter(x, ", site, ");\n");
-  absl::StrAppend(&o, in2, "  char* a = wc_addr(x, ", sobj, ", rk, ", sidx, ", ", so.size, "LL, ", so.width, ");\n");
-  absl::StrAppend(&o, in2, "  ", ct, " v = (", ct, ")(", sval, ");\n");
-  absl::StrAppend(&o, in2, "  asm volatile(\"fence.sc.", fscope, ";\" ::: \"memory\");\n");
+  absl::StrAppend(&o, lw.in2, "__syncthreads();\n");
+  absl::StrAppend(&o, lw.in2, "if (threadIdx.x == 0) {\n");
+  absl::StrAppend(&o, lw.in2, "  wc_jitter(x, ", lw.site, ");\n");
+  absl::StrAppend(&o, lw.in2, "  char* a = wc_addr(x, ", sobj, ", rk, ", sidx, ", ", so.size, "LL, ", so.width, ");\n");
+  absl::StrAppend(&o, lw.in2, "  ", ct, " v = (", ct, ")(", sval, ");\n");
+  absl::StrAppend(&o, lw.in2, "  asm volatile(\"fence.sc.", fscope, ";\" ::: \"memory\");\n");
   if (op.signal_op() == ADD) {
-    absl::StrAppend(&o, in2, "  if (a) { ", ct, " old; asm volatile(\"atom.relaxed.", fscope, ".global.add.", so.width == 8 ? "u64" : "u32",
+    absl::StrAppend(&o, lw.in2, "  if (a) { ", ct, " old; asm volatile(\"atom.relaxed.", fscope, ".global.add.", so.width == 8 ? "u64" : "u32",
                     " %0, [%1], %2;\" : \"=", cons, "\"(old) : \"l\"(a), \"", cons, "\"(v) : \"memory\"); (void)old; }\n");
   } else {
-    absl::StrAppend(&o, in2, "  if (a) asm volatile(\"st.relaxed.", fscope, ".global.", so.width == 8 ? "b64" : "b32",
+    absl::StrAppend(&o, lw.in2, "  if (a) asm volatile(\"st.relaxed.", fscope, ".global.", so.width == 8 ? "b64" : "b32",
                     " [%0], %1;\" :: \"l\"(a), \"", cons, "\"(v) : \"memory\");\n");
   }
-  absl::StrAppend(&o, in2, "}\n");
+  absl::StrAppend(&o, lw.in2, "}\n");
   return absl::OkStatus();
 }
 
 // FENCE, NVSHMEM_FENCE, QUIET.
 absl::Status Emitter::EmitFence(const SignalOp& op, const Lowering& lw,
                                 Names& scope, std::string& o) {
-  const std::string& in2 = lw.in2;
-  const std::string& by_cond = lw.by_cond;
   std::string sc = op.kind() == FENCE ? Scope(op.scope(), TierScope()) : TierScope();
   std::string kindq = op.kind() == FENCE && (op.sem() == ACQ_REL || op.sem() == ACQUIRE || op.sem() == RELEASE) ? "acq_rel" : "sc";
-  absl::StrAppend(&o, in2, "if (", by_cond, ") asm volatile(\"fence.", kindq, ".", sc, ";\" ::: \"memory\");\n");
+  absl::StrAppend(&o, lw.in2, "if (", lw.by_cond, ") asm volatile(\"fence.", kindq, ".", sc, ";\" ::: \"memory\");\n");
   return absl::OkStatus();
 }
 
@@ -799,12 +771,11 @@ absl::Status Emitter::EmitOp(const SignalOp& op, Names& scope, int depth, std::s
   bool t0_default = op.kind() == NOTIFY || op.kind() == SIGNAL_OP || op.kind() == ATOMIC_ADD ||
                     op.kind() == ATOMIC_CAS;
   lw.by = op.by() == BY_DEFAULT ? (t0_default ? THREAD0 : ALL_THREADS) : op.by();
-  const SignalBy by = lw.by;
-  lw.by_cond = by == THREAD0         ? "threadIdx.x == 0"
-               : by == OTHER_THREADS ? "threadIdx.x != 0 && (int)threadIdx.x < x.nthreads"
+  lw.by_cond = lw.by == THREAD0         ? "threadIdx.x == 0"
+               : lw.by == OTHER_THREADS ? "threadIdx.x != 0 && (int)threadIdx.x < x.nthreads"
                                      : "(int)threadIdx.x < x.nthreads";
-  lw.first = by == THREAD0 ? "0" : by == OTHER_THREADS ? "(long long)threadIdx.x - 1" : "(long long)threadIdx.x";
-  lw.stride = by == THREAD0 ? "1" : by == OTHER_THREADS ? "(long long)(x.nthreads - 1)" : "(long long)x.nthreads";
+  lw.first = lw.by == THREAD0 ? "0" : lw.by == OTHER_THREADS ? "(long long)threadIdx.x - 1" : "(long long)threadIdx.x";
+  lw.stride = lw.by == THREAD0 ? "1" : lw.by == OTHER_THREADS ? "(long long)(x.nthreads - 1)" : "(long long)x.nthreads";
   absl::StrAppend(&o, ind, "{  // ", sname, "\n");
   lw.in2 = ind + "  ";
   const std::string& in2 = lw.in2;
