@@ -814,26 +814,30 @@ absl::StatusOr<EncodingPtr> Parser::ParseAttribute(int depth) {
   return ParseDictAttribute(t, mnemonic, depth);
 }
 
+absl::StatusOr<Value> Parser::ParseAttributeDict(const std::string& attr_name,
+                                                 absl::string_view what, int depth) {
+  if (lexer_.Peek().kind != TokenKind::kLBrace) {
+    Token t = lexer_.Peek();
+    return ErrorAt(t.offset,
+                   absl::StrCat(attr_name, ": expected ", what, ", got ", attr::Describe(t)));
+  }
+  Context attr_context(this, /*is_attribute=*/true, attr_name);
+  return ParseDict(depth);
+}
+
+absl::Status Parser::ExpectClose(const std::string& attr_name, absl::string_view form) {
+  Token close = lexer_.Next();
+  if (close.kind == TokenKind::kGreater) return absl::OkStatus();
+  return ErrorAt(close.offset, absl::StrCat(attr_name, ": expected '>' to close ", attr_name,
+                                            "<", form, ", got ", attr::Describe(close)));
+}
+
 absl::StatusOr<EncodingPtr> Parser::ParseDictAttribute(const Token& name,
                                                        absl::string_view mnemonic,
                                                        int depth) {
   const std::string attr_name(name.text);
-  if (lexer_.Peek().kind != TokenKind::kLBrace) {
-    Token t = lexer_.Peek();
-    return ErrorAt(t.offset, absl::StrCat(attr_name, ": expected '{' after '<', got ",
-                                          attr::Describe(t)));
-  }
-  Value dict;
-  {
-    Context attr_context(this, /*is_attribute=*/true, attr_name);
-    ASSIGN_OR_RETURN(dict, ParseDict(depth));
-  }
-  Token close = lexer_.Next();
-  if (close.kind != TokenKind::kGreater) {
-    return ErrorAt(close.offset,
-                   absl::StrCat(attr_name, ": expected '>' to close ", attr_name,
-                                "<{...}, got ", attr::Describe(close)));
-  }
+  ASSIGN_OR_RETURN(Value dict, ParseAttributeDict(attr_name, "'{' after '<'", depth));
+  RETURN_IF_ERROR(ExpectClose(attr_name, "{...}"));
   Fields f(this, attr_name, name.offset, &dict.entries);
   if (mnemonic == "blocked") return BuildBlocked(f);
   if (mnemonic == "slice") return BuildSlice(f);
@@ -896,25 +900,12 @@ absl::StatusOr<EncodingPtr> Parser::ParsePaddedShared(const Token& name, int dep
                                               attr::Describe(sep)));
     }
   }
-  if (lexer_.Peek().kind != TokenKind::kLBrace) {
-    Token t = lexer_.Peek();
-    return ErrorAt(t.offset,
-                   absl::StrCat(attr_name,
-                                ": expected '{' with {order, shape} or {offset, "
-                                "block} after the pairs, got ",
-                                attr::Describe(t)));
-  }
-  Value dict;
-  {
-    Context attr_context(this, /*is_attribute=*/true, attr_name);
-    ASSIGN_OR_RETURN(dict, ParseDict(depth));
-  }
-  Token close = lexer_.Next();
-  if (close.kind != TokenKind::kGreater) {
-    return ErrorAt(close.offset,
-                   absl::StrCat(attr_name, ": expected '>' to close ", attr_name,
-                                "<[...] {...}, got ", attr::Describe(close)));
-  }
+  ASSIGN_OR_RETURN(
+      Value dict,
+      ParseAttributeDict(attr_name,
+                         "'{' with {order, shape} or {offset, block} after the pairs",
+                         depth));
+  RETURN_IF_ERROR(ExpectClose(attr_name, "[...] {...}"));
   (void)open;
 
   Fields f(this, attr_name, name.offset, &dict.entries);
@@ -923,16 +914,7 @@ absl::StatusOr<EncodingPtr> Parser::ParsePaddedShared(const Token& name, int dep
 
 absl::StatusOr<EncodingPtr> Parser::ParseSharedLinear(const Token& name, int depth) {
   const std::string attr_name(name.text);
-  if (lexer_.Peek().kind != TokenKind::kLBrace) {
-    Token t = lexer_.Peek();
-    return ErrorAt(t.offset, absl::StrCat(attr_name, ": expected '{' after '<', got ",
-                                          attr::Describe(t)));
-  }
-  Value dict;
-  {
-    Context attr_context(this, /*is_attribute=*/true, attr_name);
-    ASSIGN_OR_RETURN(dict, ParseDict(depth));
-  }
+  ASSIGN_OR_RETURN(Value dict, ParseAttributeDict(attr_name, "'{' after '<'", depth));
   Fields f(this, attr_name, name.offset, &dict.entries);
   if (const Entry* a = f.Find("alignment")) {
     return f.Error(
@@ -974,12 +956,7 @@ absl::StatusOr<EncodingPtr> Parser::ParseSharedLinear(const Token& name, int dep
                                   "(Triton reads a plain integer)"));
     }
   }
-  Token close = lexer_.Next();
-  if (close.kind != TokenKind::kGreater) {
-    return ErrorAt(close.offset,
-                   absl::StrCat(attr_name, ": expected '>' to close ", attr_name,
-                                "<{...}, alignment = ...>, got ", attr::Describe(close)));
-  }
+  RETURN_IF_ERROR(ExpectClose(attr_name, "{...}, alignment = ...>"));
   return BuildSharedLinear(f, align_v, PositionAt(key.offset));
 }
 

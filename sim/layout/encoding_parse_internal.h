@@ -230,6 +230,13 @@ class Parser {
   absl::StatusOr<EncodingPtr> ParseDictAttribute(const Token& name,
                                                  absl::string_view mnemonic, int depth);
   absl::StatusOr<EncodingPtr> ParsePaddedShared(const Token& name, int depth);
+  // The `{key = value, ...}` of attribute `attr_name`; a missing '{' is
+  // "<attr_name>: expected <what>, got <token>".
+  absl::StatusOr<Value> ParseAttributeDict(const std::string& attr_name,
+                                           absl::string_view what, int depth);
+  // The '>' that ends attribute `attr_name` written as `attr_name<form>`; otherwise
+  // "<attr_name>: expected '>' to close <attr_name><form>, got <token>".
+  absl::Status ExpectClose(const std::string& attr_name, absl::string_view form);
   absl::StatusOr<EncodingPtr> ParseSharedLinear(const Token& name, int depth);
 
   struct Frame {
