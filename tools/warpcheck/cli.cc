@@ -160,11 +160,10 @@ int RunLayoutShow(Context& ctx) {
   }
 
   if (auto svg_path = args.Get("svg")) {
-    if (!sim::base::WriteFileAtomically(
-             *svg_path,
-             RenderSvg(layout, absl::StrCat(facts->attr(), "  ", *args.Get("shape"))))
-             .ok()) {
-      PrintError(ctx.err, absl::StrCat(*svg_path, ": cannot write the SVG file"));
+    if (!WriteOutputFile(
+            *svg_path,
+            RenderSvg(layout, absl::StrCat(facts->attr(), "  ", *args.Get("shape"))),
+            "the SVG file", ctx.err)) {
       return kExitInputError;
     }
   }

@@ -4,12 +4,20 @@
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/text_format.h"
+#include "sim/base/file.h"
 #include "sim/base/json.h"
 
 namespace warpcheck::cli {
 
 void PrintError(std::ostream& err, absl::string_view message) {
   err << "warpcheck: error: " << message << "\n";
+}
+
+bool WriteOutputFile(const std::string& path, const std::string& text,
+                     absl::string_view what, std::ostream& err) {
+  if (sim::base::WriteFileAtomically(path, text).ok()) return true;
+  PrintError(err, absl::StrCat(path, ": cannot write", what.empty() ? "" : " ", what));
+  return false;
 }
 
 absl::StatusOr<OutputFormat> ParseFormatFlag(const ParsedArgs& args) {

@@ -3,6 +3,7 @@
 #define WARPCHECK_TOOLS_WARPCHECK_OUTPUT_H_
 
 #include <ostream>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -18,6 +19,11 @@ void PrintError(std::ostream& err, absl::string_view message);
 // tools/warpcheck/args; there is no options proto (it held only this enum and two
 // messages nothing read, so it went).
 enum class OutputFormat { kText, kJson, kTextproto };
+
+// Writes `text` to `path` atomically (sim/base/file.h). On failure prints
+// "warpcheck: error: <path>: cannot write[ <what>]" and returns false.
+bool WriteOutputFile(const std::string& path, const std::string& text,
+                     absl::string_view what, std::ostream& err);
 
 // --format=text|json|textproto (default text); InvalidArgument otherwise.
 absl::StatusOr<OutputFormat> ParseFormatFlag(const ParsedArgs& args);

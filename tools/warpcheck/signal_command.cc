@@ -7,7 +7,6 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "google/protobuf/text_format.h"
-#include "sim/base/file.h"
 #include "sim/signal/driver.h"
 #include "sim/base/enum_name.h"
 #include "sim/signal/program.h"
@@ -75,14 +74,6 @@ absl::StatusOr<sig::LoadOverrides> Overrides(const ParsedArgs& args) {
   return o;
 }
 
-bool WriteText(const std::string& path, const std::string& text, std::ostream& err) {
-  if (!sim::base::WriteFileAtomically(path, text).ok()) {
-    PrintError(err, absl::StrCat(path, ": cannot write"));
-    return false;
-  }
-  return true;
-}
-
 void PrintText(const SignalReport& r, std::ostream& out) {
   out << "outcome: " << sim::base::EnumName(r.outcome());
   if (r.schedule() == "explore" || r.schedule() == "replay")
@@ -133,17 +124,19 @@ int Finish(const ParsedArgs& args, const sig::RunResult& res, std::ostream& out,
     } else {
       std::string text;
       google::protobuf::TextFormat::PrintToString(res.trace, &text);
-      if (!WriteText(*path, absl::StrCat("# proto-file: proto/signal.proto\n"
-                                         "# proto-message: warpcheck.SignalTrace\n",
-                                         text),
-                     err))
+      if (!WriteOutputFile(*path,
+                           absl::StrCat("# proto-file: proto/signal.proto\n"
+                                        "# proto-message: warpcheck.SignalTrace\n",
+                                        text),
+                           "", err))
         return kExitInputError;
     }
   }
   if (auto path = args.Get("svg")) {
     if (!HasWaitForGraph(res.report)) {
       PrintError(err, "--svg: no deadlock, so no wait-for graph was written");
-    } else if (!WriteText(*path, RenderWaitForSvg(res.report.explanation()), err)) {
+    } else if (!WriteOutputFile(*path, RenderWaitForSvg(res.report.explanation()), "",
+                                err)) {
       return kExitInputError;
     }
   }

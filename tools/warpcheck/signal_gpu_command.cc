@@ -4,7 +4,6 @@
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
 #include "proto/signal.pb.h"
-#include "sim/base/file.h"
 #include "sim/base/text_proto.h"
 #include "sim/signal/cuda_emit.h"
 #include "tools/warpcheck/cli.h"
@@ -92,10 +91,7 @@ int RunSignalCuda(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
     return kExitInputError;
   }
   const std::string out_path = *args.Get("o");
-  if (!sim::base::WriteFileAtomically(out_path, *source).ok()) {
-    PrintError(err, absl::StrCat(out_path, ": cannot write file"));
-    return kExitInputError;
-  }
+  if (!WriteOutputFile(out_path, *source, "file", err)) return kExitInputError;
   out << "wrote " << out_path << " (tier " << opt.tier << ", " << opt.runs << " run"
       << (opt.runs == 1 ? "" : "s") << ")\n";
   return kExitOk;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <optional>
@@ -250,10 +249,7 @@ int RunSwizzleShow(const ParsedArgs& args, std::ostream& out, std::ostream& err,
     }
   }
   if (auto svg_path = args.Get("svg")) {
-    std::ofstream svg(*svg_path);
-    svg << RenderGridSvg(*grid, title);
-    if (!svg) {
-      PrintError(err, absl::StrCat(*svg_path, ": cannot write the SVG file"));
+    if (!WriteOutputFile(*svg_path, RenderGridSvg(*grid, title), "the SVG file", err)) {
       return kExitInputError;
     }
   }
