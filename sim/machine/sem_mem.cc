@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "sim/base/status_macros.h"
-#include "sim/machine/bank_model.h"
+#include "sim/bank/bank_model.h"
 #include "sim/machine/semantics.h"
 
 namespace warpcheck::sim::machine {
@@ -172,7 +172,7 @@ inline bool Misaligned(Exec& x, const Insn& in, int l, uint64_t addr, uint32_t s
 
 void CountShared(Exec& x, const uint32_t addr[32], uint32_t mask, uint32_t bytes,
                  bool store) {
-  BankCost c = SharedRequestCost(addr, mask, bytes);
+  bank::BankCost c = bank::SharedRequestCost(addr, mask, bytes);
   Counters& k = x.m->mutable_counters();
   k.smem_requests[store] += 1;
   k.smem_wavefronts[store] += c.wavefronts;

@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "sim/base/status_macros.h"
-#include "sim/machine/bank_model.h"
+#include "sim/bank/bank_model.h"
 #include "sim/machine/semantics.h"
 
 namespace warpcheck::sim::machine {
@@ -237,7 +237,7 @@ bool ExecMatrix(Exec& x, const Insn& in, uint32_t mask) {
     }
   }
   m.WarpSyncClocks(*x.w, live);
-  BankCost c = MatrixRequestCost(rows, num);
+  bank::BankCost c = bank::MatrixRequestCost(rows, num);
   Counters& k = m.mutable_counters();
   k.smem_requests[kStore] += 1;
   k.smem_wavefronts[kStore] += c.wavefronts;

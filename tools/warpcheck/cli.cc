@@ -19,6 +19,7 @@
 #include "sim/base/text_proto.h"
 #include "tools/warpcheck/args.h"
 #include "tools/warpcheck/corpus_command.h"
+#include "tools/warpcheck/convert_command.h"
 #include "tools/warpcheck/layout_render.h"
 #include "tools/warpcheck/output.h"
 #include "tools/warpcheck/sim_command.h"
@@ -226,6 +227,20 @@ const std::vector<Command>& Commands() {
        SwizzleValueFlags(),
        {},
        [](Context& c) { return RunSwizzleProve(c.args, c.out, c.err, c.report_out); }},
+      {"convert plan", "plan a layout conversion (registers, shuffles, shared memory) and its cost",
+       {"src", "dst", "shape", "dtype", "num-warps", "strategy", "max-vector-bytes", "format"},
+       {"no-swizzle"},
+       [](Context& c) { return RunConvert(ConvertAction::kPlan, c.args, c.out, c.err, c.report_out); }},
+      {"convert emit", "emit a planned conversion as PTX in the round-trip or once harness",
+       {"src", "dst", "shape", "dtype", "num-warps", "strategy", "max-vector-bytes", "format",
+        "harness", "o", "output", "launch-out", "iters"},
+       {"no-swizzle"},
+       [](Context& c) { return RunConvert(ConvertAction::kEmit, c.args, c.out, c.err, c.report_out); }},
+      {"convert check", "plan, emit and simulate a conversion on random data and distinct tags",
+       {"src", "dst", "shape", "dtype", "num-warps", "strategy", "max-vector-bytes", "format",
+        "seed"},
+       {"no-swizzle"},
+       [](Context& c) { return RunConvert(ConvertAction::kCheck, c.args, c.out, c.err, c.report_out); }},
       {"sim run", "run a launch spec (PTX kernel) on the warp/CTA simulator",
        {"trace", "format"},
        {},

@@ -6,11 +6,14 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "sim/machine/bank_model.h"
+#include "sim/bank/bank_model.h"
 #include "tests/sim/machine/machine_test_util.h"
 #include "tests/testing/status_matchers.h"
 
 namespace warpcheck::sim::machine {
+using bank::BankCost;
+using bank::MatrixRequestCost;
+using bank::SharedRequestCost;
 namespace {
 
 using testing::BodyOptions;

@@ -16,12 +16,12 @@
 // groups. Conflicts = wavefronts - minimum, where the minimum counts the groups that take
 // part. Example: 32 lanes reading 4 bytes at stride 8 bytes touch banks 0,2,...,30 twice
 // each with different words: 2 wavefronts, 1 conflict.
-#ifndef WARPCHECK_SIM_MACHINE_BANK_MODEL_H_
-#define WARPCHECK_SIM_MACHINE_BANK_MODEL_H_
+#ifndef WARPCHECK_SIM_BANK_BANK_MODEL_H_
+#define WARPCHECK_SIM_BANK_BANK_MODEL_H_
 
 #include <cstdint>
 
-namespace warpcheck::sim::machine {
+namespace warpcheck::sim::bank {
 
 struct BankCost {
   uint32_t wavefronts = 0;
@@ -36,6 +36,6 @@ BankCost SharedRequestCost(const uint32_t addr[32], uint32_t mask, uint32_t byte
 // ldmatrix/stmatrix: `rows[8 * i + r]` is the address of row r of matrix i (16 bytes).
 BankCost MatrixRequestCost(const uint32_t rows[32], int matrices);
 
-}  // namespace warpcheck::sim::machine
+}  // namespace warpcheck::sim::bank
 
-#endif  // WARPCHECK_SIM_MACHINE_BANK_MODEL_H_
+#endif  // WARPCHECK_SIM_BANK_BANK_MODEL_H_

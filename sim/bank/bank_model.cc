@@ -1,8 +1,8 @@
-#include "sim/machine/bank_model.h"
+#include "sim/bank/bank_model.h"
 
 #include <algorithm>
 
-namespace warpcheck::sim::machine {
+namespace warpcheck::sim::bank {
 
 namespace {
 
@@ -70,4 +70,4 @@ BankCost MatrixRequestCost(const uint32_t rows[32], int matrices) {
   return cost;
 }
 
-}  // namespace warpcheck::sim::machine
+}  // namespace warpcheck::sim::bank

@@ -1,0 +1,93 @@
+// F2Span: the span of a few bit vectors over F2, with solutions that say which of the
+// generators combine to a target (private to sim/plan).
+//
+// The planners ask two questions again and again: "is this tensor direction held by a
+// combination of these register/lane bases?" and "which combination?". Both are one
+// Gaussian elimination over at most 32 generators of at most 32 bits, kept in echelon
+// form together with the generator mask that produced each row. Solve() returns the
+// combination whose free generators are 0, so the answer is the same linear choice
+// Triton's pseudo-inverse makes (free variables 0), and Solve is linear in the target.
+#ifndef WARPCHECK_SIM_PLAN_F2_SPAN_H_
+#define WARPCHECK_SIM_PLAN_F2_SPAN_H_
+
+#include <bit>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace warpcheck::sim::plan {
+
+class F2Span {
+ public:
+  F2Span() = default;
+  // Requires: generators.size() <= 32.
+  explicit F2Span(const std::vector<uint32_t>& generators) {
+    for (uint32_t g : generators) Add(g);
+  }
+
+  // Appends a generator (index = number of generators added before).
+  // Ensures: returns whether it was independent of the earlier ones.
+  bool Add(uint32_t v) {
+    uint32_t combo = uint32_t{1} << count_;
+    ++count_;
+    for (const Row& r : rows_) {
+      if (v & r.pivot) {
+        v ^= r.value;
+        combo ^= r.combo;
+      }
+    }
+    if (v == 0) return false;
+    uint32_t pivot = v & (~v + 1);  // lowest set bit
+    // Keep the rows fully reduced on the new pivot.
+    for (Row& r : rows_) {
+      if (r.value & pivot) {
+        r.value ^= v;
+        r.combo ^= combo;
+      }
+    }
+    rows_.push_back(Row{v, combo, pivot});
+    return true;
+  }
+
+  int rank() const { return static_cast<int>(rows_.size()); }
+  int count() const { return count_; }
+
+  // Ensures: a mask of generators whose XOR is `target` (the free generators, those that
+  //          are combinations of earlier ones, are 0), or nullopt when outside the span.
+  std::optional<uint32_t> Solve(uint32_t target) const {
+    uint32_t combo = 0;
+    for (const Row& r : rows_) {
+      if (target & r.pivot) {
+        target ^= r.value;
+        combo ^= r.combo;
+      }
+    }
+    if (target != 0) return std::nullopt;
+    return combo;
+  }
+  bool Contains(uint32_t v) const { return Solve(v).has_value(); }
+
+ private:
+  struct Row {
+    uint32_t value;
+    uint32_t combo;
+    uint32_t pivot;
+  };
+  std::vector<Row> rows_;
+  int count_ = 0;
+};
+
+// XOR of the entries of `basis` selected by the set bits of `x`.
+inline uint32_t ApplyBasis(const std::vector<uint32_t>& basis, uint32_t x) {
+  uint32_t v = 0;
+  for (size_t i = 0; x != 0 && i < basis.size(); ++i, x >>= 1) {
+    if (x & 1) v ^= basis[i];
+  }
+  return v;
+}
+
+inline bool Parity(uint32_t x) { return (std::popcount(x) & 1) != 0; }
+
+}  // namespace warpcheck::sim::plan
+
+#endif  // WARPCHECK_SIM_PLAN_F2_SPAN_H_

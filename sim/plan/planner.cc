@@ -1,0 +1,1028 @@
+#include "sim/plan/planner.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <map>
+#include <tuple>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "sim/bank/bank_model.h"
+#include "sim/layout/layout_proto.h"
+#include "sim/plan/f2_span.h"
+
+namespace warpcheck::sim::plan {
+
+absl::StatusOr<Strategy> ParseStrategy(absl::string_view text) {
+  if (text == "auto") return Strategy::kAuto;
+  if (text == "registers") return Strategy::kRegisters;
+  if (text == "shuffle") return Strategy::kShuffle;
+  if (text == "smem") return Strategy::kSmem;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--strategy=", text, ": expected auto, registers, shuffle or smem"));
+}
+
+std::string StrategyName(Strategy s) {
+  switch (s) {
+    case Strategy::kAuto: return "auto";
+    case Strategy::kRegisters: return "registers";
+    case Strategy::kShuffle: return "shuffle";
+    case Strategy::kSmem: return "smem";
+  }
+  return "?";
+}
+
+WordView ViewOf(const FlatLayout& l, int element_bits, bool packed) {
+  WordView v;
+  v.reg_bits = l.reg_bits();
+  if (element_bits == 64) {
+    v.upw = 2;
+  } else if (packed && element_bits < 32) {
+    v.pk = std::min(element_bits == 8 ? 2 : 1, v.reg_bits);
+  }
+  return v;
+}
+
+namespace {
+
+using LaneTable = std::array<int, 32>;
+
+// Builds select trees over lane predicates, sharing equal trees.
+class SelectBuilder {
+ public:
+  explicit SelectBuilder(Program* prog) : prog_(prog) {}
+
+  // table[l]: the word lane l wants (-1: any). Ensures: a word holding table[l] in every
+  // lane l with table[l] >= 0; selps only where the choice depends on the lane.
+  int Build(const LaneTable& table) {
+    int first = -1;
+    bool uniform = true;
+    for (int v : table) {
+      if (v < 0) continue;
+      if (first < 0) first = v;
+      else if (v != first) uniform = false;
+    }
+    if (uniform) return first;
+    auto it = memo_.find(table);
+    if (it != memo_.end()) return it->second;
+    // The lane functional that splits the choices best.
+    int best_u = -1;
+    std::pair<int, int> best_score{1 << 30, 1 << 30};
+    const int d = Distinct(table);
+    for (uint32_t u = 1; u < 32; ++u) {
+      LaneTable t0, t1;
+      Split(table, u, &t0, &t1);
+      int d0 = Distinct(t0), d1 = Distinct(t1);
+      if (d0 >= d || d1 >= d) continue;
+      std::pair<int, int> score{std::max(d0, d1), d0 + d1};
+      if (score < best_score) {
+        best_score = score;
+        best_u = static_cast<int>(u);
+      }
+    }
+    if (best_u < 0) best_u = 1;  // cannot happen for tables with two values; be safe
+    LaneTable t0, t1;
+    Split(table, best_u, &t0, &t1);
+    int a = Build(t1), b = Build(t0);
+    int out;
+    if (a < 0) {
+      out = b;
+    } else if (b < 0) {
+      out = a;
+    } else {
+      SetupValue pred;
+      pred.kind = SetupValue::Kind::kTidParity;
+      pred.mask = static_cast<uint32_t>(best_u);
+      Op op;
+      op.kind = OpKind::kSelp;
+      op.pred = prog_->AddSetup(pred);
+      op.in = {a, b};
+      out = prog_->NewWord();
+      op.out = {out};
+      prog_->ops.push_back(op);
+    }
+    memo_[table] = out;
+    return out;
+  }
+
+ private:
+  static int Distinct(const LaneTable& t) {
+    int vals[32];
+    int n = 0;
+    for (int v : t) {
+      if (v < 0) continue;
+      bool seen = false;
+      for (int i = 0; i < n && !seen; ++i) seen = vals[i] == v;
+      if (!seen) vals[n++] = v;
+    }
+    return n;
+  }
+  static void Split(const LaneTable& t, uint32_t u, LaneTable* t0, LaneTable* t1) {
+    for (int l = 0; l < 32; ++l) {
+      bool odd = Parity(static_cast<uint32_t>(l) & u);
+      (*t0)[l] = odd ? -1 : t[l];
+      (*t1)[l] = odd ? t[l] : -1;
+    }
+  }
+
+  Program* prog_;
+  std::map<LaneTable, int> memo_;
+};
+
+void InitInputs(Program& prog, const WordView& sv) {
+  prog.inputs.clear();
+  for (int i = 0; i < sv.words(); ++i) prog.inputs.push_back(prog.NewWord());
+}
+
+// Word id of element slot: builds destination words from (source word, slot) pairs with
+// prmt, renaming when a whole word matches.
+class WordAssembler {
+ public:
+  WordAssembler(Program* prog, int element_bits) : prog_(prog), eb_(element_bits / 8) {}
+
+  // parts[s] = (source word id, source slot, source elements per word) for dst slot s.
+  int Assemble(const std::vector<std::tuple<int, int, int>>& parts) {
+    const int slots = static_cast<int>(parts.size());
+    // Rename when the whole word (or, for one slot, its low bits) is already in place.
+    auto [w0, s0, e0] = parts[0];
+    bool same = true;
+    for (int s = 0; s < slots; ++s) {
+      auto [w, t, e] = parts[s];
+      if (w != w0 || t != s || (slots > 1 && e != slots)) same = false;
+    }
+    if (same && (slots > 1 || s0 == 0)) return w0;
+    auto it = memo_.find(parts);
+    if (it != memo_.end()) return it->second;
+    // prmt chain: acc starts as the first part's word.
+    std::vector<int> words;
+    for (auto [w, t, e] : parts) {
+      if (std::find(words.begin(), words.end(), w) == words.end()) words.push_back(w);
+    }
+    int acc = -1;
+    uint32_t acc_has = 0;  // slots already right in acc
+    for (size_t i = 0; i < words.size(); i += (acc < 0 ? 2 : 1)) {
+      int a = acc < 0 ? words[i] : acc;
+      int b = acc < 0 ? (i + 1 < words.size() ? words[i + 1] : words[i]) : words[i];
+      uint32_t sel = 0;
+      for (int s = 0; s < slots; ++s) {
+        auto [w, t, e] = parts[s];
+        for (int j = 0; j < eb_; ++j) {
+          int byte = s * eb_ + j;
+          uint32_t src;
+          if (acc >= 0 && ((acc_has >> s) & 1)) {
+            src = byte;  // keep acc's byte
+          } else if (acc < 0 && w == a) {
+            src = t * eb_ + j;
+          } else if (w == b) {
+            src = 4 + t * eb_ + j;
+          } else {
+            src = byte;  // filled later
+          }
+          sel |= src << (4 * byte);
+        }
+      }
+      for (int s = 0; s < slots; ++s) {
+        auto [w, t, e] = parts[s];
+        if ((acc < 0 && (w == a || w == b)) || (acc >= 0 && w == b)) acc_has |= 1u << s;
+      }
+      // Bytes above the slots (unpacked words) keep byte 0's pattern: any value works.
+      for (int byte = slots * eb_; byte < 4; ++byte) sel |= uint32_t(byte) << (4 * byte);
+      Op op;
+      op.kind = OpKind::kPrmt;
+      op.in = {a, b};
+      op.imm = sel & 0xffff;
+      acc = prog_->NewWord();
+      op.out = {acc};
+      prog_->ops.push_back(op);
+      if (acc_has == (1u << slots) - 1) break;
+    }
+    memo_[parts] = acc;
+    return acc;
+  }
+
+ private:
+  Program* prog_;
+  int eb_;
+  std::map<std::vector<std::tuple<int, int, int>>, int> memo_;
+};
+
+// ---- registers ------------------------------------------------------------------------
+
+absl::StatusOr<Program> PlanRegisters(const ConversionProblem& p, const WordView& sv,
+                                      const WordView& dv) {
+  if (p.src.lane != p.dst.lane || p.src.warp != p.dst.warp) {
+    return absl::InvalidArgumentError(
+        "registers: the layouts place elements on different lanes or warps, so data must "
+        "leave the thread");
+  }
+  F2Span span(p.src.reg);
+  Program prog;
+  InitInputs(prog, sv);
+  std::vector<uint32_t> src_reg(p.dst.num_regs());
+  for (uint32_t r = 0; r < src_reg.size(); ++r) {
+    auto combo = span.Solve(ApplyBasis(p.dst.reg, r));
+    if (!combo) {
+      return absl::InvalidArgumentError(
+          "registers: a destination register holds an element no register of the same "
+          "thread holds");
+    }
+    src_reg[r] = *combo;
+  }
+  WordAssembler asmb(&prog, p.element_bits);
+  for (int u = 0; u < dv.units(); ++u) {
+    if (dv.upw == 2) {
+      uint32_t r = src_reg[u];
+      prog.outputs.push_back(prog.inputs[2 * r]);
+      prog.outputs.push_back(prog.inputs[2 * r + 1]);
+      continue;
+    }
+    std::vector<std::tuple<int, int, int>> parts;
+    for (int s = 0; s < (1 << dv.pk); ++s) {
+      uint32_t r = src_reg[(u << dv.pk) | s];
+      parts.emplace_back(prog.inputs[r >> sv.pk], r & ((1u << sv.pk) - 1), 1 << sv.pk);
+    }
+    prog.outputs.push_back(asmb.Assemble(parts));
+  }
+  return prog;
+}
+
+// ---- shuffle --------------------------------------------------------------------------
+
+uint32_t ApplyCols(const std::vector<uint32_t>& cols, uint32_t x) { return ApplyBasis(cols, x); }
+
+absl::StatusOr<Program> PlanShuffle(const ConversionProblem& p, const WordView& sv,
+                                    const WordView& dv, ShuffleStage* stage) {
+  if (p.src.warp != p.dst.warp) {
+    return absl::InvalidArgumentError(
+        "shuffle: the layouts place elements on different warps; shuffles stay in a warp");
+  }
+  if (sv.pk != dv.pk) {
+    return absl::InvalidArgumentError("shuffle: the two sides pack words differently");
+  }
+  const int pk = sv.pk;
+  for (int i = 0; i < pk; ++i) {
+    if (p.src.reg[i] != p.dst.reg[i] || p.src.reg[i] == 0) {
+      return absl::InvalidArgumentError(
+          "shuffle: packed words would have to be split (the low register bases differ)");
+    }
+  }
+  const int nus = sv.reg_bits - pk, nud = dv.reg_bits - pk;
+  std::vector<uint32_t> gens;
+  for (int i = pk; i < sv.reg_bits; ++i) gens.push_back(p.src.reg[i]);
+  for (uint32_t b : p.src.lane) gens.push_back(b);
+  for (int i = 0; i < pk; ++i) gens.push_back(p.src.reg[i]);
+  F2Span span(gens);
+  const uint32_t reg_mask = (1u << nus) - 1;
+  auto solve = [&](uint32_t target, uint32_t* rho, uint32_t* sigma) -> bool {
+    auto combo = span.Solve(target);
+    if (!combo || (*combo >> (nus + 5)) != 0) return false;
+    *rho = *combo & reg_mask;
+    *sigma = (*combo >> nus) & 31;
+    return true;
+  };
+  std::vector<uint32_t> mrr(nud), mlr(nud), mrl(5), mll(5);
+  for (int i = 0; i < nud; ++i) {
+    if (!solve(p.dst.reg[pk + i], &mrr[i], &mlr[i])) {
+      return absl::InvalidArgumentError(
+          "shuffle: a destination element is not held by the same warp (or would split a "
+          "packed word)");
+    }
+  }
+  for (int j = 0; j < 5; ++j) {
+    if (!solve(p.dst.lane[j], &mrl[j], &mll[j])) {
+      return absl::InvalidArgumentError(
+          "shuffle: a destination element is not held by the same warp");
+    }
+  }
+  uint32_t zero_cols_d = 0;
+  for (int i = 0; i < nud; ++i) if (mrr[i] == 0 && mlr[i] == 0) zero_cols_d |= 1u << i;
+  // The direct scheme: one round per destination word and lane offset; a lane whose
+  // element is already local takes it from its own words.
+  absl::StatusOr<Program> direct = [&]() -> absl::StatusOr<Program> {
+    Program prog;
+    InitInputs(prog, sv);
+    SelectBuilder sel(&prog);
+    const int upw = sv.upw;
+    std::map<std::tuple<int, int, uint32_t>, int> shfl_memo;  // (word, kind, lane) -> recv
+    std::vector<int> unit_out(static_cast<size_t>(dv.units()) * upw, -1);
+    for (uint32_t rp = 0; rp < static_cast<uint32_t>(dv.units()); ++rp) {
+      if (rp & zero_cols_d) continue;
+      uint32_t sigma[32], rho[32];
+      std::vector<uint32_t> deltas;
+      for (uint32_t l = 0; l < 32; ++l) {
+        sigma[l] = ApplyCols(mlr, rp) ^ ApplyCols(mll, l);
+        rho[l] = ApplyCols(mrr, rp) ^ ApplyCols(mrl, l);
+        uint32_t d = sigma[l] ^ l;
+        if (d != 0 && std::find(deltas.begin(), deltas.end(), d) == deltas.end()) {
+          deltas.push_back(d);
+        }
+      }
+      for (int h = 0; h < upw; ++h) {
+        LaneTable table;
+        for (uint32_t l = 0; l < 32; ++l) table[l] = sigma[l] == l ? prog.inputs[rho[l] * upw + h] : -1;
+        auto shuffle = [&](const LaneTable& send, bool bfly, uint32_t lane_or_setup) {
+          int value = sel.Build(send);
+          auto key = std::make_tuple(value, bfly ? 0 : 1, lane_or_setup);
+          auto it = shfl_memo.find(key);
+          if (it != shfl_memo.end()) return it->second;
+          Op op;
+          op.kind = bfly ? OpKind::kShflBfly : OpKind::kShflIdx;
+          if (bfly) op.imm = lane_or_setup;
+          else op.addr = static_cast<int>(lane_or_setup);
+          op.in = {value};
+          int got = prog.NewWord();
+          op.out = {got};
+          prog.ops.push_back(op);
+          shfl_memo[key] = got;
+          return got;
+        };
+        if (deltas.size() <= 2) {
+          for (uint32_t d : deltas) {
+            LaneTable send;
+            send.fill(-1);
+            for (uint32_t l = 0; l < 32; ++l) {
+              if ((sigma[l] ^ l) == d) send[l ^ d] = prog.inputs[rho[l] * upw + h];
+            }
+            int got = shuffle(send, true, d);
+            for (uint32_t l = 0; l < 32; ++l) if ((sigma[l] ^ l) == d) table[l] = got;
+          }
+        } else {
+          LaneTable send;
+          send.fill(-1);
+          for (uint32_t l = 0; l < 32; ++l) {
+            int want = prog.inputs[rho[l] * upw + h];
+            if (sigma[l] == l) continue;
+            if (send[sigma[l]] >= 0 && send[sigma[l]] != want) {
+              return absl::InvalidArgumentError("shuffle: two lanes want different words "
+                                                "from one lane in the same round");
+            }
+            send[sigma[l]] = want;
+          }
+          SetupValue lane_index;
+          lane_index.kind = SetupValue::Kind::kTidLinear;
+          lane_index.coeff.assign(mll.begin(), mll.end());
+          lane_index.constant = ApplyCols(mlr, rp);
+          int got = shuffle(send, false, static_cast<uint32_t>(prog.AddSetup(lane_index)));
+          for (uint32_t l = 0; l < 32; ++l) if (sigma[l] != l) table[l] = got;
+        }
+        unit_out[rp * upw + h] = sel.Build(table);
+      }
+    }
+    for (uint32_t u = 0; u < static_cast<uint32_t>(dv.units()); ++u) {
+      for (int h = 0; h < upw; ++h) prog.outputs.push_back(unit_out[(u & ~zero_cols_d) * upw + h]);
+    }
+    return prog;
+  }();
+  absl::StatusOr<Program> coset = [&]() -> absl::StatusOr<Program> {
+  // ker(Mll), and B: the lanes that want the same words (destination lane broadcast).
+  std::vector<uint32_t> ker, bcast;
+  for (uint32_t l = 0; l < 32; ++l) {
+    if (ApplyCols(mll, l) == 0) {
+      ker.push_back(l);
+      if (ApplyCols(mrl, l) == 0) bcast.push_back(l);
+    }
+  }
+  F2Span bspan;
+  std::vector<uint32_t> bbasis;
+  for (uint32_t b : bcast) if (bspan.Add(b)) bbasis.push_back(b);
+  std::vector<uint32_t> kappa;
+  for (uint32_t k : ker) if (bspan.Add(k)) kappa.push_back(k);
+  const int m = static_cast<int>(kappa.size());
+  // Mixed register bits: their lane images complete image(Mll).
+  F2Span img(mll);
+  std::vector<int> mixed;
+  for (int i = 0; i < nud && static_cast<int>(mixed.size()) < m; ++i) {
+    if (img.Add(mlr[i])) mixed.push_back(i);
+  }
+  if (static_cast<int>(mixed.size()) < m) {
+    return absl::InvalidArgumentError("shuffle: no exchange pattern serves every lane");
+  }
+  std::vector<uint32_t> w(m);
+  for (int k = 0; k < m; ++k) {
+    bool found = false;
+    for (uint32_t c = 0; c < 32 && !found; ++c) {
+      bool ok = true;
+      for (int l = 0; l < m && ok; ++l) ok = Parity(c & kappa[l]) == (l == k);
+      for (uint32_t b : bbasis) ok = ok && !Parity(c & b);
+      if (ok) {
+        w[k] = c;
+        found = true;
+      }
+    }
+    if (!found) return absl::InternalError("shuffle: no dual functional");
+  }
+  auto phi = [&](uint32_t l) {
+    uint32_t r = 0;
+    for (int k = 0; k < m; ++k) if (Parity(w[k] & l)) r |= 1u << mixed[k];
+    return r;
+  };
+  std::vector<uint32_t> acols(5);
+  bool a_identity = true;
+  for (int j = 0; j < 5; ++j) {
+    acols[j] = mll[j] ^ ApplyCols(mlr, phi(1u << j));
+    if (acols[j] != (1u << j)) a_identity = false;
+  }
+  for (uint32_t l = 0; l < 32; ++l) {
+    bool in_b = std::find(bcast.begin(), bcast.end(), l) != bcast.end();
+    if ((ApplyCols(acols, l) == 0) != in_b) {
+      return absl::InternalError("shuffle: exchange lane map is not injective off broadcast");
+    }
+  }
+  uint32_t zero_cols = 0, mixed_mask = 0;
+  for (int i = 0; i < nud; ++i) if (mrr[i] == 0 && mlr[i] == 0) zero_cols |= 1u << i;
+  for (int i : mixed) mixed_mask |= 1u << i;
+
+  Program prog;
+  InitInputs(prog, sv);
+  SelectBuilder sel(&prog);
+  const int upw = sv.upw;
+  std::vector<int> unit_out(static_cast<size_t>(dv.units()) * upw, -1);
+  int64_t rounds = 0, local_rounds = 0;
+  for (uint32_t r0 = 0; r0 < static_cast<uint32_t>(dv.units()); ++r0) {
+    if (r0 & (zero_cols | mixed_mask)) continue;
+    // Rounds t in span(mixed): recv[t][h] (-1 when local).
+    std::map<uint32_t, std::vector<int>> recv;
+    for (uint32_t tb = 0; tb < (1u << m); ++tb) {
+      uint32_t t = 0;
+      for (int k = 0; k < m; ++k) if ((tb >> k) & 1) t |= 1u << mixed[k];
+      uint32_t c = ApplyCols(mlr, r0 ^ t);
+      if (a_identity && c == 0) {
+        recv[t] = {};
+        ++local_rounds;
+        continue;
+      }
+      int inv[32];
+      std::fill(inv, inv + 32, -1);
+      for (uint32_t l = 0; l < 32; ++l) {
+        uint32_t s = ApplyCols(acols, l) ^ c;
+        if (inv[s] < 0) inv[s] = static_cast<int>(l);
+      }
+      std::vector<int> got(upw);
+      for (int h = 0; h < upw; ++h) {
+        LaneTable send;
+        for (int s = 0; s < 32; ++s) {
+          if (inv[s] < 0) {
+            send[s] = -1;
+            continue;
+          }
+          uint32_t l = inv[s];
+          uint32_t rp = r0 ^ t ^ phi(l);
+          uint32_t rho = ApplyCols(mrr, rp) ^ ApplyCols(mrl, l);
+          send[s] = prog.inputs[rho * upw + h];
+        }
+        int value = sel.Build(send);
+        Op op;
+        if (a_identity) {
+          op.kind = OpKind::kShflBfly;
+          op.imm = c;
+        } else {
+          op.kind = OpKind::kShflIdx;
+          SetupValue lane_index;
+          lane_index.kind = SetupValue::Kind::kTidLinear;
+          lane_index.coeff.assign(acols.begin(), acols.end());
+          lane_index.constant = c;
+          op.addr = prog.AddSetup(lane_index);
+        }
+        op.in = {value};
+        got[h] = prog.NewWord();
+        op.out = {got[h]};
+        prog.ops.push_back(op);
+        ++rounds;
+      }
+      recv[t] = got;
+    }
+    // Destination words of the coset.
+    for (uint32_t tb = 0; tb < (1u << m); ++tb) {
+      uint32_t rp = r0;
+      for (int k = 0; k < m; ++k) if ((tb >> k) & 1) rp |= 1u << mixed[k];
+      for (int h = 0; h < upw; ++h) {
+        LaneTable table;
+        for (uint32_t l = 0; l < 32; ++l) {
+          uint32_t t = rp ^ r0 ^ phi(l);
+          const std::vector<int>& rv = recv[t];
+          if (rv.empty()) {
+            uint32_t rho = ApplyCols(mrr, rp) ^ ApplyCols(mrl, l);
+            table[l] = prog.inputs[rho * upw + h];
+          } else {
+            table[l] = rv[h];
+          }
+        }
+        unit_out[rp * upw + h] = sel.Build(table);
+      }
+    }
+  }
+  for (uint32_t u = 0; u < static_cast<uint32_t>(dv.units()); ++u) {
+    for (int h = 0; h < upw; ++h) {
+      prog.outputs.push_back(unit_out[(u & ~zero_cols) * upw + h]);
+    }
+  }
+  stage->clear_mixed_word_bits();
+  for (int i : mixed) stage->add_mixed_word_bits(i);
+  for (uint32_t x : w) stage->add_lane_functionals(x);
+  for (uint32_t x : acols) stage->add_lane_matrix(x);
+  stage->set_butterfly(a_identity);
+  stage->set_rounds(rounds);
+  stage->set_local_rounds(local_rounds);
+  return prog;
+  }();
+  if (!coset.ok() && !direct.ok()) return coset.status();
+  auto ops = [](const absl::StatusOr<Program>& p) {
+    return p.ok() ? CountOps(*p).total() : INT64_MAX;
+  };
+  if (ops(direct) <= ops(coset)) {
+    stage->set_direct(true);
+    stage->set_rounds(CountOps(*direct).shfl);
+    return direct;
+  }
+  return coset;
+}
+
+// ---- shared memory --------------------------------------------------------------------
+
+struct SideAccess {
+  int a = 0;             // log2 elements per access
+  int per_thread = 0;    // accesses per thread
+  uint32_t free_regs = 0, free_tid = 0;
+  bank::BankCost per_access;
+  int warps = 0;         // warps that take part
+};
+
+// Register, lane and warp bits whose basis repeats earlier ones (broadcast copies).
+void FreeBits(const FlatLayout& l, uint32_t* regs, uint32_t* tid) {
+  F2Span span;
+  *regs = *tid = 0;
+  for (int i = 0; i < l.reg_bits(); ++i) if (!span.Add(l.reg[i])) *regs |= 1u << i;
+  for (int j = 0; j < l.lane_bits(); ++j) if (!span.Add(l.lane[j])) *tid |= 1u << j;
+  for (int k = 0; k < l.warp_bits(); ++k) if (!span.Add(l.warp[k])) *tid |= 1u << (5 + k);
+}
+
+class SmemPlanner {
+ public:
+  SmemPlanner(const ConversionProblem& p, const WordView& sv, const WordView& dv,
+              const PlanOptions& o)
+      : p_(p), sv_(sv), dv_(dv), o_(o), eb_(p.element_bytes()), n_(p.elem_bits_log2) {
+    int max_bytes = 16;
+    if (o.max_vector_bytes > 0) max_bytes = std::min(max_bytes, o.max_vector_bytes);
+    max_a_ = 0;
+    while ((eb_ << (max_a_ + 1)) <= max_bytes) ++max_a_;
+  }
+
+  absl::StatusOr<Program> Plan(SmemStage* stage) {
+    std::vector<std::vector<uint32_t>> prefixes;
+    auto prefix_of = [&](const std::vector<uint32_t>& reg) {
+      std::vector<uint32_t> pre;
+      F2Span s;
+      for (uint32_t b : reg) {
+        if (static_cast<int>(pre.size()) >= max_a_ || b == 0 || !s.Add(b)) break;
+        pre.push_back(b);
+      }
+      return pre;
+    };
+    std::vector<uint32_t> common;
+    {
+      F2Span s;
+      for (int i = 0; i < std::min(p_.src.reg_bits(), p_.dst.reg_bits()); ++i) {
+        uint32_t b = p_.src.reg[i];
+        if (static_cast<int>(common.size()) >= max_a_ || b == 0 || b != p_.dst.reg[i] ||
+            !s.Add(b)) {
+          break;
+        }
+        common.push_back(b);
+      }
+    }
+    prefixes.push_back(common);
+    prefixes.push_back(prefix_of(p_.src.reg));
+    prefixes.push_back(prefix_of(p_.dst.reg));
+    best_score_ = {INT64_MAX, INT64_MAX};
+    bool any = false;
+    for (size_t i = 0; i < prefixes.size(); ++i) {
+      bool dup = false;
+      for (size_t j = 0; j < i; ++j) dup = dup || prefixes[j] == prefixes[i];
+      if (dup) continue;
+      for (int order = 0; order < 3; ++order) {
+        std::vector<uint32_t> basis = BaseOrder(prefixes[i], order);
+        if (!Valid(basis)) continue;
+        if (!o_.no_swizzle) Search(basis, static_cast<int>(prefixes[i].size()));
+        any = true;
+        Consider(basis);
+      }
+    }
+    if (!any) {
+      return absl::InvalidArgumentError(
+          "smem: packed words cannot be stored and loaded whole (the low register bases "
+          "differ between the layouts); use unpacked words");
+    }
+    return Emit(best_, stage);
+  }
+
+ private:
+  std::vector<uint32_t> BaseOrder(const std::vector<uint32_t>& prefix, int order) const {
+    std::vector<uint32_t> basis;
+    F2Span s;
+    auto add = [&](uint32_t v) {
+      if (static_cast<int>(basis.size()) < n_ && v != 0 && s.Add(v)) basis.push_back(v);
+    };
+    for (uint32_t v : prefix) add(v);
+    const FlatLayout& a = order == 1 ? p_.dst : p_.src;
+    const FlatLayout& b = order == 1 ? p_.src : p_.dst;
+    if (order == 2) {
+      for (size_t j = 0; j < a.lane.size(); ++j) add(a.lane[j] ^ b.lane[j]);
+    }
+    for (uint32_t v : a.lane) add(v);
+    for (uint32_t v : b.lane) add(v);
+    for (uint32_t v : a.reg) add(v);
+    for (uint32_t v : b.reg) add(v);
+    for (uint32_t v : a.warp) add(v);
+    for (uint32_t v : b.warp) add(v);
+    for (int i = 0; i < n_; ++i) add(1u << i);
+    return basis;
+  }
+
+  // offset of element e under basis (offset bit j -> element basis[j]).
+  struct Map {
+    F2Span span;
+    explicit Map(const std::vector<uint32_t>& basis) : span(basis) {}
+    uint32_t operator()(uint32_t e) const { return *span.Solve(e); }
+  };
+
+  // Vector bits of one side under the map; -1 when packed words cannot be accessed whole.
+  int VectorBits(const Map& m, const FlatLayout& l, const WordView& v) const {
+    int a = 0;
+    int limit = max_a_;
+    if (v.pk == 0 && v.upw == 1) limit = std::min(limit, 2);  // v4 of b8/b16/b32
+    while (a < limit && a < l.reg_bits() && l.reg[a] != 0 && m(l.reg[a]) == (1u << a)) ++a;
+    if (a < v.pk) return -1;
+    return a;
+  }
+
+  bool Valid(const std::vector<uint32_t>& basis) const {
+    Map m(basis);
+    return VectorBits(m, p_.src, sv_) >= 0 && VectorBits(m, p_.dst, dv_) >= 0;
+  }
+
+  SideAccess Access(const Map& m, const FlatLayout& l, const WordView& v, bool store) const {
+    SideAccess s;
+    s.a = VectorBits(m, l, v);
+    FreeBits(l, &s.free_regs, &s.free_tid);
+    if (!store) s.free_tid = 0;  // every thread loads what it needs
+    int canon = 0;
+    for (uint32_t r = 0; r < static_cast<uint32_t>(l.num_regs()); r += 1u << s.a) {
+      if ((r & s.free_regs) == 0) ++canon;
+    }
+    s.per_thread = canon;
+    uint32_t addr[32];
+    uint32_t mask = 0;
+    for (uint32_t lane = 0; lane < 32; ++lane) {
+      addr[lane] = m(l.Apply(0, lane, 0)) * eb_;
+      if ((lane & s.free_tid) == 0) mask |= 1u << lane;
+    }
+    s.per_access = bank::SharedRequestCost(addr, mask, static_cast<uint32_t>(eb_ << s.a));
+    s.warps = 0;
+    for (uint32_t w = 0; w < static_cast<uint32_t>(p_.num_warps); ++w) {
+      if (((w << 5) & s.free_tid) == 0) ++s.warps;
+    }
+    return s;
+  }
+
+  std::pair<int64_t, int64_t> Score(const std::vector<uint32_t>& basis) const {
+    Map m(basis);
+    SideAccess st = Access(m, p_.src, sv_, true), ld = Access(m, p_.dst, dv_, false);
+    int64_t wf = int64_t{st.per_access.wavefronts} * st.per_thread * st.warps +
+                 int64_t{ld.per_access.wavefronts} * ld.per_thread * ld.warps;
+    int64_t instr = st.per_thread + ld.per_thread;
+    return {wf, instr};
+  }
+
+  int64_t Conflicts(const std::vector<uint32_t>& basis) const {
+    Map m(basis);
+    SideAccess st = Access(m, p_.src, sv_, true), ld = Access(m, p_.dst, dv_, false);
+    return st.per_access.conflicts() + ld.per_access.conflicts();
+  }
+
+  // Hill-climbs over XOR moves basis[j] ^= basis[k] on the bank-relevant offset bits.
+  void Search(std::vector<uint32_t>& basis, int fixed) {
+    auto score = Score(basis);
+    for (int pass = 0; pass < 6 && Conflicts(basis) > 0; ++pass) {
+      bool improved = false;
+      for (int j = fixed; j < n_ && !improved; ++j) {
+        int64_t byte = int64_t{eb_} << j;
+        if (byte >= 128) break;
+        for (int k = 0; k < n_ && !improved; ++k) {
+          if (k == j) continue;
+          basis[j] ^= basis[k];
+          if (Valid(basis)) {
+            auto s = Score(basis);
+            if (s < score) {
+              score = s;
+              improved = true;
+              ++moves_;
+              continue;
+            }
+          }
+          basis[j] ^= basis[k];
+        }
+      }
+      if (!improved) break;
+    }
+  }
+
+  void Consider(const std::vector<uint32_t>& basis) {
+    auto s = Score(basis);
+    if (s < best_score_) {
+      best_score_ = s;
+      best_ = basis;
+      best_moves_ = moves_;
+    }
+    moves_ = 0;
+  }
+
+  absl::StatusOr<Program> Emit(const std::vector<uint32_t>& basis, SmemStage* stage) const {
+    Map m(basis);
+    Program prog;
+    InitInputs(prog, sv_);
+    prog.smem_bytes = (int64_t{1} << n_) * eb_;
+    SideAccess st = Access(m, p_.src, sv_, true), ld = Access(m, p_.dst, dv_, false);
+    auto tid_setup = [&](const FlatLayout& l, uint32_t constant) {
+      SetupValue v;
+      v.kind = SetupValue::Kind::kSmemAddr;
+      for (uint32_t b : l.lane) v.coeff.push_back(m(b));
+      for (uint32_t b : l.warp) v.coeff.push_back(m(b));
+      v.constant = constant;
+      v.buffer = o_.buffer;
+      v.element_bytes = eb_;
+      return v;
+    };
+    auto address = [&](const FlatLayout& l, uint32_t r, Op& op) {
+      SetupValue base = tid_setup(l, 0);
+      uint32_t used = 0;
+      for (uint32_t c : base.coeff) used |= c;
+      uint32_t c = m(ApplyBasis(l.reg, r));
+      // Bits of c above every bit the thread part can set add without carries.
+      uint32_t span_mask = used == 0 ? 0 : (2u << (31 - std::countl_zero(used))) - 1;
+      if ((c & span_mask) == 0) {
+        op.addr = prog_add(base);
+        op.imm = c * eb_;
+      } else {
+        op.addr = prog_add(tid_setup(l, c));
+        op.imm = 0;
+      }
+    };
+    prog_ = &prog;
+    // Stores.
+    int store_pred = -1;
+    if (st.free_tid != 0) {
+      SetupValue pv;
+      pv.kind = SetupValue::Kind::kTidMaskZero;
+      pv.mask = st.free_tid;
+      store_pred = prog.AddSetup(pv);
+    }
+    auto words_of = [&](const WordView& v, uint32_t r, int a, const std::vector<int>& ids,
+                        std::vector<int>* out, int* elem_bytes) {
+      if (v.upw == 2) {
+        for (uint32_t k = 0; k < (1u << a); ++k) {
+          out->push_back(ids[2 * (r + k)]);
+          out->push_back(ids[2 * (r + k) + 1]);
+        }
+        *elem_bytes = 4;
+      } else if (v.pk > 0) {
+        for (uint32_t k = 0; k < (1u << (a - v.pk)); ++k) out->push_back(ids[(r >> v.pk) + k]);
+        *elem_bytes = 4;
+      } else {
+        for (uint32_t k = 0; k < (1u << a); ++k) out->push_back(ids[r + k]);
+        *elem_bytes = eb_;
+      }
+    };
+    for (uint32_t r = 0; r < static_cast<uint32_t>(p_.src.num_regs()); r += 1u << st.a) {
+      if (r & st.free_regs) continue;
+      Op op;
+      op.kind = OpKind::kStShared;
+      op.pred = store_pred;
+      words_of(sv_, r, st.a, prog.inputs, &op.in, &op.elem_bytes);
+      address(p_.src, r, op);
+      prog.ops.push_back(op);
+    }
+    bool warp_local = WarpLocal();
+    prog.ops.push_back(Op{warp_local ? OpKind::kBarWarp : OpKind::kBarSync});
+    // Loads: canonical destination registers; the rest rename them.
+    F2Span dspan(p_.dst.reg);
+    std::vector<int> reg_word(static_cast<size_t>(dv_.words()), -1);
+    for (uint32_t r = 0; r < static_cast<uint32_t>(p_.dst.num_regs()); r += 1u << ld.a) {
+      if (r & ld.free_regs) continue;
+      Op op;
+      op.kind = OpKind::kLdShared;
+      std::vector<int> slots;
+      std::vector<int> ids(static_cast<size_t>(dv_.words()));
+      for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int>(i);
+      words_of(dv_, r, ld.a, ids, &slots, &op.elem_bytes);
+      for (int s : slots) {
+        int w = prog.NewWord();
+        op.out.push_back(w);
+        reg_word[s] = w;
+      }
+      address(p_.dst, r, op);
+      prog.ops.push_back(op);
+    }
+    for (int wi = 0; wi < dv_.words(); ++wi) {
+      int w = reg_word[wi];
+      if (w < 0) {
+        // A broadcast copy: the word of the canonical register holding the same element.
+        uint32_t unit = wi / dv_.upw, half = wi % dv_.upw;
+        uint32_t r = unit << dv_.pk;
+        uint32_t canon = *dspan.Solve(ApplyBasis(p_.dst.reg, r));
+        w = reg_word[(canon >> dv_.pk) * dv_.upw + half];
+      }
+      prog.outputs.push_back(w);
+    }
+    stage->clear_offset_basis();
+    for (uint32_t b : basis) stage->add_offset_basis(b);
+    stage->set_store_vector_bytes(eb_ << st.a);
+    stage->set_load_vector_bytes(eb_ << ld.a);
+    stage->set_warp_local(warp_local);
+    stage->set_store_predicate_mask(st.free_tid);
+    stage->set_swizzle_moves(best_moves_);
+    wavefronts_store_ = int64_t{st.per_access.wavefronts} * st.per_thread * st.warps;
+    wavefronts_load_ = int64_t{ld.per_access.wavefronts} * ld.per_thread * ld.warps;
+    min_store_ = int64_t{st.per_access.minimum} * st.per_thread * st.warps;
+    min_load_ = int64_t{ld.per_access.minimum} * ld.per_thread * ld.warps;
+    cta_barrier_ = !warp_local;
+    return prog;
+  }
+
+  int prog_add(const SetupValue& v) const { return prog_->AddSetup(v); }
+
+  bool WarpLocal() const {
+    if (p_.src.warp != p_.dst.warp) return false;
+    uint32_t fr, ft;
+    FreeBits(p_.src, &fr, &ft);
+    if (ft >> 5) return false;
+    std::vector<uint32_t> sg(p_.src.reg), dg(p_.dst.reg);
+    sg.insert(sg.end(), p_.src.lane.begin(), p_.src.lane.end());
+    dg.insert(dg.end(), p_.dst.lane.begin(), p_.dst.lane.end());
+    F2Span s(sg), d(dg);
+    for (uint32_t v : dg) if (!s.Contains(v)) return false;
+    for (uint32_t v : sg) if (!d.Contains(v)) return false;
+    return true;
+  }
+
+  const ConversionProblem& p_;
+  WordView sv_, dv_;
+  PlanOptions o_;
+  int eb_, n_, max_a_ = 0;
+  std::vector<uint32_t> best_;
+  std::pair<int64_t, int64_t> best_score_;
+  int64_t moves_ = 0, best_moves_ = 0;
+  mutable Program* prog_ = nullptr;
+
+ public:
+  mutable int64_t wavefronts_store_ = 0, wavefronts_load_ = 0, min_store_ = 0, min_load_ = 0;
+  mutable bool cta_barrier_ = true;
+};
+
+}  // namespace
+
+Cost EstimateCost(const ConversionProblem& problem, const Program& program,
+                  int64_t wavefronts_store, int64_t wavefronts_load, int64_t min_store,
+                  int64_t min_load, bool cta_barrier) {
+  // Throughput model of one SM (see sim/plan/README.md, "Cost model"): four schedulers
+  // issue one warp instruction a cycle each; the shared-memory pipe serves one wavefront
+  // and one warp shuffle a cycle; a barrier phase costs a fixed latency. Cycles at the
+  // H200's 1.98 GHz boost clock.
+  OpCounts c = CountOps(program);
+  Cost cost;
+  const int warps = problem.num_warps;
+  cost.warp_instructions = c.total() * warps;
+  cost.shfl = c.shfl * warps;
+  cost.wavefronts_store = wavefronts_store;
+  cost.wavefronts_load = wavefronts_load;
+  cost.conflicts_store = wavefronts_store - min_store;
+  cost.conflicts_load = wavefronts_load - min_load;
+  cost.barriers = c.bar;
+  cost.cta_barrier = cta_barrier && c.bar > 0;
+  double cycles = 0.25 * static_cast<double>(cost.warp_instructions) +
+                  1.0 * static_cast<double>(wavefronts_store + wavefronts_load + cost.shfl) +
+                  static_cast<double>(c.bar) * (cost.cta_barrier ? 24.0 : 4.0);
+  cost.ns = cycles / 1.98;
+  return cost;
+}
+
+absl::StatusOr<ConversionPlan> PlanConversion(const ConversionProblem& p,
+                                              const PlanOptions& options) {
+  std::vector<bool> packings;
+  if (options.packed.has_value()) {
+    packings = {*options.packed};
+  } else if (p.element_bits < 32) {
+    packings = {true, false};
+  } else {
+    packings = {false};
+  }
+  std::optional<ConversionPlan> best;
+  std::vector<std::string> candidates;
+  std::string why_not;
+  for (bool packed : packings) {
+    WordView sv = ViewOf(p.src, p.element_bits, packed);
+    WordView dv = ViewOf(p.dst, p.element_bits, packed);
+    const char* pack_name = p.element_bits < 32 ? (packed ? "packed" : "unpacked") : "";
+    auto consider = [&](Strategy s, absl::StatusOr<Program> prog, PlanStage stage,
+                        int64_t wfs, int64_t wfl, int64_t mins, int64_t minl, bool cta) {
+      if (!prog.ok()) {
+        if (options.strategy == s) why_not = std::string(prog.status().message());
+        return;
+      }
+      ConversionPlan plan;
+      plan.strategy = s;
+      plan.packed = packed;
+      plan.src_view = sv;
+      plan.dst_view = dv;
+      plan.program = *std::move(prog);
+      plan.cost = EstimateCost(p, plan.program, wfs, wfl, mins, minl, cta);
+      plan.stage = std::move(stage);
+      plan.noop = plan.program.ops.empty() && plan.program.outputs == plan.program.inputs;
+      candidates.push_back(absl::StrFormat("%s%s%s: %d warp instructions, %.1f ns",
+                                           StrategyName(s), *pack_name ? "/" : "", pack_name,
+                                           plan.cost.warp_instructions, plan.cost.ns));
+      if (!best || plan.cost.ns < best->cost.ns ||
+          (plan.cost.ns == best->cost.ns &&
+           plan.cost.warp_instructions < best->cost.warp_instructions)) {
+        best = std::move(plan);
+      }
+    };
+    auto allowed = [&](Strategy s) {
+      return options.strategy == Strategy::kAuto || options.strategy == s;
+    };
+    if (allowed(Strategy::kRegisters)) {
+      PlanStage stage;
+      auto prog = PlanRegisters(p, sv, dv);
+      if (prog.ok()) {
+        for (int i = 0; i < static_cast<int>(prog->outputs.size()); ++i) {
+          auto it = std::find(prog->inputs.begin(), prog->inputs.end(), prog->outputs[i]);
+          stage.mutable_registers()->add_source_word(
+              it == prog->inputs.end() ? -1 : static_cast<int>(it - prog->inputs.begin()));
+        }
+      }
+      consider(Strategy::kRegisters, std::move(prog), stage, 0, 0, 0, 0, false);
+    }
+    if (allowed(Strategy::kShuffle)) {
+      PlanStage stage;
+      auto prog = PlanShuffle(p, sv, dv, stage.mutable_shuffle());
+      consider(Strategy::kShuffle, std::move(prog), stage, 0, 0, 0, 0, false);
+    }
+    if (allowed(Strategy::kSmem)) {
+      PlanStage stage;
+      SmemPlanner planner(p, sv, dv, options);
+      auto prog = planner.Plan(stage.mutable_smem());
+      consider(Strategy::kSmem, std::move(prog), stage, planner.wavefronts_store_,
+               planner.wavefronts_load_, planner.min_store_, planner.min_load_,
+               planner.cta_barrier_);
+    }
+  }
+  if (!best) {
+    return absl::InvalidArgumentError(
+        why_not.empty() ? absl::StrCat("--strategy=", StrategyName(options.strategy),
+                                       ": cannot do this conversion")
+                        : absl::StrCat("--strategy=", StrategyName(options.strategy), ": ",
+                                       why_not));
+  }
+  best->candidates = std::move(candidates);
+  return *std::move(best);
+}
+
+warpcheck::Plan ToProto(const ConversionProblem& problem, const ConversionPlan& plan) {
+  warpcheck::Plan out;
+  out.set_strategy(plan.noop ? warpcheck::Plan::noop
+                   : plan.strategy == Strategy::kRegisters ? warpcheck::Plan::registers
+                   : plan.strategy == Strategy::kShuffle   ? warpcheck::Plan::shuffle
+                                                           : warpcheck::Plan::smem);
+  OpCounts c = CountOps(plan.program);
+  PlanCounts* counts = out.mutable_counts();
+  counts->set_shfl(c.shfl);
+  counts->set_selp(c.selp);
+  counts->set_prmt(c.prmt);
+  counts->set_st_shared(c.st_shared);
+  counts->set_ld_shared(c.ld_shared);
+  counts->set_bar(c.bar);
+  counts->set_instructions(c.total());
+  out.set_smem_bytes(plan.program.smem_bytes);
+  out.mutable_wavefronts()->set_store(plan.cost.wavefronts_store);
+  out.mutable_wavefronts()->set_load(plan.cost.wavefronts_load);
+  out.mutable_bank_conflicts()->set_store(plan.cost.conflicts_store);
+  out.mutable_bank_conflicts()->set_load(plan.cost.conflicts_load);
+  out.set_wavefronts_source("predicted");
+  out.set_src(problem.src_attr);
+  out.set_dst(problem.dst_attr);
+  for (int64_t s : problem.shape) out.add_shape(s);
+  out.set_dtype(DTypeName(problem.dtype));
+  out.set_num_warps(problem.num_warps);
+  *out.mutable_src_layout() = layout::ToProto(problem.src_layout);
+  *out.mutable_dst_layout() = layout::ToProto(problem.dst_layout);
+  out.mutable_packing()->set_elements_per_word(1 << plan.src_view.pk);
+  out.mutable_packing()->set_words_per_element(plan.src_view.upw);
+  if (!plan.noop) *out.add_stages() = plan.stage;
+  out.set_predicted_ns(plan.cost.ns);
+  for (const std::string& s : plan.candidates) out.add_candidates(s);
+  return out;
+}
+
+}  // namespace warpcheck::sim::plan

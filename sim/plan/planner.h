@@ -1,0 +1,107 @@
+// Conversion planners and the cost model (shared/spec/triton-convert-layout.md is what
+// Triton does; sim/plan/README.md is what we do and why).
+//
+// A conversion moves every element a thread needs in the destination layout from where
+// the source layout keeps it. Three mechanisms, cheapest first when they apply:
+//
+//   registers  the element is already in the same thread: rename words (free) or, for
+//              packed 8/16-bit data whose halves come from different words, one `prmt`.
+//   shuffle    the element is in the same warp: rounds of `shfl.sync` (bfly when the lane
+//              map is an XOR, idx otherwise), with `selp` trees choosing what a lane sends
+//              and where a received word goes. The round structure comes from the bit
+//              matrix of the conversion (dst word, lane) -> (src word, lane); unlike
+//              Triton's transposition scheme it moves only what changes lane and selects
+//              only where the choice depends on the lane.
+//   smem       anything inside the CTA: store in a shared layout chosen for both sides
+//              (vector width from the register bases both sides keep contiguous, then a
+//              bank search that XOR-swizzles offset bits until both the stores and the
+//              loads are conflict-free or no move helps), barrier, load. A conversion in
+//              which every warp reads only what it wrote uses `bar.warp.sync`.
+//
+// Every candidate is lowered to a Program (program.h) and priced by the cost model;
+// `PlanConversion` returns the cheapest one of the strategies allowed. Broadcast (zero
+// bases) is handled on both sides: duplicate source copies are not stored (predicated
+// off), duplicate destination words are renames of one loaded word.
+#ifndef WARPCHECK_SIM_PLAN_PLANNER_H_
+#define WARPCHECK_SIM_PLAN_PLANNER_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "proto/plan.pb.h"
+#include "sim/plan/problem.h"
+#include "sim/plan/program.h"
+
+namespace warpcheck::sim::plan {
+
+enum class Strategy { kAuto, kRegisters, kShuffle, kSmem };
+absl::StatusOr<Strategy> ParseStrategy(absl::string_view text);
+
+// How a layout's registers fill 32-bit words.
+struct WordView {
+  int pk = 0;        // log2 elements per word (packed 8/16-bit), else 0
+  int upw = 1;       // words per element unit (2 for 64-bit data)
+  int reg_bits = 0;  // the layout's register bits
+  int units() const { return 1 << (reg_bits - pk); }
+  int words() const { return units() * upw; }
+};
+WordView ViewOf(const FlatLayout& l, int element_bits, bool packed);
+
+struct PlanOptions {
+  Strategy strategy = Strategy::kAuto;
+  // Unset: try packed and unpacked words and keep the cheaper.
+  std::optional<bool> packed;
+  // Which shared buffer the smem strategy uses (the round-trip harness gives each
+  // direction its own, so that no barrier is needed before a store).
+  int buffer = 0;
+  // Smem only: skip the bank search (the unswizzled base order) and cap the vector width
+  // (bytes; 0 = no cap). For forcing conflicting plans (bank model vs hardware).
+  bool no_swizzle = false;
+  int max_vector_bytes = 0;
+};
+
+// The cost model's per-CTA figures for one conversion.
+struct Cost {
+  int64_t warp_instructions = 0;  // per CTA: ops x warps
+  int64_t shfl = 0;               // per CTA
+  int64_t wavefronts_store = 0, wavefronts_load = 0;
+  int64_t conflicts_store = 0, conflicts_load = 0;
+  int64_t barriers = 0;  // per conversion (CTA or warp barrier phases per warp)
+  bool cta_barrier = false;
+  double ns = 0;  // predicted H200 time of one conversion of one CTA (see cost.cc)
+};
+
+struct ConversionPlan {
+  Strategy strategy = Strategy::kRegisters;
+  bool noop = false;
+  bool packed = false;
+  WordView src_view, dst_view;
+  Program program;
+  Cost cost;
+  warpcheck::PlanStage stage;           // the strategy's parameters
+  std::vector<std::string> candidates;  // "smem/common-vec: 123.4 ns", ...
+};
+
+// Requires: `problem` from MakeProblem. Ensures: a plan whose program converts every
+// element (checked by the simulator in tests and by `convert check`), or
+// InvalidArgument when the requested strategy cannot do this conversion (saying why).
+absl::StatusOr<ConversionPlan> PlanConversion(const ConversionProblem& problem,
+                                              const PlanOptions& options);
+
+// Ensures: the cost model's figures for `program` (smem figures from `stage`).
+Cost EstimateCost(const ConversionProblem& problem, const Program& program,
+                  int64_t wavefronts_store, int64_t wavefronts_load, int64_t min_store,
+                  int64_t min_load, bool cta_barrier);
+
+// The Plan proto of CLI.md for `plan` (counts, smem bytes, predicted wavefronts).
+warpcheck::Plan ToProto(const ConversionProblem& problem, const ConversionPlan& plan);
+
+std::string StrategyName(Strategy s);
+
+}  // namespace warpcheck::sim::plan
+
+#endif  // WARPCHECK_SIM_PLAN_PLANNER_H_

@@ -1,0 +1,89 @@
+// The conversion program: what a plan lowers to, before it is printed as PTX.
+//
+// A conversion is straight-line code over 32-bit *words* (packed 8/16-bit elements, a
+// 32-bit element, or one half of a 64-bit element). Everything that depends only on the
+// thread id (lane predicates, shared addresses, shuffle source lanes) is a `SetupValue`,
+// computed once per thread before any conversion runs; the `ops` are what runs each time
+// the conversion runs, and are what the cost model counts. Word ids are SSA: every op
+// defines new words; `inputs` are the source words in source-word order and `outputs`
+// the destination words in destination-word order (an output may be an input: renaming
+// costs nothing).
+//
+// sim/ptx/codegen prints a Program as PTX; the planner (planner.h) builds it.
+#ifndef WARPCHECK_SIM_PLAN_PROGRAM_H_
+#define WARPCHECK_SIM_PLAN_PROGRAM_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace warpcheck::sim::plan {
+
+struct SetupValue {
+  enum class Kind {
+    // u32 = XOR over thread-id bits b of (bit b of %tid.x ? coeff[b] : 0) ^ constant.
+    kTidLinear,
+    // predicate: parity(%tid.x & mask) == 1.
+    kTidParity,
+    // predicate: (%tid.x & mask) == 0.
+    kTidMaskZero,
+    // u32 shared byte address: buffer base + element_bytes * (kTidLinear value).
+    kSmemAddr,
+  };
+  Kind kind = Kind::kTidLinear;
+  std::vector<uint32_t> coeff;  // one per %tid.x bit (5 lane bits, then warp bits)
+  uint32_t constant = 0;
+  uint32_t mask = 0;
+  int buffer = 0;         // kSmemAddr: which conversion buffer
+  int element_bytes = 1;  // kSmemAddr: scale
+
+  bool operator==(const SetupValue&) const = default;
+};
+
+enum class OpKind {
+  kSelp,      // out[0] = pred ? in[0] : in[1]
+  kShflBfly,  // out[0] = in[0] of lane (lane ^ imm)
+  kShflIdx,   // out[0] = in[0] of lane (setup `addr` & 31)
+  kPrmt,      // out[0] = prmt(in[0], in[1], imm)
+  kStShared,  // [setup addr + imm] = in (vector of `in.size()` elements of elem_bytes)
+  kLdShared,  // out = [setup addr + imm]
+  kBarSync,   // bar.sync 0
+  kBarWarp,   // bar.warp.sync 0xffffffff
+};
+
+struct Op {
+  OpKind kind = OpKind::kSelp;
+  std::vector<int> out;
+  std::vector<int> in;
+  int pred = -1;  // setup id (predicate) or -1
+  int addr = -1;  // setup id (address / lane index) or -1
+  uint32_t imm = 0;
+  int elem_bytes = 4;  // kStShared/kLdShared: bytes per vector element (1, 2, 4, 8)
+};
+
+struct Program {
+  std::vector<SetupValue> setup;
+  int num_words = 0;  // word ids are 0 .. num_words-1
+  std::vector<int> inputs;
+  std::vector<int> outputs;
+  std::vector<Op> ops;
+  int64_t smem_bytes = 0;  // per buffer
+
+  int NewWord() { return num_words++; }
+  // Ensures: the id of an equal setup value (added when new).
+  int AddSetup(const SetupValue& v);
+};
+
+// Static counts of a program's ops by kind (movs are never emitted inside a conversion).
+struct OpCounts {
+  int64_t shfl = 0, selp = 0, prmt = 0, st_shared = 0, ld_shared = 0, bar = 0;
+  int64_t total() const { return shfl + selp + prmt + st_shared + ld_shared + bar; }
+};
+OpCounts CountOps(const Program& p);
+
+// A readable listing (one op per line), for `convert plan` and test failures.
+std::string ProgramToString(const Program& p);
+
+}  // namespace warpcheck::sim::plan
+
+#endif  // WARPCHECK_SIM_PLAN_PROGRAM_H_

@@ -1,0 +1,459 @@
+#include "sim/ptx/codegen.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "sim/plan/f2_span.h"
+
+namespace warpcheck::sim::ptx {
+
+namespace {
+
+using plan::ConversionPlan;
+using plan::ConversionProblem;
+using plan::FlatLayout;
+using plan::Op;
+using plan::OpKind;
+using plan::Program;
+using plan::SetupValue;
+using plan::WordView;
+
+class Writer {
+ public:
+  std::string NewReg() { return absl::StrCat("%r", nr_++); }
+  std::string NewPred() { return absl::StrCat("%p", np_++); }
+  std::string NewWide() { return absl::StrCat("%rd", nd_++); }
+  void Line(const std::string& s) { absl::StrAppend(&body_, "\t", s, "\n"); }
+  void Label(const std::string& s) { absl::StrAppend(&body_, s, ":\n"); }
+  std::string Decls() const {
+    return absl::StrCat("\t.reg .pred %p<", std::max(np_, 1), ">;\n\t.reg .b32 %r<",
+                        std::max(nr_, 1), ">;\n\t.reg .b64 %rd<", std::max(nd_, 1), ">;\n");
+  }
+  const std::string& body() const { return body_; }
+
+  std::string tid;
+  std::string smem_base[2];
+
+ private:
+  int nr_ = 0, np_ = 0, nd_ = 0;
+  std::string body_;
+};
+
+// u32 = XOR over tid bits of coeff ^ constant.
+std::string EmitTidLinear(Writer& w, const std::vector<uint32_t>& coeff, uint32_t constant) {
+  std::string v = w.NewReg();
+  w.Line(absl::StrCat("mov.u32 ", v, ", ", constant, ";"));
+  for (size_t b = 0; b < coeff.size(); ++b) {
+    if (coeff[b] == 0) continue;
+    std::string t = w.NewReg();
+    w.Line(absl::StrCat("bfe.u32 ", t, ", ", w.tid, ", ", b, ", 1;"));
+    w.Line(absl::StrCat("neg.s32 ", t, ", ", t, ";"));
+    w.Line(absl::StrCat("and.b32 ", t, ", ", t, ", ", coeff[b], ";"));
+    w.Line(absl::StrCat("xor.b32 ", v, ", ", v, ", ", t, ";"));
+  }
+  return v;
+}
+
+std::vector<std::string> EmitSetup(Writer& w, const Program& p) {
+  std::vector<std::string> names;
+  for (const SetupValue& s : p.setup) {
+    switch (s.kind) {
+      case SetupValue::Kind::kTidLinear:
+        names.push_back(EmitTidLinear(w, s.coeff, s.constant));
+        break;
+      case SetupValue::Kind::kTidParity: {
+        std::string t = w.NewReg(), pr = w.NewPred();
+        w.Line(absl::StrCat("and.b32 ", t, ", ", w.tid, ", ", s.mask, ";"));
+        w.Line(absl::StrCat("popc.b32 ", t, ", ", t, ";"));
+        w.Line(absl::StrCat("and.b32 ", t, ", ", t, ", 1;"));
+        w.Line(absl::StrCat("setp.ne.u32 ", pr, ", ", t, ", 0;"));
+        names.push_back(pr);
+        break;
+      }
+      case SetupValue::Kind::kTidMaskZero: {
+        std::string t = w.NewReg(), pr = w.NewPred();
+        w.Line(absl::StrCat("and.b32 ", t, ", ", w.tid, ", ", s.mask, ";"));
+        w.Line(absl::StrCat("setp.eq.u32 ", pr, ", ", t, ", 0;"));
+        names.push_back(pr);
+        break;
+      }
+      case SetupValue::Kind::kSmemAddr: {
+        std::string v = EmitTidLinear(w, s.coeff, s.constant);
+        std::string a = w.NewReg();
+        w.Line(absl::StrCat("mad.lo.u32 ", a, ", ", v, ", ", s.element_bytes, ", ",
+                            w.smem_base[s.buffer], ";"));
+        names.push_back(a);
+        break;
+      }
+    }
+  }
+  return names;
+}
+
+std::string TypeOf(int bytes) { return absl::StrCat(".b", 8 * bytes); }
+
+std::string Vec(const std::vector<std::string>& regs) {
+  if (regs.size() == 1) return regs[0];
+  return absl::StrCat("{", absl::StrJoin(regs, ", "), "}");
+}
+
+std::string VecMod(size_t n) { return n == 1 ? "" : absl::StrCat(".v", n); }
+
+// Prints one program's ops; `names` maps word ids to registers (inputs filled in;
+// others assigned here unless preassigned).
+void EmitOps(Writer& w, const Program& p, const std::vector<std::string>& setup,
+             std::vector<std::string>& names) {
+  auto name = [&](int id) -> const std::string& {
+    if (names[id].empty()) names[id] = w.NewReg();
+    return names[id];
+  };
+  for (const Op& op : p.ops) {
+    switch (op.kind) {
+      case OpKind::kSelp:
+        w.Line(absl::StrCat("selp.b32 ", name(op.out[0]), ", ", name(op.in[0]), ", ",
+                            name(op.in[1]), ", ", setup[op.pred], ";"));
+        break;
+      case OpKind::kShflBfly:
+        w.Line(absl::StrCat("shfl.sync.bfly.b32 ", name(op.out[0]), ", ", name(op.in[0]),
+                            ", ", op.imm, ", 31, -1;"));
+        break;
+      case OpKind::kShflIdx:
+        w.Line(absl::StrCat("shfl.sync.idx.b32 ", name(op.out[0]), ", ", name(op.in[0]), ", ",
+                            setup[op.addr], ", 31, -1;"));
+        break;
+      case OpKind::kPrmt:
+        w.Line(absl::StrCat("prmt.b32 ", name(op.out[0]), ", ", name(op.in[0]), ", ",
+                            name(op.in[1]), ", ", op.imm, ";"));
+        break;
+      case OpKind::kStShared: {
+        std::vector<std::string> regs;
+        for (int id : op.in) regs.push_back(name(id));
+        w.Line(absl::StrCat(op.pred >= 0 ? absl::StrCat("@", setup[op.pred], " ") : "",
+                            "st.shared", VecMod(regs.size()), TypeOf(op.elem_bytes), " [",
+                            setup[op.addr], "+", op.imm, "], ", Vec(regs), ";"));
+        break;
+      }
+      case OpKind::kLdShared: {
+        std::vector<std::string> regs;
+        for (int id : op.out) regs.push_back(name(id));
+        w.Line(absl::StrCat("ld.shared", VecMod(regs.size()), TypeOf(op.elem_bytes), " ",
+                            Vec(regs), ", [", setup[op.addr], "+", op.imm, "];"));
+        break;
+      }
+      case OpKind::kBarSync: w.Line("bar.sync 0;"); break;
+      case OpKind::kBarWarp: w.Line("bar.warp.sync -1;"); break;
+    }
+  }
+}
+
+// Thread-only predicate: the threads whose free lane/warp bits are zero.
+uint32_t FreeTid(const FlatLayout& l, uint32_t* free_regs) {
+  plan::F2Span span;
+  uint32_t tid = 0;
+  *free_regs = 0;
+  for (int i = 0; i < l.reg_bits(); ++i) if (!span.Add(l.reg[i])) *free_regs |= 1u << i;
+  for (int j = 0; j < l.lane_bits(); ++j) if (!span.Add(l.lane[j])) tid |= 1u << j;
+  for (int k = 0; k < l.warp_bits(); ++k) if (!span.Add(l.warp[k])) tid |= 1u << (5 + k);
+  return tid;
+}
+
+std::vector<uint32_t> TidCoeffs(const FlatLayout& l) {
+  std::vector<uint32_t> c(l.lane.begin(), l.lane.end());
+  c.insert(c.end(), l.warp.begin(), l.warp.end());
+  return c;
+}
+
+// Address of element (thread part `elem` ^ c) in buffer `base`.
+std::string GlobalAddr(Writer& w, const std::string& elem, uint32_t c, int eb,
+                       const std::string& base) {
+  std::string e = w.NewReg(), off = w.NewWide(), a = w.NewWide();
+  w.Line(absl::StrCat("xor.b32 ", e, ", ", elem, ", ", c, ";"));
+  w.Line(absl::StrCat("mul.wide.u32 ", off, ", ", e, ", ", eb, ";"));
+  w.Line(absl::StrCat("add.s64 ", a, ", ", base, ", ", off, ";"));
+  return a;
+}
+
+std::vector<std::string> EmitGlobalLoad(Writer& w, const ConversionProblem& p,
+                                        const FlatLayout& l, const WordView& v,
+                                        const std::string& in) {
+  const int eb = p.element_bytes();
+  std::string elem = EmitTidLinear(w, TidCoeffs(l), 0);
+  std::vector<std::string> words;
+  for (int u = 0; u < v.units(); ++u) {
+    if (v.upw == 2) {
+      std::string a = GlobalAddr(w, elem, plan::ApplyBasis(l.reg, u), eb, in);
+      std::string lo = w.NewReg(), hi = w.NewReg();
+      w.Line(absl::StrCat("ld.global.v2.b32 {", lo, ", ", hi, "}, [", a, "];"));
+      words.push_back(lo);
+      words.push_back(hi);
+      continue;
+    }
+    std::string word;
+    for (int s = 0; s < (1 << v.pk); ++s) {
+      uint32_t r = (static_cast<uint32_t>(u) << v.pk) | s;
+      std::string a = GlobalAddr(w, elem, plan::ApplyBasis(l.reg, r), eb, in);
+      std::string x = w.NewReg();
+      w.Line(absl::StrCat("ld.global.u", 8 * eb, " ", x, ", [", a, "];"));
+      if (s == 0) {
+        word = x;
+      } else {
+        std::string y = w.NewReg();
+        w.Line(absl::StrCat("bfi.b32 ", y, ", ", x, ", ", word, ", ", s * 8 * eb, ", ",
+                            8 * eb, ";"));
+        word = y;
+      }
+    }
+    words.push_back(word);
+  }
+  return words;
+}
+
+void EmitGlobalStore(Writer& w, const ConversionProblem& p, const FlatLayout& l,
+                     const WordView& v, const std::vector<std::string>& words,
+                     const std::string& out) {
+  const int eb = p.element_bytes();
+  uint32_t free_regs;
+  uint32_t free_tid = FreeTid(l, &free_regs);
+  std::string guard;
+  if (free_tid != 0) {
+    std::string t = w.NewReg(), pr = w.NewPred();
+    w.Line(absl::StrCat("and.b32 ", t, ", ", w.tid, ", ", free_tid, ";"));
+    w.Line(absl::StrCat("setp.eq.u32 ", pr, ", ", t, ", 0;"));
+    guard = absl::StrCat("@", pr, " ");
+  }
+  std::string elem = EmitTidLinear(w, TidCoeffs(l), 0);
+  for (uint32_t r = 0; r < static_cast<uint32_t>(l.num_regs()); ++r) {
+    if (r & free_regs) continue;
+    std::string a = GlobalAddr(w, elem, plan::ApplyBasis(l.reg, r), eb, out);
+    if (v.upw == 2) {
+      w.Line(absl::StrCat(guard, "st.global.v2.b32 [", a, "], {", words[2 * r], ", ",
+                          words[2 * r + 1], "};"));
+      continue;
+    }
+    const std::string& word = words[r >> v.pk];
+    uint32_t slot = r & ((1u << v.pk) - 1);
+    std::string x = word;
+    if (slot != 0) {
+      x = w.NewReg();
+      w.Line(absl::StrCat("shr.u32 ", x, ", ", word, ", ", slot * 8 * eb, ";"));
+    }
+    w.Line(absl::StrCat(guard, "st.global.b", 8 * eb, " [", a, "], ", x, ";"));
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<RoundTrip> PlanRoundTrip(const ConversionProblem& problem,
+                                        const plan::PlanOptions& options) {
+  std::vector<bool> packings;
+  if (options.packed.has_value()) packings = {*options.packed};
+  else if (problem.element_bits < 32) packings = {true, false};
+  else packings = {false};
+  std::optional<RoundTrip> best;
+  absl::Status last = absl::OkStatus();
+  const ConversionProblem reversed = problem.Reversed();
+  for (bool packed : packings) {
+    plan::PlanOptions o = options;
+    o.packed = packed;
+    o.buffer = 0;
+    auto fwd = plan::PlanConversion(problem, o);
+    o.buffer = 1;
+    auto bwd = plan::PlanConversion(reversed, o);
+    if (!fwd.ok() || !bwd.ok()) {
+      last = fwd.ok() ? bwd.status() : fwd.status();
+      continue;
+    }
+    double total = fwd->cost.ns + bwd->cost.ns;
+    if (!best || total < best->forward.cost.ns + best->backward.cost.ns) {
+      best = RoundTrip{*std::move(fwd), *std::move(bwd)};
+    }
+  }
+  if (!best) return last;
+  return *std::move(best);
+}
+
+std::string EmitHarness(const ConversionProblem& problem, const ConversionPlan& forward,
+                        const ConversionPlan* backward, Harness harness) {
+  Writer w;
+  const int64_t buf0 = forward.program.smem_bytes;
+  const int64_t buf1 = harness == Harness::kRoundTrip ? backward->program.smem_bytes : 0;
+  const int64_t smem_total = (buf0 + 15) / 16 * 16 + buf1;
+  std::string head = absl::StrCat(
+      "//\n// Generated by warpcheck convert emit: ", problem.src_attr, " -> ",
+      problem.dst_attr, ", shape ", absl::StrJoin(problem.shape, "x"), ", ",
+      plan::DTypeName(problem.dtype), ", ", problem.num_warps, " warps, harness ",
+      harness == Harness::kRoundTrip ? "roundtrip" : "once", "\n//\n.version 8.0\n",
+      ".target sm_90\n.address_size 64\n\n");
+  if (smem_total > 0) {
+    absl::StrAppend(&head, ".shared .align 16 .b8 warpcheck_smem[", smem_total, "];\n\n");
+  }
+  absl::StrAppend(&head,
+                  ".visible .entry kernel(\n"
+                  "\t.param .u64 .ptr .global .align 16 kernel_param_0,\n"
+                  "\t.param .u64 .ptr .global .align 16 kernel_param_1,\n"
+                  "\t.param .u32 kernel_param_2\n)\n.reqntid ",
+                  problem.threads(), "\n{\n");
+  std::string in = w.NewWide(), out = w.NewWide();
+  w.Line(absl::StrCat("ld.param.u64 ", in, ", [kernel_param_0];"));
+  w.Line(absl::StrCat("ld.param.u64 ", out, ", [kernel_param_1];"));
+  w.tid = w.NewReg();
+  w.Line(absl::StrCat("mov.u32 ", w.tid, ", %tid.x;"));
+  if (smem_total > 0) {
+    w.smem_base[0] = w.NewReg();
+    w.Line(absl::StrCat("mov.u32 ", w.smem_base[0], ", warpcheck_smem;"));
+    w.smem_base[1] = w.NewReg();
+    w.Line(absl::StrCat("add.u32 ", w.smem_base[1], ", ", w.smem_base[0], ", ",
+                        (buf0 + 15) / 16 * 16, ";"));
+  }
+  std::vector<std::string> setup_f = EmitSetup(w, forward.program);
+  std::vector<std::string> setup_b;
+  if (harness == Harness::kRoundTrip) setup_b = EmitSetup(w, backward->program);
+  std::vector<std::string> x =
+      EmitGlobalLoad(w, problem, problem.src, forward.src_view, in);
+
+  if (harness == Harness::kOnce) {
+    std::vector<std::string> names(forward.program.num_words);
+    for (size_t i = 0; i < x.size(); ++i) names[forward.program.inputs[i]] = x[i];
+    EmitOps(w, forward.program, setup_f, names);
+    std::vector<std::string> y;
+    for (int id : forward.program.outputs) y.push_back(names[id]);
+    EmitGlobalStore(w, problem, problem.dst, forward.dst_view, y, out);
+  } else {
+    std::string cnt = w.NewReg(), pz = w.NewPred(), pl = w.NewPred();
+    w.Line(absl::StrCat("ld.param.u32 ", cnt, ", [kernel_param_2];"));
+    w.Line(absl::StrCat("setp.eq.s32 ", pz, ", ", cnt, ", 0;"));
+    w.Line(absl::StrCat("@", pz, " bra $L_done;"));
+    w.Label("$L_loop");
+    const Program& f = forward.program;
+    const Program& b = backward->program;
+    std::vector<std::string> nf(f.num_words);
+    for (size_t i = 0; i < x.size(); ++i) nf[f.inputs[i]] = x[i];
+    // Where is each loop-carried register last read? Positions: forward op i -> i,
+    // backward op j -> f.ops.size() + j; live to the end when it is a backward output.
+    // Backward outputs defined after the last read of x[i] take x[i]'s register.
+    std::vector<std::string> nb(b.num_words);
+    {
+      // Forward outputs feed backward inputs.
+      std::vector<int> fwd_out_of_input(f.num_words, -1);
+      const size_t nf_ops = f.ops.size();
+      std::map<std::string, size_t> last_read;  // register -> last position read
+      auto reads = [&](const Op& op) {
+        std::vector<int> r = op.in;
+        return r;
+      };
+      // Names of forward words are only known after printing; compute reads on ids.
+      std::vector<size_t> x_last(x.size(), 0);
+      std::vector<bool> x_live_out(x.size(), false);
+      std::map<int, int> f_input_index;  // forward word id -> x index
+      for (size_t i = 0; i < f.inputs.size(); ++i) f_input_index[f.inputs[i]] = i;
+      for (size_t i = 0; i < nf_ops; ++i) {
+        for (int id : reads(f.ops[i])) {
+          auto it = f_input_index.find(id);
+          if (it != f_input_index.end()) x_last[it->second] = i + 1;
+        }
+      }
+      // Forward outputs that are forward inputs (renames) carry x[k] into backward.
+      std::map<int, std::vector<int>> b_input_to_x;  // backward input id -> x indices
+      for (size_t k = 0; k < f.outputs.size(); ++k) {
+        auto it = f_input_index.find(f.outputs[k]);
+        if (it != f_input_index.end()) b_input_to_x[b.inputs[k]].push_back(it->second);
+      }
+      std::vector<size_t> b_def(b.num_words, 0);
+      for (size_t j = 0; j < b.ops.size(); ++j) {
+        for (int id : b.ops[j].in) {
+          auto it = b_input_to_x.find(id);
+          if (it != b_input_to_x.end()) {
+            for (int xi : it->second) x_last[xi] = nf_ops + j + 1;
+          }
+        }
+        for (int id : b.ops[j].out) b_def[id] = nf_ops + j + 1;
+      }
+      for (size_t i = 0; i < b.outputs.size(); ++i) {
+        auto it = b_input_to_x.find(b.outputs[i]);
+        if (it != b_input_to_x.end()) {
+          for (int xi : it->second) x_live_out[xi] = true;
+        }
+      }
+      std::vector<bool> taken(b.num_words, false);
+      for (size_t i = 0; i < b.outputs.size(); ++i) {
+        int id = b.outputs[i];
+        if (b_def[id] == 0 || taken[id]) continue;  // an input or already placed
+        if (x_live_out[i] || b_def[id] <= x_last[i]) continue;
+        // x[i] must not be read after id is defined: x_last[i] < b_def[id] holds.
+        nb[id] = x[i];
+        taken[id] = true;
+      }
+    }
+    EmitOps(w, f, setup_f, nf);
+    for (size_t k = 0; k < f.outputs.size(); ++k) nb[b.inputs[k]] = nf[f.outputs[k]];
+    EmitOps(w, b, setup_b, nb);
+    // Back edge: x[i] = backward output i (parallel copy).
+    std::vector<std::pair<std::string, std::string>> copies;
+    for (size_t i = 0; i < b.outputs.size(); ++i) {
+      if (nb[b.outputs[i]] != x[i]) copies.emplace_back(x[i], nb[b.outputs[i]]);
+    }
+    bool overlap = false;
+    for (auto& [dst, src] : copies) {
+      for (auto& [d2, s2] : copies) overlap = overlap || src == d2;
+    }
+    if (overlap) {
+      std::vector<std::string> tmp;
+      for (auto& [dst, src] : copies) {
+        tmp.push_back(w.NewReg());
+        w.Line(absl::StrCat("mov.b32 ", tmp.back(), ", ", src, ";"));
+      }
+      for (size_t i = 0; i < copies.size(); ++i) {
+        w.Line(absl::StrCat("mov.b32 ", copies[i].first, ", ", tmp[i], ";"));
+      }
+    } else {
+      for (auto& [dst, src] : copies) w.Line(absl::StrCat("mov.b32 ", dst, ", ", src, ";"));
+    }
+    w.Line(absl::StrCat("add.s32 ", cnt, ", ", cnt, ", -1;"));
+    w.Line(absl::StrCat("setp.ne.s32 ", pl, ", ", cnt, ", 0;"));
+    w.Line(absl::StrCat("@", pl, " bra $L_loop;"));
+    w.Label("$L_done");
+    EmitGlobalStore(w, problem, problem.src, forward.src_view, x, out);
+  }
+  w.Line("ret;");
+  return absl::StrCat(head, w.Decls(), "\n", w.body(), "}\n");
+}
+
+warpcheck::LaunchSpec HarnessLaunchSpec(const ConversionProblem& problem,
+                                        const std::string& ptx_file,
+                                        warpcheck::BufferParam::Fill fill, uint64_t seed,
+                                        uint32_t iters) {
+  warpcheck::LaunchSpec spec;
+  spec.set_ptx_file(ptx_file);
+  spec.set_kernel("kernel");
+  spec.mutable_grid()->set_x(1);
+  spec.mutable_grid()->set_y(1);
+  spec.mutable_grid()->set_z(1);
+  spec.mutable_block()->set_x(problem.threads());
+  spec.mutable_block()->set_y(1);
+  spec.mutable_block()->set_z(1);
+  const uint64_t bytes = static_cast<uint64_t>(problem.num_elements()) * problem.element_bytes();
+  auto* in = spec.add_param()->mutable_buffer();
+  in->set_name("in");
+  in->set_size_bytes(bytes);
+  in->set_fill(fill);
+  in->set_element_bytes(problem.element_bytes());
+  if (fill == warpcheck::BufferParam::RANDOM) in->set_seed(seed);
+  auto* out = spec.add_param()->mutable_buffer();
+  out->set_name("out");
+  out->set_size_bytes(bytes);
+  out->set_fill(warpcheck::BufferParam::POISON);
+  spec.add_param()->set_u32(iters);
+  auto* e = spec.add_expect();
+  e->mutable_buffers_equal()->set_a("in");
+  e->mutable_buffers_equal()->set_b("out");
+  spec.set_source(absl::StrCat("warpcheck convert emit: ", problem.src_attr, " -> ",
+                               problem.dst_attr, " ", absl::StrJoin(problem.shape, "x"), " ",
+                               plan::DTypeName(problem.dtype)));
+  return spec;
+}
+
+}  // namespace warpcheck::sim::ptx

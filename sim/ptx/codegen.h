@@ -1,0 +1,58 @@
+// PTX from conversion plans (sim/plan): the harness kernels of shared/design/CLI.md.
+//
+//   kernel(u64 in, u64 out, u32 iters)
+//     words = load `in` (row-major in global memory) in the src layout
+//     roundtrip: iters x { words = convert src->dst; words = convert dst->src }
+//                store `out` in the src layout
+//     once:      words = convert src->dst; store `out` in the dst layout
+//
+// The tensor comes back row-major either way, so `out == in` is the whole check. Every
+// value a conversion needs that depends only on the thread (lane predicates, shared
+// addresses, shuffle lanes) is computed once before the loop (the plan's setup values),
+// so the loop body is exactly the plans' ops plus the loop counter. Each direction of a
+// round trip owns a shared buffer, so the only barrier a conversion needs is the one
+// between its stores and its loads (the next store into a buffer comes after the other
+// direction's barrier, which every thread reaches only after its loads).
+//
+// The loop-carried words are renamed so that the second conversion writes straight into
+// the registers the first one read (no copies at the back edge unless a word is still
+// live there).
+#ifndef WARPCHECK_SIM_PTX_CODEGEN_H_
+#define WARPCHECK_SIM_PTX_CODEGEN_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "proto/launch.pb.h"
+#include "sim/plan/planner.h"
+#include "sim/plan/problem.h"
+
+namespace warpcheck::sim::ptx {
+
+enum class Harness { kRoundTrip, kOnce };
+
+// Requires: `forward` plans problem; for kRoundTrip `backward` plans problem.Reversed()
+// with the same packing and buffer 1 (PlanRoundTrip does this).
+// Ensures: a PTX module with one `.entry kernel` (sm_90, ptxas-clean).
+std::string EmitHarness(const plan::ConversionProblem& problem,
+                        const plan::ConversionPlan& forward,
+                        const plan::ConversionPlan* backward, Harness harness);
+
+// Plans both directions of a round trip with one packing (the cheaper in total).
+struct RoundTrip {
+  plan::ConversionPlan forward, backward;
+};
+absl::StatusOr<RoundTrip> PlanRoundTrip(const plan::ConversionProblem& problem,
+                                        const plan::PlanOptions& options);
+
+// A launch spec for the harness: grid 1, one CTA of the problem's threads, `in` filled
+// with `fill` (RANDOM uses `seed`), `out` POISON, `iters`, expect out == in.
+warpcheck::LaunchSpec HarnessLaunchSpec(const plan::ConversionProblem& problem,
+                                        const std::string& ptx_file,
+                                        warpcheck::BufferParam::Fill fill, uint64_t seed,
+                                        uint32_t iters);
+
+}  // namespace warpcheck::sim::ptx
+
+#endif  // WARPCHECK_SIM_PTX_CODEGEN_H_
