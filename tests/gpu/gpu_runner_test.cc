@@ -262,6 +262,44 @@ TEST_F(GpuRunnerTest, TritonCorpusKernelsRoundTrip) {
   }
 }
 
+// Timing mode: two corpus kernels interleaved, plus one spec that cannot run (its PTX is
+// missing), which must not stop the others.
+TEST_F(GpuRunnerTest, TimeOnGpuInterleavesAndChecks) {
+  const char* env_root = std::getenv("WARPCHECK_SOURCE_DIR");  // set by ctest
+  const std::string root =
+      std::string(env_root != nullptr ? env_root : WARPCHECK_SOURCE_DIR) +
+      "/corpus/triton/";
+  std::vector<TimingInput> inputs;
+  for (const char* name : {"lit_l1549_16x16_i32_w1", "cvt2d_l0037_64x64_f16_w4"}) {
+    const std::string path = root + name + ".textproto";
+    ASSERT_OK_AND_ASSIGN(LaunchSpec spec, sim::launch::LoadLaunchSpec(path));
+    inputs.push_back({path, spec, sim::launch::SpecDir(path)});
+  }
+  TimingInput missing = inputs[0];
+  missing.file = "missing.textproto";
+  missing.spec.set_ptx_file("no_such.ptx");
+  inputs.insert(inputs.begin() + 1, missing);
+  TimingOptions options;
+  options.grid_x = 132;
+  options.iters = 100;
+  options.warmup = 1;
+  options.reps = 3;
+  ASSERT_OK_AND_ASSIGN(std::vector<TimingResult> results, TimeOnGpu(inputs, options));
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_THAT(results[1].error, HasSubstr("no_such.ptx"));
+  for (size_t i : {size_t{0}, size_t{2}}) {
+    const TimingResult& r = results[i];
+    SCOPED_TRACE(r.file);
+    EXPECT_EQ(r.error, "");
+    EXPECT_EQ(r.grid_x, 132u);
+    ASSERT_EQ(r.samples_ms.size(), 3u);
+    for (double ms : r.samples_ms) EXPECT_GT(ms, 0);
+    EXPECT_TRUE(r.check.ok());
+    ASSERT_EQ(r.check.buffers_size(), 2);
+    EXPECT_EQ(r.check.buffers(0).sha256(), r.check.buffers(1).sha256());  // out == in
+  }
+}
+
 }  // namespace
 }  // namespace warpcheck::gpu
 

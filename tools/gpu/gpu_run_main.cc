@@ -1,6 +1,8 @@
 // warpcheck_gpu_run: runs launch specs on the GPU and prints one JSON line per spec.
 //
 //   warpcheck_gpu_run [--dump-dir=DIR] LAUNCH.textproto...
+//   warpcheck_gpu_run --time [--grid-x=528] [--iters=2000] [--warmup=5] [--reps=20]
+//                     LAUNCH.textproto...
 //
 // Each line: {"file": ..., "device": ..., "kernel_ms": ..., "gpu": <SimReport JSON>}
 // (SimReport as in `warpcheck sim run --format=json`: ok, faults, expectations, buffers
@@ -8,6 +10,9 @@
 // writes each buffer's final bytes to DIR/<spec stem>.<buffer>.bin for byte-level diffs.
 // A stand-alone tool for the device machine (tools/gpu/device_evidence.sh); the
 // `warpcheck gpu run|diff` subcommands use the same library.
+//
+// --time is the timing mode (tools/gpu/gpu_timing.h): all specs measured in this one
+// process, interleaved, one JSON line each (tools/gpu/README.md "Timing mode").
 //
 // A device fault leaves CUDA unusable in the process (gpu_runner.h), so after one the
 // tool re-executes itself for the remaining specs; the output stream simply continues.
@@ -26,6 +31,7 @@
 #include "sim/base/json.h"
 #include "sim/launch/launch_spec.h"
 #include "tools/gpu/gpu_runner.h"
+#include "tools/gpu/gpu_timing.h"
 
 namespace {
 
@@ -36,36 +42,66 @@ std::string Stem(const std::string& path) {
   return dot == std::string::npos ? base : base.substr(0, dot);
 }
 
+// --time: every spec loaded first (an unreadable one is an error line, exit 2), then
+// timed together.
+int TimeSpecs(const warpcheck::gpu::GpuRunArgs& args) {
+  int exit_code = 0;
+  std::vector<warpcheck::gpu::TimingInput> inputs;
+  for (const std::string& file : args.files) {
+    absl::StatusOr<warpcheck::LaunchSpec> spec = warpcheck::sim::launch::LoadLaunchSpec(file);
+    if (!spec.ok()) {
+      warpcheck::gpu::TimingResult r;
+      r.file = file;
+      r.error = spec.status().ToString();
+      std::printf("%s\n", warpcheck::gpu::TimingJson(r).c_str());
+      std::fprintf(stderr, "warpcheck_gpu_run: error: %s\n", r.error.c_str());
+      exit_code = 2;
+      continue;
+    }
+    inputs.push_back({file, *std::move(spec), warpcheck::sim::launch::SpecDir(file)});
+  }
+  absl::StatusOr<std::vector<warpcheck::gpu::TimingResult>> results =
+      warpcheck::gpu::TimeOnGpu(inputs, args.timing);
+  if (!results.ok()) {
+    std::fprintf(stderr, "warpcheck_gpu_run: error: %s\n",
+                 results.status().ToString().c_str());
+    return 6;
+  }
+  for (const warpcheck::gpu::TimingResult& r : *results) {
+    std::printf("%s\n", warpcheck::gpu::TimingJson(r).c_str());
+    if (!r.error.empty()) {
+      std::fprintf(stderr, "warpcheck_gpu_run: error: %s\n", r.error.c_str());
+      exit_code = 2;
+    } else if (!r.check.ok() && exit_code == 0) {
+      exit_code = 10;
+    }
+  }
+  std::fflush(stdout);
+  return exit_code;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string dump_dir;
-  std::vector<std::string> files;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a.rfind("--dump-dir=", 0) == 0) {
-      dump_dir = a.substr(11);
-    } else if (a == "--dump-dir" && i + 1 < argc) {
-      dump_dir = argv[++i];
-    } else if (a == "--help" || a == "-h") {
-      std::printf("usage: warpcheck_gpu_run [--dump-dir=DIR] LAUNCH.textproto...\n");
-      return 0;
-    } else if (!a.empty() && a[0] == '-') {
-      std::fprintf(stderr, "warpcheck_gpu_run: error: unknown flag %s\n", a.c_str());
-      return 1;
-    } else {
-      files.push_back(a);
-    }
-  }
-  if (files.empty()) {
-    std::fprintf(stderr,
-                 "usage: warpcheck_gpu_run [--dump-dir=DIR] LAUNCH.textproto...\n");
+  absl::StatusOr<warpcheck::gpu::GpuRunArgs> parsed =
+      warpcheck::gpu::ParseGpuRunArgs(std::vector<std::string>(argv + 1, argv + argc));
+  if (!parsed.ok()) {
+    std::fprintf(stderr, "warpcheck_gpu_run: error: %s\n%s",
+                 std::string(parsed.status().message()).c_str(),
+                 warpcheck::gpu::kGpuRunUsage);
     return 1;
   }
+  if (parsed->help) {
+    std::printf("%s", warpcheck::gpu::kGpuRunUsage);
+    return 0;
+  }
+  const std::string& dump_dir = parsed->dump_dir;
+  const std::vector<std::string>& files = parsed->files;
   if (absl::Status s = warpcheck::gpu::GpuAvailable(); !s.ok()) {
     std::fprintf(stderr, "warpcheck_gpu_run: %s\n", std::string(s.message()).c_str());
     return 77;
   }
+  if (parsed->time) return TimeSpecs(*parsed);
   // Carried over from before a re-execution (see below).
   int exit_code = 0;
   if (const char* prior = std::getenv("WARPCHECK_GPU_RUN_EXIT"))

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -288,6 +289,17 @@ class DeviceRun {
   // Copies the buffers back (guards included) and checks the guards.
   absl::Status ReadBack(GpuRunResult& result) const;
 
+  // Timing mode (TimeOnGpu). Sets the value of u32 parameter `index`.
+  void SetU32(int index, uint32_t value);
+  // Refills every buffer and its guards, as Upload did (before the check launch).
+  absl::Status Refill(const std::vector<std::vector<uint8_t>>& initial);
+  // One launch, synchronised; with `ms` set, timed alone between two events. A refused
+  // launch is FailedPrecondition (the context stays usable); a fault on the device gives
+  // a "cuda_error" fault in `result` and loses the context.
+  absl::Status LaunchAndWait(GpuRunResult& result, double* ms);
+  // The context is gone (another run's fault): release nothing in the destructor.
+  void Abandon() { abandoned_ = true; }
+
  private:
   Session& s_;
   const Driver& cu_;
@@ -302,6 +314,7 @@ class DeviceRun {
   std::vector<void*> args_;
   CUevent start_ = nullptr;
   CUevent stop_ = nullptr;
+  bool abandoned_ = false;
 };
 
 DeviceRun::~DeviceRun() {
@@ -309,6 +322,7 @@ DeviceRun::~DeviceRun() {
     LoseContext(s_, lost_);
     return;
   }
+  if (abandoned_) return;
   if (start_ != nullptr) cu_.cuEventDestroy(start_);
   if (stop_ != nullptr) cu_.cuEventDestroy(stop_);
   for (const DeviceBuffer& b : buffers_) cu_.cuMemFree(b.base);
@@ -474,6 +488,65 @@ absl::Status DeviceRun::ReadBack(GpuRunResult& result) const {
   return absl::OkStatus();
 }
 
+void DeviceRun::SetU32(int index, uint32_t value) {
+  const uint64_t bits = value;
+  std::memcpy(values_[index].data(), &bits, sizeof(bits));
+}
+
+absl::Status DeviceRun::Refill(const std::vector<std::vector<uint8_t>>& initial) {
+  size_t next = 0;
+  for (int i = 0; i < spec_.param_size(); ++i) {
+    if (spec_.param(i).kind_case() != Param::kBuffer) continue;
+    const DeviceBuffer& b = buffers_[next++];
+    CUresult r = cu_.cuMemsetD8(b.base, kGuardByte, b.size + 2 * kGuardBytes);
+    if (r == CUDA_SUCCESS && b.size > 0) {
+      r = cu_.cuMemcpyHtoD(b.base + kGuardBytes, initial[i].data(), b.size);
+    }
+    if (r != CUDA_SUCCESS) {
+      return absl::InternalError(
+          absl::StrCat("refilling buffer \"", b.name, "\": ", ErrorText(cu_, r)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DeviceRun::LaunchAndWait(GpuRunResult& result, double* ms) {
+  if (start_ == nullptr && (cu_.cuEventCreate(&start_, CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
+                            cu_.cuEventCreate(&stop_, CU_EVENT_DEFAULT) != CUDA_SUCCESS)) {
+    return absl::InternalError("cuEventCreate failed");
+  }
+  if (ms != nullptr) cu_.cuEventRecord(start_, nullptr);
+  CUresult launch =
+      cu_.cuLaunchKernel(function_, spec_.grid().x(), sim::launch::DimOr1(spec_.grid().y()),
+                         sim::launch::DimOr1(spec_.grid().z()), spec_.block().x(),
+                         sim::launch::DimOr1(spec_.block().y()),
+                         sim::launch::DimOr1(spec_.block().z()), spec_.dynamic_shared_bytes(),
+                         nullptr, args_.data(), nullptr);
+  if (launch != CUDA_SUCCESS) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cuLaunchKernel(", source_.kernel, ", grid ", spec_.grid().x(), ", block ",
+        spec_.block().x(), ", dynamic shared ", spec_.dynamic_shared_bytes(),
+        "): ", ErrorText(cu_, launch)));
+  }
+  if (ms != nullptr) cu_.cuEventRecord(stop_, nullptr);
+  CUresult done = ms != nullptr ? cu_.cuEventSynchronize(stop_) : CUDA_SUCCESS;
+  if (done == CUDA_SUCCESS) done = cu_.cuCtxSynchronize();
+  if (done != CUDA_SUCCESS) {
+    result.fault_kind = "cuda_error";
+    result.fault = ErrorText(cu_, done);
+    result.ok = false;
+    lost_ = result.fault;
+    return absl::OkStatus();
+  }
+  if (ms != nullptr) {
+    float elapsed = 0;
+    if (CUresult r = cu_.cuEventElapsedTime(&elapsed, start_, stop_); r != CUDA_SUCCESS)
+      return absl::InternalError(absl::StrCat("cuEventElapsedTime: ", ErrorText(cu_, r)));
+    *ms = elapsed;
+  }
+  return absl::OkStatus();
+}
+
 // The hashes, the expectations and the verdict over the buffers read back.
 void Judge(const LaunchSpec& spec, GpuRunResult& result) {
   std::vector<sim::launch::NamedBuffer> named;
@@ -520,6 +593,148 @@ absl::StatusOr<GpuRunResult> RunOnGpu(const LaunchSpec& spec,
   RETURN_IF_ERROR(run.ReadBack(result));
   Judge(spec, result);
   return result;
+}
+
+namespace {
+
+// One spec being timed: the overridden spec, its kernel, its initial bytes and the
+// device-side run (which refers to the first two, so they live here, behind a pointer).
+struct TimedRun {
+  LaunchSpec spec;
+  KernelSource source;
+  std::vector<std::vector<uint8_t>> initial;
+  int iters_index = -1;
+  std::unique_ptr<DeviceRun> run;
+  GpuRunResult fault;  // a cuda_error fault while timing
+};
+
+// Prepares one input for TimeOnGpu: spec overrides, kernel, buffers on the device.
+absl::Status PrepareTimed(Session& s, const TimingInput& input, const TimingOptions& options,
+                          TimedRun& t) {
+  RETURN_IF_ERROR(sim::launch::ValidateLaunchSpec(input.spec));
+  ASSIGN_OR_RETURN(t.spec, TimedSpec(input.spec, input.file, options.grid_x, options.iters));
+  ASSIGN_OR_RETURN(t.iters_index, ItersParamIndex(t.spec, input.file));
+  ASSIGN_OR_RETURN(t.source, ReadKernelSource(t.spec, input.spec_dir));
+  ASSIGN_OR_RETURN(t.initial, FillBuffers(t.spec, input.spec_dir));
+  t.run = std::make_unique<DeviceRun>(s, t.spec, t.source);
+  RETURN_IF_ERROR(t.run->LoadKernel());
+  RETURN_IF_ERROR(t.run->CheckParams());
+  RETURN_IF_ERROR(t.run->AllowDynamicShared());
+  RETURN_IF_ERROR(t.run->Upload(t.initial));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<TimingResult>> TimeOnGpu(const std::vector<TimingInput>& inputs,
+                                                    const TimingOptions& options) {
+  Session& s = GetSession();
+  RETURN_IF_ERROR(s.status);
+  if (!s.lost.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("CUDA is unusable in this process after an earlier device fault (",
+                     s.lost, "); time the specs in a new process"));
+  }
+  RETURN_IF_ERROR(EnsureContext(s));
+  std::vector<TimingResult> results(inputs.size());
+  std::vector<TimedRun> runs(inputs.size());
+  std::vector<size_t> live;  // inputs still being timed, in input order
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    TimingResult& r = results[i];
+    r.file = inputs[i].file;
+    r.device = s.device_name;
+    r.options = options;
+    r.grid_x = options.grid_x;
+    r.block_x = inputs[i].spec.block().x();
+    if (absl::Status st = PrepareTimed(s, inputs[i], options, runs[i]); !st.ok()) {
+      r.error = st.ToString();
+      runs[i].run.reset();
+      continue;
+    }
+    live.push_back(i);
+  }
+  // A fault loses the context: the faulting spec reports it, every other live spec gets
+  // `error`, and no handle is touched again.
+  std::string lost;
+  auto step = [&](size_t i, double* ms) {
+    TimedRun& t = runs[i];
+    absl::Status st = t.run->LaunchAndWait(t.fault, ms);
+    if (!st.ok()) {
+      results[i].error = st.ToString();
+      return false;
+    }
+    if (!t.fault.fault_kind.empty()) {
+      lost = absl::StrCat(inputs[i].file, ": ", t.fault.fault);
+      *results[i].check.mutable_faults() = ToSimReport(t.fault).faults();
+      results[i].check.set_ok(false);
+      return false;
+    }
+    return true;
+  };
+  auto drop_failed = [&]() {
+    std::vector<size_t> still;
+    for (size_t i : live) {
+      if (results[i].error.empty() && results[i].check.faults_size() == 0) still.push_back(i);
+    }
+    live = std::move(still);
+  };
+  auto run_round = [&](bool timed) {
+    for (size_t i : live) {
+      if (!lost.empty()) break;
+      double ms = 0;
+      if (step(i, timed ? &ms : nullptr) && timed) results[i].samples_ms.push_back(ms);
+    }
+    drop_failed();
+  };
+  for (uint32_t w = 0; w < options.warmup && lost.empty(); ++w) run_round(false);
+  for (uint32_t k = 0; k < options.reps && lost.empty(); ++k) run_round(true);
+  // The check: fresh buffers, iters = 1, judged like `gpu run`.
+  for (size_t i : live) {
+    if (!lost.empty()) break;
+    TimedRun& t = runs[i];
+    if (absl::Status st = t.run->Refill(t.initial); !st.ok()) {
+      results[i].error = st.ToString();
+      continue;
+    }
+    t.run->SetU32(t.iters_index, 1);
+    GpuRunResult check;
+    check.device = s.device_name;
+    if (absl::Status st = t.run->LaunchAndWait(check, nullptr); !st.ok()) {
+      results[i].error = st.ToString();
+      continue;
+    }
+    if (check.fault_kind.empty()) {
+      if (absl::Status st = t.run->ReadBack(check); !st.ok()) {
+        results[i].error = st.ToString();
+        continue;
+      }
+      Judge(t.spec, check);
+    } else {
+      lost = absl::StrCat(inputs[i].file, ": ", check.fault);
+    }
+    results[i].check = ToSimReport(check);
+  }
+  if (!lost.empty()) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      TimedRun& t = runs[i];
+      if (t.run == nullptr) continue;
+      bool faulted = results[i].check.faults_size() > 0;
+      bool finished = faulted || !results[i].error.empty() ||
+                      results[i].check.buffers_size() > 0;
+      if (!finished) {
+        results[i].error = absl::StrCat(
+            "not finished: the GPU context was lost after a device fault (", lost,
+            "); time this spec in a new process");
+        results[i].samples_ms.clear();
+      }
+    }
+    // Only the faulting run releases the context (its destructor); the others must not
+    // touch their handles any more.
+    for (TimedRun& t : runs) {
+      if (t.run != nullptr && t.fault.fault_kind.empty()) t.run->Abandon();
+    }
+  }
+  return results;
 }
 
 absl::StatusOr<GpuRunResult> RunLaunchFileOnGpu(const std::string& path) {

@@ -42,6 +42,7 @@
 #include "proto/launch.pb.h"
 #include "proto/report.pb.h"
 #include "sim/launch/launch_spec.h"
+#include "tools/gpu/gpu_timing.h"
 
 namespace warpcheck::gpu {
 
@@ -89,6 +90,25 @@ bool GpuContextLost();
 // the same JSON fields as `sim run`: ok, faults (kind + text), expectations, buffers
 // (name + sha256). No counters: the GPU run measures none.
 [[nodiscard]] SimReport ToSimReport(const GpuRunResult& result);
+
+// One spec for TimeOnGpu: `file` names it in the results and errors; relative paths in
+// the spec are resolved against `spec_dir`.
+struct TimingInput {
+  std::string file;
+  LaunchSpec spec;
+  std::string spec_dir;
+};
+
+// The timing mode (gpu_timing.h): every input with grid.x and `iters` overridden, warm-up
+// rounds, `reps` timed rounds interleaved across the inputs (A B C A B C ...), each launch
+// between two events, then the check launch (buffers refilled, iters = 1). One result per
+// input, in order. A spec that cannot be prepared (input error, launch refused) gets
+// `error` and the others go on. A device fault while timing is that spec's result
+// (check.ok = false, fault kind "cuda_error"); the context is lost with it, so the
+// specs not yet finished get `error` saying so.
+// Errors: Unavailable without a GPU; FailedPrecondition when the context was lost before.
+[[nodiscard]] absl::StatusOr<std::vector<TimingResult>> TimeOnGpu(
+    const std::vector<TimingInput>& inputs, const TimingOptions& options);
 
 }  // namespace warpcheck::gpu
 
