@@ -76,8 +76,11 @@ class SelectBuilder {
       LaneTable t0, t1;
       Split(table, u, &t0, &t1);
       int d0 = Distinct(t0), d1 = Distinct(t1);
-      if (d0 >= d || d1 >= d) continue;
+      // Progress: each half has fewer choices, or the split separates defined lanes (so
+      // each half has fewer defined lanes, and the recursion ends).
+      if ((d0 >= d || d1 >= d) && (d0 == 0 || d1 == 0)) continue;
       std::pair<int, int> score{std::max(d0, d1), d0 + d1};
+      if (d0 == 0 || d1 == 0) continue;
       if (score < best_score) {
         best_score = score;
         best_u = static_cast<int>(u);
@@ -654,6 +657,14 @@ class SmemPlanner {
     int limit = max_a_;
     if (v.pk == 0 && v.upw == 1) limit = std::min(limit, 2);  // v4 of b8/b16/b32
     while (a < limit && a < l.reg_bits() && l.reg[a] != 0 && m(l.reg[a]) == (1u << a)) ++a;
+    // Every access must be aligned to its size: no other basis may reach the vector's
+    // offset bits.
+    uint32_t low = 0;
+    for (int i = a; i < l.reg_bits(); ++i) low |= m(l.reg[i]);
+    for (uint32_t b : l.lane) low |= m(b);
+    for (uint32_t b : l.warp) low |= m(b);
+    while (a > 0 && (low & ((1u << a) - 1)) != 0) --a;
+    // Packed words must stay whole and aligned to 4 bytes.
     if (a < v.pk) return -1;
     return a;
   }
@@ -795,6 +806,10 @@ class SmemPlanner {
         *elem_bytes = eb_;
       }
     };
+    const bool warp_local = WarpLocal();
+    if (o_.barrier_before_store) {
+      prog.ops.push_back(Op{warp_local ? OpKind::kBarWarp : OpKind::kBarSync});
+    }
     for (uint32_t r = 0; r < static_cast<uint32_t>(p_.src.num_regs()); r += 1u << st.a) {
       if (r & st.free_regs) continue;
       Op op;
@@ -804,7 +819,6 @@ class SmemPlanner {
       address(p_.src, r, op);
       prog.ops.push_back(op);
     }
-    bool warp_local = WarpLocal();
     prog.ops.push_back(Op{warp_local ? OpKind::kBarWarp : OpKind::kBarSync});
     // Loads: canonical destination registers; the rest rename them.
     F2Span dspan(p_.dst.reg);
@@ -854,7 +868,7 @@ class SmemPlanner {
   int prog_add(const SetupValue& v) const { return prog_->AddSetup(v); }
 
   bool WarpLocal() const {
-    if (p_.src.warp != p_.dst.warp) return false;
+    if (o_.force_cta_barrier || p_.src.warp != p_.dst.warp) return false;
     uint32_t fr, ft;
     FreeBits(p_.src, &fr, &ft);
     if (ft >> 5) return false;
@@ -937,6 +951,7 @@ absl::StatusOr<ConversionPlan> PlanConversion(const ConversionProblem& p,
       plan.src_view = sv;
       plan.dst_view = dv;
       plan.program = *std::move(prog);
+      Simplify(plan.program);
       plan.cost = EstimateCost(p, plan.program, wfs, wfl, mins, minl, cta);
       plan.stage = std::move(stage);
       plan.noop = plan.program.ops.empty() && plan.program.outputs == plan.program.inputs;

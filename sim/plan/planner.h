@@ -58,6 +58,11 @@ struct PlanOptions {
   // Which shared buffer the smem strategy uses (the round-trip harness gives each
   // direction its own, so that no barrier is needed before a store).
   int buffer = 0;
+  // Smem only: a CTA barrier even where a warp barrier would do (when the other direction
+  // of a round trip needs a CTA barrier, its buffer's readers are in other warps), and a
+  // CTA barrier before the stores (when both directions share one buffer).
+  bool force_cta_barrier = false;
+  bool barrier_before_store = false;
   // Smem only: skip the bank search (the unswizzled base order) and cap the vector width
   // (bytes; 0 = no cap). For forcing conflicting plans (bank model vs hardware).
   bool no_swizzle = false;

@@ -1,5 +1,9 @@
 #include "sim/plan/program.h"
 
+#include <algorithm>
+#include <map>
+#include <tuple>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -28,6 +32,82 @@ OpCounts CountOps(const Program& p) {
     }
   }
   return c;
+}
+
+Program Compose(const Program& first, const Program& second) {
+  Program out = first;
+  std::vector<int> setup_map;
+  for (const SetupValue& v : second.setup) setup_map.push_back(out.AddSetup(v));
+  std::vector<int> words(second.num_words, -1);
+  for (size_t i = 0; i < second.inputs.size(); ++i) words[second.inputs[i]] = first.outputs[i];
+  for (int& w : words) if (w < 0) w = out.NewWord();
+  for (Op op : second.ops) {
+    for (int& id : op.in) id = words[id];
+    for (int& id : op.out) id = words[id];
+    if (op.pred >= 0) op.pred = setup_map[op.pred];
+    if (op.addr >= 0) op.addr = setup_map[op.addr];
+    out.ops.push_back(std::move(op));
+  }
+  out.outputs.clear();
+  for (int id : second.outputs) out.outputs.push_back(words[id]);
+  out.smem_bytes = std::max(first.smem_bytes, second.smem_bytes);
+  return out;
+}
+
+void Simplify(Program& p) {
+  std::vector<int> alias(p.num_words);
+  for (int i = 0; i < p.num_words; ++i) alias[i] = i;
+  std::vector<int> def(p.num_words, -1);  // index into `ops` of the defining op
+  std::vector<Op> ops;
+  std::map<std::tuple<int, int, int, uint32_t, std::vector<int>>, int> cse;
+  for (Op op : p.ops) {
+    for (int& id : op.in) id = alias[id];
+    if (op.kind == OpKind::kSelp) {
+      int& x = op.in[0];
+      int& y = op.in[1];
+      while (def[x] >= 0 && ops[def[x]].kind == OpKind::kSelp && ops[def[x]].pred == op.pred) {
+        x = ops[def[x]].in[0];
+      }
+      while (def[y] >= 0 && ops[def[y]].kind == OpKind::kSelp && ops[def[y]].pred == op.pred) {
+        y = ops[def[y]].in[1];
+      }
+      if (x == y) {
+        alias[op.out[0]] = x;
+        continue;
+      }
+    }
+    if (op.kind == OpKind::kSelp || op.kind == OpKind::kShflBfly ||
+        op.kind == OpKind::kShflIdx || op.kind == OpKind::kPrmt) {
+      auto key = std::make_tuple(static_cast<int>(op.kind), op.pred, op.addr, op.imm, op.in);
+      auto it = cse.find(key);
+      if (it != cse.end()) {
+        alias[op.out[0]] = it->second;
+        continue;
+      }
+      cse[key] = op.out[0];
+    }
+    for (int id : op.out) def[id] = static_cast<int>(ops.size());
+    ops.push_back(std::move(op));
+  }
+  for (int& id : p.outputs) id = alias[id];
+  // Dead ops.
+  std::vector<bool> live(p.num_words, false);
+  for (int id : p.outputs) live[id] = true;
+  std::vector<bool> keep(ops.size(), false);
+  for (size_t i = ops.size(); i-- > 0;) {
+    const Op& op = ops[i];
+    bool effect = op.kind == OpKind::kStShared || op.kind == OpKind::kBarSync ||
+                  op.kind == OpKind::kBarWarp;
+    bool used = effect;
+    for (int id : op.out) used = used || live[id];
+    if (!used) continue;
+    keep[i] = true;
+    for (int id : op.in) live[id] = true;
+  }
+  p.ops.clear();
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (keep[i]) p.ops.push_back(std::move(ops[i]));
+  }
 }
 
 std::string ProgramToString(const Program& p) {

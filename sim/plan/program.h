@@ -81,6 +81,20 @@ struct OpCounts {
 };
 OpCounts CountOps(const Program& p);
 
+// The program that runs `first` and then `second` on its outputs.
+// Requires: second.inputs.size() == first.outputs.size().
+// Ensures: inputs of first, outputs of second; equal setup values merged.
+Program Compose(const Program& first, const Program& second);
+
+// Simplifies a program in place, keeping what it computes: a select whose operand is a
+// select on the same predicate takes that select's operand for its own branch
+// (selp(p, selp(p, a, b), c) = selp(p, a, c)), a select of two equal words is that word,
+// equal shuffles and selects are computed once, and ops whose words nothing reads are
+// dropped (stores and barriers always stay). Running two conversions back to back
+// (the round-trip harness) leaves selects that undo each other; this removes them, as
+// LLVM's instcombine does for Triton's.
+void Simplify(Program& p);
+
 // A readable listing (one op per line), for `convert plan` and test failures.
 std::string ProgramToString(const Program& p);
 

@@ -1,11 +1,16 @@
 #include "tools/warpcheck/convert_command.h"
 
+#include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/numbers.h"
+#include "sim/base/file.h"
 #include "sim/base/enum_name.h"
 #include "sim/machine/launch.h"
 #include "sim/plan/planner.h"
@@ -127,6 +132,257 @@ void PrintPlanText(const Plan& plan, const sim::plan::ConversionPlan& cp, std::o
   }
 }
 
+// Per-round-trip counters of a harness: iters=2 minus iters=1.
+struct RoundTripCost {
+  int64_t warp_instructions = 0, wavefronts = 0, barriers = 0, shfl = 0;
+};
+
+absl::StatusOr<RoundTripCost> MeasureRoundTrip(const sim::plan::ConversionProblem& problem,
+                                               const sim::ptx::RoundTrip& trip,
+                                               uint64_t seed, std::string* why_not) {
+  std::string ptx =
+      sim::ptx::EmitHarness(problem, trip.forward, &trip.backward, sim::ptx::Harness::kRoundTrip);
+  auto module = sim::ptx::ParseModule(ptx, "<emitted>");
+  if (!module.ok()) return module.status();
+  std::map<std::string, uint64_t> c[2];
+  for (int it = 1; it <= 2; ++it) {
+    LaunchSpec spec = sim::ptx::HarnessLaunchSpec(problem, "<emitted>", BufferParam::RANDOM,
+                                                  seed, static_cast<uint32_t>(it));
+    sim::machine::RunOptions ro;
+    auto run = sim::machine::RunLaunchSpecOnModule(spec, *module, ".", ro);
+    if (!run.ok()) return run.status();
+    if (!run->report.ok()) {
+      std::vector<std::string> why;
+      for (const SimFault& f : run->report.faults()) {
+        why.push_back(absl::StrCat(f.kind(), " line ", f.line(), ": ", f.text()));
+      }
+      for (const SimExpectationResult& e : run->report.expectations()) {
+        if (!e.ok()) why.push_back(absl::StrCat(e.name(), " fails"));
+      }
+      *why_not = absl::StrCat("iters=", it, ": ", absl::StrJoin(why, "; "));
+      return RoundTripCost{};
+    }
+    c[it - 1] = std::map<std::string, uint64_t>(run->report.counters().begin(),
+                                                run->report.counters().end());
+  }
+  auto d = [&](const char* k) { return static_cast<int64_t>(c[1][k]) - static_cast<int64_t>(c[0][k]); };
+  RoundTripCost cost;
+  cost.warp_instructions = d("warp_instructions");
+  cost.wavefronts = d("smem_wavefronts");
+  cost.barriers = d("barriers");
+  cost.shfl = d("shfl");
+  return cost;
+}
+
+struct TsvTable {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  int Col(const std::string& name) const {
+    for (size_t i = 0; i < header.size(); ++i) if (header[i] == name) return static_cast<int>(i);
+    return -1;
+  }
+};
+
+absl::StatusOr<TsvTable> ReadTsv(const std::string& path) {
+  auto text = sim::base::ReadFile(path);
+  if (!text.ok()) return text.status();
+  TsvTable t;
+  int line_no = 0;
+  for (absl::string_view line : absl::StrSplit(*text, '\n')) {
+    ++line_no;
+    if (line.empty()) continue;
+    std::vector<std::string> cols = absl::StrSplit(line, '\t');
+    if (t.header.empty()) {
+      t.header = cols;
+      continue;
+    }
+    if (cols.size() != t.header.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ":", line_no, ": ", cols.size(),
+                                                     " columns, the header has ",
+                                                     t.header.size()));
+    }
+    t.rows.push_back(std::move(cols));
+  }
+  return t;
+}
+
+int RunCompare(const ParsedArgs& args, OutputFormat format, std::ostream& out,
+               std::ostream& err, Report* report_out) {
+  if (args.positional.size() != 1) {
+    PrintError(err, "convert compare: expected one TSV (corpus/plan/triton_costs.tsv)");
+    return kExitUsage;
+  }
+  auto table = ReadTsv(args.positional[0]);
+  if (!table.ok()) {
+    PrintError(err, table.status().message());
+    return kExitInputError;
+  }
+  const char* needed[] = {"line", "status", "src", "dst", "shape", "dtype", "num_warps",
+                          "warp_instructions", "smem_wavefronts_store",
+                          "smem_wavefronts_load", "barriers", "shfl"};
+  for (const char* n : needed) {
+    if (table->Col(n) < 0) {
+      PrintError(err, absl::StrCat(args.positional[0], ": no column '", n, "'"));
+      return kExitInputError;
+    }
+  }
+  std::map<int64_t, std::pair<int64_t, int64_t>> baseline;
+  if (auto b = args.Get("baseline")) {
+    auto bt = ReadTsv(*b);
+    if (!bt.ok()) {
+      PrintError(err, bt.status().message());
+      return kExitInputError;
+    }
+    int cl = bt->Col("line"), ci = bt->Col("warp_instructions"), cw = bt->Col("smem_wavefronts");
+    if (cl < 0 || ci < 0 || cw < 0) {
+      PrintError(err, absl::StrCat(*b, ": needs columns line, warp_instructions, smem_wavefronts"));
+      return kExitInputError;
+    }
+    for (const auto& r : bt->rows) {
+      int64_t l, i, w;
+      if (absl::SimpleAtoi(r[cl], &l) && absl::SimpleAtoi(r[ci], &i) && absl::SimpleAtoi(r[cw], &w)) {
+        baseline[l] = {i, w};
+      }
+    }
+  }
+  auto limit = args.GetInt("limit", 1, INT64_MAX);
+  if (!limit.ok()) {
+    PrintError(err, limit.status().message());
+    return kExitUsage;
+  }
+  auto get = [&](const std::vector<std::string>& row, const char* col) {
+    return row[table->Col(col)];
+  };
+  auto num = [&](const std::vector<std::string>& row, const char* col) {
+    int64_t v = 0;
+    (void)absl::SimpleAtoi(get(row, col), &v);
+    return v;
+  };
+  Report report;
+  ConvertCompareReport* cmp = report.mutable_convert_compare();
+  double log_i = 0, log_w = 0;
+  int64_t n_i = 0, n_w = 0;
+  for (const auto& row : table->rows) {
+    if (get(row, "status") != "ok") continue;
+    if (limit->has_value() && cmp->pairs() >= **limit) break;
+    cmp->set_pairs(cmp->pairs() + 1);
+    ConvertCompareReport::Row* r = cmp->add_rows();
+    r->set_line(num(row, "line"));
+    r->set_triton_warp_instructions(num(row, "warp_instructions"));
+    r->set_triton_smem_wavefronts(num(row, "smem_wavefronts_store") +
+                                  num(row, "smem_wavefronts_load"));
+    r->set_triton_barriers(num(row, "barriers"));
+    r->set_triton_shfl(num(row, "shfl"));
+    r->set_baseline_warp_instructions(-1);
+    r->set_baseline_smem_wavefronts(-1);
+    auto shape = ParseShape(get(row, "shape"));
+    auto dtype = sim::plan::ParseDType(get(row, "dtype"));
+    if (!shape.ok() || !dtype.ok()) {
+      r->set_detail("bad shape or dtype in the table");
+      cmp->set_input_errors(cmp->input_errors() + 1);
+      continue;
+    }
+    std::vector<int64_t> shape64(shape->begin(), shape->end());
+    auto problem = sim::plan::MakeProblem(get(row, "src"), get(row, "dst"), shape64, *dtype,
+                                          static_cast<int>(num(row, "num_warps")));
+    if (!problem.ok()) {
+      r->set_detail(absl::StrCat("input error: ", problem.status().message()));
+      cmp->set_input_errors(cmp->input_errors() + 1);
+      continue;
+    }
+    auto trip = sim::ptx::PlanRoundTrip(*problem, sim::plan::PlanOptions{});
+    if (!trip.ok()) {
+      r->set_detail(absl::StrCat("plan: ", trip.status().message()));
+      continue;
+    }
+    r->set_strategy(sim::base::EnumName(sim::plan::ToProto(*problem, trip->forward).strategy()));
+    std::string why_not;
+    auto cost = MeasureRoundTrip(*problem, *trip, 1000 + r->line(), &why_not);
+    if (!cost.ok()) {
+      r->set_detail(std::string(cost.status().message()));
+      continue;
+    }
+    if (!why_not.empty()) {
+      r->set_detail(why_not);
+      continue;
+    }
+    r->set_ok(true);
+    cmp->set_correct(cmp->correct() + 1);
+    r->set_warp_instructions(cost->warp_instructions);
+    r->set_smem_wavefronts(cost->wavefronts);
+    r->set_barriers(cost->barriers);
+    r->set_shfl(cost->shfl);
+    const bool le = cost->warp_instructions <= r->triton_warp_instructions() &&
+                    cost->wavefronts <= r->triton_smem_wavefronts();
+    if (le) {
+      cmp->set_not_worse(cmp->not_worse() + 1);
+      if (cost->warp_instructions < r->triton_warp_instructions() ||
+          cost->wavefronts < r->triton_smem_wavefronts()) {
+        cmp->set_strictly_better(cmp->strictly_better() + 1);
+      }
+    }
+    if (r->triton_warp_instructions() > 0 && cost->warp_instructions > 0) {
+      log_i += std::log(double(cost->warp_instructions) / r->triton_warp_instructions());
+      ++n_i;
+    }
+    if (r->triton_smem_wavefronts() > 0) {
+      log_w += std::log(std::max(1.0, double(cost->wavefronts)) / r->triton_smem_wavefronts());
+      ++n_w;
+    }
+    auto b = baseline.find(r->line());
+    if (b != baseline.end()) {
+      r->set_baseline_warp_instructions(b->second.first);
+      r->set_baseline_smem_wavefronts(b->second.second);
+      if (cost->warp_instructions > b->second.first || cost->wavefronts > b->second.second) {
+        cmp->set_regressions(cmp->regressions() + 1);
+      }
+    }
+  }
+  cmp->set_geomean_instruction_ratio(n_i ? std::exp(log_i / n_i) : 1.0);
+  cmp->set_geomean_wavefront_ratio(n_w ? std::exp(log_w / n_w) : 1.0);
+  if (auto tsv = args.Get("tsv-out")) {
+    std::string text =
+        "line\tok\tstrategy\twarp_instructions\tsmem_wavefronts\tbarriers\tshfl\t"
+        "triton_warp_instructions\ttriton_smem_wavefronts\ttriton_barriers\ttriton_shfl\tdetail\n";
+    for (const auto& r : cmp->rows()) {
+      absl::StrAppend(&text, r.line(), "\t", r.ok() ? 1 : 0, "\t", r.strategy(), "\t",
+                      r.warp_instructions(), "\t", r.smem_wavefronts(), "\t", r.barriers(),
+                      "\t", r.shfl(), "\t", r.triton_warp_instructions(), "\t",
+                      r.triton_smem_wavefronts(), "\t", r.triton_barriers(), "\t",
+                      r.triton_shfl(), "\t", r.detail(), "\n");
+    }
+    if (!WriteOutputFile(*tsv, text, "the comparison table", err)) return kExitInputError;
+  }
+  if (report_out) *report_out = report;
+  if (!PrintMachineReport(report, format, out)) {
+    out << absl::StrFormat(
+        "pairs %d: correct %d, outside scope %d; <= Triton (warp instructions and "
+        "wavefronts) %d (%.1f%%), strictly better %d (%.1f%%)\n"
+        "geomean ours/Triton: warp instructions %.3f, wavefronts %.3f\n",
+        cmp->pairs(), cmp->correct(), cmp->input_errors(), cmp->not_worse(),
+        100.0 * cmp->not_worse() / std::max<int64_t>(1, cmp->pairs()), cmp->strictly_better(),
+        100.0 * cmp->strictly_better() / std::max<int64_t>(1, cmp->pairs()),
+        cmp->geomean_instruction_ratio(), cmp->geomean_wavefront_ratio());
+    if (!baseline.empty()) out << "regressions against the baseline: " << cmp->regressions() << "\n";
+    int shown = 0;
+    for (const auto& r : cmp->rows()) {
+      if (r.ok() && r.warp_instructions() <= r.triton_warp_instructions() &&
+          r.smem_wavefronts() <= r.triton_smem_wavefronts()) {
+        continue;
+      }
+      if (++shown > 20) break;
+      out << absl::StrFormat("  line %d %s: ours %d instr %d wf, triton %d instr %d wf %s\n",
+                             r.line(), r.strategy(), r.warp_instructions(), r.smem_wavefronts(),
+                             r.triton_warp_instructions(), r.triton_smem_wavefronts(),
+                             r.detail());
+    }
+  }
+  if (cmp->correct() + cmp->input_errors() != cmp->pairs()) return kExitViolated;
+  if (args.Has("require-not-worse") && cmp->not_worse() != cmp->correct()) return kExitViolated;
+  if (cmp->regressions() > 0) return kExitViolated;
+  return kExitOk;
+}
+
 }  // namespace
 
 int RunConvert(ConvertAction action, const ParsedArgs& args, std::ostream& out,
@@ -135,7 +391,7 @@ int RunConvert(ConvertAction action, const ParsedArgs& args, std::ostream& out,
     out << kUsage;
     return kExitOk;
   }
-  if (!args.positional.empty()) {
+  if (action != ConvertAction::kCompare && !args.positional.empty()) {
     PrintError(err, absl::StrCat("convert: unexpected argument '", args.positional[0],
                                  "'; layouts are given with --src and --dst"));
     return kExitUsage;
@@ -145,6 +401,7 @@ int RunConvert(ConvertAction action, const ParsedArgs& args, std::ostream& out,
     PrintError(err, format.status().message());
     return kExitUsage;
   }
+  if (action == ConvertAction::kCompare) return RunCompare(args, *format, out, err, report_out);
   Setup setup;
   if (int code = ReadSetup(args, err, &setup); code != kExitOk) return code;
   const sim::plan::ConversionProblem& problem = setup.problem;

@@ -9,7 +9,7 @@
 
 namespace warpcheck::cli {
 
-enum class ConvertAction { kPlan, kEmit, kCheck };
+enum class ConvertAction { kPlan, kEmit, kCheck, kCompare };
 
 // Returns the exit code; stores the printed report in `report` when non-null.
 int RunConvert(ConvertAction action, const ParsedArgs& args, std::ostream& out,
