@@ -35,15 +35,86 @@ std::string StrategyName(Strategy s) {
   return "?";
 }
 
+uint32_t WordView::Unit(uint32_t r) const {
+  uint32_t u = 0;
+  int k = 0;
+  for (int i = 0; i < reg_bits; ++i) {
+    if ((PackMask() >> i) & 1) continue;
+    if ((r >> i) & 1) u |= 1u << k;
+    ++k;
+  }
+  return u;
+}
+
+uint32_t WordView::Slot(uint32_t r) const {
+  uint32_t s = 0;
+  for (int k = 0; k < pk(); ++k) if ((r >> pack[k]) & 1) s |= 1u << k;
+  return s;
+}
+
+uint32_t WordView::Reg(uint32_t unit, uint32_t slot) const {
+  uint32_t r = 0;
+  int k = 0;
+  for (int i = 0; i < reg_bits; ++i) {
+    if ((PackMask() >> i) & 1) continue;
+    if ((unit >> k) & 1) r |= 1u << i;
+    ++k;
+  }
+  for (int j = 0; j < pk(); ++j) if ((slot >> j) & 1) r |= 1u << pack[j];
+  return r;
+}
+
 WordView ViewOf(const FlatLayout& l, int element_bits, bool packed) {
   WordView v;
   v.reg_bits = l.reg_bits();
   if (element_bits == 64) {
     v.upw = 2;
   } else if (packed && element_bits < 32) {
-    v.pk = std::min(element_bits == 8 ? 2 : 1, v.reg_bits);
+    int pk = std::min(element_bits == 8 ? 2 : 1, v.reg_bits);
+    for (int i = 0; i < pk; ++i) v.pack.push_back(i);
   }
   return v;
+}
+
+std::optional<WordView> ViewPacking(const FlatLayout& l, int element_bits,
+                                    const std::vector<uint32_t>& dirs) {
+  WordView v;
+  v.reg_bits = l.reg_bits();
+  if (element_bits >= 32) return std::nullopt;
+  for (uint32_t d : dirs) {
+    int found = -1;
+    for (int i = 0; i < l.reg_bits() && found < 0; ++i) if (l.reg[i] == d && d != 0) found = i;
+    if (found < 0) return std::nullopt;
+    v.pack.push_back(found);
+  }
+  return v;
+}
+
+std::vector<std::pair<WordView, WordView>> CandidateViews(const ConversionProblem& p) {
+  std::vector<std::pair<WordView, WordView>> out;
+  auto add = [&](const WordView& a, const WordView& b) {
+    for (const auto& c : out) if (c.first == a && c.second == b) return;
+    out.emplace_back(a, b);
+  };
+  add(ViewOf(p.src, p.element_bits, false), ViewOf(p.dst, p.element_bits, false));
+  if (p.element_bits >= 32) return out;
+  const int want = p.element_bits == 8 ? 2 : 1;
+  // Directions both layouts keep in registers, in the source's order.
+  std::vector<uint32_t> common;
+  for (uint32_t d : p.src.reg) {
+    if (d == 0 || static_cast<int>(common.size()) >= want) continue;
+    if (std::find(p.dst.reg.begin(), p.dst.reg.end(), d) != p.dst.reg.end() &&
+        std::find(common.begin(), common.end(), d) == common.end()) {
+      common.push_back(d);
+    }
+  }
+  if (static_cast<int>(common.size()) == want) {
+    auto a = ViewPacking(p.src, p.element_bits, common);
+    auto b = ViewPacking(p.dst, p.element_bits, common);
+    if (a && b) add(*a, *b);
+  }
+  add(ViewOf(p.src, p.element_bits, true), ViewOf(p.dst, p.element_bits, true));
+  return out;
 }
 
 namespace {
@@ -243,9 +314,9 @@ absl::StatusOr<Program> PlanRegisters(const ConversionProblem& p, const WordView
       continue;
     }
     std::vector<std::tuple<int, int, int>> parts;
-    for (int s = 0; s < (1 << dv.pk); ++s) {
-      uint32_t r = src_reg[(u << dv.pk) | s];
-      parts.emplace_back(prog.inputs[r >> sv.pk], r & ((1u << sv.pk) - 1), 1 << sv.pk);
+    for (int s = 0; s < (1 << dv.pk()); ++s) {
+      uint32_t r = src_reg[dv.Reg(u, s)];
+      parts.emplace_back(prog.inputs[sv.Unit(r)], sv.Slot(r), 1 << sv.pk());
     }
     prog.outputs.push_back(asmb.Assemble(parts));
   }
@@ -262,21 +333,24 @@ absl::StatusOr<Program> PlanShuffle(const ConversionProblem& p, const WordView& 
     return absl::InvalidArgumentError(
         "shuffle: the layouts place elements on different warps; shuffles stay in a warp");
   }
-  if (sv.pk != dv.pk) {
+  if (sv.pk() != dv.pk()) {
     return absl::InvalidArgumentError("shuffle: the two sides pack words differently");
   }
-  const int pk = sv.pk;
+  const int pk = sv.pk();
   for (int i = 0; i < pk; ++i) {
-    if (p.src.reg[i] != p.dst.reg[i] || p.src.reg[i] == 0) {
+    if (p.src.reg[sv.pack[i]] != p.dst.reg[dv.pack[i]] || p.src.reg[sv.pack[i]] == 0) {
       return absl::InvalidArgumentError(
-          "shuffle: packed words would have to be split (the low register bases differ)");
+          "shuffle: packed words would have to be split (the sides pack different "
+          "directions)");
     }
   }
   const int nus = sv.reg_bits - pk, nud = dv.reg_bits - pk;
-  std::vector<uint32_t> gens;
-  for (int i = pk; i < sv.reg_bits; ++i) gens.push_back(p.src.reg[i]);
+  std::vector<uint32_t> gens, src_units, dst_units;
+  for (int i = 0; i < sv.reg_bits; ++i) if (!((sv.PackMask() >> i) & 1)) src_units.push_back(p.src.reg[i]);
+  for (int i = 0; i < dv.reg_bits; ++i) if (!((dv.PackMask() >> i) & 1)) dst_units.push_back(p.dst.reg[i]);
+  gens = src_units;
   for (uint32_t b : p.src.lane) gens.push_back(b);
-  for (int i = 0; i < pk; ++i) gens.push_back(p.src.reg[i]);
+  for (int i = 0; i < pk; ++i) gens.push_back(p.src.reg[sv.pack[i]]);
   F2Span span(gens);
   const uint32_t reg_mask = (1u << nus) - 1;
   auto solve = [&](uint32_t target, uint32_t* rho, uint32_t* sigma) -> bool {
@@ -288,7 +362,7 @@ absl::StatusOr<Program> PlanShuffle(const ConversionProblem& p, const WordView& 
   };
   std::vector<uint32_t> mrr(nud), mlr(nud), mrl(5), mll(5);
   for (int i = 0; i < nud; ++i) {
-    if (!solve(p.dst.reg[pk + i], &mrr[i], &mlr[i])) {
+    if (!solve(dst_units[i], &mrr[i], &mlr[i])) {
       return absl::InvalidArgumentError(
           "shuffle: a destination element is not held by the same warp (or would split a "
           "packed word)");
@@ -546,6 +620,8 @@ absl::StatusOr<Program> PlanShuffle(const ConversionProblem& p, const WordView& 
 // ---- shared memory --------------------------------------------------------------------
 
 struct SideAccess {
+  std::vector<int> vec;  // register bits of one access (vec[k] -> offset bit k)
+  uint32_t vmask = 0;
   int a = 0;             // log2 elements per access
   int per_thread = 0;    // accesses per thread
   uint32_t free_regs = 0, free_tid = 0;
@@ -574,31 +650,33 @@ class SmemPlanner {
   }
 
   absl::StatusOr<Program> Plan(SmemStage* stage) {
+    // Vector prefixes: tensor directions that become the lowest offset bits. Each side's
+    // packed directions come first (its words must stay whole), then the directions
+    // both layouts keep in registers, or one side's registers in order.
     std::vector<std::vector<uint32_t>> prefixes;
-    auto prefix_of = [&](const std::vector<uint32_t>& reg) {
+    auto build = [&](const std::vector<uint32_t>& first, const std::vector<uint32_t>& rest) {
       std::vector<uint32_t> pre;
-      F2Span s;
-      for (uint32_t b : reg) {
-        if (static_cast<int>(pre.size()) >= max_a_ || b == 0 || !s.Add(b)) break;
-        pre.push_back(b);
-      }
-      return pre;
-    };
-    std::vector<uint32_t> common;
-    {
-      F2Span s;
-      for (int i = 0; i < std::min(p_.src.reg_bits(), p_.dst.reg_bits()); ++i) {
-        uint32_t b = p_.src.reg[i];
-        if (static_cast<int>(common.size()) >= max_a_ || b == 0 || b != p_.dst.reg[i] ||
-            !s.Add(b)) {
-          break;
+      F2Span sp;
+      for (const auto* list : {&first, &rest}) {
+        for (uint32_t d : *list) {
+          if (static_cast<int>(pre.size()) >= max_a_) break;
+          if (d != 0 && sp.Add(d)) pre.push_back(d);
         }
-        common.push_back(b);
+      }
+      prefixes.push_back(pre);
+    };
+    std::vector<uint32_t> spack, dpack, common;
+    for (int b : sv_.pack) spack.push_back(p_.src.reg[b]);
+    for (int b : dv_.pack) dpack.push_back(p_.dst.reg[b]);
+    for (uint32_t d : p_.src.reg) {
+      if (d != 0 && std::find(p_.dst.reg.begin(), p_.dst.reg.end(), d) != p_.dst.reg.end()) {
+        common.push_back(d);
       }
     }
-    prefixes.push_back(common);
-    prefixes.push_back(prefix_of(p_.src.reg));
-    prefixes.push_back(prefix_of(p_.dst.reg));
+    build(spack, common);
+    build(dpack, common);
+    build(spack, p_.src.reg);
+    build(dpack, p_.dst.reg);
     best_score_ = {INT64_MAX, INT64_MAX};
     bool any = false;
     for (size_t i = 0; i < prefixes.size(); ++i) {
@@ -651,37 +729,56 @@ class SmemPlanner {
     uint32_t operator()(uint32_t e) const { return *span.Solve(e); }
   };
 
-  // Vector bits of one side under the map; -1 when packed words cannot be accessed whole.
-  int VectorBits(const Map& m, const FlatLayout& l, const WordView& v) const {
-    int a = 0;
+  // The register bits one access covers, in offset order (vec[k] -> offset bit k);
+  // nullopt when packed words cannot be accessed whole.
+  std::optional<std::vector<int>> Vector(const Map& m, const FlatLayout& l,
+                                         const WordView& v) const {
+    std::vector<int> vec;
     int limit = max_a_;
-    if (v.pk == 0 && v.upw == 1) limit = std::min(limit, 2);  // v4 of b8/b16/b32
-    while (a < limit && a < l.reg_bits() && l.reg[a] != 0 && m(l.reg[a]) == (1u << a)) ++a;
+    if (v.pk() == 0 && v.upw == 1) limit = std::min(limit, 2);  // v4 of b8/b16/b32
+    for (int k = 0; k < limit; ++k) {
+      int found = -1;
+      for (int i = 0; i < l.reg_bits() && found < 0; ++i) {
+        if (l.reg[i] != 0 && m(l.reg[i]) == (1u << k)) found = i;
+      }
+      if (found < 0) break;
+      vec.push_back(found);
+    }
     // Every access must be aligned to its size: no other basis may reach the vector's
     // offset bits.
-    uint32_t low = 0;
-    for (int i = a; i < l.reg_bits(); ++i) low |= m(l.reg[i]);
+    uint32_t low = 0, vmask = 0;
+    for (int i : vec) vmask |= 1u << i;
+    for (int i = 0; i < l.reg_bits(); ++i) if (!((vmask >> i) & 1)) low |= m(l.reg[i]);
     for (uint32_t b : l.lane) low |= m(b);
     for (uint32_t b : l.warp) low |= m(b);
-    while (a > 0 && (low & ((1u << a) - 1)) != 0) --a;
-    // Packed words must stay whole and aligned to 4 bytes.
-    if (a < v.pk) return -1;
-    return a;
+    while (!vec.empty() && (low & ((1u << vec.size()) - 1)) != 0) vec.pop_back();
+    // Packed words must be the vector's first slots, whole and in order.
+    if (static_cast<int>(vec.size()) < v.pk()) return std::nullopt;
+    for (int k = 0; k < v.pk(); ++k) if (vec[k] != v.pack[k]) return std::nullopt;
+    return vec;
+  }
+
+  static uint32_t Spread(const std::vector<int>& bits, uint32_t j, int from = 0) {
+    uint32_t r = 0;
+    for (size_t k = from; k < bits.size(); ++k) if ((j >> (k - from)) & 1) r |= 1u << bits[k];
+    return r;
   }
 
   bool Valid(const std::vector<uint32_t>& basis) const {
     Map m(basis);
-    return VectorBits(m, p_.src, sv_) >= 0 && VectorBits(m, p_.dst, dv_) >= 0;
+    return Vector(m, p_.src, sv_).has_value() && Vector(m, p_.dst, dv_).has_value();
   }
 
   SideAccess Access(const Map& m, const FlatLayout& l, const WordView& v, bool store) const {
     SideAccess s;
-    s.a = VectorBits(m, l, v);
+    s.vec = *Vector(m, l, v);
+    s.a = static_cast<int>(s.vec.size());
+    for (int i : s.vec) s.vmask |= 1u << i;
     FreeBits(l, &s.free_regs, &s.free_tid);
     if (!store) s.free_tid = 0;  // every thread loads what it needs
     int canon = 0;
-    for (uint32_t r = 0; r < static_cast<uint32_t>(l.num_regs()); r += 1u << s.a) {
-      if ((r & s.free_regs) == 0) ++canon;
+    for (uint32_t r = 0; r < static_cast<uint32_t>(l.num_regs()); ++r) {
+      if ((r & (s.free_regs | s.vmask)) == 0) ++canon;
     }
     s.per_thread = canon;
     uint32_t addr[32];
@@ -790,19 +887,24 @@ class SmemPlanner {
       pv.mask = st.free_tid;
       store_pred = prog.AddSetup(pv);
     }
-    auto words_of = [&](const WordView& v, uint32_t r, int a, const std::vector<int>& ids,
-                        std::vector<int>* out, int* elem_bytes) {
+    // Words of the access whose first register is r (vector bits clear).
+    auto words_of = [&](const WordView& v, uint32_t r, const std::vector<int>& vec,
+                        const std::vector<int>& ids, std::vector<int>* out, int* elem_bytes) {
+      const int a = static_cast<int>(vec.size());
       if (v.upw == 2) {
-        for (uint32_t k = 0; k < (1u << a); ++k) {
-          out->push_back(ids[2 * (r + k)]);
-          out->push_back(ids[2 * (r + k) + 1]);
+        for (uint32_t j = 0; j < (1u << a); ++j) {
+          uint32_t reg = r | Spread(vec, j);
+          out->push_back(ids[2 * reg]);
+          out->push_back(ids[2 * reg + 1]);
         }
         *elem_bytes = 4;
-      } else if (v.pk > 0) {
-        for (uint32_t k = 0; k < (1u << (a - v.pk)); ++k) out->push_back(ids[(r >> v.pk) + k]);
+      } else if (v.pk() > 0) {
+        for (uint32_t j = 0; j < (1u << (a - v.pk())); ++j) {
+          out->push_back(ids[v.Unit(r | Spread(vec, j, v.pk()))]);
+        }
         *elem_bytes = 4;
       } else {
-        for (uint32_t k = 0; k < (1u << a); ++k) out->push_back(ids[r + k]);
+        for (uint32_t j = 0; j < (1u << a); ++j) out->push_back(ids[r | Spread(vec, j)]);
         *elem_bytes = eb_;
       }
     };
@@ -810,12 +912,12 @@ class SmemPlanner {
     if (o_.barrier_before_store) {
       prog.ops.push_back(Op{warp_local ? OpKind::kBarWarp : OpKind::kBarSync});
     }
-    for (uint32_t r = 0; r < static_cast<uint32_t>(p_.src.num_regs()); r += 1u << st.a) {
-      if (r & st.free_regs) continue;
+    for (uint32_t r = 0; r < static_cast<uint32_t>(p_.src.num_regs()); ++r) {
+      if (r & (st.free_regs | st.vmask)) continue;
       Op op;
       op.kind = OpKind::kStShared;
       op.pred = store_pred;
-      words_of(sv_, r, st.a, prog.inputs, &op.in, &op.elem_bytes);
+      words_of(sv_, r, st.vec, prog.inputs, &op.in, &op.elem_bytes);
       address(p_.src, r, op);
       prog.ops.push_back(op);
     }
@@ -823,14 +925,14 @@ class SmemPlanner {
     // Loads: canonical destination registers; the rest rename them.
     F2Span dspan(p_.dst.reg);
     std::vector<int> reg_word(static_cast<size_t>(dv_.words()), -1);
-    for (uint32_t r = 0; r < static_cast<uint32_t>(p_.dst.num_regs()); r += 1u << ld.a) {
-      if (r & ld.free_regs) continue;
+    std::vector<int> ids(static_cast<size_t>(dv_.words()));
+    for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int>(i);
+    for (uint32_t r = 0; r < static_cast<uint32_t>(p_.dst.num_regs()); ++r) {
+      if (r & (ld.free_regs | ld.vmask)) continue;
       Op op;
       op.kind = OpKind::kLdShared;
       std::vector<int> slots;
-      std::vector<int> ids(static_cast<size_t>(dv_.words()));
-      for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int>(i);
-      words_of(dv_, r, ld.a, ids, &slots, &op.elem_bytes);
+      words_of(dv_, r, ld.vec, ids, &slots, &op.elem_bytes);
       for (int s : slots) {
         int w = prog.NewWord();
         op.out.push_back(w);
@@ -844,15 +946,16 @@ class SmemPlanner {
       if (w < 0) {
         // A broadcast copy: the word of the canonical register holding the same element.
         uint32_t unit = wi / dv_.upw, half = wi % dv_.upw;
-        uint32_t r = unit << dv_.pk;
+        uint32_t r = dv_.Reg(unit, 0);
         uint32_t canon = *dspan.Solve(ApplyBasis(p_.dst.reg, r));
-        w = reg_word[(canon >> dv_.pk) * dv_.upw + half];
+        w = reg_word[dv_.Unit(canon) * dv_.upw + half];
       }
       prog.outputs.push_back(w);
     }
     stage->clear_offset_basis();
     for (uint32_t b : basis) stage->add_offset_basis(b);
     stage->set_store_vector_bytes(eb_ << st.a);
+    (void)0;
     stage->set_load_vector_bytes(eb_ << ld.a);
     stage->set_warp_local(warp_local);
     stage->set_store_predicate_mask(st.free_tid);
@@ -924,21 +1027,27 @@ Cost EstimateCost(const ConversionProblem& problem, const Program& program,
 
 absl::StatusOr<ConversionPlan> PlanConversion(const ConversionProblem& p,
                                               const PlanOptions& options) {
-  std::vector<bool> packings;
-  if (options.packed.has_value()) {
-    packings = {*options.packed};
-  } else if (p.element_bits < 32) {
-    packings = {true, false};
+  std::vector<std::pair<WordView, WordView>> views;
+  if (options.views.has_value()) {
+    views = {*options.views};
   } else {
-    packings = {false};
+    for (const auto& v : CandidateViews(p)) {
+      bool packed = v.first.pk() > 0 || v.second.pk() > 0;
+      if (options.packed.has_value() && *options.packed != packed) continue;
+      views.push_back(v);
+    }
   }
   std::optional<ConversionPlan> best;
   std::vector<std::string> candidates;
   std::string why_not;
-  for (bool packed : packings) {
-    WordView sv = ViewOf(p.src, p.element_bits, packed);
-    WordView dv = ViewOf(p.dst, p.element_bits, packed);
-    const char* pack_name = p.element_bits < 32 ? (packed ? "packed" : "unpacked") : "";
+  for (const auto& [sv, dv] : views) {
+    const bool packed = sv.pk() > 0 || dv.pk() > 0;
+    const std::string pack_str =
+        p.element_bits >= 32 ? ""
+        : !packed            ? "unpacked"
+        : absl::StrCat("packed", sv.pack == std::vector<int>{0} || sv.pack == std::vector<int>{0, 1} ? "" : "@", 
+                       sv.pack.empty() ? 0 : sv.pack[0]);
+    const char* pack_name = pack_str.c_str();
     auto consider = [&](Strategy s, absl::StatusOr<Program> prog, PlanStage stage,
                         int64_t wfs, int64_t wfl, int64_t mins, int64_t minl, bool cta) {
       if (!prog.ok()) {
@@ -1032,7 +1141,7 @@ warpcheck::Plan ToProto(const ConversionProblem& problem, const ConversionPlan& 
   out.set_num_warps(problem.num_warps);
   *out.mutable_src_layout() = layout::ToProto(problem.src_layout);
   *out.mutable_dst_layout() = layout::ToProto(problem.dst_layout);
-  out.mutable_packing()->set_elements_per_word(1 << plan.src_view.pk);
+  out.mutable_packing()->set_elements_per_word(1 << plan.src_view.pk());
   out.mutable_packing()->set_words_per_element(plan.src_view.upw);
   if (!plan.noop) *out.add_stages() = plan.stage;
   out.set_predicted_ns(plan.cost.ns);

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -41,19 +42,48 @@ namespace warpcheck::sim::plan {
 enum class Strategy { kAuto, kRegisters, kShuffle, kSmem };
 absl::StatusOr<Strategy> ParseStrategy(absl::string_view text);
 
-// How a layout's registers fill 32-bit words.
+// How a layout's registers fill 32-bit words. 8/16-bit elements are packed 4/2 to a
+// word: the registers that differ only in the `pack` bits (slot bit k = register bit
+// pack[k]) share a word. Which bits pack is a choice: the planner packs the tensor
+// directions both layouts keep in registers, so that words travel whole. A 64-bit
+// element is two words (upw = 2). Units are the registers with the pack bits removed.
 struct WordView {
-  int pk = 0;        // log2 elements per word (packed 8/16-bit), else 0
-  int upw = 1;       // words per element unit (2 for 64-bit data)
-  int reg_bits = 0;  // the layout's register bits
-  int units() const { return 1 << (reg_bits - pk); }
+  std::vector<int> pack;
+  int upw = 1;
+  int reg_bits = 0;
+  int pk() const { return static_cast<int>(pack.size()); }
+  int units() const { return 1 << (reg_bits - pk()); }
   int words() const { return units() * upw; }
+  uint32_t PackMask() const {
+    uint32_t m = 0;
+    for (int b : pack) m |= 1u << b;
+    return m;
+  }
+  // Register -> (unit, slot) and back.
+  uint32_t Unit(uint32_t r) const;
+  uint32_t Slot(uint32_t r) const;
+  uint32_t Reg(uint32_t unit, uint32_t slot) const;
+  bool operator==(const WordView&) const = default;
 };
+
+// packed: the lowest register bits (as many as fit a word and the layout has).
 WordView ViewOf(const FlatLayout& l, int element_bits, bool packed);
+
+// Packs the registers that hold the tensor directions `dirs` (in this order); nullopt when
+// the layout does not keep all of them in registers.
+std::optional<WordView> ViewPacking(const FlatLayout& l, int element_bits,
+                                    const std::vector<uint32_t>& dirs);
+
+// The word representations worth trying for a conversion (src view, dst view): unpacked,
+// packed on each side's lowest register bits, and packed on the directions both layouts
+// keep in registers (which lets words travel whole).
+std::vector<std::pair<WordView, WordView>> CandidateViews(const struct ConversionProblem& p);
 
 struct PlanOptions {
   Strategy strategy = Strategy::kAuto;
-  // Unset: try packed and unpacked words and keep the cheaper.
+  // Unset: try CandidateViews and keep the cheapest.
+  std::optional<std::pair<WordView, WordView>> views;
+  // Restricts the candidates to packed (true) or unpacked (false) words.
   std::optional<bool> packed;
   // Which shared buffer the smem strategy uses (the round-trip harness gives each
   // direction its own, so that no barrier is needed before a store).

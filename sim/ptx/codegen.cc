@@ -209,8 +209,8 @@ std::vector<std::string> EmitGlobalLoad(Writer& w, const ConversionProblem& p,
       continue;
     }
     std::string word;
-    for (int s = 0; s < (1 << v.pk); ++s) {
-      uint32_t r = (static_cast<uint32_t>(u) << v.pk) | s;
+    for (int s = 0; s < (1 << v.pk()); ++s) {
+      uint32_t r = v.Reg(static_cast<uint32_t>(u), static_cast<uint32_t>(s));
       std::string a = GlobalAddr(w, elem, plan::ApplyBasis(l.reg, r), eb, in);
       std::string x = w.NewReg();
       w.Line(absl::StrCat("ld.global.u", 8 * eb, " ", x, ", [", a, "];"));
@@ -250,8 +250,8 @@ void EmitGlobalStore(Writer& w, const ConversionProblem& p, const FlatLayout& l,
                           words[2 * r + 1], "};"));
       continue;
     }
-    const std::string& word = words[r >> v.pk];
-    uint32_t slot = r & ((1u << v.pk) - 1);
+    const std::string& word = words[v.Unit(r)];
+    uint32_t slot = v.Slot(r);
     std::string x = word;
     if (slot != 0) {
       x = w.NewReg();
@@ -265,20 +265,28 @@ void EmitGlobalStore(Writer& w, const ConversionProblem& p, const FlatLayout& l,
 
 absl::StatusOr<RoundTrip> PlanRoundTrip(const ConversionProblem& problem,
                                         const plan::PlanOptions& options) {
-  std::vector<bool> packings;
-  if (options.packed.has_value()) packings = {*options.packed};
-  else if (problem.element_bits < 32) packings = {true, false};
-  else packings = {false};
   std::optional<RoundTrip> best;
   absl::Status last = absl::OkStatus();
   const ConversionProblem reversed = problem.Reversed();
-  for (bool packed : packings) {
+  std::vector<std::pair<WordView, WordView>> views;
+  if (options.views.has_value()) {
+    views = {*options.views};
+  } else {
+    for (const auto& v : plan::CandidateViews(problem)) {
+      bool packed = v.first.pk() > 0 || v.second.pk() > 0;
+      if (options.packed.has_value() && *options.packed != packed) continue;
+      views.push_back(v);
+    }
+  }
+  for (const auto& [sv, dv] : views) {
     plan::PlanOptions o = options;
-    o.packed = packed;
+    o.views = std::make_pair(sv, dv);
+    plan::PlanOptions ob = options;
+    ob.views = std::make_pair(dv, sv);
     o.buffer = 0;
     auto fwd = plan::PlanConversion(problem, o);
-    o.buffer = 1;
-    auto bwd = plan::PlanConversion(reversed, o);
+    ob.buffer = 1;
+    auto bwd = plan::PlanConversion(reversed, ob);
     if (!fwd.ok() || !bwd.ok()) {
       last = fwd.ok() ? bwd.status() : fwd.status();
       continue;
@@ -295,11 +303,11 @@ absl::StatusOr<RoundTrip> PlanRoundTrip(const ConversionProblem& problem,
     // the other direction's barrier must be CTA-wide then.
     if ((warp_barrier(*fwd) && has_cta_barrier(*bwd)) ||
         (warp_barrier(*bwd) && has_cta_barrier(*fwd))) {
-      o.force_cta_barrier = true;
+      o.force_cta_barrier = ob.force_cta_barrier = true;
       o.buffer = 0;
       fwd = plan::PlanConversion(problem, o);
-      o.buffer = 1;
-      bwd = plan::PlanConversion(reversed, o);
+      ob.buffer = 1;
+      bwd = plan::PlanConversion(reversed, ob);
       if (!fwd.ok() || !bwd.ok()) {
         last = fwd.ok() ? bwd.status() : fwd.status();
         continue;
@@ -309,12 +317,14 @@ absl::StatusOr<RoundTrip> PlanRoundTrip(const ConversionProblem& problem,
     // storing, for the previous iteration's loads.
     auto uses_smem = [](const plan::ConversionPlan& c) { return c.program.smem_bytes > 0; };
     if (uses_smem(*fwd) != uses_smem(*bwd)) {
-      plan::PlanOptions lone = o;
-      lone.barrier_before_store = true;
       if (uses_smem(*fwd)) {
+        plan::PlanOptions lone = o;
+        lone.barrier_before_store = true;
         lone.buffer = 0;
         fwd = plan::PlanConversion(problem, lone);
       } else {
+        plan::PlanOptions lone = ob;
+        lone.barrier_before_store = true;
         lone.buffer = 1;
         bwd = plan::PlanConversion(reversed, lone);
       }
@@ -327,11 +337,11 @@ absl::StatusOr<RoundTrip> PlanRoundTrip(const ConversionProblem& problem,
     // other direction's loads at a CTA barrier).
     constexpr int64_t kMaxShared = 232448;  // sm_90: 227 KiB per CTA
     if ((fwd->program.smem_bytes + 15) / 16 * 16 + bwd->program.smem_bytes > kMaxShared) {
-      o.force_cta_barrier = true;
-      o.barrier_before_store = true;
-      o.buffer = 0;
+      o.force_cta_barrier = ob.force_cta_barrier = true;
+      o.barrier_before_store = ob.barrier_before_store = true;
+      o.buffer = ob.buffer = 0;
       fwd = plan::PlanConversion(problem, o);
-      bwd = plan::PlanConversion(reversed, o);
+      bwd = plan::PlanConversion(reversed, ob);
       if (!fwd.ok() || !bwd.ok()) {
         last = fwd.ok() ? bwd.status() : fwd.status();
         continue;
@@ -406,6 +416,15 @@ std::string EmitHarness(const ConversionProblem& problem, const ConversionPlan& 
     for (int id : forward.program.outputs) y.push_back(names[id]);
     EmitGlobalStore(w, problem, problem.dst, forward.dst_view, y, out);
   } else {
+    Program body0 = plan::Compose(forward.program, backward->program);
+    plan::Simplify(body0);
+    if (body0.ops.empty() && body0.outputs == body0.inputs) {
+      // The round trip moves nothing (every word comes back where it was): no loop, as
+      // LLVM deletes Triton's empty loop.
+      EmitGlobalStore(w, problem, problem.src, forward.src_view, x, out);
+      w.Line("ret;");
+      return absl::StrCat(head, w.Decls(), "\n", w.body(), "}\n");
+    }
     std::string cnt = w.NewReg(), pz = w.NewPred(), pl = w.NewPred();
     w.Line(absl::StrCat("ld.param.u32 ", cnt, ", [kernel_param_2];"));
     w.Line(absl::StrCat("setp.eq.s32 ", pz, ", ", cnt, ", 0;"));
