@@ -76,6 +76,41 @@ void Simplify(Program& p) {
         continue;
       }
     }
+    if (op.kind == OpKind::kPrmt) {
+      // Resolve each result byte through prmts that define the operands.
+      int word[4];
+      int byte[4];
+      for (int k = 0; k < 4; ++k) {
+        uint32_t n = (op.imm >> (4 * k)) & 7;
+        int w = op.in[n >> 2];
+        int b = static_cast<int>(n & 3);
+        if (def[w] >= 0 && ops[def[w]].kind == OpKind::kPrmt) {
+          const Op& d = ops[def[w]];
+          uint32_t m = (d.imm >> (4 * b)) & 7;
+          w = d.in[m >> 2];
+          b = static_cast<int>(m & 3);
+        }
+        word[k] = w;
+        byte[k] = b;
+      }
+      std::vector<int> distinct;
+      for (int w : word) {
+        if (std::find(distinct.begin(), distinct.end(), w) == distinct.end()) distinct.push_back(w);
+      }
+      if (distinct.size() == 1 && byte[0] == 0 && byte[1] == 1 && byte[2] == 2 && byte[3] == 3) {
+        alias[op.out[0]] = distinct[0];
+        continue;
+      }
+      if (distinct.size() <= 2) {
+        uint32_t sel = 0;
+        for (int k = 0; k < 4; ++k) {
+          uint32_t n = static_cast<uint32_t>(byte[k]) + (word[k] == distinct[0] ? 0 : 4);
+          sel |= n << (4 * k);
+        }
+        op.in = {distinct[0], distinct.size() == 2 ? distinct[1] : distinct[0]};
+        op.imm = sel;
+      }
+    }
     if (op.kind == OpKind::kSelp || op.kind == OpKind::kShflBfly ||
         op.kind == OpKind::kShflIdx || op.kind == OpKind::kPrmt) {
       auto key = std::make_tuple(static_cast<int>(op.kind), op.pred, op.addr, op.imm, op.in);

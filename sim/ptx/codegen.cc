@@ -418,7 +418,25 @@ std::string EmitHarness(const ConversionProblem& problem, const ConversionPlan& 
   } else {
     Program body0 = plan::Compose(forward.program, backward->program);
     plan::Simplify(body0);
-    if (body0.ops.empty() && body0.outputs == body0.inputs) {
+    bool moves_nothing = body0.ops.empty();
+    for (size_t i = 0; moves_nothing && i < body0.outputs.size(); ++i) {
+      if (body0.outputs[i] == body0.inputs[i]) continue;
+      auto it = std::find(body0.inputs.begin(), body0.inputs.end(), body0.outputs[i]);
+      if (it == body0.inputs.end()) {
+        moves_nothing = false;
+        break;
+      }
+      const WordView& v = forward.src_view;
+      size_t j = it - body0.inputs.begin();
+      for (uint32_t slot = 0; slot < (1u << v.pk()); ++slot) {
+        if (plan::ApplyBasis(problem.src.reg, v.Reg(static_cast<uint32_t>(i / v.upw), slot)) !=
+                plan::ApplyBasis(problem.src.reg, v.Reg(static_cast<uint32_t>(j / v.upw), slot)) ||
+            i % v.upw != j % v.upw) {
+          moves_nothing = false;
+        }
+      }
+    }
+    if (moves_nothing) {
       // The round trip moves nothing (every word comes back where it was): no loop, as
       // LLVM deletes Triton's empty loop.
       EmitGlobalStore(w, problem, problem.src, forward.src_view, x, out);
@@ -467,9 +485,27 @@ std::string EmitHarness(const ConversionProblem& problem, const ConversionPlan& 
     EmitOps(w, body, setup_body, nb);
     const Program& b = body;
     // Back edge: x[i] = backward output i (parallel copy).
+    // Broadcast copies: loop-carried words that hold the same elements (registers whose
+    // bases repeat) are equal on entry and stay equal, so either may stand for the other.
+    const WordView& sv = forward.src_view;
+    auto signature = [&](size_t wi) {
+      std::vector<uint32_t> sig;
+      uint32_t unit = static_cast<uint32_t>(wi) / sv.upw;
+      for (uint32_t slot = 0; slot < (1u << sv.pk()); ++slot) {
+        sig.push_back(plan::ApplyBasis(problem.src.reg, sv.Reg(unit, slot)));
+      }
+      sig.push_back(static_cast<uint32_t>(wi) % sv.upw);
+      return sig;
+    };
+    std::map<std::string, size_t> x_index;
+    for (size_t j = 0; j < x.size(); ++j) x_index[x[j]] = j;
     std::vector<std::pair<std::string, std::string>> copies;
     for (size_t i = 0; i < b.outputs.size(); ++i) {
-      if (nb[b.outputs[i]] != x[i]) copies.emplace_back(x[i], nb[b.outputs[i]]);
+      const std::string& src = nb[b.outputs[i]];
+      if (src == x[i]) continue;
+      auto it = x_index.find(src);
+      if (it != x_index.end() && signature(it->second) == signature(i)) continue;
+      copies.emplace_back(x[i], src);
     }
     bool overlap = false;
     for (auto& [dst, src] : copies) {
