@@ -810,17 +810,19 @@ class SmemPlanner {
     return st.per_access.conflicts() + ld.per_access.conflicts();
   }
 
-  // Hill-climbs over XOR moves basis[j] ^= basis[k] on the bank-relevant offset bits.
+  // Hill-climbs over XOR swizzles: bank bit j of the offset gets offset bit k XORed in
+  // (in terms of the basis: direction k also moves bit j, basis[k] ^= basis[j]), the
+  // moves that change which bank an element lands in.
   void Search(std::vector<uint32_t>& basis, int fixed) {
     auto score = Score(basis);
-    for (int pass = 0; pass < 6 && Conflicts(basis) > 0; ++pass) {
+    for (int pass = 0; pass < 8 && Conflicts(basis) > 0; ++pass) {
       bool improved = false;
-      for (int j = fixed; j < n_ && !improved; ++j) {
-        int64_t byte = int64_t{eb_} << j;
+      for (int j = 0; j < n_ && !improved; ++j) {
+        const int64_t byte = int64_t{eb_} << j;
+        if (byte < 4) continue;
         if (byte >= 128) break;
-        for (int k = 0; k < n_ && !improved; ++k) {
-          if (k == j) continue;
-          basis[j] ^= basis[k];
+        for (int k = std::max(fixed, j + 1); k < n_ && !improved; ++k) {
+          basis[k] ^= basis[j];
           if (Valid(basis)) {
             auto s = Score(basis);
             if (s < score) {
@@ -830,7 +832,7 @@ class SmemPlanner {
               continue;
             }
           }
-          basis[j] ^= basis[k];
+          basis[k] ^= basis[j];
         }
       }
       if (!improved) break;
