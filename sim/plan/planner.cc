@@ -143,7 +143,17 @@ class SelectBuilder {
     int best_u = -1;
     std::pair<int, int> best_score{1 << 30, 1 << 30};
     const int d = Distinct(table);
-    for (uint32_t u = 1; u < 32; ++u) {
+    // Single lane bits first (the usual case); every lane functional only when no single
+    // bit halves the choices.
+    static constexpr uint32_t kSingle[] = {1, 2, 4, 8, 16};
+    std::vector<uint32_t> order(std::begin(kSingle), std::end(kSingle));
+    for (int pass = 0; pass < 2; ++pass) {
+    if (pass == 1) {
+      if (best_u >= 0 && best_score.first < d) break;
+      order.clear();
+      for (uint32_t u = 1; u < 32; ++u) if (std::popcount(u) > 1) order.push_back(u);
+    }
+    for (uint32_t u : order) {
       LaneTable t0, t1;
       Split(table, u, &t0, &t1);
       int d0 = Distinct(t0), d1 = Distinct(t1);
@@ -156,6 +166,7 @@ class SelectBuilder {
         best_score = score;
         best_u = static_cast<int>(u);
       }
+    }
     }
     if (best_u < 0) best_u = 1;  // cannot happen for tables with two values; be safe
     LaneTable t0, t1;
@@ -647,6 +658,8 @@ class SmemPlanner {
     if (o.max_vector_bytes > 0) max_bytes = std::min(max_bytes, o.max_vector_bytes);
     max_a_ = 0;
     while ((eb_ << (max_a_ + 1)) <= max_bytes) ++max_a_;
+    FreeBits(p.src, &src_free_regs_, &src_free_tid_);
+    FreeBits(p.dst, &dst_free_regs_, &dst_free_tid_);
   }
 
   absl::StatusOr<Program> Plan(SmemStage* stage) {
@@ -679,17 +692,30 @@ class SmemPlanner {
     build(dpack, p_.dst.reg);
     best_score_ = {INT64_MAX, INT64_MAX};
     bool any = false;
+    // Price every base order, then run the bank search from the two best.
+    struct Base {
+      std::pair<int64_t, int64_t> score;
+      std::vector<uint32_t> basis;
+      int fixed;
+    };
+    std::vector<Base> bases;
     for (size_t i = 0; i < prefixes.size(); ++i) {
       bool dup = false;
       for (size_t j = 0; j < i; ++j) dup = dup || prefixes[j] == prefixes[i];
       if (dup) continue;
       for (int order = 0; order < 3; ++order) {
         std::vector<uint32_t> basis = BaseOrder(prefixes[i], order);
-        if (!Valid(basis)) continue;
-        if (!o_.no_swizzle) Search(basis, static_cast<int>(prefixes[i].size()));
-        any = true;
-        Consider(basis);
+        auto sc = Score(basis);
+        if (sc.first == INT64_MAX) continue;
+        bases.push_back(Base{sc, std::move(basis), static_cast<int>(prefixes[i].size())});
       }
+    }
+    std::stable_sort(bases.begin(), bases.end(),
+                     [](const Base& a, const Base& b) { return a.score < b.score; });
+    for (size_t i = 0; i < bases.size(); ++i) {
+      any = true;
+      if (i < 6 && !o_.no_swizzle) Search(bases[i].basis, bases[i].fixed);
+      Consider(bases[i].basis);
     }
     if (!any) {
       return absl::InvalidArgumentError(
@@ -723,23 +749,33 @@ class SmemPlanner {
   }
 
   // offset of element e under basis (offset bit j -> element basis[j]).
+  // The linear map element -> offset, as the images of the element bits.
   struct Map {
-    F2Span span;
-    explicit Map(const std::vector<uint32_t>& basis) : span(basis) {}
-    uint32_t operator()(uint32_t e) const { return *span.Solve(e); }
+    uint32_t col[32] = {};
+    explicit Map(const std::vector<uint32_t>& basis) {
+      F2Span span(basis);
+      for (size_t i = 0; i < basis.size(); ++i) col[i] = *span.Solve(1u << i);
+    }
+    uint32_t operator()(uint32_t e) const {
+      uint32_t o = 0;
+      for (int i = 0; e != 0; ++i, e >>= 1) if (e & 1) o ^= col[i];
+      return o;
+    }
   };
 
   // The register bits one access covers, in offset order (vec[k] -> offset bit k);
   // nullopt when packed words cannot be accessed whole.
   std::optional<std::vector<int>> Vector(const Map& m, const FlatLayout& l,
                                          const WordView& v) const {
+    uint32_t reg_img[32];
+    for (int i = 0; i < l.reg_bits(); ++i) reg_img[i] = l.reg[i] == 0 ? 0 : m(l.reg[i]);
     std::vector<int> vec;
     int limit = max_a_;
     if (v.pk() == 0 && v.upw == 1) limit = std::min(limit, 2);  // v4 of b8/b16/b32
     for (int k = 0; k < limit; ++k) {
       int found = -1;
       for (int i = 0; i < l.reg_bits() && found < 0; ++i) {
-        if (l.reg[i] != 0 && m(l.reg[i]) == (1u << k)) found = i;
+        if (l.reg[i] != 0 && reg_img[i] == (1u << k)) found = i;
       }
       if (found < 0) break;
       vec.push_back(found);
@@ -748,7 +784,7 @@ class SmemPlanner {
     // offset bits.
     uint32_t low = 0, vmask = 0;
     for (int i : vec) vmask |= 1u << i;
-    for (int i = 0; i < l.reg_bits(); ++i) if (!((vmask >> i) & 1)) low |= m(l.reg[i]);
+    for (int i = 0; i < l.reg_bits(); ++i) if (!((vmask >> i) & 1)) low |= reg_img[i];
     for (uint32_t b : l.lane) low |= m(b);
     for (uint32_t b : l.warp) low |= m(b);
     while (!vec.empty() && (low & ((1u << vec.size()) - 1)) != 0) vec.pop_back();
@@ -774,7 +810,13 @@ class SmemPlanner {
     s.vec = *Vector(m, l, v);
     s.a = static_cast<int>(s.vec.size());
     for (int i : s.vec) s.vmask |= 1u << i;
-    FreeBits(l, &s.free_regs, &s.free_tid);
+    if (&l == &p_.src) {
+      s.free_regs = src_free_regs_;
+      s.free_tid = src_free_tid_;
+    } else {
+      s.free_regs = dst_free_regs_;
+      s.free_tid = dst_free_tid_;
+    }
     if (!store) s.free_tid = 0;  // every thread loads what it needs
     int canon = 0;
     for (uint32_t r = 0; r < static_cast<uint32_t>(l.num_regs()); ++r) {
@@ -783,8 +825,12 @@ class SmemPlanner {
     s.per_thread = canon;
     uint32_t addr[32];
     uint32_t mask = 0;
+    uint32_t lane_img[5] = {};
+    for (int j = 0; j < l.lane_bits() && j < 5; ++j) lane_img[j] = m(l.lane[j]);
     for (uint32_t lane = 0; lane < 32; ++lane) {
-      addr[lane] = m(l.Apply(0, lane, 0)) * eb_;
+      uint32_t o = 0;
+      for (int j = 0; j < 5; ++j) if ((lane >> j) & 1) o ^= lane_img[j];
+      addr[lane] = o * eb_;
       if ((lane & s.free_tid) == 0) mask |= 1u << lane;
     }
     s.per_access = bank::SharedRequestCost(addr, mask, static_cast<uint32_t>(eb_ << s.a));
@@ -796,7 +842,15 @@ class SmemPlanner {
   }
 
   std::pair<int64_t, int64_t> Score(const std::vector<uint32_t>& basis) const {
+    auto it = score_cache_.find(basis);
+    if (it != score_cache_.end()) return it->second;
+    auto s = ScoreUncached(basis);
+    score_cache_[basis] = s;
+    return s;
+  }
+  std::pair<int64_t, int64_t> ScoreUncached(const std::vector<uint32_t>& basis) const {
     Map m(basis);
+    if (!Vector(m, p_.src, sv_) || !Vector(m, p_.dst, dv_)) return {INT64_MAX, INT64_MAX};
     SideAccess st = Access(m, p_.src, sv_, true), ld = Access(m, p_.dst, dv_, false);
     int64_t wf = int64_t{st.per_access.wavefronts} * st.per_thread * st.warps +
                  int64_t{ld.per_access.wavefronts} * ld.per_thread * ld.warps;
@@ -823,14 +877,12 @@ class SmemPlanner {
         if (byte >= 128) break;
         for (int k = std::max(fixed, j + 1); k < n_ && !improved; ++k) {
           basis[k] ^= basis[j];
-          if (Valid(basis)) {
-            auto s = Score(basis);
-            if (s < score) {
-              score = s;
-              improved = true;
-              ++moves_;
-              continue;
-            }
+          auto s = Score(basis);
+          if (s < score) {
+            score = s;
+            improved = true;
+            ++moves_;
+            continue;
           }
           basis[k] ^= basis[j];
         }
@@ -990,6 +1042,8 @@ class SmemPlanner {
   WordView sv_, dv_;
   PlanOptions o_;
   int eb_, n_, max_a_ = 0;
+  uint32_t src_free_regs_ = 0, src_free_tid_ = 0, dst_free_regs_ = 0, dst_free_tid_ = 0;
+  mutable std::map<std::vector<uint32_t>, std::pair<int64_t, int64_t>> score_cache_;
   std::vector<uint32_t> best_;
   std::pair<int64_t, int64_t> best_score_;
   int64_t moves_ = 0, best_moves_ = 0;
