@@ -1081,6 +1081,10 @@ Cost EstimateCost(const ConversionProblem& problem, const Program& program,
   const double issue = 0.35 * static_cast<double>(cost.warp_instructions);
   const double cta_bars = cost.cta_barrier ? static_cast<double>(c.bar) : 0.0;
   cost.ns = 2.158 * std::max(pipe, issue) + 2.577 * cta_bars / warps + 12.9;
+  // The search objective (cycles of one SM, summed): a quarter cycle an instruction,
+  // one cycle a wavefront or shuffle, a fixed latency a barrier phase.
+  cost.score = 0.25 * static_cast<double>(cost.warp_instructions) + pipe +
+               static_cast<double>(c.bar) * (cost.cta_barrier ? 24.0 : 4.0);
   return cost;
 }
 
@@ -1158,23 +1162,13 @@ absl::StatusOr<ConversionPlan> PlanConversion(const ConversionProblem& p,
                planner.cta_barrier_);
     }
   }
-  // The cheapest by the model; among plans within 5% of it (inside the model's error),
-  // the one with the fewest instructions, then wavefronts.
-  if (!all.empty()) {
-    double min_ns = all[0].cost.ns;
-    for (const auto& c : all) min_ns = std::min(min_ns, c.cost.ns);
-    size_t pick = 0;
-    auto key = [](const ConversionPlan& c) {
-      return std::make_pair(c.cost.warp_instructions,
-                            c.cost.wavefronts_store + c.cost.wavefronts_load);
-    };
-    bool have = false;
-    for (size_t i = 0; i < all.size(); ++i) {
-      if (all[i].cost.ns > min_ns * 1.05 + 1e-9) continue;
-      if (!have || key(all[i]) < key(all[pick])) pick = i;
-      have = true;
+  // The cheapest by the search objective; ties by fewer instructions.
+  for (auto& c : all) {
+    if (!best || c.cost.score < best->cost.score ||
+        (c.cost.score == best->cost.score &&
+         c.cost.warp_instructions < best->cost.warp_instructions)) {
+      best = std::move(c);
     }
-    best = std::move(all[pick]);
   }
   if (!best) {
     return absl::InvalidArgumentError(
