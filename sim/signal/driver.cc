@@ -1,5 +1,6 @@
 #include "sim/signal/driver.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -286,8 +287,10 @@ const Terminal* Classify(const Machine& m, const ExploreResult& r, int64_t max_s
     *rep.mutable_explanation() = ExplainDeadlock(m, r.first_deadlock->state);
     if (r.first_complete) {
       rep.set_outcome(SignalReport::nondeterministic);
-      rep.mutable_explanation()->set_deciding(
-          DecidingInterleaving(m, rep.explanation(), *r.first_deadlock, *r.first_complete));
+      // The search for the deciding step may cost a few times the exploration itself.
+      const int64_t budget = std::min<int64_t>(max_states, std::max<int64_t>(200000, 4 * r.states));
+      ExplainDecision(m, *r.first_deadlock, *r.first_complete, budget,
+                      rep.mutable_explanation());
       rep.mutable_explanation()->set_text(
           absl::StrCat("nondeterministic: ", r.deadlocks, " terminal state(s) deadlock, ",
                        r.completes, " complete\n", rep.explanation().text(), "\ndeciding ",

@@ -334,7 +334,7 @@ ExploreResult Explore(const Machine& m, const ExploreOptions& opt) {
   absl::flat_hash_set<uint64_t> visited;
   std::vector<Node> stack;
   stack.emplace_back();
-  stack.back().s = m.Initial();
+  stack.back().s = opt.start ? *opt.start : m.Initial();
   visited.insert(m.Hash(stack.back().s));
   r.states = 1;
   expand(stack.back().s, &stack.back().choices);
@@ -358,6 +358,7 @@ ExploreResult Explore(const Machine& m, const ExploreOptions& opt) {
     expand(child.s, &child.choices);
     if (child.choices.empty()) {
       record(child.s, stack, &child.in);
+      if (opt.stop_at_complete && r.first_complete) break;
       continue;
     }
     stack.push_back(std::move(child));

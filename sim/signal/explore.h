@@ -39,6 +39,10 @@ struct ExploreOptions {
   // Replay of a snapshot: the deadlock kept as first_deadlock is one this accepts, when
   // one is reached (nullptr: the first reached).
   std::function<bool(const State&)> prefer;
+  // explore: start from this state instead of the initial one (trails start there too),
+  // and stop at the first completing terminal state (deciding interleavings).
+  std::optional<State> start;
+  bool stop_at_complete = false;
 };
 
 enum class Ending : uint8_t { kCompletes, kDeadlock, kFault };
