@@ -32,9 +32,9 @@ void FillTrail(const Terminal& t, SignalReport* rep) {
   for (const Event& ev : t.trail) rep->add_trail(ev.text);
 }
 
-void FillRaces(const Machine& m, const State& s, SignalReport* rep) {
+void FillRaces(const Machine& m, const std::vector<RaceRecord>& races, SignalReport* rep) {
   const Program& p = m.program();
-  for (const RaceRecord& r : s.races) {
+  for (const RaceRecord& r : races) {
     SignalRace* out = rep->add_races();
     out->set_kind(r.kind);
     out->set_text(r.text);
@@ -271,6 +271,12 @@ void FillCounts(const ExploreResult& r, SignalReport* rep) {
   rep->set_bound_hit(r.bound_hit);
 }
 
+// The first line of every answer under a bound.
+std::string BoundHitText(int64_t max_states, const ExploreResult& r) {
+  return absl::StrCat("inconclusive: state bound of ", max_states, " hit after ", r.states,
+                      " states (raise --max-states or lower --ranks/--ctas/--iterations)");
+}
+
 // Classifies an exploration (driver.h: the outcome of `run`), fills the explanation and
 // returns the terminal whose trail is reported (null: none).
 const Terminal* Classify(const Machine& m, const ExploreResult& r, int64_t max_states,
@@ -295,33 +301,45 @@ const Terminal* Classify(const Machine& m, const ExploreResult& r, int64_t max_s
           absl::StrCat("nondeterministic: ", r.deadlocks, " terminal state(s) deadlock, ",
                        r.completes, " complete\n", rep.explanation().text(), "\ndeciding ",
                        rep.explanation().deciding()));
+    } else if (r.bound_hit) {
+      // A deadlock found under a bound is real and replayable (its trail is reported),
+      // but "every interleaving deadlocks" is not shown: a completion may lie beyond the
+      // bound. So the answer is "can deadlock", and the outcome inconclusive.
+      rep.set_outcome(SignalReport::inconclusive);
+      rep.mutable_explanation()->set_text(absl::StrCat(
+          BoundHitText(max_states, r), "; found: the program can deadlock (",
+          r.deadlocks, " deadlocking terminal state(s), trail below); whether it always "
+          "does is not decided\n", rep.explanation().text()));
     } else {
       rep.set_outcome(SignalReport::deadlock);
-      if (r.bound_hit)
-        rep.mutable_explanation()->set_text(absl::StrCat(
-            rep.explanation().text(), "\n(state bound hit: a completing interleaving is not "
-                                      "excluded)"));
     }
     return &*r.first_deadlock;
+  }
+  if (r.first_race) {
+    SignalExplanation* e = rep.mutable_explanation();
+    e->set_cause(SignalExplanation::data_race);
+    FillRaces(m, r.all_races, &rep);
+    std::vector<std::string> lines;
+    for (const SignalRace& x : rep.races())
+      lines.push_back(absl::StrCat("  ", base::EnumName(x.kind()), ": ", x.text()));
+    // Under a bound the race is real (its trail is reported), but "no interleaving
+    // deadlocks", which `race` also claims, is not shown.
+    rep.set_outcome(r.bound_hit ? SignalReport::inconclusive : SignalReport::race);
+    e->set_text(absl::StrCat(
+        r.bound_hit ? absl::StrCat(BoundHitText(max_states, r),
+                                   "; found: a data race (no deadlock among the explored "
+                                   "states)\n")
+                    : "",
+        "race: ", r.races, " terminal state(s) reached with a data race\n",
+        absl::StrJoin(lines, "\n")));
+    return &*r.first_race;
   }
   if (r.bound_hit) {
     rep.set_outcome(SignalReport::inconclusive);
     rep.mutable_explanation()->set_text(absl::StrCat(
-        "state bound of ", max_states, " hit after ", r.states,
-        " states with no deadlock found; raise --max-states or lower --ranks/--iterations"));
-    return nullptr;
-  }
-  if (r.first_race) {
-    rep.set_outcome(SignalReport::race);
-    SignalExplanation* e = rep.mutable_explanation();
-    e->set_cause(SignalExplanation::data_race);
-    FillRaces(m, r.first_race->state, &rep);
-    std::vector<std::string> lines;
-    for (const SignalRace& x : rep.races())
-      lines.push_back(absl::StrCat("  ", base::EnumName(x.kind()), ": ", x.text()));
-    e->set_text(absl::StrCat("race: ", r.races, " terminal state(s) reached with a data race\n",
-                             absl::StrJoin(lines, "\n")));
-    return &*r.first_race;
+        BoundHitText(max_states, r), " with no deadlock, race or fault found",
+        r.completes > 0 ? absl::StrCat(" (", r.completes, " terminal state(s) complete)") : ""));
+    return r.first_complete ? &*r.first_complete : nullptr;
   }
   rep.set_outcome(SignalReport::completes);
   return r.first_complete ? &*r.first_complete : nullptr;
@@ -357,7 +375,7 @@ absl::StatusOr<RunResult> RunProgram(const Program& p, const RunOptions& opt) {
   FillTerminals(r, &rep);
   if (const Terminal* shown = Classify(m, r, eo.max_states, res)) {
     FillTrail(*shown, &rep);
-    if (rep.races_size() == 0) FillRaces(m, shown->state, &rep);
+    if (rep.races_size() == 0) FillRaces(m, shown->state.races, &rep);
     for (const auto& [k, v] : FinalValues(m, shown->state)) (*rep.mutable_final_values())[k] = v;
     res.trace = MakeTrace(m, *shown);
     res.has_trace = true;
@@ -508,6 +526,12 @@ absl::StatusOr<RunResult> Replay(const Program& p, const SignalTrace& trace,
     *rep.mutable_explanation() = ExplainDeadlock(m, match->state);
     rep.set_outcome(SignalReport::deadlock);
     FillTrail(*match, &rep);
+  } else if (r.bound_hit) {
+    // Not found within the bound is not "diverged": no verdict on the recording.
+    rep.set_outcome(SignalReport::inconclusive);
+    rep.mutable_explanation()->set_text(absl::StrCat(
+        BoundHitText(eo.max_states, r),
+        "; no run that matches the recording was found within it, and none is excluded"));
   } else {
     const Terminal* t = r.first_deadlock ? &*r.first_deadlock
                         : r.first_complete ? &*r.first_complete

@@ -247,6 +247,14 @@ ExploreResult Explore(const Machine& m, const ExploreOptions& opt) {
       case Ending::kDeadlock: ++r.deadlocks; break;
     }
     if (t.race) ++r.races;
+    for (const RaceRecord& x : s.races) {
+      if (r.all_races.size() >= ExploreResult::kMaxRaces) break;
+      bool seen = false;
+      for (const RaceRecord& y : r.all_races)
+        seen |= y.kind == x.kind && y.agent == x.agent && y.op == x.op &&
+                y.other_agent == x.other_agent && y.other_op == x.other_op;
+      if (!seen) r.all_races.push_back(x);
+    }
     TerminalSummary sum;
     sum.outcome = t.ending == Ending::kFault       ? SignalTerminal::fault
                   : t.ending == Ending::kCompletes ? SignalTerminal::completes

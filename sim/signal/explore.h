@@ -71,6 +71,10 @@ struct ExploreResult {
   int64_t completes = 0, deadlocks = 0, faults = 0, races = 0;  // terminal states
   std::optional<Terminal> first_deadlock, first_complete, first_race, first_fault;
   std::vector<TerminalSummary> terminals;  // distinct, at most 256
+  // The distinct races (kind, access, other access) of every explored terminal state,
+  // in the order found, at most kMaxRaces; first_race's state holds only its own.
+  std::vector<RaceRecord> all_races;
+  static constexpr size_t kMaxRaces = 64;
 };
 
 ExploreResult Explore(const Machine& m, const ExploreOptions& opt);
