@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "absl/status/status.h"
@@ -115,6 +116,7 @@ SignalTrace MakeTrace(const Machine& m, const Terminal& t) {
     SignalEvent* e = out.add_events();
     FillAgentFields(m, ev.agent, e);
     e->set_seq(seq[ev.agent]++);
+    if (ev.lane >= 0) e->set_lane(ev.lane);
     e->set_site(ev.op >= 0 ? p.ops[ev.op].site : "start");
     e->set_what(ev.what);
     if (ev.has_word) {
@@ -236,7 +238,8 @@ absl::Status ValidateTrace(const Machine& m, const SignalTrace& t, const std::st
                                                        " is outside 0..", p.ranks - 1));
     }
     static const std::set<std::string> kWhat = {"write", "wait_begin", "wait_end", "wait_abort",
-                                                "data", "start", "read", "arrive", "leave",
+                                                "data", "start", "read", "poll", "arrive",
+                                                "leave",
                                                 "launch", "join", "exit", "data_write",
                                                 "data_read"};
     if (!kWhat.count(e.what()))
@@ -425,6 +428,62 @@ absl::StatusOr<Recording> ReadRecording(const Machine& m, const SignalTrace& tra
   return rec;
 }
 
+// Whether the blocked agents of `st` are the snapshot's (`recorded`, "name@site"). A CTA
+// of a launch that has not happened yet is "not started" in a snapshot (MakeTrace writes
+// it so, and a GPU watchdog cannot tell the two apart) but not blocked in the machine, so
+// it matches either way: present in the snapshot as "@not_started", or absent.
+bool SnapshotMatches(const Machine& m, const State& st, const std::set<std::string>& recorded) {
+  std::vector<std::string> b = BlockedSignature(m, st);
+  std::set<std::string> got(b.begin(), b.end());
+  for (int a = 0; a < m.num_agents(); ++a) {
+    if (m.info(a).kind != AgentKind::kCta || st.agents[a].status != Status::kNotLaunched)
+      continue;
+    const std::string name = absl::StrCat(m.info(a).name, "@not_started");
+    if (recorded.count(name)) got.insert(name);
+  }
+  return got == recorded;
+}
+
+// The trace's events stepped in order as one schedule (each event one step of its agent;
+// the lane of a polling lane from the event). Ensures: the terminal reached, or nullopt
+// when an event names no agent, is not enabled where it comes, or the run does not end
+// with the last event.
+std::optional<Terminal> StepRecorded(const Machine& m, const SignalTrace& trace) {
+  if (trace.events().empty()) return std::nullopt;
+  const Program& p = m.program();
+  State s = m.Initial();
+  Terminal t;
+  std::vector<Transition> en;
+  for (const SignalEvent& e : trace.events()) {
+    const int a = FindAgent(m, e.rank(), e.cta(), e.kernel(), e.stream(), e.launch());
+    if (a < 0) return std::nullopt;
+    const int op = s.agents[a].status == Status::kRunning ? m.CurrentOp(s, a) : -1;
+    const bool lanes = op >= 0 && (p.ops[op].kind == WAIT || p.ops[op].kind == WAIT_UNTIL);
+    const Transition tr{a, lanes ? e.lane() : -1};
+    m.Enabled(s, &en);
+    if (std::find(en.begin(), en.end(), tr) == en.end()) return std::nullopt;
+    Event ev;
+    m.Step(s, tr, &ev);
+    // The step must do what the event says it did (the same kind, word and value).
+    if (ev.what != e.what()) return std::nullopt;
+    if (!e.object().empty()) {
+      const int o = p.FindObject(e.object());
+      if (o < 0 || !ev.has_word || ev.word != WordKey(o, e.word_rank(), e.index()))
+        return std::nullopt;
+      if (e.what() == "write" && ev.after != e.value()) return std::nullopt;
+    }
+    t.trail.push_back(std::move(ev));
+  }
+  m.Enabled(s, &en);
+  if (!en.empty()) return std::nullopt;
+  t.race = s.race_count > 0;
+  t.ending = !s.fault.empty() ? Ending::kFault
+             : m.Done(s)      ? Ending::kCompletes
+                              : Ending::kDeadlock;
+  t.state = std::move(s);
+  return t;
+}
+
 // Why the replay did not reproduce the recording (t: the terminal it reached, or null).
 std::string DescribeDivergence(const Machine& m, const Recording& rec, const Terminal* t) {
   if (!t) return "no schedule follows the recorded modification order from the start";
@@ -490,27 +549,22 @@ absl::StatusOr<RunResult> Replay(const Program& p, const SignalTrace& trace,
             it->second[idx].second == p.ops[ev.op].site);
   };
   auto snapshot_matches = [&](const State& st) {
-    std::vector<std::string> b = BlockedSignature(m, st);
-    return std::set<std::string>(b.begin(), b.end()) == rec.blocked &&
-           FinalValues(m, st) == rec.values;
+    return SnapshotMatches(m, st, rec.blocked) && FinalValues(m, st) == rec.values;
   };
   ExploreOptions eo;
   eo.schedule = "explore";
   eo.max_states = opt.max_states > 0 ? opt.max_states : p.max_states;
+  // The deadlock kept is one that matches the snapshot, when one is reached (not merely
+  // the first: under the recorded write order a different hang may come first).
+  eo.prefer = snapshot_matches;
   if (order.empty()) {
     // A snapshot without recorded writes (e.g. from the GPU watchdog): search every
     // interleaving for a hang that matches it.
     eo.reduce = true;
-    eo.prefer = snapshot_matches;
   } else {
     eo.reduce = false;
     eo.allow = allow;
   }
-  ExploreResult r = Explore(m, eo);
-  RunResult res;
-  SignalReport& rep = res.report;
-  rep.set_schedule("replay");
-  FillCounts(r, &rep);
   auto matches = [&](const Terminal& t) {
     if (t.ending != Ending::kDeadlock || !snapshot_matches(t.state)) return false;
     // Every recorded write must have happened, in the recorded order.
@@ -520,6 +574,23 @@ absl::StatusOr<RunResult> Replay(const Program& p, const SignalTrace& trace,
     }
     return true;
   };
+  // A trace that records every step (MakeTrace's) is first stepped exactly as recorded;
+  // the search under the recorded write order is for traces that record less (a GPU
+  // snapshot) or whose schedule does not run here.
+  ExploreResult r;
+  std::optional<Terminal> exact = StepRecorded(m, trace);
+  if (exact && (matches(*exact) ||
+                (exact->ending == Ending::kCompletes && rec.blocked.empty()))) {
+    r.states = r.transitions = static_cast<int64_t>(exact->trail.size());
+    (exact->ending == Ending::kDeadlock ? r.first_deadlock : r.first_complete) =
+        std::move(*exact);
+  } else {
+    r = Explore(m, eo);
+  }
+  RunResult res;
+  SignalReport& rep = res.report;
+  rep.set_schedule("replay");
+  FillCounts(r, &rep);
   if (r.first_deadlock && matches(*r.first_deadlock)) {
     const Terminal* match = &*r.first_deadlock;
     rep.set_replay(SignalReport::reproduced);
