@@ -378,7 +378,8 @@ absl::StatusOr<RunResult> RunProgram(const Program& p, const RunOptions& opt) {
   FillTerminals(r, &rep);
   if (const Terminal* shown = Classify(m, r, eo.max_states, res)) {
     FillTrail(*shown, &rep);
-    if (rep.races_size() == 0) FillRaces(m, shown->state.races, &rep);
+    // Every outcome lists the distinct races of every explored terminal state.
+    if (rep.races_size() == 0) FillRaces(m, r.all_races, &rep);
     for (const auto& [k, v] : FinalValues(m, shown->state)) (*rep.mutable_final_values())[k] = v;
     res.trace = MakeTrace(m, *shown);
     res.has_trace = true;
