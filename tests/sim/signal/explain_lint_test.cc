@@ -2,6 +2,7 @@
 // Replay) on corpus/signal programs.
 #include "sim/signal/explain.h"
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -212,6 +213,48 @@ const SignalLint* FindLint(const std::vector<SignalLint>& lints, SignalLint::Id 
   for (const SignalLint& l : lints)
     if (l.id() == id) return &l;
   return nullptr;
+}
+
+// Issue 14 item 3: on every nondeterministic corpus program, the deciding interleaving
+// names the step that decides and a word both schedules touch, diverging at that step:
+// never "hangs when []" (a word the hang does not touch) and never two equal lists.
+TEST(ExplainTest, DecidingStepOnEveryNondeterministicCorpusProgram) {
+  int checked = 0;
+  for (const auto& e : std::filesystem::directory_iterator(
+           std::string(WARPCHECK_SOURCE_DIR) + "/corpus/signal")) {
+    if (e.path().extension() != ".textproto") continue;
+    absl::StatusOr<Program> p = LoadProgramFile(e.path().string());
+    ASSERT_TRUE(p.ok()) << p.status();
+    if (p->expect.outcome() != NONDETERMINISTIC) continue;
+    ASSERT_OK_AND_ASSIGN(RunResult r, RunProgram(*p, {}));
+    ASSERT_EQ(r.report.outcome(), SignalReport::nondeterministic) << e.path();
+    const std::string& d = r.report.explanation().deciding();
+    EXPECT_THAT(d, HasSubstr("decided at step ")) << e.path() << ": " << d;
+    EXPECT_THAT(d, Not(HasSubstr("hangs when []"))) << e.path() << ": " << d;
+    const size_t h = d.find("hangs when ["), c = d.find("; completes when [");
+    ASSERT_NE(h, std::string::npos) << d;
+    ASSERT_NE(c, std::string::npos) << d;
+    EXPECT_NE(d.substr(h + 11, c - h - 11), d.substr(c + 17)) << e.path() << ": " << d;
+    ++checked;
+  }
+  EXPECT_GE(checked, 15);
+}
+
+// Issue 14 item 3: C29's hang shows only a missing notify on GEN; the deciding step is
+// the fast rank's round-2 add on CNT before the last arriver's reset, which is the cause.
+TEST(ExplainTest, C29RootCauseIsTheUnorderedResetOfTheDecidingWord) {
+  ASSERT_OK_AND_ASSIGN(Program p,
+                       LoadProgramFile(std::string(WARPCHECK_SOURCE_DIR) +
+                                       "/corpus/signal/c29_generation_barrier_reset_after_bump.textproto"));
+  ASSERT_OK_AND_ASSIGN(RunResult r, RunProgram(p, {}));
+  const SignalExplanation& e = r.report.explanation();
+  EXPECT_EQ(e.cause(), SignalExplanation::reset_race);
+  EXPECT_THAT(e.deciding(), HasSubstr("on CNT@0[0]: decided at step "));
+  EXPECT_THAT(e.deciding(), HasSubstr("(CNT@0[0]: 2 -> 3); a completion takes rank1.cta0: "
+                                      "st.relaxed.sys CNT@0[0] := 0"));
+  EXPECT_THAT(e.text(), HasSubstr("the hang shows it as missing_notify"));
+  EXPECT_THAT(e.writes(), ::testing::ElementsAre(HasSubstr("arrive -> 3"),
+                                                 HasSubstr("reset_cnt -> 0")));
 }
 
 TEST(LintTest, C12WaitCountOver32IsAWarning) {
