@@ -96,7 +96,7 @@ TEST(SignalCliTest, RunExitCodes) {
 // Issue 14 item 1: under a bound, a deadlock found is "can deadlock" (its trail is
 // given), never the `deadlock` verdict, and a DEADLOCK expectation does not pass on it.
 TEST(SignalCliTest, BoundHitWithADeadlockFoundIsInconclusive) {
-  const std::string f = Corpus("c29_generation_barrier_reset_after_bump.textproto");
+  const std::string f = Corpus("c30_generation_barrier_reset_after_bump.textproto");
   Result r = RunCli({"signal", "run", f, "--max-states=12"});
   EXPECT_EQ(r.code, kExitInconclusive) << r.out;
   EXPECT_EQ(r.report.signal().outcome(), SignalReport::inconclusive);
@@ -114,7 +114,7 @@ TEST(SignalCliTest, BoundHitWithADeadlockFoundIsInconclusive) {
   EXPECT_EQ(full.code, kExitViolated);
 
   // A corpus expectation of DEADLOCK does not pass on the bounded run.
-  std::string text = ReadAll(Corpus("c32_bound_hit_deadlock_found.textproto"));
+  std::string text = ReadAll(Corpus("c33_bound_hit_deadlock_found.textproto"));
   const std::string from = "outcome: INCONCLUSIVE";
   ASSERT_NE(text.find(from), std::string::npos);
   text.replace(text.find(from), from.size(), "outcome: DEADLOCK");
@@ -128,7 +128,7 @@ TEST(SignalCliTest, BoundHitWithADeadlockFoundIsInconclusive) {
   std::filesystem::remove(wrong);
 
   // A race found under a bound is not the `race` verdict either (it claims no deadlock).
-  Result race = RunCli({"signal", "run", Corpus("c31_races_in_different_executions.textproto"),
+  Result race = RunCli({"signal", "run", Corpus("c32_races_in_different_executions.textproto"),
                         "--max-states=10"});
   EXPECT_EQ(race.code, kExitInconclusive);
   EXPECT_EQ(race.report.signal().outcome(), SignalReport::inconclusive);
@@ -140,7 +140,7 @@ TEST(SignalCliTest, BoundHitWithADeadlockFoundIsInconclusive) {
 // those of one: c31's two races never meet in one execution; p10's write-after-read
 // races lie in terminal states other than the hang its nondeterministic answer shows.
 TEST(SignalCliTest, RaceListsCoverEveryTerminalState) {
-  Result r = RunCli({"signal", "run", Corpus("c31_races_in_different_executions.textproto")});
+  Result r = RunCli({"signal", "run", Corpus("c32_races_in_different_executions.textproto")});
   EXPECT_EQ(r.report.signal().outcome(), SignalReport::race);
   std::set<std::string> loads;
   for (const SignalRace& x : r.report.signal().races())
@@ -182,8 +182,8 @@ TEST(SignalCliTest, GroupHelpListsTheCommands) {
 // Issue 14 item 7: a --trail-out file carries no expect_reproduced; as a corpus file it
 // must replay without diverging (it used to be read as "expect not reproduced").
 TEST(SignalCliTest, TrailOutFileWithoutExpectationPassesCorpusCheck) {
-  const std::string trail = TempPath("c29.trace.textproto");
-  Result r = RunCli({"signal", "run", Corpus("c29_generation_barrier_reset_after_bump.textproto"),
+  const std::string trail = TempPath("c30.trace.textproto");
+  Result r = RunCli({"signal", "run", Corpus("c30_generation_barrier_reset_after_bump.textproto"),
                      "--trail-out=" + trail});
   EXPECT_EQ(r.code, kExitViolated) << r.err;
   const std::string text = ReadAll(trail);
@@ -193,7 +193,7 @@ TEST(SignalCliTest, TrailOutFileWithoutExpectationPassesCorpusCheck) {
   EXPECT_EQ(c.report.corpus().passed(), 1);
 
   // An explicit `expect_reproduced: false` is still honoured: it fails.
-  const std::string neg = TempPath("c29.neg.trace.textproto");
+  const std::string neg = TempPath("c30.neg.trace.textproto");
   WriteAll(neg, text + "expect_reproduced: false\n");
   Result n = RunCli({"corpus", "check", neg});
   EXPECT_EQ(n.code, kExitViolated);
@@ -202,9 +202,9 @@ TEST(SignalCliTest, TrailOutFileWithoutExpectationPassesCorpusCheck) {
               HasSubstr("replay reproduced, expected not reproduced"));
 
   // The trail of a run that completes replays as completed, which also passes.
-  const std::string done = TempPath("c29fixed.trace.textproto");
+  const std::string done = TempPath("c30fixed.trace.textproto");
   Result f = RunCli({"signal", "run",
-                     Corpus("c29_generation_barrier_reset_after_bump_fixed.textproto"),
+                     Corpus("c30_generation_barrier_reset_after_bump_fixed.textproto"),
                      "--trail-out=" + done});
   EXPECT_EQ(f.code, kExitOk);
   Result cd = RunCli({"corpus", "check", done});

@@ -240,12 +240,12 @@ TEST(ExplainTest, DecidingStepOnEveryNondeterministicCorpusProgram) {
   EXPECT_GE(checked, 15);
 }
 
-// Issue 14 item 3: C29's hang shows only a missing notify on GEN; the deciding step is
+// Issue 14 item 3: C30's hang shows only a missing notify on GEN; the deciding step is
 // the fast rank's round-2 add on CNT before the last arriver's reset, which is the cause.
-TEST(ExplainTest, C29RootCauseIsTheUnorderedResetOfTheDecidingWord) {
+TEST(ExplainTest, C30RootCauseIsTheUnorderedResetOfTheDecidingWord) {
   ASSERT_OK_AND_ASSIGN(Program p,
                        LoadProgramFile(std::string(WARPCHECK_SOURCE_DIR) +
-                                       "/corpus/signal/c29_generation_barrier_reset_after_bump.textproto"));
+                                       "/corpus/signal/c30_generation_barrier_reset_after_bump.textproto"));
   ASSERT_OK_AND_ASSIGN(RunResult r, RunProgram(p, {}));
   const SignalExplanation& e = r.report.explanation();
   EXPECT_EQ(e.cause(), SignalExplanation::reset_race);
