@@ -741,38 +741,84 @@ bool IsSymptom(Cause c) {
 // The point of no return on the hang's trail (ExplainDecision): the step index k and the
 // completion found from the state before it. False when the trail does not replay or
 // the budget runs out first.
+//
+// Whether a completion is reachable is monotone along the trail (a state that can still
+// complete has a predecessor that can), so the search gallops back from the hang (1, 2,
+// 4, ... steps: the states just before it are cheap to exhaust) until one can complete,
+// then bisects. Each probe explores from its state (partial-order reduction keeps every
+// terminal state from any start) and stops at the first completion.
 bool PointOfNoReturn(const Machine& m, const Terminal& deadlock, int64_t budget, size_t* k,
                      Terminal* completion) {
-  std::vector<State> path;
-  path.reserve(deadlock.trail.size() + 1);
+  // The trail's states, kept as every kStride-th one (a deep trail of full states would
+  // not fit); a probe steps out its state from the checkpoint before it.
+  constexpr size_t kStride = 64;
+  const size_t n = deadlock.trail.size();
+  if (n == 0) return false;
+  std::vector<Transition> steps;
+  steps.reserve(n);
+  std::vector<State> checkpoints;
   State s = m.Initial();
-  path.push_back(s);
   std::vector<Transition> en;
-  for (const Event& ev : deadlock.trail) {
+  for (size_t i = 0; i < n; ++i) {
+    if (i % kStride == 0) checkpoints.push_back(s);
+    const Event& ev = deadlock.trail[i];
     const Transition t{ev.agent, ev.lane};
     m.Enabled(s, &en);
     if (std::find(en.begin(), en.end(), t) == en.end()) return false;
     Event tmp;
     m.Step(s, t, &tmp);
-    path.push_back(s);
+    steps.push_back(t);
   }
   int64_t spent = 0;
-  for (size_t i = deadlock.trail.size(); i-- > 0;) {
+  // 1: a completion is reachable from the state before step i (*c: one); 0: none is;
+  // -1: the budget ran out.
+  auto probe = [&](size_t i, Terminal* c) {
     ExploreOptions o;
-    o.start = path[i];
+    o.start = checkpoints[i / kStride];
+    for (size_t j = i / kStride * kStride; j < i; ++j) {
+      Event tmp;
+      m.Step(*o.start, steps[j], &tmp);
+    }
     o.stop_at_complete = true;
     o.max_states = budget - spent;
-    if (o.max_states <= 0) return false;
+    if (o.max_states <= 0) return -1;
     ExploreResult r = Explore(m, o);
     spent += r.states;
     if (r.first_complete) {
-      *k = i;
-      *completion = std::move(*r.first_complete);
-      return true;
+      *c = std::move(*r.first_complete);
+      return 1;
     }
-    if (r.bound_hit) return false;
+    return r.bound_hit ? -1 : 0;
+  };
+  size_t hi = n;  // the hang's state: no completion
+  size_t lo = 0;
+  Terminal lo_c, c;
+  for (size_t d = 1;; d *= 2) {
+    const size_t i = n > d ? n - d : 0;
+    const int q = probe(i, &c);
+    if (q < 0) return false;
+    if (q == 1) {
+      lo = i;
+      lo_c = std::move(c);
+      break;
+    }
+    hi = i;
+    if (i == 0) return false;  // nothing on this trail can complete
   }
-  return false;
+  while (hi - lo > 1) {
+    const size_t mid = lo + (hi - lo) / 2;
+    const int q = probe(mid, &c);
+    if (q < 0) return false;
+    if (q == 1) {
+      lo = mid;
+      lo_c = std::move(c);
+    } else {
+      hi = mid;
+    }
+  }
+  *k = lo;
+  *completion = std::move(lo_c);
+  return true;
 }
 
 // Replaces the text's last "cause: ..." line with the root cause, keeping the symptom.

@@ -42,8 +42,8 @@ SignalExplanation ExplainDeadlock(const Machine& m, const State& s);
 // The interleaving that decides between a deadlock and a completion (§4.4).
 //
 // The deciding step is the point of no return on the hang's trail: the last step before
-// which a completion was still reachable (found by exploring, from the states of the
-// trail backwards, until one completes; at most `budget` states in all). e->deciding
+// which a completion was still reachable (found by exploring from states of the trail,
+// galloping back from the hang, then bisecting; at most `budget` states in all). e->deciding
 // then reads "on W: decided at step K of the hang's trail: <that step>; a completion
 // takes <its step> there instead; hangs when [...]; completes when [...]", the two lists
 // being the accesses to the word W that step touches, from just before the divergence.
