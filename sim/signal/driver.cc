@@ -1,6 +1,8 @@
 #include "sim/signal/driver.h"
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "absl/status/status.h"
@@ -31,9 +33,9 @@ void FillTrail(const Terminal& t, SignalReport* rep) {
   for (const Event& ev : t.trail) rep->add_trail(ev.text);
 }
 
-void FillRaces(const Machine& m, const State& s, SignalReport* rep) {
+void FillRaces(const Machine& m, const std::vector<RaceRecord>& races, SignalReport* rep) {
   const Program& p = m.program();
-  for (const RaceRecord& r : s.races) {
+  for (const RaceRecord& r : races) {
     SignalRace* out = rep->add_races();
     out->set_kind(r.kind);
     out->set_text(r.text);
@@ -114,6 +116,7 @@ SignalTrace MakeTrace(const Machine& m, const Terminal& t) {
     SignalEvent* e = out.add_events();
     FillAgentFields(m, ev.agent, e);
     e->set_seq(seq[ev.agent]++);
+    if (ev.lane >= 0) e->set_lane(ev.lane);
     e->set_site(ev.op >= 0 ? p.ops[ev.op].site : "start");
     e->set_what(ev.what);
     if (ev.has_word) {
@@ -235,7 +238,8 @@ absl::Status ValidateTrace(const Machine& m, const SignalTrace& t, const std::st
                                                        " is outside 0..", p.ranks - 1));
     }
     static const std::set<std::string> kWhat = {"write", "wait_begin", "wait_end", "wait_abort",
-                                                "data", "start", "read", "arrive", "leave",
+                                                "data", "start", "read", "poll", "arrive",
+                                                "leave",
                                                 "launch", "join", "exit", "data_write",
                                                 "data_read"};
     if (!kWhat.count(e.what()))
@@ -270,6 +274,12 @@ void FillCounts(const ExploreResult& r, SignalReport* rep) {
   rep->set_bound_hit(r.bound_hit);
 }
 
+// The first line of every answer under a bound.
+std::string BoundHitText(int64_t max_states, const ExploreResult& r) {
+  return absl::StrCat("inconclusive: state bound of ", max_states, " hit after ", r.states,
+                      " states (raise --max-states or lower --ranks/--ctas/--iterations)");
+}
+
 // Classifies an exploration (driver.h: the outcome of `run`), fills the explanation and
 // returns the terminal whose trail is reported (null: none).
 const Terminal* Classify(const Machine& m, const ExploreResult& r, int64_t max_states,
@@ -286,39 +296,53 @@ const Terminal* Classify(const Machine& m, const ExploreResult& r, int64_t max_s
     *rep.mutable_explanation() = ExplainDeadlock(m, r.first_deadlock->state);
     if (r.first_complete) {
       rep.set_outcome(SignalReport::nondeterministic);
-      rep.mutable_explanation()->set_deciding(
-          DecidingInterleaving(m, rep.explanation(), *r.first_deadlock, *r.first_complete));
+      // The search for the deciding step may cost a few times the exploration itself.
+      const int64_t budget = std::min<int64_t>(max_states, std::max<int64_t>(200000, 4 * r.states));
+      ExplainDecision(m, *r.first_deadlock, *r.first_complete, budget,
+                      rep.mutable_explanation());
       rep.mutable_explanation()->set_text(
           absl::StrCat("nondeterministic: ", r.deadlocks, " terminal state(s) deadlock, ",
                        r.completes, " complete\n", rep.explanation().text(), "\ndeciding ",
                        rep.explanation().deciding()));
+    } else if (r.bound_hit) {
+      // A deadlock found under a bound is real and replayable (its trail is reported),
+      // but "every interleaving deadlocks" is not shown: a completion may lie beyond the
+      // bound. So the answer is "can deadlock", and the outcome inconclusive.
+      rep.set_outcome(SignalReport::inconclusive);
+      rep.mutable_explanation()->set_text(absl::StrCat(
+          BoundHitText(max_states, r), "; found: the program can deadlock (",
+          r.deadlocks, " deadlocking terminal state(s), trail below); whether it always "
+          "does is not decided\n", rep.explanation().text()));
     } else {
       rep.set_outcome(SignalReport::deadlock);
-      if (r.bound_hit)
-        rep.mutable_explanation()->set_text(absl::StrCat(
-            rep.explanation().text(), "\n(state bound hit: a completing interleaving is not "
-                                      "excluded)"));
     }
     return &*r.first_deadlock;
+  }
+  if (r.first_race) {
+    SignalExplanation* e = rep.mutable_explanation();
+    e->set_cause(SignalExplanation::data_race);
+    FillRaces(m, r.all_races, &rep);
+    std::vector<std::string> lines;
+    for (const SignalRace& x : rep.races())
+      lines.push_back(absl::StrCat("  ", base::EnumName(x.kind()), ": ", x.text()));
+    // Under a bound the race is real (its trail is reported), but "no interleaving
+    // deadlocks", which `race` also claims, is not shown.
+    rep.set_outcome(r.bound_hit ? SignalReport::inconclusive : SignalReport::race);
+    e->set_text(absl::StrCat(
+        r.bound_hit ? absl::StrCat(BoundHitText(max_states, r),
+                                   "; found: a data race (no deadlock among the explored "
+                                   "states)\n")
+                    : "",
+        "race: ", r.races, " terminal state(s) reached with a data race\n",
+        absl::StrJoin(lines, "\n")));
+    return &*r.first_race;
   }
   if (r.bound_hit) {
     rep.set_outcome(SignalReport::inconclusive);
     rep.mutable_explanation()->set_text(absl::StrCat(
-        "state bound of ", max_states, " hit after ", r.states,
-        " states with no deadlock found; raise --max-states or lower --ranks/--iterations"));
-    return nullptr;
-  }
-  if (r.first_race) {
-    rep.set_outcome(SignalReport::race);
-    SignalExplanation* e = rep.mutable_explanation();
-    e->set_cause(SignalExplanation::data_race);
-    FillRaces(m, r.first_race->state, &rep);
-    std::vector<std::string> lines;
-    for (const SignalRace& x : rep.races())
-      lines.push_back(absl::StrCat("  ", base::EnumName(x.kind()), ": ", x.text()));
-    e->set_text(absl::StrCat("race: ", r.races, " terminal state(s) reached with a data race\n",
-                             absl::StrJoin(lines, "\n")));
-    return &*r.first_race;
+        BoundHitText(max_states, r), " with no deadlock, race or fault found",
+        r.completes > 0 ? absl::StrCat(" (", r.completes, " terminal state(s) complete)") : ""));
+    return r.first_complete ? &*r.first_complete : nullptr;
   }
   rep.set_outcome(SignalReport::completes);
   return r.first_complete ? &*r.first_complete : nullptr;
@@ -354,7 +378,8 @@ absl::StatusOr<RunResult> RunProgram(const Program& p, const RunOptions& opt) {
   FillTerminals(r, &rep);
   if (const Terminal* shown = Classify(m, r, eo.max_states, res)) {
     FillTrail(*shown, &rep);
-    if (rep.races_size() == 0) FillRaces(m, shown->state, &rep);
+    // Every outcome lists the distinct races of every explored terminal state.
+    if (rep.races_size() == 0) FillRaces(m, r.all_races, &rep);
     for (const auto& [k, v] : FinalValues(m, shown->state)) (*rep.mutable_final_values())[k] = v;
     res.trace = MakeTrace(m, *shown);
     res.has_trace = true;
@@ -402,6 +427,62 @@ absl::StatusOr<Recording> ReadRecording(const Machine& m, const SignalTrace& tra
       rec.values[m.WordName(o, w.rank(), w.index())] = w.value();
   }
   return rec;
+}
+
+// Whether the blocked agents of `st` are the snapshot's (`recorded`, "name@site"). A CTA
+// of a launch that has not happened yet is "not started" in a snapshot (MakeTrace writes
+// it so, and a GPU watchdog cannot tell the two apart) but not blocked in the machine, so
+// it matches either way: present in the snapshot as "@not_started", or absent.
+bool SnapshotMatches(const Machine& m, const State& st, const std::set<std::string>& recorded) {
+  std::vector<std::string> b = BlockedSignature(m, st);
+  std::set<std::string> got(b.begin(), b.end());
+  for (int a = 0; a < m.num_agents(); ++a) {
+    if (m.info(a).kind != AgentKind::kCta || st.agents[a].status != Status::kNotLaunched)
+      continue;
+    const std::string name = absl::StrCat(m.info(a).name, "@not_started");
+    if (recorded.count(name)) got.insert(name);
+  }
+  return got == recorded;
+}
+
+// The trace's events stepped in order as one schedule (each event one step of its agent;
+// the lane of a polling lane from the event). Ensures: the terminal reached, or nullopt
+// when an event names no agent, is not enabled where it comes, or the run does not end
+// with the last event.
+std::optional<Terminal> StepRecorded(const Machine& m, const SignalTrace& trace) {
+  if (trace.events().empty()) return std::nullopt;
+  const Program& p = m.program();
+  State s = m.Initial();
+  Terminal t;
+  std::vector<Transition> en;
+  for (const SignalEvent& e : trace.events()) {
+    const int a = FindAgent(m, e.rank(), e.cta(), e.kernel(), e.stream(), e.launch());
+    if (a < 0) return std::nullopt;
+    const int op = s.agents[a].status == Status::kRunning ? m.CurrentOp(s, a) : -1;
+    const bool lanes = op >= 0 && (p.ops[op].kind == WAIT || p.ops[op].kind == WAIT_UNTIL);
+    const Transition tr{a, lanes ? e.lane() : -1};
+    m.Enabled(s, &en);
+    if (std::find(en.begin(), en.end(), tr) == en.end()) return std::nullopt;
+    Event ev;
+    m.Step(s, tr, &ev);
+    // The step must do what the event says it did (the same kind, word and value).
+    if (ev.what != e.what()) return std::nullopt;
+    if (!e.object().empty()) {
+      const int o = p.FindObject(e.object());
+      if (o < 0 || !ev.has_word || ev.word != WordKey(o, e.word_rank(), e.index()))
+        return std::nullopt;
+      if (e.what() == "write" && ev.after != e.value()) return std::nullopt;
+    }
+    t.trail.push_back(std::move(ev));
+  }
+  m.Enabled(s, &en);
+  if (!en.empty()) return std::nullopt;
+  t.race = s.race_count > 0;
+  t.ending = !s.fault.empty() ? Ending::kFault
+             : m.Done(s)      ? Ending::kCompletes
+                              : Ending::kDeadlock;
+  t.state = std::move(s);
+  return t;
 }
 
 // Why the replay did not reproduce the recording (t: the terminal it reached, or null).
@@ -469,27 +550,22 @@ absl::StatusOr<RunResult> Replay(const Program& p, const SignalTrace& trace,
             it->second[idx].second == p.ops[ev.op].site);
   };
   auto snapshot_matches = [&](const State& st) {
-    std::vector<std::string> b = BlockedSignature(m, st);
-    return std::set<std::string>(b.begin(), b.end()) == rec.blocked &&
-           FinalValues(m, st) == rec.values;
+    return SnapshotMatches(m, st, rec.blocked) && FinalValues(m, st) == rec.values;
   };
   ExploreOptions eo;
   eo.schedule = "explore";
   eo.max_states = opt.max_states > 0 ? opt.max_states : p.max_states;
+  // The deadlock kept is one that matches the snapshot, when one is reached (not merely
+  // the first: under the recorded write order a different hang may come first).
+  eo.prefer = snapshot_matches;
   if (order.empty()) {
     // A snapshot without recorded writes (e.g. from the GPU watchdog): search every
     // interleaving for a hang that matches it.
     eo.reduce = true;
-    eo.prefer = snapshot_matches;
   } else {
     eo.reduce = false;
     eo.allow = allow;
   }
-  ExploreResult r = Explore(m, eo);
-  RunResult res;
-  SignalReport& rep = res.report;
-  rep.set_schedule("replay");
-  FillCounts(r, &rep);
   auto matches = [&](const Terminal& t) {
     if (t.ending != Ending::kDeadlock || !snapshot_matches(t.state)) return false;
     // Every recorded write must have happened, in the recorded order.
@@ -499,12 +575,35 @@ absl::StatusOr<RunResult> Replay(const Program& p, const SignalTrace& trace,
     }
     return true;
   };
+  // A trace that records every step (MakeTrace's) is first stepped exactly as recorded;
+  // the search under the recorded write order is for traces that record less (a GPU
+  // snapshot) or whose schedule does not run here.
+  ExploreResult r;
+  std::optional<Terminal> exact = StepRecorded(m, trace);
+  if (exact && (matches(*exact) ||
+                (exact->ending == Ending::kCompletes && rec.blocked.empty()))) {
+    r.states = r.transitions = static_cast<int64_t>(exact->trail.size());
+    (exact->ending == Ending::kDeadlock ? r.first_deadlock : r.first_complete) =
+        std::move(*exact);
+  } else {
+    r = Explore(m, eo);
+  }
+  RunResult res;
+  SignalReport& rep = res.report;
+  rep.set_schedule("replay");
+  FillCounts(r, &rep);
   if (r.first_deadlock && matches(*r.first_deadlock)) {
     const Terminal* match = &*r.first_deadlock;
     rep.set_replay(SignalReport::reproduced);
     *rep.mutable_explanation() = ExplainDeadlock(m, match->state);
     rep.set_outcome(SignalReport::deadlock);
     FillTrail(*match, &rep);
+  } else if (r.bound_hit) {
+    // Not found within the bound is not "diverged": no verdict on the recording.
+    rep.set_outcome(SignalReport::inconclusive);
+    rep.mutable_explanation()->set_text(absl::StrCat(
+        BoundHitText(eo.max_states, r),
+        "; no run that matches the recording was found within it, and none is excluded"));
   } else {
     const Terminal* t = r.first_deadlock ? &*r.first_deadlock
                         : r.first_complete ? &*r.first_complete

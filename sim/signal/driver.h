@@ -8,7 +8,10 @@
 //   nondeterministic  some terminal states deadlock and some complete
 //   race              none deadlocks, but a data race or stale read is reachable
 //   completes         otherwise
-//   inconclusive      the state bound was hit before a verdict that needs the whole space
+//   inconclusive      the state bound was hit before a verdict that needs the whole space:
+//                     deadlock, race and completes become inconclusive (a deadlock or race
+//                     found is still explained, with its trail); fault and
+//                     nondeterministic stand, shown by their witnesses
 // The exit code of each is tools/warpcheck/exit_code.cc's; nothing here picks one.
 #ifndef WARPCHECK_SIM_SIGNAL_DRIVER_H_
 #define WARPCHECK_SIM_SIGNAL_DRIVER_H_

@@ -61,8 +61,23 @@ absl::StatusOr<ExpectCheck> CheckCorpusFile(const std::string& path, bool trace)
     ReplayOptions ro;
     ro.explore_nearby = true;
     ASSIGN_OR_RETURN(RunResult res, Replay(loaded.first, loaded.second, path, ro));
-    return CheckExpectation(loaded.second.expect(), res.report,
-                            loaded.second.expect_reproduced());
+    const SignalTrace& t = loaded.second;
+    if (!t.has_expect_reproduced()) {
+      // No explicit expectation: the replay must not diverge.
+      std::vector<std::string> problems =
+          ExpectationMismatches(t.expect(), res.report, std::nullopt);
+      if (res.report.replay() != SignalReport::reproduced &&
+          res.report.replay() != SignalReport::completed)
+        problems.push_back(absl::StrCat("replay ", sim::base::EnumName(res.report.replay()),
+                                        ", expected reproduced (or completed, for a trace "
+                                        "without a hang)"));
+      ExpectCheck check;
+      check.ok = problems.empty();
+      check.detail = absl::StrJoin(problems, "; ");
+      if (!check.ok) absl::StrAppend(&check.detail, "\n    ", res.report.explanation().text());
+      return check;
+    }
+    return CheckExpectation(t.expect(), res.report, t.expect_reproduced());
   }
   ASSIGN_OR_RETURN(Program p, LoadProgramFile(path));
   if (p.expect.outcome() == OUTCOME_UNSPECIFIED)

@@ -633,23 +633,276 @@ SignalExplanation ExplainDeadlock(const Machine& m, const State& s) {
   return out;
 }
 
-std::string DecidingInterleaving(const Machine& m, const SignalExplanation& e,
-                                 const Terminal& deadlock, const Terminal& complete) {
-  std::string word = e.blocked_size() > 0 ? e.blocked(0).word() : "";
-  for (const SignalBlocked& b : e.blocked())
-    if (!b.word().empty()) {
-      word = b.word();
+namespace {
+
+// One access to a signal word in a trail: its position and one-line text.
+struct WordAccess {
+  size_t pos = 0;
+  std::string key;  // agent, op, what: equal keys are the same access of the program
+  std::string text;
+};
+
+std::vector<WordAccess> AccessesTo(const std::vector<Event>& trail, uint64_t word) {
+  std::vector<WordAccess> out;
+  for (size_t i = 0; i < trail.size(); ++i) {
+    const Event& ev = trail[i];
+    if (!ev.has_word || ev.word != word) continue;
+    out.push_back({i, absl::StrCat(ev.agent, ":", ev.op, ":", ev.what), ev.text});
+  }
+  return out;
+}
+
+// The accesses from two before index `from` to four after it, with elisions marked.
+std::string AccessList(const std::vector<WordAccess>& a, size_t from) {
+  const size_t lo = from > 2 ? from - 2 : 0, hi = std::min(a.size(), from + 4);
+  std::vector<std::string> parts;
+  if (lo > 0) parts.push_back(absl::StrCat("… ", lo, " earlier access(es) in both"));
+  for (size_t i = lo; i < hi; ++i) parts.push_back(a[i].text);
+  if (hi < a.size()) parts.push_back(absl::StrCat("… ", a.size() - hi, " more"));
+  return absl::StrCat("[", absl::StrJoin(parts, "; "), "]");
+}
+
+// A reset (ResetLike) of `key` in the hang that wiped a write of another agent which
+// happens-before does not order before it, preferring the pair whose wiped write is
+// `decider` (agent, op). Empty when there is none.
+std::string ResetRaceOn(const Machine& m, const Word& w, const std::string& wn,
+                        std::pair<int, int> decider, SignalExplanation* out) {
+  const Program& p = m.program();
+  const auto& hist = w.hist;
+  int best_i = -1, best_j = -1;
+  size_t phase = 0;  // the first write after the previous reset
+  for (size_t j = 0; j < hist.size(); ++j) {
+    if (!ResetLike(p, hist[j])) continue;
+    for (size_t i = phase; i < j; ++i) {
+      const HistEntry& wr = hist[i];
+      if (wr.agent < 0 || ResetLike(p, wr) || wr.agent == hist[j].agent) continue;
+      const int c0 = m.info(wr.agent).comp_t0, c1 = m.info(wr.agent).comp_rest;
+      if (hist[j].clk.at(c0) >= wr.clk.at(c0) && hist[j].clk.at(c1) >= wr.clk.at(c1)) continue;
+      if (best_i < 0 || (wr.agent == decider.first && wr.op == decider.second)) {
+        best_i = static_cast<int>(i);
+        best_j = static_cast<int>(j);
+      }
+    }
+    phase = j + 1;
+  }
+  if (best_i < 0) return "";
+  const HistEntry& wr = hist[best_i];
+  const HistEntry& rs = hist[best_j];
+  out->clear_writes();
+  out->add_writes(HistLine(m, wr));
+  out->add_writes(HistLine(m, rs));
+  return absl::StrCat("reset race on ", wn, ": ", Who(m, wr.agent, wr.op), " wrote ", wr.after,
+                      " (", wr.kind == WriteKind::kAdd ? absl::StrCat("add +", wr.operand) : "set",
+                      "), then ", Who(m, rs.agent, rs.op), " reset it to ", rs.after,
+                      " without being ordered after that write by any barrier or "
+                      "acquire; the write was wiped");
+}
+
+// A non-atomic add that overwrote a concurrent write, or a (non-reset) set by another
+// agent over accumulated adds. Empty when there is none.
+std::string LostUpdateOn(const Machine& m, const Word& w, const std::string& wn,
+                         SignalExplanation* out) {
+  const Program& p = m.program();
+  const auto& hist = w.hist;
+  int lost = -1, clobber = -1, first_add = -1;
+  for (size_t i = 0; i < hist.size(); ++i) {
+    if (ResetLike(p, hist[i])) {
+      first_add = -1;
+      continue;
+    }
+    if (hist[i].lost && lost < 0) lost = static_cast<int>(i);
+    if (hist[i].kind == WriteKind::kAdd && first_add < 0) first_add = static_cast<int>(i);
+    if (hist[i].kind == WriteKind::kSet && first_add >= 0 && clobber < 0 &&
+        hist[i].agent != hist[first_add].agent)
+      clobber = static_cast<int>(i);
+  }
+  if (lost < 0 && clobber < 0) return "";
+  std::vector<std::string> lines;
+  for (const HistEntry& h : hist) lines.push_back(HistLine(m, h));
+  out->clear_writes();
+  for (const std::string& l : lines) out->add_writes(l);
+  if (lost >= 0) {
+    const HistEntry& h = hist[lost];
+    return absl::StrCat("lost update on ", wn, ": ", Who(m, h.agent, h.op),
+                        " is a remote add without native P2P atomics (a read, then a "
+                        "write); a concurrent write landed between them and its write of ",
+                        h.after, " overwrote it, and its result is the value it read; "
+                        "write history ", absl::StrJoin(lines, ", then "));
+  }
+  return absl::StrCat("lost update on ", wn, ": a set clobbered the accumulated adds; write "
+                      "history ", absl::StrJoin(lines, ", then "));
+}
+
+bool IsSymptom(Cause c) {
+  return c == SignalExplanation::missing_notify || c == SignalExplanation::cycle ||
+         c == SignalExplanation::deadlock || c == SignalExplanation::CAUSE_UNSET;
+}
+
+// The point of no return on the hang's trail (ExplainDecision): the step index k and the
+// completion found from the state before it. False when the trail does not replay or
+// the budget runs out first.
+//
+// Whether a completion is reachable is monotone along the trail (a state that can still
+// complete has a predecessor that can), so the search gallops back from the hang (1, 2,
+// 4, ... steps: the states just before it are cheap to exhaust) until one can complete,
+// then bisects. Each probe explores from its state (partial-order reduction keeps every
+// terminal state from any start) and stops at the first completion.
+bool PointOfNoReturn(const Machine& m, const Terminal& deadlock, int64_t budget, size_t* k,
+                     Terminal* completion) {
+  // The trail's states, kept as every kStride-th one (a deep trail of full states would
+  // not fit); a probe steps out its state from the checkpoint before it.
+  constexpr size_t kStride = 64;
+  const size_t n = deadlock.trail.size();
+  if (n == 0) return false;
+  std::vector<Transition> steps;
+  steps.reserve(n);
+  std::vector<State> checkpoints;
+  State s = m.Initial();
+  std::vector<Transition> en;
+  for (size_t i = 0; i < n; ++i) {
+    if (i % kStride == 0) checkpoints.push_back(s);
+    const Event& ev = deadlock.trail[i];
+    const Transition t{ev.agent, ev.lane};
+    m.Enabled(s, &en);
+    if (std::find(en.begin(), en.end(), t) == en.end()) return false;
+    Event tmp;
+    m.Step(s, t, &tmp);
+    steps.push_back(t);
+  }
+  int64_t spent = 0;
+  // 1: a completion is reachable from the state before step i (*c: one); 0: none is;
+  // -1: the budget ran out.
+  auto probe = [&](size_t i, Terminal* c) {
+    ExploreOptions o;
+    o.start = checkpoints[i / kStride];
+    for (size_t j = i / kStride * kStride; j < i; ++j) {
+      Event tmp;
+      m.Step(*o.start, steps[j], &tmp);
+    }
+    o.stop_at_complete = true;
+    o.max_states = budget - spent;
+    if (o.max_states <= 0) return -1;
+    ExploreResult r = Explore(m, o);
+    spent += r.states;
+    if (r.first_complete) {
+      *c = std::move(*r.first_complete);
+      return 1;
+    }
+    return r.bound_hit ? -1 : 0;
+  };
+  size_t hi = n;  // the hang's state: no completion
+  size_t lo = 0;
+  Terminal lo_c, c;
+  for (size_t d = 1;; d *= 2) {
+    const size_t i = n > d ? n - d : 0;
+    const int q = probe(i, &c);
+    if (q < 0) return false;
+    if (q == 1) {
+      lo = i;
+      lo_c = std::move(c);
       break;
     }
-  auto touches = [&](const Terminal& t) {
-    std::vector<std::string> out;
-    for (const Event& ev : t.trail)
-      if (ev.has_word && m.WordName(ev.word) == word) out.push_back(ev.text);
-    return out;
-  };
-  std::vector<std::string> d = touches(deadlock), c = touches(complete);
-  return absl::StrCat("on ", word, ": hangs when [", absl::StrJoin(d, "; "),
-                      "]; completes when [", absl::StrJoin(c, "; "), "]");
+    hi = i;
+    if (i == 0) return false;  // nothing on this trail can complete
+  }
+  while (hi - lo > 1) {
+    const size_t mid = lo + (hi - lo) / 2;
+    const int q = probe(mid, &c);
+    if (q < 0) return false;
+    if (q == 1) {
+      lo = mid;
+      lo_c = std::move(c);
+    } else {
+      hi = mid;
+    }
+  }
+  *k = lo;
+  *completion = std::move(lo_c);
+  return true;
+}
+
+// Replaces the text's last "cause: ..." line with the root cause, keeping the symptom.
+void SetRootCause(Cause cause, const std::string& why, SignalExplanation* e) {
+  std::string text = e->text();
+  const size_t at = text.rfind("cause: ");
+  std::string symptom = at == std::string::npos ? "" : text.substr(at + 7);
+  if (at != std::string::npos) text.resize(at);
+  absl::StrAppend(&text, "cause: ", base::EnumName(cause), ": ", why);
+  if (!symptom.empty()) absl::StrAppend(&text, " (the hang shows it as ", symptom, ")");
+  e->set_cause(cause);
+  e->set_text(text);
+}
+
+}  // namespace
+
+void ExplainDecision(const Machine& m, const Terminal& deadlock, const Terminal& complete,
+                     int64_t budget, SignalExplanation* e) {
+  size_t k = 0;
+  Terminal found;
+  std::vector<Event> ctrail;  // the completing schedule
+  bool have_word = false;
+  uint64_t word = 0;
+  std::string head;
+  std::pair<int, int> decider{-1, -1};
+  size_t common = 0;  // accesses to the word before the divergence
+  if (PointOfNoReturn(m, deadlock, budget, &k, &found)) {
+    ctrail.assign(deadlock.trail.begin(), deadlock.trail.begin() + k);
+    ctrail.insert(ctrail.end(), found.trail.begin(), found.trail.end());
+    const Event& d = deadlock.trail[k];
+    const Event* alt = found.trail.empty() ? nullptr : &found.trail.front();
+    decider = {d.agent, d.op};
+    if (d.has_word) {
+      have_word = true;
+      word = d.word;
+    } else if (alt && alt->has_word) {
+      have_word = true;
+      word = alt->word;
+    }
+    head = absl::StrCat("decided at step ", k + 1, " of the hang's trail: ", d.text,
+                        alt ? absl::StrCat("; a completion takes ", alt->text, " there instead")
+                            : "");
+    if (have_word)
+      for (const WordAccess& a : AccessesTo(deadlock.trail, word)) common += a.pos < k ? 1 : 0;
+  } else {
+    // Over budget: the first word whose order of accesses differs, on the hang's side.
+    ctrail = complete.trail;
+    size_t best_pos = SIZE_MAX;
+    std::set<uint64_t> words;
+    for (const Event& ev : deadlock.trail)
+      if (ev.has_word) words.insert(ev.word);
+    for (uint64_t w : words) {
+      std::vector<WordAccess> h = AccessesTo(deadlock.trail, w), c = AccessesTo(ctrail, w);
+      size_t i = 0;
+      while (i < h.size() && i < c.size() && h[i].key == c[i].key) ++i;
+      if (i >= h.size() || h[i].pos >= best_pos) continue;
+      best_pos = h[i].pos;
+      word = w;
+      have_word = true;
+      common = i;
+    }
+  }
+  if (!have_word) {
+    e->set_deciding(head.empty() ? "no access to a signal word decides it" : head);
+    return;
+  }
+  const std::string wn = m.WordName(word);
+  e->set_deciding(absl::StrCat("on ", wn, ": ", head.empty() ? "" : head + "; ", "hangs when ",
+                               AccessList(AccessesTo(deadlock.trail, word), common),
+                               "; completes when ", AccessList(AccessesTo(ctrail, word), common)));
+  if (!IsSymptom(e->cause())) return;
+  auto it = deadlock.state.words.find(word);
+  if (it == deadlock.state.words.end()) return;
+  SignalExplanation scratch;
+  std::string why = ResetRaceOn(m, it->second, wn, decider, &scratch);
+  Cause cause = SignalExplanation::reset_race;
+  if (why.empty()) {
+    why = LostUpdateOn(m, it->second, wn, &scratch);
+    cause = SignalExplanation::lost_update;
+  }
+  if (why.empty()) return;
+  e->clear_writes();
+  for (const std::string& w : scratch.writes()) e->add_writes(w);
+  SetRootCause(cause, why, e);
 }
 
 }  // namespace warpcheck::sim::signal

@@ -24,6 +24,7 @@
 #ifndef WARPCHECK_SIM_SIGNAL_EXPLAIN_H_
 #define WARPCHECK_SIM_SIGNAL_EXPLAIN_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -38,10 +39,24 @@ namespace warpcheck::sim::signal {
 // "cause: <cause>: <why>".
 SignalExplanation ExplainDeadlock(const Machine& m, const State& s);
 
-// The interleaving that decides between a deadlock and a completion: the accesses to
-// the deadlock's root word in each trail.
-std::string DecidingInterleaving(const Machine& m, const SignalExplanation& e,
-                                 const Terminal& deadlock, const Terminal& complete);
+// The interleaving that decides between a deadlock and a completion (§4.4).
+//
+// The deciding step is the point of no return on the hang's trail: the last step before
+// which a completion was still reachable (found by exploring from states of the trail,
+// galloping back from the hang, then bisecting; at most `budget` states in all). e->deciding
+// then reads "on W: decided at step K of the hang's trail: <that step>; a completion
+// takes <its step> there instead; hangs when [...]; completes when [...]", the two lists
+// being the accesses to the word W that step touches, from just before the divergence.
+// When that costs more than `budget`, the word is the first whose order of accesses
+// differs between `deadlock`'s and `complete`'s trails (never one the hang does not
+// touch).
+//
+// Root cause: when e's cause is only the symptom (missing_notify, cycle, deadlock) and
+// the deciding word's history in the hang shows an unordered reset of another agent's
+// write (reset_race) or a lost update (lost_update), that becomes e's cause, and the
+// text's "cause:" line names the deciding write (the symptom stays in the text).
+void ExplainDecision(const Machine& m, const Terminal& deadlock, const Terminal& complete,
+                     int64_t budget, SignalExplanation* e);
 
 }  // namespace warpcheck::sim::signal
 

@@ -247,6 +247,14 @@ ExploreResult Explore(const Machine& m, const ExploreOptions& opt) {
       case Ending::kDeadlock: ++r.deadlocks; break;
     }
     if (t.race) ++r.races;
+    for (const RaceRecord& x : s.races) {
+      if (r.all_races.size() >= ExploreResult::kMaxRaces) break;
+      bool seen = false;
+      for (const RaceRecord& y : r.all_races)
+        seen |= y.kind == x.kind && y.agent == x.agent && y.op == x.op &&
+                y.other_agent == x.other_agent && y.other_op == x.other_op;
+      if (!seen) r.all_races.push_back(x);
+    }
     TerminalSummary sum;
     sum.outcome = t.ending == Ending::kFault       ? SignalTerminal::fault
                   : t.ending == Ending::kCompletes ? SignalTerminal::completes
@@ -334,7 +342,7 @@ ExploreResult Explore(const Machine& m, const ExploreOptions& opt) {
   absl::flat_hash_set<uint64_t> visited;
   std::vector<Node> stack;
   stack.emplace_back();
-  stack.back().s = m.Initial();
+  stack.back().s = opt.start ? *opt.start : m.Initial();
   visited.insert(m.Hash(stack.back().s));
   r.states = 1;
   expand(stack.back().s, &stack.back().choices);
@@ -358,6 +366,7 @@ ExploreResult Explore(const Machine& m, const ExploreOptions& opt) {
     expand(child.s, &child.choices);
     if (child.choices.empty()) {
       record(child.s, stack, &child.in);
+      if (opt.stop_at_complete && r.first_complete) break;
       continue;
     }
     stack.push_back(std::move(child));

@@ -39,6 +39,10 @@ struct ExploreOptions {
   // Replay of a snapshot: the deadlock kept as first_deadlock is one this accepts, when
   // one is reached (nullptr: the first reached).
   std::function<bool(const State&)> prefer;
+  // explore: start from this state instead of the initial one (trails start there too),
+  // and stop at the first completing terminal state (deciding interleavings).
+  std::optional<State> start;
+  bool stop_at_complete = false;
 };
 
 enum class Ending : uint8_t { kCompletes, kDeadlock, kFault };
@@ -67,6 +71,10 @@ struct ExploreResult {
   int64_t completes = 0, deadlocks = 0, faults = 0, races = 0;  // terminal states
   std::optional<Terminal> first_deadlock, first_complete, first_race, first_fault;
   std::vector<TerminalSummary> terminals;  // distinct, at most 256
+  // The distinct races (kind, access, other access) of every explored terminal state,
+  // in the order found, at most kMaxRaces; first_race's state holds only its own.
+  std::vector<RaceRecord> all_races;
+  static constexpr size_t kMaxRaces = 64;
 };
 
 ExploreResult Explore(const Machine& m, const ExploreOptions& opt);

@@ -406,7 +406,10 @@ void Machine::StepSignalWrite(State& s, int a, const Op& op, Event* ev) const {
     kind = WriteKind::kAdd;
   }
   if (p_->objects[op.object].bytes == 4) next = static_cast<int64_t>(static_cast<uint32_t>(next));
-  if (op.result_slot >= 0) as.frame[op.result_slot] = old;
+  // The program gets the value its RMW read: for a split add that is the read step's
+  // value (as.tmp), not the word's value at the write step, which a concurrent write may
+  // have changed in between (that difference is the lost update).
+  if (op.result_slot >= 0) as.frame[op.result_slot] = split ? as.tmp : old;
   if (write) {
     WriteWord(s, a, id, key, next, kind, rel, wscope,
               op.kind == ATOMIC_ADD || op.kind == ATOMIC_CAS || (is_add && !split), ev);

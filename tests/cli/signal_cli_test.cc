@@ -3,6 +3,7 @@
 // stdout/stderr and the files the flags write).
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -90,6 +91,127 @@ TEST(SignalCliTest, RunExitCodes) {
   EXPECT_EQ(bound.code, kExitInconclusive);
   EXPECT_EQ(bound.report.signal().outcome(), SignalReport::inconclusive);
   EXPECT_TRUE(bound.report.signal().bound_hit());
+}
+
+// Issue 14 item 1: under a bound, a deadlock found is "can deadlock" (its trail is
+// given), never the `deadlock` verdict, and a DEADLOCK expectation does not pass on it.
+TEST(SignalCliTest, BoundHitWithADeadlockFoundIsInconclusive) {
+  const std::string f = Corpus("c30_generation_barrier_reset_after_bump.textproto");
+  Result r = RunCli({"signal", "run", f, "--max-states=12"});
+  EXPECT_EQ(r.code, kExitInconclusive) << r.out;
+  EXPECT_EQ(r.report.signal().outcome(), SignalReport::inconclusive);
+  EXPECT_TRUE(r.report.signal().bound_hit());
+  EXPECT_EQ(r.report.signal().outcome_counts().at("deadlock"), 1);
+  EXPECT_EQ(r.report.signal().outcome_counts().at("completes"), 0);
+  EXPECT_THAT(r.out, StartsWith("outcome: inconclusive"));
+  EXPECT_THAT(r.out, HasSubstr("can deadlock"));
+  EXPECT_GT(r.report.signal().trail_size(), 0);  // the deadlock found, replayable
+  EXPECT_EQ(r.report.signal().explanation().blocked_size(), 4);
+
+  // The same program without the bound: both outcomes, a verdict.
+  Result full = RunCli({"signal", "run", f});
+  EXPECT_EQ(full.report.signal().outcome(), SignalReport::nondeterministic);
+  EXPECT_EQ(full.code, kExitViolated);
+
+  // A corpus expectation of DEADLOCK does not pass on the bounded run.
+  std::string text = ReadAll(Corpus("c33_bound_hit_deadlock_found.textproto"));
+  const std::string from = "outcome: INCONCLUSIVE";
+  ASSERT_NE(text.find(from), std::string::npos);
+  text.replace(text.find(from), from.size(), "outcome: DEADLOCK");
+  const std::string wrong = TempPath("bound_deadlock.textproto");
+  WriteAll(wrong, text);
+  Result w = RunCli({"corpus", "check", wrong});
+  EXPECT_EQ(w.code, kExitViolated);
+  ASSERT_EQ(w.report.corpus().results_size(), 1);
+  EXPECT_THAT(w.report.corpus().results(0).detail(),
+              HasSubstr("outcome inconclusive, expected deadlock"));
+  std::filesystem::remove(wrong);
+
+  // A race found under a bound is not the `race` verdict either (it claims no deadlock).
+  Result race = RunCli({"signal", "run", Corpus("c32_races_in_different_executions.textproto"),
+                        "--max-states=10"});
+  EXPECT_EQ(race.code, kExitInconclusive);
+  EXPECT_EQ(race.report.signal().outcome(), SignalReport::inconclusive);
+  EXPECT_GT(race.report.signal().races_size(), 0);
+  EXPECT_THAT(race.out, HasSubstr("found: a data race"));
+}
+
+// Issue 14 item 7: the race list holds the races of every explored terminal state, not
+// those of one: c31's two races never meet in one execution; p10's write-after-read
+// races lie in terminal states other than the hang its nondeterministic answer shows.
+TEST(SignalCliTest, RaceListsCoverEveryTerminalState) {
+  Result r = RunCli({"signal", "run", Corpus("c32_races_in_different_executions.textproto")});
+  EXPECT_EQ(r.report.signal().outcome(), SignalReport::race);
+  std::set<std::string> loads;
+  for (const SignalRace& x : r.report.signal().races())
+    if (x.access() == "rank0.cta0 loser_load" || x.access() == "rank1.cta0 loser_load")
+      loads.insert(x.access());
+  EXPECT_EQ(loads.size(), 2u) << r.out;
+
+  Result nd = RunCli({"signal", "run",
+                      Corpus("p10_ll_allgather_epoch__no_call_barrier.textproto")});
+  EXPECT_EQ(nd.report.signal().outcome(), SignalReport::nondeterministic);
+  bool war = false;
+  for (const SignalRace& x : nd.report.signal().races())
+    war |= x.kind() == SignalRace::write_after_read;
+  EXPECT_TRUE(war) << nd.report.signal().races_size() << " race(s)";
+}
+
+// Issue 14 item 7: `signal --help` (and `help signal`) list the signal commands.
+TEST(SignalCliTest, GroupHelpListsTheCommands) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"signal", "--help"}, {"signal", "-h"}, {"help", "signal"}}) {
+    Result r = RunCli(args);
+    EXPECT_EQ(r.code, kExitOk) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("signal run"));
+    EXPECT_THAT(r.out, HasSubstr("signal replay"));
+    EXPECT_THAT(r.out, HasSubstr("signal lint"));
+    EXPECT_TRUE(r.err.empty()) << r.err;
+  }
+  // The group alone is a usage error that still says what the commands are.
+  Result bare = RunCli({"signal"});
+  EXPECT_EQ(bare.code, kExitUsage);
+  EXPECT_THAT(bare.err, HasSubstr("signal run"));
+  // Other groups too; an unknown word stays unknown.
+  EXPECT_EQ(RunCli({"layout", "--help"}).code, kExitOk);
+  Result unknown = RunCli({"signals", "--help"});
+  EXPECT_EQ(unknown.code, kExitUsage);
+  EXPECT_THAT(unknown.err, HasSubstr("unknown command"));
+}
+
+// Issue 14 item 7: a --trail-out file carries no expect_reproduced; as a corpus file it
+// must replay without diverging (it used to be read as "expect not reproduced").
+TEST(SignalCliTest, TrailOutFileWithoutExpectationPassesCorpusCheck) {
+  const std::string trail = TempPath("c30.trace.textproto");
+  Result r = RunCli({"signal", "run", Corpus("c30_generation_barrier_reset_after_bump.textproto"),
+                     "--trail-out=" + trail});
+  EXPECT_EQ(r.code, kExitViolated) << r.err;
+  const std::string text = ReadAll(trail);
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("expect_reproduced")));
+  Result c = RunCli({"corpus", "check", trail});
+  EXPECT_EQ(c.code, kExitOk) << c.out;
+  EXPECT_EQ(c.report.corpus().passed(), 1);
+
+  // An explicit `expect_reproduced: false` is still honoured: it fails.
+  const std::string neg = TempPath("c30.neg.trace.textproto");
+  WriteAll(neg, text + "expect_reproduced: false\n");
+  Result n = RunCli({"corpus", "check", neg});
+  EXPECT_EQ(n.code, kExitViolated);
+  ASSERT_EQ(n.report.corpus().results_size(), 1);
+  EXPECT_THAT(n.report.corpus().results(0).detail(),
+              HasSubstr("replay reproduced, expected not reproduced"));
+
+  // The trail of a run that completes replays as completed, which also passes.
+  const std::string done = TempPath("c30fixed.trace.textproto");
+  Result f = RunCli({"signal", "run",
+                     Corpus("c30_generation_barrier_reset_after_bump_fixed.textproto"),
+                     "--trail-out=" + done});
+  EXPECT_EQ(f.code, kExitOk);
+  Result cd = RunCli({"corpus", "check", done});
+  EXPECT_EQ(cd.code, kExitOk) << cd.out;
+  std::filesystem::remove(trail);
+  std::filesystem::remove(neg);
+  std::filesystem::remove(done);
 }
 
 TEST(SignalCliTest, MalformedFileExitsTwoWithWhereAndWhat) {

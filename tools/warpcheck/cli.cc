@@ -317,6 +317,11 @@ int Dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
           return c.run(ctx);
         }
       }
+      if (args.size() == 3) {
+        bool is_group = false;
+        for (const Command& c : Commands()) is_group |= absl::StartsWith(c.name, wanted + " ");
+        if (is_group) return Dispatch({args[0], wanted, "--help"}, out, err, report);
+      }
       PrintError(err, absl::StrCat("help: unknown command '", wanted, "'"));
       return kExitUsage;
     }
@@ -335,6 +340,24 @@ int Dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
     }
     Context ctx{*std::move(parsed), out, err, report};
     return c.run(ctx);
+  }
+  // A command group ("signal", "layout", ...) alone or with --help: its commands.
+  std::vector<const Command*> group;
+  for (const Command& c : Commands())
+    if (absl::StartsWith(c.name, first + " ")) group.push_back(&c);
+  if (!group.empty()) {
+    const bool help = args.size() == 3 && (args[2] == "--help" || args[2] == "-h" ||
+                                           args[2] == "help");
+    if (help || args.size() == 2) {
+      std::ostream& o = help ? out : err;
+      o << "usage: warpcheck " << first << " COMMAND [options]\n\ncommands:\n";
+      for (const Command* c : group) {
+        const int pad = 17 - static_cast<int>(std::string(c->name).size());
+        o << "  " << c->name << std::string(std::max(1, pad), ' ') << c->summary << "\n";
+      }
+      o << "\n'warpcheck " << first << " COMMAND --help' gives a command's options.\n";
+      return help ? kExitOk : kExitUsage;
+    }
   }
   PrintError(err, absl::StrCat("unknown command '", first,
                                args.size() > 2 && args[2][0] != '-' ? " " + args[2] : "",

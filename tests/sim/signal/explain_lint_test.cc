@@ -2,6 +2,7 @@
 // Replay) on corpus/signal programs.
 #include "sim/signal/explain.h"
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -212,6 +213,122 @@ const SignalLint* FindLint(const std::vector<SignalLint>& lints, SignalLint::Id 
   for (const SignalLint& l : lints)
     if (l.id() == id) return &l;
   return nullptr;
+}
+
+// Issue 14 item 3: on every nondeterministic corpus program, the deciding interleaving
+// names the step that decides and a word both schedules touch, diverging at that step:
+// never "hangs when []" (a word the hang does not touch) and never two equal lists.
+TEST(ExplainTest, DecidingStepOnEveryNondeterministicCorpusProgram) {
+  int checked = 0;
+  for (const auto& e : std::filesystem::directory_iterator(
+           std::string(WARPCHECK_SOURCE_DIR) + "/corpus/signal")) {
+    if (e.path().extension() != ".textproto") continue;
+    absl::StatusOr<Program> p = LoadProgramFile(e.path().string());
+    ASSERT_TRUE(p.ok()) << p.status();
+    if (p->expect.outcome() != NONDETERMINISTIC) continue;
+    ASSERT_OK_AND_ASSIGN(RunResult r, RunProgram(*p, {}));
+    ASSERT_EQ(r.report.outcome(), SignalReport::nondeterministic) << e.path();
+    const std::string& d = r.report.explanation().deciding();
+    EXPECT_THAT(d, HasSubstr("decided at step ")) << e.path() << ": " << d;
+    EXPECT_THAT(d, Not(HasSubstr("hangs when []"))) << e.path() << ": " << d;
+    const size_t h = d.find("hangs when ["), c = d.find("; completes when [");
+    ASSERT_NE(h, std::string::npos) << d;
+    ASSERT_NE(c, std::string::npos) << d;
+    EXPECT_NE(d.substr(h + 11, c - h - 11), d.substr(c + 17)) << e.path() << ": " << d;
+    ++checked;
+  }
+  EXPECT_GE(checked, 15);
+}
+
+// Issue 14 item 3: C30's hang shows only a missing notify on GEN; the deciding step is
+// the fast rank's round-2 add on CNT before the last arriver's reset, which is the cause.
+TEST(ExplainTest, C30RootCauseIsTheUnorderedResetOfTheDecidingWord) {
+  ASSERT_OK_AND_ASSIGN(Program p,
+                       LoadProgramFile(std::string(WARPCHECK_SOURCE_DIR) +
+                                       "/corpus/signal/c30_generation_barrier_reset_after_bump.textproto"));
+  ASSERT_OK_AND_ASSIGN(RunResult r, RunProgram(p, {}));
+  const SignalExplanation& e = r.report.explanation();
+  EXPECT_EQ(e.cause(), SignalExplanation::reset_race);
+  EXPECT_THAT(e.deciding(), HasSubstr("on CNT@0[0]: decided at step "));
+  EXPECT_THAT(e.deciding(), HasSubstr("(CNT@0[0]: 2 -> 3); a completion takes rank1.cta0: "
+                                      "st.relaxed.sys CNT@0[0] := 0"));
+  EXPECT_THAT(e.text(), HasSubstr("the hang shows it as missing_notify"));
+  EXPECT_THAT(e.writes(), ::testing::ElementsAre(HasSubstr("arrive -> 3"),
+                                                 HasSubstr("reset_cnt -> 0")));
+}
+
+// The deciding-step search keeps the hang's path as checkpoints every 64 steps: C01's
+// overshoot behind a 150-step preamble (the waiter's own stores to a private word) is
+// decided at the second add, after the preamble, as in C01 itself.
+TEST(ExplainTest, DecidingStepBehindALongPreamble) {
+  SignalProgram proto;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(R"pb(
+    name: "c01_with_preamble"
+    ranks: 2
+    ctas: 2
+    objects { name: "SIG" dtype: U64 size: "1" init: 0 }
+    objects { name: "MINE" dtype: U64 size: "1" init: 0 local: true }
+    kernels {
+      name: "k"
+      grid: "select(r == 0, G, 1)"
+      body {
+        kind: IF
+        cond: "r == 0"
+        body { kind: NOTIFY site: "notify#1" object: "SIG" rank: "1" index: "0" value: "1" sig_op: ADD scope: INTRA_NODE }
+        else_body {
+          kind: FOR var: "i" from: "0" to: "150"
+          body { kind: ST_SIGNAL site: "pre" object: "MINE" rank: "r" index: "0" value: "i + 1" scope: GPU sem: RELAXED }
+        }
+        else_body { kind: WAIT site: "wait#1" object: "SIG" rank: "1" index: "0" count: "1" value: "1" scope: SYS sem: ACQUIRE token: "t" }
+      }
+    })pb", &proto));
+  ASSERT_OK_AND_ASSIGN(Program p, CompileProgram(proto, "inline.textproto"));
+  ASSERT_OK_AND_ASSIGN(RunResult r, RunProgram(p, {}));
+  ASSERT_EQ(r.report.outcome(), SignalReport::nondeterministic);
+  ASSERT_GT(r.report.trail_size(), 150);
+  const std::string& d = r.report.explanation().deciding();
+  EXPECT_THAT(d, HasSubstr("on SIG@1[0]: decided at step ")) << d;
+  EXPECT_THAT(d, HasSubstr("(SIG@1[0]: 1 -> 2); a completion takes rank1.cta0: wait SIG@1[0]"))
+      << d;
+  const int step = std::stoi(d.substr(d.find("decided at step ") + 16));
+  EXPECT_GT(step, 150) << d;
+  EXPECT_EQ(r.report.explanation().cause(), SignalExplanation::overshoot);
+}
+
+// ... and behind the deciding step: the notifying CTAs then store 100 times to a word
+// they share, so every state after the second add has a large subtree without any
+// completion (80821 states in all). The search gallops back from the hang and bisects,
+// so it still finds step 4 within its budget instead of falling back.
+TEST(ExplainTest, DecidingStepBeforeALongTail) {
+  SignalProgram proto;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(R"pb(
+    name: "c01_with_tail"
+    ranks: 2
+    ctas: 2
+    objects { name: "SIG" dtype: U64 size: "1" init: 0 }
+    objects { name: "MINE" dtype: U64 size: "1" init: 0 local: true }
+    kernels {
+      name: "k"
+      grid: "select(r == 0, G, 1)"
+      body {
+        kind: IF
+        cond: "r == 0"
+        body { kind: NOTIFY site: "notify#1" object: "SIG" rank: "1" index: "0" value: "1" sig_op: ADD scope: INTRA_NODE }
+        body {
+          kind: FOR var: "i" from: "0" to: "100"
+          body { kind: ST_SIGNAL site: "tail" object: "MINE" rank: "r" index: "0" value: "i + 1" scope: GPU sem: RELAXED }
+        }
+        else_body { kind: WAIT site: "wait#1" object: "SIG" rank: "1" index: "0" count: "1" value: "1" scope: SYS sem: ACQUIRE token: "t" }
+      }
+    })pb", &proto));
+  ASSERT_OK_AND_ASSIGN(Program p, CompileProgram(proto, "inline.textproto"));
+  ASSERT_OK_AND_ASSIGN(RunResult r, RunProgram(p, {}));
+  ASSERT_EQ(r.report.outcome(), SignalReport::nondeterministic);
+  ASSERT_GT(r.report.trail_size(), 200);
+  EXPECT_THAT(r.report.explanation().deciding(),
+              HasSubstr("on SIG@1[0]: decided at step 4 of the hang's trail: rank0.cta1: notify "
+                        "SIG@1[0] add 1 scope=intra_node  (SIG@1[0]: 1 -> 2); a completion "
+                        "takes rank1.cta0: wait SIG@1[0]"));
 }
 
 TEST(LintTest, C12WaitCountOver32IsAWarning) {

@@ -3,6 +3,7 @@
 #include "sim/signal/machine.h"
 
 #include <bit>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -596,6 +597,64 @@ TEST(MachineTest, StepIsDeterministicAndHashStable) {
   EXPECT_FALSE(a.empty());
   EXPECT_EQ(a, b);
   EXPECT_EQ(m.Hash(m.Initial()), m.Hash(m.Initial()));
+}
+
+// Issue 14 item 2: an RMW returns the value it read. Each rank adds 1 to CNT@0[0] and
+// publishes what its add returned (+100) in its own OUT word. Rank 1's add is remote
+// without native P2P atomics (a read step, then a write step): when rank 0's add lands
+// in between, rank 1's write loses it (CNT ends at 1) and rank 1 still returns the 0 it
+// read, never the 1 the word held at its write step.
+TEST(MachineTest, SplitAddReturnsTheValueItsReadStepSaw) {
+  Sim s = Build(R"pb(
+    ranks: 2
+    ctas: 1
+    no_native_p2p_atomics: true
+    objects { name: "CNT" dtype: U64 size: "1" }
+    objects { name: "OUT" dtype: U64 size: "1" }
+    kernels {
+      name: "k"
+      body { kind: ATOMIC_ADD object: "CNT" rank: "0" index: "0" value: "1" scope: SYS sem: ACQ_REL result: "old" }
+      body { kind: ST_SIGNAL object: "OUT" rank: "r" index: "0" value: "old + 100" scope: SYS sem: RELAXED }
+    })pb");
+  ASSERT_NE(s.m, nullptr);
+  ExploreResult r = ExploreAll(s, /*reduce=*/false);
+  ASSERT_FALSE(r.bound_hit);
+  std::set<std::map<std::string, int64_t>> finals;
+  for (const TerminalSummary& t : r.terminals) finals.insert(t.values);
+  using V = std::map<std::string, int64_t>;
+  EXPECT_EQ(finals, (std::set<V>{
+                        // rank 1's read and write around rank 0's add: the lost update
+                        V{{"CNT@0[0]", 1}, {"OUT@0[0]", 100}, {"OUT@1[0]", 100}},
+                        // not overlapping, either order
+                        V{{"CNT@0[0]", 2}, {"OUT@0[0]", 100}, {"OUT@1[0]", 101}},
+                        V{{"CNT@0[0]", 2}, {"OUT@0[0]", 101}, {"OUT@1[0]", 100}},
+                    }));
+}
+
+// The same for CAS (one step: the compare, the write and the result see one value): the
+// loser's result is the winner's value, which it compared against.
+TEST(MachineTest, CasReturnsTheValueItCompared) {
+  Sim s = Build(R"pb(
+    ranks: 2
+    ctas: 1
+    no_native_p2p_atomics: true
+    objects { name: "TOK" dtype: U64 size: "1" }
+    objects { name: "OUT" dtype: U64 size: "1" }
+    kernels {
+      name: "k"
+      body { kind: ATOMIC_CAS object: "TOK" rank: "0" index: "0" compare: "0" value: "r + 1" scope: SYS sem: ACQ_REL result: "old" }
+      body { kind: ST_SIGNAL object: "OUT" rank: "r" index: "0" value: "old + 100" scope: SYS sem: RELAXED }
+    })pb");
+  ASSERT_NE(s.m, nullptr);
+  ExploreResult r = ExploreAll(s, /*reduce=*/false);
+  ASSERT_FALSE(r.bound_hit);
+  std::set<std::map<std::string, int64_t>> finals;
+  for (const TerminalSummary& t : r.terminals) finals.insert(t.values);
+  using V = std::map<std::string, int64_t>;
+  EXPECT_EQ(finals, (std::set<V>{
+                        V{{"TOK@0[0]", 1}, {"OUT@0[0]", 100}, {"OUT@1[0]", 101}},
+                        V{{"TOK@0[0]", 2}, {"OUT@0[0]", 102}, {"OUT@1[0]", 100}},
+                    }));
 }
 
 }  // namespace
