@@ -273,6 +273,44 @@ TEST(CliSwizzleTest, UserSpecFromFile) {
   EXPECT_EQ(r.report.swizzle2d().counterexample().params().at("row_tiles"), 2);
 }
 
+std::string WriteTemp(const std::string& name, const std::string& text) {
+  std::string path = TempPath(name);
+  std::ofstream(path) << text;
+  return path;
+}
+
+// Issue 15: a 32 KB file holding one flat chain `0 + 1 + 1 + ...` (8 000 terms) crashed
+// the symbolic encoder (and, from ~16 000 terms, the enumerator) with a stack overflow.
+// Now it is an input error at the operator that crosses the height limit.
+TEST(CliSwizzleTest, LongOperatorChainIsAnInputErrorWithAPosition) {
+  std::string chain = "0";
+  for (int i = 1; i < 8000; ++i) chain += " + 1";
+  std::string path = WriteTemp("chain.swz", "param n in 1..4;\ndomain = n;\ngrid row = n;\n"
+                                            "grid col = 1;\nout row = iter + " +
+                                                chain + " - 7999;\nout col = 0;\n");
+  for (const char* engine : {"--engine=symbolic", "--engine=enumerated", "--engine=both"}) {
+    Result r = RunCli({"swizzle2d", "prove", "--spec=" + path, engine});
+    EXPECT_EQ(r.code, kExitInputError) << engine << r.out << r.err;
+    // "out row = iter + 0" then " + 1" per term: the (limit+1)-th '+' after iter.
+    EXPECT_THAT(r.err, HasSubstr(path + ":5:"));
+    EXPECT_THAT(r.err, HasSubstr("expression nested too deeply"));
+  }
+  std::remove(path.c_str());
+}
+
+// A chain just under the limit is fine for both engines (the bound is low enough).
+TEST(CliSwizzleTest, ChainAtTheHeightLimitIsProvedByBothEngines) {
+  std::string chain = "iter";
+  for (int i = 1; i < 490; ++i) chain += " + 1";
+  std::string path = WriteTemp("chain_ok.swz", "param n in 1..4;\ndomain = n;\ngrid row = n;\n"
+                                               "grid col = 1;\nout row = " +
+                                                   chain + " - 489;\nout col = 0;\n");
+  Result r = RunCli({"swizzle2d", "prove", "--spec=" + path, "--engine=both"});
+  EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("holds (symbolic"));
+  std::remove(path.c_str());
+}
+
 TEST(CliSimTest, RunsTritonKernelAndReportsInputErrors) {
   Result r = RunCli({"sim", "run", Src("corpus/triton/cvt1d_l0723_128_i32_w4.textproto"),
                      "--format=json"});
