@@ -17,6 +17,7 @@ namespace warpcheck::cli {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 using testing::Result;
@@ -309,6 +310,33 @@ TEST(CliSwizzleTest, ChainAtTheHeightLimitIsProvedByBothEngines) {
   EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("holds (symbolic"));
   std::remove(path.c_str());
+}
+
+// Issue 15: stray positional arguments were ignored; a directory as --spec said
+// "missing domain"; the help text described a default engine the code does not have.
+TEST(CliSwizzleTest, ProveRejectsPositionalArgumentsAndDirectories) {
+  const std::string spec = "--spec=" + Src("corpus/swizzle/gemm_d1.swz");
+  Result extra = RunCli({"swizzle2d", "prove", spec, "extra.swz", "--engine=enumerated"});
+  EXPECT_EQ(extra.code, kExitUsage);
+  EXPECT_THAT(extra.err, HasSubstr("unexpected argument 'extra.swz'"));
+  Result show = RunCli({"swizzle2d", "show", "--fn=gemm", "junk"});
+  EXPECT_EQ(show.code, kExitUsage);
+  EXPECT_THAT(show.err, HasSubstr("unexpected argument 'junk'"));
+
+  Result dir = RunCli({"swizzle2d", "prove", "--spec=" + Src("corpus/swizzle")});
+  EXPECT_EQ(dir.code, kExitInputError);
+  EXPECT_THAT(dir.err, HasSubstr("is a directory"));
+  EXPECT_THAT(dir.err, Not(HasSubstr("missing")));
+  std::string textproto_dir = TempPath("problem_dir.textproto");
+  std::filesystem::create_directories(textproto_dir);
+  Result dir2 = RunCli({"swizzle2d", "prove", "--spec=" + textproto_dir});
+  EXPECT_EQ(dir2.code, kExitInputError);
+  EXPECT_THAT(dir2.err, HasSubstr("is a directory"));
+  std::filesystem::remove(textproto_dir);
+
+  Result help = RunCli({"swizzle2d", "prove", "--help"});
+  EXPECT_THAT(help.out, HasSubstr("default: symbolic (the Z3 proof alone"));
+  EXPECT_THAT(help.out, Not(HasSubstr("when the ranges are small enough")));
 }
 
 TEST(CliSimTest, RunsTritonKernelAndReportsInputErrors) {

@@ -62,8 +62,10 @@ constexpr char kProveUsage[] =
     "both directions, ranks 1..64 with every valid split, comm-data-split 1..4.\n"
     "\n"
     "Options:\n"
-    "  --engine=symbolic|enumerated|both   default: symbolic (Z3) for large ranges,\n"
-    "                                      both when the ranges are small enough\n"
+    "  --engine=symbolic|enumerated|both   default: symbolic (the Z3 proof alone;\n"
+    "                    a problem file may name another). enumerated: every point, exact\n"
+    "                    but bounded by a budget; both: the proof, then the enumeration,\n"
+    "                    which must agree (the text says what each engine concluded)\n"
     "  --rlimit=N        Z3 resource limit per query (deterministic budget)\n"
     "  --cex-out=FILE    write the counterexample as a reproducing corpus case\n"
     "  --format=text|json|textproto\n"
@@ -194,6 +196,13 @@ int RunSwizzleShow(const ParsedArgs& args, std::ostream& out, std::ostream& err,
   auto format = ParseFormatFlag(args);
   if (!format.ok()) {
     PrintError(err, format.status().message());
+    return kExitUsage;
+  }
+  if (!args.positional.empty()) {
+    PrintError(err, absl::StrCat("swizzle2d show: unexpected argument '",
+                                 args.positional[0],
+                                 "': give the swizzle as --fn=NAME or --spec=FILE"));
+    err << kShowUsage;
     return kExitUsage;
   }
   if (args.Has("fn") == args.Has("spec")) {
@@ -389,6 +398,13 @@ int RunSwizzleProve(const ParsedArgs& args, std::ostream& out, std::ostream& err
   auto format = ParseFormatFlag(args);
   if (!format.ok()) {
     PrintError(err, format.status().message());
+    return kExitUsage;
+  }
+  if (!args.positional.empty()) {
+    PrintError(err, absl::StrCat("swizzle2d prove: unexpected argument '",
+                                 args.positional[0],
+                                 "': give the swizzle as --fn=NAME or --spec=FILE"));
+    err << kProveUsage;
     return kExitUsage;
   }
   if (args.Has("fn") == args.Has("spec")) {
