@@ -1,6 +1,10 @@
 #include "verify/swizzle_check.h"
 
+#include <string>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "sim/base/status_macros.h"
 #include "sim/swizzle/sweep.h"
 
@@ -61,9 +65,27 @@ absl::StatusOr<SwizzleOutcome> CheckSwizzle(const sw::Problem& problem, Engine e
   ASSIGN_OR_RETURN(SwizzleOutcome symbolic, ProveSymbolic(problem, options));
   if (engine != Engine::kBoth) return symbolic;
   ASSIGN_OR_RETURN(SwizzleOutcome enumerated, Enumerate(problem));
-  symbolic.enumerated_verdict = enumerated.verdict;
-  if (symbolic.verdict == Verdict::kInconclusive) return enumerated;
-  if (enumerated.verdict == Verdict::kInconclusive) return symbolic;
+  symbolic.symbolic_verdict = enumerated.symbolic_verdict = symbolic.verdict;
+  symbolic.enumerated_verdict = enumerated.enumerated_verdict = enumerated.verdict;
+  if (symbolic.verdict == Verdict::kInconclusive) {
+    // The enumeration's outcome, with the proof's effort and reason alongside.
+    enumerated.queries = symbolic.queries;
+    enumerated.solver_ms = symbolic.solver_ms;
+    std::vector<std::string> reasons;
+    if (!enumerated.reason.empty()) reasons.push_back("enumeration: " + enumerated.reason);
+    if (!symbolic.reason.empty()) reasons.push_back("symbolic: " + symbolic.reason);
+    enumerated.reason = absl::StrJoin(reasons, "; ");
+    return enumerated;
+  }
+  if (enumerated.verdict == Verdict::kInconclusive) {
+    if (!enumerated.reason.empty()) {
+      symbolic.reason = symbolic.reason.empty()
+                            ? "enumeration: " + enumerated.reason
+                            : absl::StrCat(symbolic.reason, "; enumeration: ",
+                                           enumerated.reason);
+    }
+    return symbolic;
+  }
   if (symbolic.verdict != enumerated.verdict) {
     return absl::InternalError(absl::StrCat(
         problem.name, ": the engines disagree: symbolic says ",

@@ -312,6 +312,43 @@ TEST(CliSwizzleTest, ChainAtTheHeightLimitIsProvedByBothEngines) {
   std::remove(path.c_str());
 }
 
+// Issue 15: --engine=both said "enumeration agrees" when the enumeration was inconclusive.
+TEST(CliSwizzleTest, BothSaysWhatEachEngineConcluded) {
+  // The identity over a parameter box too large to enumerate (the proof takes ms).
+  std::string path = WriteTemp("identity.swz", R"(param n in 1..65536;
+param m in 1..65536;
+domain = n * m;
+grid row = n * m;
+grid col = 1;
+out row = iter;
+out col = 0;
+)");
+  Result r = RunCli({"swizzle2d", "prove", "--spec=" + path, "--engine=both"});
+  EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr(": holds (symbolic, "));
+  EXPECT_THAT(r.out, HasSubstr("; enumeration: inconclusive)"));
+  EXPECT_THAT(r.out, Not(HasSubstr("agrees")));
+  EXPECT_THAT(r.out, HasSubstr("reason: enumeration: "));
+  Result json = RunCli({"swizzle2d", "prove", "--spec=" + path, "--engine=both",
+                        "--format=json"});
+  EXPECT_EQ(json.report.swizzle2d().symbolic_verdict(), Swizzle2dReport::holds);
+  EXPECT_EQ(json.report.swizzle2d().enumerated_verdict(), Swizzle2dReport::inconclusive);
+
+  // Both decided: each verdict named.
+  Result both = RunCli({"swizzle2d", "prove", "--fn=gemm", "--row-tiles=1..8",
+                        "--col-tiles=1..8", "--engine=both"});
+  EXPECT_EQ(both.code, kExitOk) << both.err;
+  EXPECT_THAT(both.out, HasSubstr("; enumeration: holds)"));
+  // The proof out of budget: the enumeration's verdict, and the proof's said too.
+  Result tiny = RunCli({"swizzle2d", "prove", "--fn=gemm", "--row-tiles=1..8",
+                        "--col-tiles=1..8", "--engine=both", "--rlimit=1"});
+  EXPECT_EQ(tiny.code, kExitOk) << tiny.err;
+  EXPECT_THAT(tiny.out, HasSubstr("holds (enumerated, "));
+  EXPECT_THAT(tiny.out, HasSubstr("; symbolic: inconclusive, "));
+  EXPECT_THAT(tiny.out, HasSubstr("reason: symbolic: "));
+  std::remove(path.c_str());
+}
+
 // Issue 15: stray positional arguments were ignored; a directory as --spec said
 // "missing domain"; the help text described a default engine the code does not have.
 TEST(CliSwizzleTest, ProveRejectsPositionalArgumentsAndDirectories) {

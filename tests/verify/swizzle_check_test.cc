@@ -3,7 +3,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "sim/base/check.h"
 #include "sim/swizzle/problem.h"
+#include "sim/swizzle/spec.h"
 #include "tests/testing/status_matchers.h"
 
 namespace warpcheck::verify {
@@ -68,7 +70,41 @@ TEST(SwizzleCheckTest, RlimitTooSmallIsInconclusiveAndBothFallsBackOnEnumeration
   ASSERT_OK_AND_ASSIGN(SwizzleOutcome both, CheckSwizzle(SmallGemm(), Engine::kBoth, tiny));
   EXPECT_EQ(both.verdict, Verdict::kHolds);
   EXPECT_EQ(both.checked, CheckedBy::kEnumerated);
-  EXPECT_FALSE(both.enumerated_verdict.has_value());
+  // Issue 15: what each engine concluded is kept, with the proof's reason.
+  EXPECT_EQ(both.symbolic_verdict, Verdict::kInconclusive);
+  EXPECT_EQ(both.enumerated_verdict, Verdict::kHolds);
+  EXPECT_GT(both.queries, 0);
+  EXPECT_THAT(both.reason, ::testing::HasSubstr("symbolic: "));
+}
+
+sw::SwizzleSpec Spec(const std::string& text) {
+  absl::StatusOr<sw::SwizzleSpec> spec = sw::SwizzleSpec::Parse("t.swz", text);
+  WARPCHECK_CHECK(spec.ok()) << spec.status();
+  return *std::move(spec);
+}
+
+// The identity over a 65536 x 65536 parameter box: the proof decides it in milliseconds,
+// the enumeration cannot (the box has more parameter points than a sweep takes).
+constexpr char kIdentityHuge[] = R"(
+param n in 1..65536;
+param m in 1..65536;
+domain = n * m;
+grid row = n * m;
+grid col = 1;
+out row = iter;
+out col = 0;
+)";
+
+// Issue 15: --engine=both printed "enumeration agrees" although the enumeration was
+// inconclusive. The outcome now says what each engine concluded.
+TEST(SwizzleCheckTest, BothKeepsAnInconclusiveEnumerationApart) {
+  sw::Problem p = sw::SpecProblem(Spec(kIdentityHuge), "t.swz");
+  ASSERT_OK_AND_ASSIGN(SwizzleOutcome o, CheckSwizzle(p, Engine::kBoth));
+  EXPECT_EQ(o.verdict, Verdict::kHolds);
+  EXPECT_EQ(o.checked, CheckedBy::kSymbolic);
+  EXPECT_EQ(o.symbolic_verdict, Verdict::kHolds);
+  EXPECT_EQ(o.enumerated_verdict, Verdict::kInconclusive);
+  EXPECT_THAT(o.reason, ::testing::HasSubstr("enumeration: "));
 }
 
 TEST(SwizzleCheckTest, InvalidRangesAreInvalidArgument) {

@@ -370,14 +370,23 @@ absl::Status WriteCounterexampleCase(const sw::Problem& p, const sw::Counterexam
 
 void PrintProveText(const std::string& name, const Swizzle2dReport& r, const ParsedArgs& args,
                     std::ostream& out) {
+  // The engine whose outcome this is, with its figures; with --engine=both, then what
+  // the other engine concluded (never "agrees" when it did not decide).
+  const std::string proof_figures = absl::StrCat(
+      r.queries(), " queries, ", absl::StrFormat("%.0f", r.solver_ms()), " ms");
   out << name << ": " << Swizzle2dReport::Verdict_Name(r.verdict()) << " ("
-      << Swizzle2dReport::Checked_Name(r.checked());
-  if (r.has_enumerated_verdict()) out << ", enumeration agrees";
+      << Swizzle2dReport::Checked_Name(r.checked()) << ", ";
   if (r.checked() == Swizzle2dReport::symbolic) {
-    out << ", " << r.queries() << " queries, " << absl::StrFormat("%.0f", r.solver_ms())
-        << " ms";
+    out << proof_figures;
+    if (r.has_enumerated_verdict()) {
+      out << "; enumeration: " << Swizzle2dReport::Verdict_Name(r.enumerated_verdict());
+    }
   } else {
-    out << ", " << r.param_points() << " parameter points";
+    out << r.param_points() << " parameter points";
+    if (r.has_symbolic_verdict()) {
+      out << "; symbolic: " << Swizzle2dReport::Verdict_Name(r.symbolic_verdict()) << ", "
+          << proof_figures;
+    }
   }
   out << ")\n";
   if (r.has_counterexample()) {
