@@ -17,7 +17,12 @@
 //                concluded (always both), the proof's queries and solver time are kept
 //                whichever outcome is returned, and an inconclusive engine's reason is
 //                kept in `reason` ("symbolic: ..." / "enumeration: ...").
-
+//
+// Vacuous truth is never a pass: before any engine runs, a box that admits no parameter
+// point (a built-in whose splits divide none of its rank counts; a spec whose `require`
+// clauses exclude every point of the box — by enumeration for boxes up to 2^20 points,
+// else by one Z3 query) is InvalidArgument at the first `require`; when Z3 cannot tell
+// (unknown), the outcome is kInconclusive.
 #ifndef WARPCHECK_VERIFY_SWIZZLE_CHECK_H_
 #define WARPCHECK_VERIFY_SWIZZLE_CHECK_H_
 

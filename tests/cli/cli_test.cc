@@ -349,6 +349,31 @@ out col = 0;
   std::remove(path.c_str());
 }
 
+// Issue 15: no admitted parameter point answered "holds (0 parameter points)", exit 0.
+TEST(CliSwizzleTest, VacuousBoxesAreInputErrors) {
+  std::string path = WriteTemp("require_false.swz", R"(param n in 1..4;
+require false;
+domain = n;
+grid row = n;
+grid col = 1;
+out row = iter;
+out col = 0;
+)");
+  for (const char* engine : {"--engine=symbolic", "--engine=enumerated", "--engine=both"}) {
+    Result r = RunCli({"swizzle2d", "prove", "--spec=" + path, engine});
+    EXPECT_EQ(r.code, kExitInputError) << engine << r.out;
+    EXPECT_THAT(r.err, HasSubstr(path + ":2:1: no parameter point of the box (n=1..4)"));
+    EXPECT_THAT(r.err, HasSubstr("would hold vacuously"));
+  }
+  for (const char* engine : {"--engine=symbolic", "--engine=enumerated"}) {
+    Result r = RunCli({"swizzle2d", "prove", "--fn=dist", "--rank-size=3",
+                       "--comm-npu-split=2", "--row-tiles=1..4", "--col-tiles=1..4", engine});
+    EXPECT_EQ(r.code, kExitInputError) << engine << r.out;
+    EXPECT_THAT(r.err, HasSubstr("no comm_npu_split in 2 divides a rank_size in 3"));
+  }
+  std::remove(path.c_str());
+}
+
 // Issue 15: stray positional arguments were ignored; a directory as --spec said
 // "missing domain"; the help text described a default engine the code does not have.
 TEST(CliSwizzleTest, ProveRejectsPositionalArgumentsAndDirectories) {
