@@ -13,7 +13,16 @@
 //   kBoth        the proof, then the sweep; they must agree. If one is inconclusive the
 //                other's outcome is returned; a disagreement on the verdict or on the
 //                smallest counterexample is a warpcheck bug and comes back as Internal.
-//                `enumerated_verdict` is set when the proof's outcome is returned.
+//                `symbolic_verdict` and `enumerated_verdict` say what each engine
+//                concluded (always both), the proof's queries and solver time are kept
+//                whichever outcome is returned, and an inconclusive engine's reason is
+//                kept in `reason` ("symbolic: ..." / "enumeration: ...").
+//
+// Vacuous truth is never a pass: before any engine runs, a box that admits no parameter
+// point (a built-in whose splits divide none of its rank counts; a spec whose `require`
+// clauses exclude every point of the box — by enumeration for boxes up to 2^20 points,
+// else by one Z3 query) is InvalidArgument at the first `require`; when Z3 cannot tell
+// (unknown), the outcome is kInconclusive.
 #ifndef WARPCHECK_VERIFY_SWIZZLE_CHECK_H_
 #define WARPCHECK_VERIFY_SWIZZLE_CHECK_H_
 
@@ -48,7 +57,8 @@ struct SwizzleOutcome {
   int64_t param_points = 0;
   // Solver queries (symbolic; 0 when enumerated).
   int64_t queries = 0;
-  // kBoth, when the proof's outcome is returned: what the enumeration said.
+  // kBoth: what each engine concluded (both set).
+  std::optional<Verdict> symbolic_verdict;
   std::optional<Verdict> enumerated_verdict;
 };
 

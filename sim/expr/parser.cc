@@ -1,5 +1,6 @@
 #include "sim/expr/parser.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -345,10 +346,32 @@ class Parser {
   }
 
   // ---- expressions ----
+  // Every node the parser builds goes through here. Besides type-checking, it bounds the
+  // height of the tree: a flat chain `0 + 1 + 1 + ...` is parsed by a loop but builds a
+  // left-leaning tree as deep as it is long, and every later walk of it (printer,
+  // evaluators, the Z3 encoder) recurses once per level. So the height, not only the
+  // bracket nesting, is limited (kMaxHeight operators on one root-to-leaf path; a
+  // let-bound name counts as a leaf, since its value is its own tree).
   absl::StatusOr<ExprPtr> Build(ExprKind kind, std::vector<ExprPtr> ops, SourceLoc loc) {
+    int height = 0;
+    for (const ExprPtr& op : ops) height = std::max(height, HeightOf(op.get()));
+    ++height;
+    if (height > kMaxHeight) {
+      return ErrorAt(loc, absl::StrCat("expression nested too deeply: more than ",
+                                       kMaxHeight,
+                                       " operators on one path (a long operator chain "
+                                       "counts too); split it with let-bindings"));
+    }
     absl::StatusOr<ExprPtr> e = Expr::Make(kind, std::move(ops), loc);
     if (!e.ok()) return ErrorAt(loc, e.status().message());
+    heights_[e->get()] = height;
     return e;
+  }
+
+  // Ensures: the height of a node built by Build (leaves: 0).
+  int HeightOf(const Expr* e) const {
+    auto it = heights_.find(e);
+    return it == heights_.end() ? 0 : it->second;
   }
 
   absl::StatusOr<ExprPtr> ParseExpr() { return ParseOr(); }
@@ -547,6 +570,8 @@ class Parser {
   }
 
   static constexpr int kMaxDepth = 200;
+  // The most operators on one path of an expression tree (see Build).
+  static constexpr int kMaxHeight = kMaxExpressionHeight;
 
   absl::string_view source_name_;
   std::vector<Token> tokens_;
@@ -555,6 +580,8 @@ class Parser {
   absl::flat_hash_map<std::string, NameInfo> names_;
   absl::flat_hash_map<std::string, SourceLoc> clause_seen_;
   int depth_ = 0;
+  // Heights of the nodes built so far (they stay alive in the statements parsed).
+  absl::flat_hash_map<const Expr*, int> heights_;
 };
 
 }  // namespace

@@ -40,6 +40,14 @@
 // pointing at the offending token (for a type error, the operator or function name),
 // e.g. "gemm.swz:7:15: operator '+' needs int operands, got int and bool". Parsing stops
 // at the first error.
+//
+// Limits: brackets, function calls and prefix operators nest at most 200 deep, and one
+// expression's tree is at most kMaxExpressionHeight operators high. The second limit
+// counts flat operator chains (`0 + 1 + 1 + ...` is a left-leaning tree as high as it is
+// long), which every later tree walk — printer, evaluators, the Z3 encoder — would
+// otherwise follow recursively until the stack overflows. A let-bound name is a leaf of
+// the expression that uses it, so a long computation split into lets is not limited.
+// Past either limit: "expression nested too deeply" at the operator that crossed it.
 #ifndef WARPCHECK_SIM_EXPR_PARSER_H_
 #define WARPCHECK_SIM_EXPR_PARSER_H_
 
@@ -52,6 +60,9 @@
 #include "sim/expr/ast.h"
 
 namespace warpcheck::sim::expr {
+
+// The most operators on one root-to-leaf path of a parsed expression (see "Limits").
+inline constexpr int kMaxExpressionHeight = 500;
 
 // Which names a clause may use.
 enum class Scope : uint8_t {

@@ -1,6 +1,7 @@
 #include "sim/swizzle/problem.h"
 
 #include <filesystem>
+#include <system_error>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -160,6 +161,11 @@ absl::StatusOr<Problem> ResolveProblem(const ::warpcheck::SwizzleProblem& proto,
 
 absl::StatusOr<Problem> LoadProblemFile(const std::string& path,
                                         ::warpcheck::SwizzleProblem* proto) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": is a directory, not a swizzle problem (.textproto) file"));
+  }
   ::warpcheck::SwizzleProblem parsed;
   RETURN_IF_ERROR(base::ParseTextProtoFile(path, &parsed));
   ASSIGN_OR_RETURN(Problem p,

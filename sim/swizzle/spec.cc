@@ -1,6 +1,8 @@
 #include "sim/swizzle/spec.h"
 
+#include <filesystem>
 #include <limits>
+#include <system_error>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
@@ -89,9 +91,18 @@ absl::StatusOr<SwizzleSpec> SwizzleSpec::Parse(absl::string_view source_name,
 }
 
 absl::StatusOr<SwizzleSpec> SwizzleSpec::Load(const std::string& path) {
+  // A directory must not read as an empty program ("missing 'domain'"), whatever the
+  // file system's read() does with one.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": is a directory, not a swizzle spec (.swz) file"));
+  }
   absl::StatusOr<std::string> text = base::ReadFile(path);
-  if (!text.ok())
-    return absl::NotFoundError(absl::StrCat(path, ": cannot open the file"));
+  if (!text.ok()) {
+    return absl::NotFoundError(
+        absl::StrCat(path, ": cannot open the file (", text.status().message(), ")"));
+  }
   return Parse(path, *text);
 }
 

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "sim/base/status_macros.h"
 
@@ -181,6 +182,7 @@ absl::StatusOr<CheckResult> Sweep(const BuiltinSweep& s, const SweepOptions& opt
     }
   }
   std::sort(grids.begin(), grids.end());
+  RETURN_IF_ERROR(RequireValidPoint(s));
 
   Progress progress(options);
   Enumerator enumerator(options.check);
@@ -223,8 +225,11 @@ absl::StatusOr<CheckResult> Sweep(const BuiltinSweep& s, const SweepOptions& opt
   return progress.result();
 }
 
-absl::StatusOr<CheckResult> Sweep(const SwizzleSpec& spec, const SpecSweep& sweep,
-                                  const SweepOptions& options) {
+namespace {
+
+// The box of a spec sweep: the declared ranges with the overrides applied.
+absl::StatusOr<std::vector<ParamRange>> SpecRanges(const SwizzleSpec& spec,
+                                                   const SpecSweep& sweep) {
   const std::vector<const expr::Stmt*>& params = spec.params();
   const size_t n = params.size();
   std::vector<ParamRange> ranges;
@@ -243,6 +248,78 @@ absl::StatusOr<CheckResult> Sweep(const SwizzleSpec& spec, const SpecSweep& swee
     }
     ranges[i] = range;
   }
+  return ranges;
+}
+
+}  // namespace
+
+absl::Status RequireValidPoint(const BuiltinSweep& s) {
+  if (!IsDist(s.fn)) return absl::OkStatus();
+  const ParamRange n = s.rank_size.value_or(ParamRange::Of(1));
+  const ParamRange p = s.comm_npu_split.value_or(ParamRange::Of(1));
+  if (n.lo < 1 || p.lo < 1 || n.lo > n.hi || p.lo > p.hi) return absl::OkStatus();
+  // Some split d in p divides some rank count in n: a multiple of d lies in n.
+  for (int64_t d = p.lo; d <= std::min(p.hi, n.hi); ++d) {
+    if (n.hi / d * d >= n.lo) return absl::OkStatus();
+  }
+  return SweepError(
+      s, absl::StrCat("no parameter point is valid: no comm_npu_split in ", p.ToString(),
+                      " divides a rank_size in ", n.ToString(),
+                      ", so the property would hold vacuously (0 parameter points); "
+                      "widen the ranges"));
+}
+
+absl::StatusOr<std::optional<bool>> SpecBoxAdmitsAPoint(const SwizzleSpec& spec,
+                                                        const SpecSweep& sweep,
+                                                        int64_t max_points) {
+  ASSIGN_OR_RETURN(std::vector<ParamRange> ranges, SpecRanges(spec, sweep));
+  if (spec.program().Clauses("require").empty()) return true;
+  int64_t box = 1;
+  for (const ParamRange& r : ranges) {
+    if (__builtin_mul_overflow(box, r.size(), &box) || box > max_points) {
+      return std::optional<bool>();
+    }
+  }
+  const size_t n = ranges.size();
+  std::vector<int64_t> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = ranges[i].lo;
+  while (true) {
+    absl::StatusOr<SpecInstance> inst = spec.InstantiateUnchecked(v);
+    if (inst.ok()) return true;
+    if (!absl::IsFailedPrecondition(inst.status())) return inst.status();
+    size_t k = n;
+    while (k-- > 0) {
+      if (v[k] < ranges[k].hi) {
+        ++v[k];
+        break;
+      }
+      v[k] = ranges[k].lo;
+    }
+    if (k == static_cast<size_t>(-1)) return false;
+  }
+}
+
+absl::Status VacuousSpecBoxError(const SwizzleSpec& spec, const SpecSweep& sweep) {
+  absl::StatusOr<std::vector<ParamRange>> ranges = SpecRanges(spec, sweep);
+  std::vector<std::string> box;
+  for (size_t i = 0; ranges.ok() && i < ranges->size(); ++i) {
+    box.push_back(absl::StrCat(spec.params()[i]->name, "=", (*ranges)[i].ToString()));
+  }
+  std::vector<const expr::Stmt*> require_clauses = spec.program().Clauses("require");
+  std::string where = spec.source_name();
+  if (!require_clauses.empty()) {
+    absl::StrAppend(&where, ":", require_clauses[0]->loc.line, ":", require_clauses[0]->loc.col);
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      where, ": no parameter point of the box (", absl::StrJoin(box, ", "),
+      ") satisfies the require clauses, so the property would hold vacuously (0 "
+      "parameter points); widen the ranges or correct the clause"));
+}
+
+absl::StatusOr<CheckResult> Sweep(const SwizzleSpec& spec, const SpecSweep& sweep,
+                                  const SweepOptions& options) {
+  const size_t n = spec.params().size();
+  ASSIGN_OR_RETURN(std::vector<ParamRange> ranges, SpecRanges(spec, sweep));
   int64_t box = 1;
   for (const ParamRange& r : ranges) {
     if (__builtin_mul_overflow(box, r.size(), &box) || box > options.max_param_points) {
@@ -287,6 +364,7 @@ absl::StatusOr<CheckResult> Sweep(const SwizzleSpec& spec, const SpecSweep& swee
         values.begin() + b.index + n);
   });
 
+  if (keys.empty()) return VacuousSpecBoxError(spec, sweep);
   Progress progress(options);
   Enumerator enumerator(options.check);
   for (const Key& key : keys) {

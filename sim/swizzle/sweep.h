@@ -91,6 +91,28 @@ absl::StatusOr<CheckResult> Sweep(const BuiltinSweep& sweep,
 absl::StatusOr<CheckResult> Sweep(const SwizzleSpec& spec, const SpecSweep& sweep = {},
                                   const SweepOptions& options = {});
 
+// Vacuous truth. A box in which no parameter point is valid — a built-in whose
+// comm_npu_split range divides no rank_size in its range, a spec whose `require` clauses
+// exclude every point — would "hold (0 parameter points)" for any map at all. That is an
+// input error, never a pass: both sweeps refuse such a box, and verify/swizzle_check.h
+// asks the same before a proof.
+//
+// Ensures: OK when some point of the box is valid (or a range is malformed: the sweep
+//          and the proof report that themselves); else InvalidArgument "swizzle2d sweep
+//          of F: no parameter point is valid: ...".
+absl::Status RequireValidPoint(const BuiltinSweep& sweep);
+// Ensures: true when some point of the box satisfies every `require` clause, false when
+//          none does, nullopt when the box has more than `max_points` points (not
+//          enumerated; verify/ asks Z3); InvalidArgument for an unknown parameter name or
+//          an empty range, or a point the spec cannot be instantiated at.
+absl::StatusOr<std::optional<bool>> SpecBoxAdmitsAPoint(const SwizzleSpec& spec,
+                                                        const SpecSweep& sweep,
+                                                        int64_t max_points);
+// Ensures: the InvalidArgument for a spec box that admits no point: "<file>:<line>:<col>:
+//          no parameter point of the box (name=A..B, ...) satisfies the require clauses,
+//          so ... would hold vacuously", at the first `require`.
+absl::Status VacuousSpecBoxError(const SwizzleSpec& spec, const SpecSweep& sweep);
+
 }  // namespace warpcheck::sim::swizzle
 
 #endif  // WARPCHECK_SIM_SWIZZLE_SWEEP_H_

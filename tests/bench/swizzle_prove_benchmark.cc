@@ -1,21 +1,45 @@
-// Proof time of the swizzle2d built-ins over their full parameter ranges (verify/).
+// Proof time of the swizzle2d built-ins over their full parameter ranges (verify/), and
+// every corpus problem (corpus/swizzle/*.textproto) under each engine.
 //
 //   build/tests/bench/swizzle_prove_benchmark --benchmark_out=prove.json
-//   (add --benchmark_out_format=json for JSON)
+//   (add --benchmark_out_format=json for JSON;
+//    --benchmark_filter=Corpus for the corpus alone, =-Corpus for the built-ins alone)
 //
-// Ranges: gemm over every grid up to 2^16 x 2^16 tiles, every swizzle_offset 1..7 and
+// Built-ins: gemm over every grid up to 2^16 x 2^16 tiles, every swizzle_offset 1..7 and
 // both directions (goal: under 1 s); dist over rank_size 1..64 with every comm_npu_split
 // dividing it, both directions, comm_data_split 1..4 for direction 0. The slow ones run
 // once (->Iterations(1)). Counters: configs (enumerated parameter combinations), queries
 // (Z3 calls), solver_ms (time inside Z3), and verdict (0 holds, 1 violated,
 // 2 inconclusive). The Debian benchmark library warns that it was built as DEBUG; that is
 // harmless (STYLE.md, Benchmark 1.7.1 details).
+//
+// Corpus: BM_Corpus/<file>/<engine> for every problem file and engine symbolic and
+// enumerated, each run once, through verify::CheckSwizzle (so exactly what `warpcheck
+// swizzle2d prove --engine=E --spec=FILE` does), over the file's own box. Counters:
+//   verdict        0 holds, 1 violated, 2 inconclusive, 3 error (the label has the text)
+//   decided        1 when the engine reached holds or violated
+//   covered        the share of the box's admitted parameter points the engine's result
+//                  speaks for: 1 when decided (every point proved, or a counterexample
+//                  that settles the box); when inconclusive, the share it established
+//                  before giving up — the enumeration's points checked (all held) over
+//                  the total, and 0 for the proof, which reports no partial result yet
+//   points         admitted parameter points in the box (counted by enumeration)
+//   checked        parameter points the enumeration checked (stops at the smallest
+//                  counterexample), or configurations the proof ran
+//   queries, solver_ms   the proof's Z3 calls and time
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
+#include <string>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
+#include "sim/swizzle/problem.h"
 #include "sim/swizzle/sweep.h"
+#include "verify/swizzle_check.h"
 #include "verify/swizzle_prove.h"
 
 namespace warpcheck::verify {
@@ -101,6 +125,124 @@ void BM_RefuteDistNz(benchmark::State& state) {
   Run(state, Dist(Builtin::kDistNz, state.range(0), 1, 1));
 }
 BENCHMARK(BM_RefuteDistNz)->Arg(64)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+// ---- the corpus, per engine ----
+
+namespace sw = ::warpcheck::sim::swizzle;
+
+double Size(const std::optional<ParamRange>& r) {
+  return r ? static_cast<double>(r->size()) : 1.0;
+}
+
+// The admitted parameter points of a problem's box (what a sweep would visit).
+// Ensures: the count, or -1 when the box is too large to count.
+double AdmittedPoints(const sw::Problem& p) {
+  if (p.builtin) {
+    const BuiltinSweep& s = p.builtin_sweep;
+    const double rows = s.row_tiles ? Size(s.row_tiles) : Size(s.rows) * Size(s.tile_rows);
+    const double cols = s.col_tiles ? Size(s.col_tiles) : Size(s.cols) * Size(s.tile_cols);
+    double ranks = 1;
+    if (sw::IsDist(s.fn)) {
+      const ParamRange n = s.rank_size.value_or(ParamRange::Of(1));
+      const ParamRange q = s.comm_npu_split.value_or(ParamRange::Of(1));
+      ranks = 0;
+      for (int64_t k = n.lo; k <= n.hi; ++k) {
+        for (int64_t d = q.lo; d <= std::min(q.hi, k); ++d) ranks += (k % d == 0);
+      }
+    }
+    return rows * cols * ranks * Size(s.swizzle_offset) * Size(s.swizzle_direction) *
+           Size(s.comm_data_split);
+  }
+  const std::vector<const sim::expr::Stmt*>& params = p.spec->params();
+  std::vector<ParamRange> ranges;
+  double box = 1;
+  for (const sim::expr::Stmt* s : params) {
+    ParamRange r{s->lo, s->hi};
+    for (const auto& [name, range] : p.spec_sweep.ranges) {
+      if (name == s->name) r = range;
+    }
+    ranges.push_back(r);
+    box *= static_cast<double>(r.size());
+  }
+  if (box > double(int64_t{1} << 24)) return -1;
+  std::vector<int64_t> v;
+  for (const ParamRange& r : ranges) v.push_back(r.lo);
+  double admitted = 0;
+  while (true) {
+    if (p.spec->InstantiateUnchecked(v).ok()) ++admitted;
+    size_t k = v.size();
+    while (k-- > 0) {
+      if (v[k] < ranges[k].hi) {
+        ++v[k];
+        break;
+      }
+      v[k] = ranges[k].lo;
+    }
+    if (k == static_cast<size_t>(-1)) return admitted;
+  }
+}
+
+void RunCorpusCase(benchmark::State& state, const std::string& path, sw::Engine engine) {
+  absl::StatusOr<sw::Problem> problem = sw::LoadProblemFile(path);
+  if (!problem.ok()) {
+    state.SkipWithError(std::string(problem.status().message()).c_str());
+    return;
+  }
+  absl::StatusOr<SwizzleOutcome> outcome = absl::InternalError("not run");
+  for (auto _ : state) outcome = CheckSwizzle(*problem, engine);
+  const double points = AdmittedPoints(*problem);
+  state.counters["points"] = points;
+  if (!outcome.ok()) {
+    // An input error (e.g. a box the proof cannot instantiate) is a result too.
+    state.counters["verdict"] = 3;
+    state.counters["decided"] = 0;
+    state.counters["covered"] = 0;
+    state.SetLabel(std::string(outcome.status().message()).substr(0, 160));
+    return;
+  }
+  const SwizzleOutcome& o = *outcome;
+  const bool decided = o.verdict != Verdict::kInconclusive;
+  double covered = decided ? 1.0 : 0.0;
+  if (!decided && engine == sw::Engine::kEnumerated && points > 0) {
+    covered = static_cast<double>(o.param_points) / points;
+  }
+  state.counters["verdict"] = static_cast<double>(o.verdict);
+  state.counters["decided"] = decided ? 1 : 0;
+  state.counters["covered"] = covered;
+  state.counters["checked"] = static_cast<double>(o.param_points);
+  state.counters["queries"] = static_cast<double>(o.queries);
+  state.counters["solver_ms"] = o.solver_ms;
+  std::string label(sw::VerdictName(o.verdict));
+  if (o.counterexample) absl::StrAppend(&label, ": ", o.counterexample->ToString());
+  if (!o.reason.empty()) absl::StrAppend(&label, " (", o.reason, ")");
+  state.SetLabel(label.substr(0, 160));
+}
+
+// One benchmark per corpus problem file and engine, registered before main runs.
+int RegisterCorpus() {
+  const std::filesystem::path dir =
+      std::filesystem::path(WARPCHECK_SOURCE_DIR) / "corpus" / "swizzle";
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (e.path().extension() == ".textproto") files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  for (const std::string& f : files) {
+    const std::string stem = std::filesystem::path(f).stem().string();
+    for (sw::Engine engine : {sw::Engine::kSymbolic, sw::Engine::kEnumerated}) {
+      const char* name = engine == sw::Engine::kSymbolic ? "symbolic" : "enumerated";
+      benchmark::RegisterBenchmark(
+          absl::StrCat("BM_Corpus/", stem, "/", name).c_str(),
+          [f, engine](benchmark::State& state) { RunCorpusCase(state, f, engine); })
+          ->Unit(benchmark::kMillisecond)
+          ->Iterations(1);
+    }
+  }
+  return static_cast<int>(files.size());
+}
+
+const int kCorpusFiles = RegisterCorpus();
 
 }  // namespace
 }  // namespace warpcheck::verify

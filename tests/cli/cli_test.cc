@@ -17,6 +17,7 @@ namespace warpcheck::cli {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 using testing::Result;
@@ -271,6 +272,133 @@ TEST(CliSwizzleTest, UserSpecFromFile) {
   EXPECT_EQ(r.code, kExitViolated) << r.err;
   EXPECT_EQ(r.report.swizzle2d().counterexample().kind(), SwizzleCounterexample::out_of_range);
   EXPECT_EQ(r.report.swizzle2d().counterexample().params().at("row_tiles"), 2);
+}
+
+std::string WriteTemp(const std::string& name, const std::string& text) {
+  std::string path = TempPath(name);
+  std::ofstream(path) << text;
+  return path;
+}
+
+// Issue 15: a 32 KB file holding one flat chain `0 + 1 + 1 + ...` (8 000 terms) crashed
+// the symbolic encoder (and, from ~16 000 terms, the enumerator) with a stack overflow.
+// Now it is an input error at the operator that crosses the height limit.
+TEST(CliSwizzleTest, LongOperatorChainIsAnInputErrorWithAPosition) {
+  std::string chain = "0";
+  for (int i = 1; i < 8000; ++i) chain += " + 1";
+  std::string path = WriteTemp("chain.swz", "param n in 1..4;\ndomain = n;\ngrid row = n;\n"
+                                            "grid col = 1;\nout row = iter + " +
+                                                chain + " - 7999;\nout col = 0;\n");
+  for (const char* engine : {"--engine=symbolic", "--engine=enumerated", "--engine=both"}) {
+    Result r = RunCli({"swizzle2d", "prove", "--spec=" + path, engine});
+    EXPECT_EQ(r.code, kExitInputError) << engine << r.out << r.err;
+    // "out row = iter + 0" then " + 1" per term: the (limit+1)-th '+' after iter.
+    EXPECT_THAT(r.err, HasSubstr(path + ":5:"));
+    EXPECT_THAT(r.err, HasSubstr("expression nested too deeply"));
+  }
+  std::remove(path.c_str());
+}
+
+// A chain just under the limit is fine for both engines (the bound is low enough).
+TEST(CliSwizzleTest, ChainAtTheHeightLimitIsProvedByBothEngines) {
+  std::string chain = "iter";
+  for (int i = 1; i < 490; ++i) chain += " + 1";
+  std::string path = WriteTemp("chain_ok.swz", "param n in 1..4;\ndomain = n;\ngrid row = n;\n"
+                                               "grid col = 1;\nout row = " +
+                                                   chain + " - 489;\nout col = 0;\n");
+  Result r = RunCli({"swizzle2d", "prove", "--spec=" + path, "--engine=both"});
+  EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("holds (symbolic"));
+  std::remove(path.c_str());
+}
+
+// Issue 15: --engine=both said "enumeration agrees" when the enumeration was inconclusive.
+TEST(CliSwizzleTest, BothSaysWhatEachEngineConcluded) {
+  // The identity over a parameter box too large to enumerate (the proof takes ms).
+  std::string path = WriteTemp("identity.swz", R"(param n in 1..65536;
+param m in 1..65536;
+domain = n * m;
+grid row = n * m;
+grid col = 1;
+out row = iter;
+out col = 0;
+)");
+  Result r = RunCli({"swizzle2d", "prove", "--spec=" + path, "--engine=both"});
+  EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr(": holds (symbolic, "));
+  EXPECT_THAT(r.out, HasSubstr("; enumeration: inconclusive)"));
+  EXPECT_THAT(r.out, Not(HasSubstr("agrees")));
+  EXPECT_THAT(r.out, HasSubstr("reason: enumeration: "));
+  Result json = RunCli({"swizzle2d", "prove", "--spec=" + path, "--engine=both",
+                        "--format=json"});
+  EXPECT_EQ(json.report.swizzle2d().symbolic_verdict(), Swizzle2dReport::holds);
+  EXPECT_EQ(json.report.swizzle2d().enumerated_verdict(), Swizzle2dReport::inconclusive);
+
+  // Both decided: each verdict named.
+  Result both = RunCli({"swizzle2d", "prove", "--fn=gemm", "--row-tiles=1..8",
+                        "--col-tiles=1..8", "--engine=both"});
+  EXPECT_EQ(both.code, kExitOk) << both.err;
+  EXPECT_THAT(both.out, HasSubstr("; enumeration: holds)"));
+  // The proof out of budget: the enumeration's verdict, and the proof's said too.
+  Result tiny = RunCli({"swizzle2d", "prove", "--fn=gemm", "--row-tiles=1..8",
+                        "--col-tiles=1..8", "--engine=both", "--rlimit=1"});
+  EXPECT_EQ(tiny.code, kExitOk) << tiny.err;
+  EXPECT_THAT(tiny.out, HasSubstr("holds (enumerated, "));
+  EXPECT_THAT(tiny.out, HasSubstr("; symbolic: inconclusive, "));
+  EXPECT_THAT(tiny.out, HasSubstr("reason: symbolic: "));
+  std::remove(path.c_str());
+}
+
+// Issue 15: no admitted parameter point answered "holds (0 parameter points)", exit 0.
+TEST(CliSwizzleTest, VacuousBoxesAreInputErrors) {
+  std::string path = WriteTemp("require_false.swz", R"(param n in 1..4;
+require false;
+domain = n;
+grid row = n;
+grid col = 1;
+out row = iter;
+out col = 0;
+)");
+  for (const char* engine : {"--engine=symbolic", "--engine=enumerated", "--engine=both"}) {
+    Result r = RunCli({"swizzle2d", "prove", "--spec=" + path, engine});
+    EXPECT_EQ(r.code, kExitInputError) << engine << r.out;
+    EXPECT_THAT(r.err, HasSubstr(path + ":2:1: no parameter point of the box (n=1..4)"));
+    EXPECT_THAT(r.err, HasSubstr("would hold vacuously"));
+  }
+  for (const char* engine : {"--engine=symbolic", "--engine=enumerated"}) {
+    Result r = RunCli({"swizzle2d", "prove", "--fn=dist", "--rank-size=3",
+                       "--comm-npu-split=2", "--row-tiles=1..4", "--col-tiles=1..4", engine});
+    EXPECT_EQ(r.code, kExitInputError) << engine << r.out;
+    EXPECT_THAT(r.err, HasSubstr("no comm_npu_split in 2 divides a rank_size in 3"));
+  }
+  std::remove(path.c_str());
+}
+
+// Issue 15: stray positional arguments were ignored; a directory as --spec said
+// "missing domain"; the help text described a default engine the code does not have.
+TEST(CliSwizzleTest, ProveRejectsPositionalArgumentsAndDirectories) {
+  const std::string spec = "--spec=" + Src("corpus/swizzle/gemm_d1.swz");
+  Result extra = RunCli({"swizzle2d", "prove", spec, "extra.swz", "--engine=enumerated"});
+  EXPECT_EQ(extra.code, kExitUsage);
+  EXPECT_THAT(extra.err, HasSubstr("unexpected argument 'extra.swz'"));
+  Result show = RunCli({"swizzle2d", "show", "--fn=gemm", "junk"});
+  EXPECT_EQ(show.code, kExitUsage);
+  EXPECT_THAT(show.err, HasSubstr("unexpected argument 'junk'"));
+
+  Result dir = RunCli({"swizzle2d", "prove", "--spec=" + Src("corpus/swizzle")});
+  EXPECT_EQ(dir.code, kExitInputError);
+  EXPECT_THAT(dir.err, HasSubstr("is a directory"));
+  EXPECT_THAT(dir.err, Not(HasSubstr("missing")));
+  std::string textproto_dir = TempPath("problem_dir.textproto");
+  std::filesystem::create_directories(textproto_dir);
+  Result dir2 = RunCli({"swizzle2d", "prove", "--spec=" + textproto_dir});
+  EXPECT_EQ(dir2.code, kExitInputError);
+  EXPECT_THAT(dir2.err, HasSubstr("is a directory"));
+  std::filesystem::remove(textproto_dir);
+
+  Result help = RunCli({"swizzle2d", "prove", "--help"});
+  EXPECT_THAT(help.out, HasSubstr("default: symbolic (the Z3 proof alone"));
+  EXPECT_THAT(help.out, Not(HasSubstr("when the ranges are small enough")));
 }
 
 TEST(CliSimTest, RunsTritonKernelAndReportsInputErrors) {

@@ -62,8 +62,10 @@ constexpr char kProveUsage[] =
     "both directions, ranks 1..64 with every valid split, comm-data-split 1..4.\n"
     "\n"
     "Options:\n"
-    "  --engine=symbolic|enumerated|both   default: symbolic (Z3) for large ranges,\n"
-    "                                      both when the ranges are small enough\n"
+    "  --engine=symbolic|enumerated|both   default: symbolic (the Z3 proof alone;\n"
+    "                    a problem file may name another). enumerated: every point, exact\n"
+    "                    but bounded by a budget; both: the proof, then the enumeration,\n"
+    "                    which must agree (the text says what each engine concluded)\n"
     "  --rlimit=N        Z3 resource limit per query (deterministic budget)\n"
     "  --cex-out=FILE    write the counterexample as a reproducing corpus case\n"
     "  --format=text|json|textproto\n"
@@ -194,6 +196,13 @@ int RunSwizzleShow(const ParsedArgs& args, std::ostream& out, std::ostream& err,
   auto format = ParseFormatFlag(args);
   if (!format.ok()) {
     PrintError(err, format.status().message());
+    return kExitUsage;
+  }
+  if (!args.positional.empty()) {
+    PrintError(err, absl::StrCat("swizzle2d show: unexpected argument '",
+                                 args.positional[0],
+                                 "': give the swizzle as --fn=NAME or --spec=FILE"));
+    err << kShowUsage;
     return kExitUsage;
   }
   if (args.Has("fn") == args.Has("spec")) {
@@ -361,14 +370,23 @@ absl::Status WriteCounterexampleCase(const sw::Problem& p, const sw::Counterexam
 
 void PrintProveText(const std::string& name, const Swizzle2dReport& r, const ParsedArgs& args,
                     std::ostream& out) {
+  // The engine whose outcome this is, with its figures; with --engine=both, then what
+  // the other engine concluded (never "agrees" when it did not decide).
+  const std::string proof_figures = absl::StrCat(
+      r.queries(), " queries, ", absl::StrFormat("%.0f", r.solver_ms()), " ms");
   out << name << ": " << Swizzle2dReport::Verdict_Name(r.verdict()) << " ("
-      << Swizzle2dReport::Checked_Name(r.checked());
-  if (r.has_enumerated_verdict()) out << ", enumeration agrees";
+      << Swizzle2dReport::Checked_Name(r.checked()) << ", ";
   if (r.checked() == Swizzle2dReport::symbolic) {
-    out << ", " << r.queries() << " queries, " << absl::StrFormat("%.0f", r.solver_ms())
-        << " ms";
+    out << proof_figures;
+    if (r.has_enumerated_verdict()) {
+      out << "; enumeration: " << Swizzle2dReport::Verdict_Name(r.enumerated_verdict());
+    }
   } else {
-    out << ", " << r.param_points() << " parameter points";
+    out << r.param_points() << " parameter points";
+    if (r.has_symbolic_verdict()) {
+      out << "; symbolic: " << Swizzle2dReport::Verdict_Name(r.symbolic_verdict()) << ", "
+          << proof_figures;
+    }
   }
   out << ")\n";
   if (r.has_counterexample()) {
@@ -389,6 +407,13 @@ int RunSwizzleProve(const ParsedArgs& args, std::ostream& out, std::ostream& err
   auto format = ParseFormatFlag(args);
   if (!format.ok()) {
     PrintError(err, format.status().message());
+    return kExitUsage;
+  }
+  if (!args.positional.empty()) {
+    PrintError(err, absl::StrCat("swizzle2d prove: unexpected argument '",
+                                 args.positional[0],
+                                 "': give the swizzle as --fn=NAME or --spec=FILE"));
+    err << kProveUsage;
     return kExitUsage;
   }
   if (args.Has("fn") == args.Has("spec")) {

@@ -52,6 +52,7 @@ void FillSwizzleReport(const verify::SwizzleOutcome& o, Swizzle2dReport* out) {
   out->set_queries(o.queries);
   if (!o.reason.empty()) out->set_reason(o.reason);
   if (o.enumerated_verdict) out->set_enumerated_verdict(ToProto(*o.enumerated_verdict));
+  if (o.symbolic_verdict) out->set_symbolic_verdict(ToProto(*o.symbolic_verdict));
   if (o.counterexample) FillCounterexample(*o.counterexample, out->mutable_counterexample());
 }
 

@@ -22,7 +22,7 @@ SwizzleCounterexample::Kind ToProto(sim::swizzle::ViolationKind k);
 void FillCounterexample(const sim::swizzle::Counterexample& c, SwizzleCounterexample* out);
 
 // Ensures: `out` holds the outcome: verdict, checked, solver_ms, param_points, queries,
-//          and, when present, reason, enumerated_verdict and the counterexample.
+//          and, when present, reason, enumerated_verdict, symbolic_verdict and the counterexample.
 void FillSwizzleReport(const verify::SwizzleOutcome& outcome, Swizzle2dReport* out);
 
 }  // namespace warpcheck::cli

@@ -3,9 +3,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sim/expr/ast.h"
+#include "sim/expr/eval.h"
 #include "sim/expr/parser.h"
 #include "sim/expr/printer.h"
 #include "tests/testing/status_matchers.h"
@@ -234,6 +236,47 @@ TEST(ExprParserTest, DeepNestingIsAnErrorNotACrash) {
       "let a = " + std::string(500, '(') + "1" + std::string(500, ')') + ";";
   EXPECT_THAT(Parse(text), StatusIs(absl::StatusCode::kInvalidArgument,
                                     "expression nested too deeply"));
+}
+
+// Issue 15: a flat chain `0 + 1 + 1 + ...` is parsed by a loop but builds a tree as high
+// as the chain is long; the Z3 encoder (from ~8 000 terms) and the enumerator's variable
+// collection (from ~16 000) then overflowed the stack. The height is bounded at parse
+// time, with the position of the operator that crossed the bound.
+std::string Chain(int terms) {
+  std::string text = "let a = 0";
+  for (int i = 1; i < terms; ++i) text += " + 1";
+  return text + ";";
+}
+
+TEST(ExprParserTest, LongOperatorChainIsAnErrorWithAPosition) {
+  // "let a = 0" then " + 1" per term: the k-th '+' is at column 4k + 7.
+  const int k = kMaxExpressionHeight + 1;
+  EXPECT_THAT(Parse(Chain(8000)),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       absl::StrCat("t.swz:1:", 4 * k + 7,
+                                    ": expression nested too deeply: more than ",
+                                    kMaxExpressionHeight, " operators on one path")));
+  EXPECT_THAT(Parse(Chain(200000)), StatusIs(absl::StatusCode::kInvalidArgument,
+                                             "expression nested too deeply"));
+  // Other operators and mixed chains count the same way.
+  std::string product = "let a = 1";
+  for (int i = 0; i < kMaxExpressionHeight + 5; ++i) product += " * 1 - 0";
+  EXPECT_THAT(Parse(product + ";"), StatusIs(absl::StatusCode::kInvalidArgument,
+                                             "expression nested too deeply"));
+}
+
+TEST(ExprParserTest, ChainAtTheHeightLimitParsesAndEvaluates) {
+  ASSERT_OK_AND_ASSIGN(Program p, Parse(Chain(kMaxExpressionHeight + 1)));
+  ASSERT_EQ(p.statements().size(), 1u);
+  ASSERT_OK_AND_ASSIGN(int64_t v, Evaluate(*p.statements()[0].value, {}));
+  EXPECT_EQ(v, kMaxExpressionHeight);
+}
+
+TEST(ExprParserTest, LongComputationsSplitIntoLetsAreNotLimited) {
+  std::string text = "let a0 = 0;";
+  for (int i = 1; i <= 5000; ++i) absl::StrAppend(&text, " let a", i, " = a", i - 1, " + 1;");
+  ASSERT_OK_AND_ASSIGN(Program p, Parse(text));
+  EXPECT_EQ(p.statements().size(), 5001u);
 }
 
 TEST(ExprParserTest, DialectKeywordMustNotBeReserved) {

@@ -47,6 +47,21 @@ const Expectation kCorpus[] = {
     {"buggy_gemm_d1_no_tail_fix.swz", Verdict::kViolated,
      "out_of_range at row_tiles=2, col_tiles=1, swizzle_offset=2: iteration 1 maps to "
      "(row=0, col=1), outside the box row < 2, col < 1"},
+    // Real-world tile orders (issue 15); each file cites its source.
+    {"morton_z_order.swz", Verdict::kHolds, ""},
+    {"hilbert_curve.swz", Verdict::kHolds, ""},
+    {"hilbert_curve_off_by_one.swz", Verdict::kViolated,
+     "out_of_range at log_n=1: iteration 3 maps to (row=1, col=2), outside the box "
+     "row < 2, col < 2"},
+    {"stream_k.swz", Verdict::kHolds, ""},
+    {"persistent_num_sms.swz", Verdict::kHolds, ""},
+    {"serpentine.swz", Verdict::kHolds, ""},
+    {"cutlass_sm90_raster.swz", Verdict::kHolds, ""},
+    {"tdist_ag_gemm_multinode.swz", Verdict::kHolds, ""},
+    {"tdist_ag_gemm_multinode_unaligned.swz", Verdict::kViolated,
+     "out_of_range at m_per_rank=1, block_m=2, nnodes=2, local_world_size=1, rank=1, "
+     "num_pid_n=1, group_size_m=1: iteration 0 maps to (row=1, col=0), outside the box "
+     "row < 1, col < 1"},
 };
 
 std::string CorpusDir() { return std::string(WARPCHECK_SOURCE_DIR) + "/corpus/swizzle"; }
