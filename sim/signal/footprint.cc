@@ -394,6 +394,13 @@ bool Machine::OnlyWrittenAfter(const State& s, uint64_t key, int b) const {
   return true;
 }
 
+bool Machine::MayBeWritten(uint64_t key) const {
+  if (!writers_known_) return true;
+  if (wild_writes_.count({KeyObject(key), KeyRank(key)}) || wild_writes_.count({KeyObject(key), -1}))
+    return true;
+  return writers_.count(key) > 0;
+}
+
 void Machine::ComputeWriters() {
   State s0 = Initial();
   for (int a = 0; a < num_agents(); ++a) {

@@ -249,6 +249,9 @@ class Machine {
   // has exited, or by a CTA of a later launch on b's stream (which cannot start before b
   // exits).
   bool OnlyWrittenAfter(const State& s, uint64_t key, int b) const;
+  // False only when no op of any agent's whole program (loops unrolled, both sides of
+  // branches not known statically) can write `key`, at a known or an unknown address.
+  bool MayBeWritten(uint64_t key) const;
   // For a blocked agent: its necessary conditions, one footprint each (every one must
   // be written by someone before it can move; the explorer picks one).
   std::vector<Footprint> NeedsAlternatives(const State& s, int agent) const;

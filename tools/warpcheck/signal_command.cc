@@ -52,8 +52,9 @@ constexpr char kLintUsage[] =
     "usage: warpcheck signal lint PROGRAM.textproto [--format=...]\n"
     "\n"
     "Static checks (wait count > 32, release waits, divergent waits, scope=gpu notify to a\n"
-    "peer, mixed set/add, narrow wait scope, width and API mismatches). Exit 10 when an\n"
-    "error-level finding exists.\n";
+    "peer, mixed set/add, narrow wait scope, width and API mismatches, a rank outside\n"
+    "0..N-1, a wait on a word nobody writes, an intra_node notify to another node).\n"
+    "Exit 10 when an error-level finding exists.\n";
 
 absl::StatusOr<sig::LoadOverrides> Overrides(const ParsedArgs& args) {
   sig::LoadOverrides o;
