@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "sim/base/status_macros.h"
 #include "sim/base/text_proto.h"
@@ -268,12 +269,30 @@ void FillCounts(const ExploreResult& r, SignalReport* rep) {
   rep->set_seconds(r.seconds);
   rep->set_states_per_second(r.seconds > 0 ? r.states / r.seconds : 0);
   rep->set_bound_hit(r.bound_hit);
+  rep->set_memory_bytes(r.peak_memory_bytes);
+  rep->set_state_bytes(r.state_bytes);
+  rep->set_search_depth(r.peak_depth);
+}
+
+std::string Mib(int64_t bytes) {
+  return absl::StrFormat("%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+}
+
+// Which bound was hit, with the figure: "state bound of N hit after M states" or "memory
+// budget of X MiB reached after M states (the search held about Y MiB: a stack of D
+// states at about B bytes each, the visited set and the footprint cache)".
+std::string BoundText(const ExploreResult& r, int64_t max_states, int64_t max_memory) {
+  if (!r.memory_hit) return absl::StrCat("state bound of ", max_states, " hit after ", r.states, " states");
+  return absl::StrCat("memory budget of ", Mib(max_memory), " reached after ", r.states,
+                      " states (the search held about ", Mib(r.peak_memory_bytes),
+                      ": a stack of ", r.peak_depth, " states at about ", r.state_bytes,
+                      " bytes each, the visited set and the footprint cache)");
 }
 
 // Classifies an exploration (driver.h: the outcome of `run`), fills the explanation and
 // returns the terminal whose trail is reported (null: none).
 const Terminal* Classify(const Machine& m, const ExploreResult& r, int64_t max_states,
-                         RunResult& res) {
+                         int64_t max_memory, RunResult& res) {
   SignalReport& rep = res.report;
   if (r.first_fault) {
     rep.set_outcome(SignalReport::fault);
@@ -296,16 +315,16 @@ const Terminal* Classify(const Machine& m, const ExploreResult& r, int64_t max_s
       rep.set_outcome(SignalReport::deadlock);
       if (r.bound_hit)
         rep.mutable_explanation()->set_text(absl::StrCat(
-            rep.explanation().text(), "\n(state bound hit: a completing interleaving is not "
-                                      "excluded)"));
+            rep.explanation().text(), "\n(", r.memory_hit ? "memory budget" : "state bound",
+            " hit: a completing interleaving is not excluded)"));
     }
     return &*r.first_deadlock;
   }
   if (r.bound_hit) {
     rep.set_outcome(SignalReport::inconclusive);
     rep.mutable_explanation()->set_text(absl::StrCat(
-        "state bound of ", max_states, " hit after ", r.states,
-        " states with no deadlock found; raise --max-states or lower --ranks/--iterations"));
+        BoundText(r, max_states, max_memory), " with no deadlock found; raise ",
+        r.memory_hit ? "--max-memory" : "--max-states", " or lower --ranks/--iterations"));
     return nullptr;
   }
   if (r.first_race) {
@@ -345,6 +364,7 @@ absl::StatusOr<RunResult> RunProgram(const Program& p, const RunOptions& opt) {
   eo.seed = opt.seed;
   eo.max_states = opt.max_states > 0 ? opt.max_states : p.max_states;
   eo.reduce = opt.reduce;
+  if (opt.max_memory_bytes > 0) eo.max_memory_bytes = opt.max_memory_bytes;
   ExploreResult r = Explore(m, eo);
   FillCounts(r, &rep);
   (*rep.mutable_outcome_counts())["completes"] = r.completes;
@@ -352,7 +372,7 @@ absl::StatusOr<RunResult> RunProgram(const Program& p, const RunOptions& opt) {
   (*rep.mutable_outcome_counts())["race"] = r.races;
   (*rep.mutable_outcome_counts())["fault"] = r.faults;
   FillTerminals(r, &rep);
-  if (const Terminal* shown = Classify(m, r, eo.max_states, res)) {
+  if (const Terminal* shown = Classify(m, r, eo.max_states, eo.max_memory_bytes, res)) {
     FillTrail(*shown, &rep);
     if (rep.races_size() == 0) FillRaces(m, shown->state, &rep);
     for (const auto& [k, v] : FinalValues(m, shown->state)) (*rep.mutable_final_values())[k] = v;

@@ -32,18 +32,57 @@ std::map<std::string, int64_t> FinalValues(const Machine& m, const State& s) {
   return out;
 }
 
+StateBytes MeasureState(const State& s) {
+  // A std::map node: the value plus about four pointers of tree bookkeeping.
+  constexpr int64_t kMapNode = 32;
+  StateBytes b;
+  int64_t n = sizeof(State);
+  n += s.agents.capacity() * sizeof(AgentState);
+  for (const AgentState& as : s.agents) {
+    n += as.stack.capacity() * sizeof(StackEntry) + as.frame.capacity() * sizeof(int64_t);
+    n += (as.lanes.capacity() + as.polled.capacity()) * sizeof(uint64_t) +
+         as.cached.capacity() * sizeof(int64_t);
+    n += as.tokens.capacity() * sizeof(as.tokens[0]);
+  }
+  for (const auto& [key, w] : s.words) {
+    n += kMapNode + sizeof(key) + sizeof(Word);
+    b.hist_entries += static_cast<int64_t>(w.hist.size());
+  }
+  for (const auto& [key, log] : s.data)
+    n += kMapNode + sizeof(key) + sizeof(log) + log.capacity() * sizeof(Access);
+  for (const auto& [key, bar] : s.barriers)
+    n += kMapNode + sizeof(key) + sizeof(Barrier) + bar.arrivers.capacity() * sizeof(int32_t);
+  n += (s.slots_used.capacity() + s.barrier_calls.capacity()) * sizeof(int32_t);
+  for (const auto& [k, v] : s.coll_calls) n += kMapNode + sizeof(k) + k.second.capacity() + sizeof(v);
+  n += s.races.capacity() * sizeof(RaceRecord);
+  for (const RaceRecord& r : s.races) n += r.text.capacity();
+  n += s.fault.capacity();
+  b.own = n;
+  return b;
+}
+
 namespace {
+
+// Bytes of a clock's data (shared; counted where a step made it).
+int64_t ClockBytes(const Clock& c, int comps) {
+  return c.empty() ? 0 : 48 + static_cast<int64_t>(comps) * sizeof(uint32_t);
+}
 
 // The stubborn set: agents closed under conflicts of their next steps (or, when
 // blocked, their enabling needs) with other agents' futures.
 class Reducer {
  public:
   explicit Reducer(const Machine& m) : m_(m) {}
+  // Bytes its footprint cache holds (estimated).
+  int64_t cache_bytes() const { return cache_bytes_; }
 
   void Reduce(const State& s, const std::vector<Transition>& enabled,
               std::vector<Transition>* out) {
     const int n = m_.num_agents();
-    if (cache_.size() > 100000) cache_.clear();  // only between states: no live pointers
+    if (cache_.size() > 100000) {  // only between states: no live pointers
+      cache_.clear();
+      cache_bytes_ = 0;
+    }
     futures_.assign(n, nullptr);
     guards_.assign(n, nullptr);
     have_future_.assign(n, false);
@@ -98,6 +137,8 @@ class Reducer {
       if (it == cache_.end()) {
         std::vector<Guard> g;
         Footprint f = m_.Future(s, a, &g);
+        cache_bytes_ += 64 + static_cast<int64_t>(f.capacity() * sizeof(Access2) +
+                                                  g.capacity() * sizeof(Guard));
         it = cache_.emplace(key, std::make_pair(std::move(f), std::move(g))).first;
       }
       futures_[a] = &it->second.first;
@@ -218,6 +259,7 @@ class Reducer {
   std::vector<const std::vector<Guard>*> guards_;
   // node_hash_map: pointers into it stay valid while it grows.
   absl::node_hash_map<uint64_t, std::pair<Footprint, std::vector<Guard>>> cache_;
+  int64_t cache_bytes_ = 0;
   std::vector<char> have_future_;
 };
 
@@ -226,7 +268,27 @@ struct Node {
   std::vector<Transition> choices;  // the transitions to explore from this state
   size_t next = 0;
   Event in;
+  int64_t bytes = 0;       // its share of the estimate (history nodes it added)
+  int64_t full_bytes = 0;  // the same with every word's history copied
+  int64_t hist_entries = 0;
 };
+
+// Sets n.bytes and n.full_bytes; `parent` is the node below it on the stack (null: root).
+void MeasureNode(Node& n, const Node* parent, int comps) {
+  StateBytes b = MeasureState(n.s);
+  int64_t common = b.own + static_cast<int64_t>(sizeof(Node)) +
+                   static_cast<int64_t>(n.choices.capacity() * sizeof(Transition)) +
+                   static_cast<int64_t>(n.in.what.capacity() + n.in.text.capacity());
+  if (n.in.agent >= 0 && n.in.agent < static_cast<int>(n.s.agents.size())) {
+    const AgentState& as = n.s.agents[n.in.agent];  // the clocks its step made
+    common += ClockBytes(as.t0, comps) + ClockBytes(as.rest, comps) + ClockBytes(as.px, comps);
+  }
+  n.hist_entries = b.hist_entries;
+  const int64_t added = parent ? std::max<int64_t>(0, b.hist_entries - parent->hist_entries)
+                               : b.hist_entries;
+  n.bytes = common + added * static_cast<int64_t>(History::kNodeBytes);
+  n.full_bytes = common + b.hist_entries * static_cast<int64_t>(sizeof(HistEntry));
+}
 
 }  // namespace
 
@@ -333,15 +395,40 @@ ExploreResult Explore(const Machine& m, const ExploreOptions& opt) {
 
   absl::flat_hash_set<uint64_t> visited;
   std::vector<Node> stack;
+  // The memory estimate: the stack's nodes (running sums), the visited set, the cache.
+  int64_t stack_bytes = 0, stack_full_bytes = 0;
+  const int comps = m.num_components();
+  auto held = [&] {
+    return stack_bytes + static_cast<int64_t>(stack.capacity() * sizeof(Node)) +
+           static_cast<int64_t>(visited.capacity() * (sizeof(uint64_t) + 1)) +
+           reducer.cache_bytes();
+  };
+  auto note_push = [&] {
+    Node& n = stack.back();
+    MeasureNode(n, stack.size() > 1 ? &stack[stack.size() - 2] : nullptr, comps);
+    stack_bytes += n.bytes;
+    stack_full_bytes += n.full_bytes;
+    const int64_t total = held();
+    if (total > r.peak_memory_bytes) {
+      r.peak_memory_bytes = total;
+      r.peak_depth = static_cast<int64_t>(stack.size());
+      r.state_bytes = stack_bytes / r.peak_depth;
+      r.state_bytes_full_copy = stack_full_bytes / r.peak_depth;
+    }
+    return opt.max_memory_bytes <= 0 || total <= opt.max_memory_bytes;
+  };
   stack.emplace_back();
   stack.back().s = m.Initial();
   visited.insert(m.Hash(stack.back().s));
   r.states = 1;
   expand(stack.back().s, &stack.back().choices);
   if (stack.back().choices.empty()) record(stack.back().s, stack, nullptr);
+  note_push();
   while (!stack.empty()) {
     Node& top = stack.back();
     if (top.next >= top.choices.size()) {
+      stack_bytes -= top.bytes;
+      stack_full_bytes -= top.full_bytes;
       stack.pop_back();
       continue;
     }
@@ -361,6 +448,11 @@ ExploreResult Explore(const Machine& m, const ExploreOptions& opt) {
       continue;
     }
     stack.push_back(std::move(child));
+    if (!note_push()) {
+      r.bound_hit = true;
+      r.memory_hit = true;
+      break;
+    }
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;

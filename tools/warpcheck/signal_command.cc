@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -35,6 +36,8 @@ constexpr char kRunUsage[] =
     "  --schedule=explore|fifo|random   every interleaving (default), or one run\n"
     "  --seed=S                 random schedule seed\n"
     "  --max-states=N           exploration bound\n"
+    "  --max-memory=SIZE        memory budget of the exploration (bytes, or with K, M or G;\n"
+    "                           default 4G); reaching it ends inconclusive with the figure\n"
     "  --no-reduction           explore without partial-order reduction\n"
     "  --trail-out=FILE         write the reported run as a replayable SignalTrace\n"
     "  --svg=FILE               write the wait-for graph of a deadlock\n"
@@ -73,6 +76,26 @@ absl::StatusOr<sig::LoadOverrides> Overrides(const ParsedArgs& args) {
   if (auto s = num("iterations", 0, kMax, &o.iterations); !s.ok()) return s;
   if (auto s = num("max-states", 0, kMax, &o.max_states); !s.ok()) return s;
   return o;
+}
+
+// "--max-memory=SIZE": bytes, or a number with a K, M or G suffix (powers of 1024).
+absl::StatusOr<int64_t> ParseMemoryFlag(const std::string& text) {
+  std::string digits = text;
+  int shift = 0;
+  if (!digits.empty()) {
+    switch (digits.back()) {
+      case 'K': case 'k': shift = 10; break;
+      case 'M': case 'm': shift = 20; break;
+      case 'G': case 'g': shift = 30; break;
+      default: break;
+    }
+    if (shift > 0) digits.pop_back();
+  }
+  int64_t n = 0;
+  if (!absl::SimpleAtoi(digits, &n) || n <= 0 || n > (int64_t{1} << (62 - shift)))
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--max-memory=", text, ": expected a positive size in bytes, or with K, M or G (e.g. 512M)"));
+  return n << shift;
 }
 
 void PrintText(const SignalReport& r, std::ostream& out) {
@@ -151,7 +174,7 @@ int Finish(const ParsedArgs& args, const sig::RunResult& res, std::ostream& out,
 }  // namespace
 
 std::set<std::string> SignalRunValueFlags() {
-  return {"ranks", "ctas", "iterations", "schedule", "seed", "max-states", "format",
+  return {"ranks", "ctas", "iterations", "schedule", "seed", "max-states", "max-memory", "format",
           "trail-out", "svg"};
 }
 
@@ -185,6 +208,14 @@ int RunSignalRun(const ParsedArgs& args, std::ostream& out, std::ostream& err, R
   }
   if (seed->has_value()) opt.seed = static_cast<uint64_t>(**seed);
   opt.max_states = o->max_states;
+  if (auto mem = args.Get("max-memory")) {
+    absl::StatusOr<int64_t> bytes = ParseMemoryFlag(*mem);
+    if (!bytes.ok()) {
+      PrintError(err, bytes.status().message());
+      return kExitUsage;
+    }
+    opt.max_memory_bytes = *bytes;
+  }
   opt.reduce = !args.Has("no-reduction");
   auto p = sig::LoadProgramFile(args.positional[0], *o);
   if (!p.ok()) {
