@@ -364,6 +364,7 @@ absl::StatusOr<RunResult> RunProgram(const Program& p, const RunOptions& opt) {
   eo.seed = opt.seed;
   eo.max_states = opt.max_states > 0 ? opt.max_states : p.max_states;
   eo.reduce = opt.reduce;
+  eo.counters = opt.counters;
   if (opt.max_memory_bytes > 0) eo.max_memory_bytes = opt.max_memory_bytes;
   ExploreResult r = Explore(m, eo);
   FillCounts(r, &rep);

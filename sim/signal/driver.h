@@ -32,6 +32,7 @@ struct RunOptions {
   int64_t max_states = 0;  // 0: the program's
   int64_t max_memory_bytes = 0;  // 0: kDefaultMaxMemory (explore.h)
   bool reduce = true;
+  bool counters = true;  // the counter abstraction (ExploreOptions::counters)
 };
 
 struct RunResult {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <random>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/node_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -72,7 +73,7 @@ int64_t ClockBytes(const Clock& c, int comps) {
 // blocked, their enabling needs) with other agents' futures.
 class Reducer {
  public:
-  explicit Reducer(const Machine& m) : m_(m) {}
+  Reducer(const Machine& m, bool counters) : m_(m), counters_on_(counters) {}
   // Bytes its footprint cache holds (estimated).
   int64_t cache_bytes() const { return cache_bytes_; }
 
@@ -84,6 +85,7 @@ class Reducer {
       cache_bytes_ = 0;
     }
     futures_.assign(n, nullptr);
+    counters_.clear();
     guards_.assign(n, nullptr);
     have_future_.assign(n, false);
     std::vector<char> is_enabled(n, 0);
@@ -130,35 +132,132 @@ class Reducer {
     for (int64_t v : as.frame) mix(static_cast<uint64_t>(v));
     return h;
   }
-  const Footprint& FutureOf(const State& s, int a) {
+  // An agent's future with its guards, and its entries indexed by (resource, object):
+  // only entries of the same resource and object can conflict (Conflicts), so a probe
+  // looks at those instead of the whole future.
+  struct CachedFuture {
+    Footprint f;
+    std::vector<Guard> g;
+    // (res, object, rank) -> entries; rank kAnyRank holds the entries of any rank, and
+    // (res, object, kAllRanks) all entries of the object.
+    absl::flat_hash_map<uint64_t, std::vector<uint32_t>> index;
+    bool wild = false;  // an entry matches every object (the walk overflowed)
+  };
+  static constexpr int kAnyRank = -1, kAllRanks = -2;
+  static uint64_t ResObject(Res r, int32_t object, int rank) {
+    return (static_cast<uint64_t>(r) << 56) |
+           (static_cast<uint64_t>(static_cast<uint32_t>(object)) << 16) |
+           static_cast<uint64_t>(static_cast<uint16_t>(rank + 2));
+  }
+  const CachedFuture& Cached(const State& s, int a) {
     if (!have_future_[a]) {
       uint64_t key = ControlKey(s.agents[a], a);
       auto it = cache_.find(key);
       if (it == cache_.end()) {
-        std::vector<Guard> g;
-        Footprint f = m_.Future(s, a, &g);
-        cache_bytes_ += 64 + static_cast<int64_t>(f.capacity() * sizeof(Access2) +
-                                                  g.capacity() * sizeof(Guard));
-        it = cache_.emplace(key, std::make_pair(std::move(f), std::move(g))).first;
+        CachedFuture c;
+        c.f = m_.Future(s, a, &c.g);
+        NoCounters(c.f);
+        for (uint32_t i = 0; i < c.f.size(); ++i) {
+          const Access2& x = c.f[i];
+          if (x.object == -2) c.wild = true;
+          c.index[ResObject(x.res, x.object, kAllRanks)].push_back(i);
+          c.index[ResObject(x.res, x.object, x.rank < 0 ? kAnyRank : x.rank)].push_back(i);
+        }
+        cache_bytes_ += 64 + static_cast<int64_t>(c.f.capacity() * (sizeof(Access2) + 8) +
+                                                  c.g.capacity() * sizeof(Guard));
+        it = cache_.emplace(key, std::move(c)).first;
       }
-      futures_[a] = &it->second.first;
-      guards_[a] = &it->second.second;
+      futures_[a] = &it->second;
+      guards_[a] = &it->second.g;
       have_future_[a] = true;
     }
     return *futures_[a];
   }
+  const Footprint& FutureOf(const State& s, int a) { return Cached(s, a).f; }
+  // Without the counter abstraction an add to a signal word is a plain write.
+  void NoCounters(Footprint& f) const {
+    if (counters_on_) return;
+    for (Access2& x : f)
+      if (x.res == Res::kWord && x.mode == Mode::kAdd) x.mode = Mode::kWrite;
+  }
+  // Whether fn(f) holds for some entry f of cf that may conflict with a.
+  template <typename Fn>
+  static bool AnyCandidate(const CachedFuture& cf, const Access2& a, Fn fn) {
+    if (cf.wild || a.object == -2) {
+      for (const Access2& f : cf.f)
+        if (fn(f)) return true;
+      return false;
+    }
+    auto scan = [&](int rank) {
+      auto it = cf.index.find(ResObject(a.res, a.object, rank));
+      if (it == cf.index.end()) return false;
+      for (uint32_t i : it->second)
+        if (fn(cf.f[i])) return true;
+      return false;
+    };
+    if (a.rank < 0) return scan(kAllRanks);
+    return scan(a.rank) || scan(kAnyRank);
+  }
   // True when x's access f can only happen after x passes a wait on a word that only b
   // writes and that does not hold yet: then f cannot come before b's next step.
-  bool GuardedBy(const State& s, int b, int x, const Access2& f) const {
+  bool GuardedBy(const State& s, int b, int x, const Access2& f) {
     for (int g = f.guard; g >= 0; g = (*guards_[x])[g].parent) {
       const Guard& gd = (*guards_[x])[g];
-      if (!m_.OnlyWrittenAfter(s, gd.key, b)) continue;
       auto it = s.words.find(gd.key);
       int64_t v = it == s.words.end() ? m_.program().objects[KeyObject(gd.key)].init
                                       : it->second.value;
-      if (!m_.Satisfies(gd.cmp, v, gd.expected, gd.bytes)) return true;
+      if (m_.Satisfies(gd.cmp, v, gd.expected, gd.bytes)) continue;
+      if (m_.OnlyWrittenAfter(s, gd.key, b)) return true;
+      if (CounterShort(s, b, gd, v)) return true;
     }
     return false;
+  }
+  // The counter abstraction's guard: every agent still to write gd.key only adds known
+  // non-negative amounts to it, and what the agents other than b can still add cannot
+  // bring it from v to the wait's target (== T, >= T, > T). Then the wait cannot pass
+  // before b's next step, whatever the others do in between.
+  bool CounterShort(const State& s, int b, const Guard& gd, int64_t v) {
+    if (!counters_on_ || (gd.cmp != EQ && gd.cmp != GE && gd.cmp != GT)) return false;
+    const CounterAdds& c = CounterFor(s, gd.key);
+    if (!c.only_adds) return false;
+    const int64_t others = c.total - c.by_agent[b];
+    if (v < 0 || others > (int64_t{1} << 40)) return false;
+    const int64_t reach = v + others;
+    if (gd.bytes == 4 && reach > INT32_MAX) return false;
+    return gd.cmp == GT ? reach <= gd.expected : reach < gd.expected;
+  }
+  struct CounterAdds {
+    bool only_adds = true;
+    int64_t total = 0;
+    std::vector<int64_t> by_agent;
+  };
+  // Per state (cleared by Reduce): what each agent's future adds to `key`.
+  const CounterAdds& CounterFor(const State& s, uint64_t key) {
+    auto it = counters_.find(key);
+    if (it != counters_.end()) return it->second;
+    CounterAdds c;
+    c.by_agent.assign(m_.num_agents(), 0);
+    Access2 probe;
+    probe.res = Res::kWord;
+    probe.mode = Mode::kRead;
+    probe.object = KeyObject(key);
+    probe.rank = KeyRank(key);
+    probe.lo = KeyIndex(key);
+    probe.hi = probe.lo + 1;
+    for (int x = 0; x < m_.num_agents() && c.only_adds; ++x) {
+      if (s.agents[x].status == Status::kExited) continue;
+      for (const Access2& f : FutureOf(s, x)) {
+        if (f.mode == Mode::kRead || !Conflicts(probe, f)) continue;
+        if (f.mode != Mode::kAdd || !f.amount_known || f.amount < 0 || f.lo < 0 || f.rank < 0 ||
+            f.amount > (int64_t{1} << 32)) {
+          c.only_adds = false;
+          break;
+        }
+        c.by_agent[x] += f.amount;
+        c.total += f.amount;
+      }
+    }
+    return counters_.emplace(key, std::move(c)).first->second;
   }
   // True when CTA x cannot start before b's next step: it belongs to a later launch on
   // its stream, and a CTA of the launch before it is b itself or cannot exit before b
@@ -186,20 +285,19 @@ class Reducer {
     return false;
   }
   bool Depends(const State& s, int b, const Footprint& probe, int x) {
-    const Footprint& fut = FutureOf(s, x);
+    const CachedFuture& fut = Cached(s, x);
     bool conflict = false;
-    for (const Access2& a : probe) {
-      for (const Access2& f : fut)
-        if (Conflicts(a, f)) {
-          conflict = true;
-          break;
-        }
-      if (conflict) break;
-    }
+    for (const Access2& a : probe)
+      if (AnyCandidate(fut, a, [&](const Access2& f) { return Conflicts(a, f); })) {
+        conflict = true;
+        break;
+      }
     if (!conflict || LaunchGuarded(s, b, x)) return false;
     for (const Access2& a : probe)
-      for (const Access2& f : fut)
-        if (Conflicts(a, f) && !GuardedBy(s, b, x, f)) return true;
+      if (AnyCandidate(fut, a, [&](const Access2& f) {
+            return Conflicts(a, f) && !GuardedBy(s, b, x, f);
+          }))
+        return true;
     return false;
   }
   void Closure(const State& s, int seed, const std::vector<char>& is_enabled,
@@ -212,6 +310,7 @@ class Reducer {
       Footprint probe;
       if (is_enabled[b]) {
         probe = m_.Next(s, b);
+        NoCounters(probe);
       } else {
         // A blocked agent: one necessary condition suffices; prefer one that agents
         // already in the set (or nobody) can satisfy, else the one that adds fewest.
@@ -255,11 +354,13 @@ class Reducer {
   }
 
   const Machine& m_;
-  std::vector<const Footprint*> futures_;
+  const bool counters_on_;
+  std::vector<const CachedFuture*> futures_;
   std::vector<const std::vector<Guard>*> guards_;
   // node_hash_map: pointers into it stay valid while it grows.
-  absl::node_hash_map<uint64_t, std::pair<Footprint, std::vector<Guard>>> cache_;
+  absl::node_hash_map<uint64_t, CachedFuture> cache_;
   int64_t cache_bytes_ = 0;
+  std::map<uint64_t, CounterAdds> counters_;
   std::vector<char> have_future_;
 };
 
@@ -346,7 +447,7 @@ ExploreResult Explore(const Machine& m, const ExploreOptions& opt) {
     if (!slot->has_value()) *slot = std::move(t);
   };
 
-  Reducer reducer(m);
+  Reducer reducer(m, opt.counters);
   std::vector<Transition> enabled, chosen;
   auto expand = [&](const State& s, std::vector<Transition>* choices) {
     m.Enabled(s, &enabled);

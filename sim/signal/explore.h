@@ -46,6 +46,10 @@ struct ExploreOptions {
   int64_t max_states = 2000000;
   int64_t max_memory_bytes = kDefaultMaxMemory;  // estimated bytes (see above); 0: none
   bool reduce = true;  // partial-order reduction
+  // With reduce: the counter abstraction (adds whose old value nobody uses commute, and
+  // a wait for a count cannot pass before an adder it still needs moves; README.md,
+  // "Scale"). Off: such adds conflict like any write (for the soundness test).
+  bool counters = true;
   // Replay: a transition may be taken only if this returns true (nullptr: all).
   std::function<bool(const State&, const Transition&)> allow;
   // Replay of a snapshot: the deadlock kept as first_deadlock is one this accepts, when

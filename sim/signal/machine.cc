@@ -407,9 +407,11 @@ void Machine::WriteWord(State& s, int a, int op, uint64_t key, int64_t value, Wr
   }
   w.value = value;
   if (rmw && !w.rel.empty()) {
-    // An RMW continues the release sequence of the version it read.
+    // An RMW continues the release sequence of the version it read. For adds the agent
+    // whose scope decides is the lowest-numbered releaser rather than the last, so that
+    // two adds give the same state in either order (the counter abstraction).
     w.rel = w.rel.Joined(rel);
-    if (!rel.empty()) {
+    if (!rel.empty() && (kind != WriteKind::kAdd || w.rel_agent < 0 || a < w.rel_agent)) {
       w.rel_agent = a;
       w.rel_scope = scope;
     }

@@ -247,7 +247,11 @@ struct Event {
 
 // Resources for the partial-order reduction.
 enum class Res : uint8_t { kWord, kData, kBarrier, kSlot, kLaunch };
-enum class Mode : uint8_t { kRead, kWrite, kAdd };  // kAdd commutes with kAdd
+// kAdd commutes with kAdd: resident slots, and the counter abstraction's adds to a signal
+// word whose old value nobody uses (NOTIFY/SIGNAL_OP/PUTSIG add, not split into a read
+// and a write): the machine's state after two such adds does not depend on their order
+// (README.md, "Scale").
+enum class Mode : uint8_t { kRead, kWrite, kAdd };
 struct Access2 {
   Res res = Res::kWord;
   Mode mode = Mode::kRead;
@@ -258,6 +262,8 @@ struct Access2 {
   int32_t guard = -1;        // Future(): the innermost wait passed before it (Guard index)
   bool value_known = false;  // kWord writes: a set of a known value
   int64_t value = 0;
+  bool amount_known = false;  // kWord kAdd: the amount added, when known
+  int64_t amount = 0;
 };
 using Footprint = std::vector<Access2>;
 

@@ -39,6 +39,7 @@ constexpr char kRunUsage[] =
     "  --max-memory=SIZE        memory budget of the exploration (bytes, or with K, M or G;\n"
     "                           default 4G); reaching it ends inconclusive with the figure\n"
     "  --no-reduction           explore without partial-order reduction\n"
+    "  --no-counter-abstraction reduce without the counter abstraction (adds as writes)\n"
     "  --trail-out=FILE         write the reported run as a replayable SignalTrace\n"
     "  --svg=FILE               write the wait-for graph of a deadlock\n"
     "  --format=text|json|textproto\n";
@@ -217,6 +218,7 @@ int RunSignalRun(const ParsedArgs& args, std::ostream& out, std::ostream& err, R
     opt.max_memory_bytes = *bytes;
   }
   opt.reduce = !args.Has("no-reduction");
+  opt.counters = !args.Has("no-counter-abstraction");
   auto p = sig::LoadProgramFile(args.positional[0], *o);
   if (!p.ok()) {
     PrintError(err, p.status().message());
