@@ -89,14 +89,23 @@ class Reducer {
     guards_.assign(n, nullptr);
     have_future_.assign(n, false);
     std::vector<char> is_enabled(n, 0);
-    for (const Transition& t : enabled) is_enabled[t.agent] = 1;
+    en_count_.assign(n, 0);
+    for (const Transition& t : enabled) {
+      is_enabled[t.agent] = 1;
+      ++en_count_[t.agent];
+    }
     std::vector<char> best;
     size_t best_cost = SIZE_MAX;
     std::vector<char> tried(n, 0);
     for (const Transition& t : enabled) {
       if (tried[t.agent]) continue;
       std::vector<char> in(n, 0);
-      Closure(s, t.agent, is_enabled, &in);
+      // A closure of two or more agents that already costs best_cost cannot be chosen:
+      // it is cut short (the choice is the same as with the whole closure).
+      if (!Closure(s, t.agent, is_enabled, &in, best_cost)) {
+        tried[t.agent] = 1;
+        continue;
+      }
       size_t cost = 0;
       int members = 0;
       for (int a = 0; a < n; ++a) members += in[a] ? 1 : 0;
@@ -300,10 +309,21 @@ class Reducer {
         return true;
     return false;
   }
-  void Closure(const State& s, int seed, const std::vector<char>& is_enabled,
-               std::vector<char>* in) {
+  // Ensures: true and *in the closure; false when it was cut short because it has two or
+  // more members whose enabled transitions number at least `cutoff`.
+  bool Closure(const State& s, int seed, const std::vector<char>& is_enabled,
+               std::vector<char>* in, size_t cutoff) {
     std::vector<int> work{seed};
     (*in)[seed] = 1;
+    size_t cost = en_count_[seed];
+    int members = 1;
+    auto add = [&](int x) {
+      (*in)[x] = 1;
+      work.push_back(x);
+      cost += en_count_[x];
+      ++members;
+      return members < 2 || cost < cutoff;
+    };
     while (!work.empty()) {
       int b = work.back();
       work.pop_back();
@@ -331,26 +351,18 @@ class Reducer {
       }
       if (!is_enabled[b] && s.agents[b].status == Status::kNotLaunched) {
         int st = m_.info(b).stream_agent;
-        if (!(*in)[st]) {
-          (*in)[st] = 1;
-          work.push_back(st);
-        }
+        if (!(*in)[st] && !add(st)) return false;
       }
       if (!is_enabled[b] && s.agents[b].status == Status::kNotStarted && m_.info(b).cta > 0) {
         int prev = b - 1;  // CTAs start in order
-        if (!(*in)[prev]) {
-          (*in)[prev] = 1;
-          work.push_back(prev);
-        }
+        if (!(*in)[prev] && !add(prev)) return false;
       }
       for (int x = 0; x < m_.num_agents(); ++x) {
         if ((*in)[x] || s.agents[x].status == Status::kExited) continue;
-        if (Depends(s, b, probe, x)) {
-          (*in)[x] = 1;
-          work.push_back(x);
-        }
+        if (Depends(s, b, probe, x) && !add(x)) return false;
       }
     }
+    return true;
   }
 
   const Machine& m_;
@@ -362,6 +374,7 @@ class Reducer {
   int64_t cache_bytes_ = 0;
   std::map<uint64_t, CounterAdds> counters_;
   std::vector<char> have_future_;
+  std::vector<size_t> en_count_;  // per agent: its enabled transitions in this state
 };
 
 struct Node {
