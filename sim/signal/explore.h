@@ -12,6 +12,9 @@
 //     (every step makes progress), so this keeps every reachable terminal state —
 //     deadlocks and completions — and, because happens-before and race flags are functions
 //     of the trace, every race.
+//   * the counter abstraction (README.md, "Scale"): adds to a signal word whose old value
+//     nobody uses commute (footprint mode kAdd), and a wait for a count that the agents
+//     other than b can no longer reach does not conflict with b's next step;
 //   * bounds: --max-states and --max-memory; hitting either makes a verdict that needs
 //     the whole space inconclusive.
 //
