@@ -32,6 +32,9 @@ absl::Status ParseTextProto(absl::string_view text, absl::string_view origin,
   FirstErrorCollector errors{std::string(origin)};
   google::protobuf::TextFormat::Parser parser;
   parser.RecordErrorsTo(&errors);
+  // Protobuf's text parser recurses once per nested message; without a limit a hostile
+  // file (thousands of nested ops) overflows the stack instead of being an input error.
+  parser.SetRecursionLimit(kTextProtoMaxDepth);
   if (!parser.ParseFromString(std::string(text), msg)) {
     return absl::InvalidArgumentError(
         errors.first().empty()

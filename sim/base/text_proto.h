@@ -10,9 +10,14 @@
 
 namespace warpcheck::sim::base {
 
+// Messages nested deeper than this are a parse error ("<origin>:<line>:<col>: Message is
+// too deep ..."), not a stack overflow.
+inline constexpr int kTextProtoMaxDepth = 200;
+
 // Parses `text` into *msg.
 // Ensures: OK, or InvalidArgument "<origin>:<line>:<col>: <what>" for the first parse
-//          error (1-based), or "<origin>: not a <message type>" when protobuf gives none.
+//          error (1-based; nesting deeper than kTextProtoMaxDepth is one), or
+//          "<origin>: not a <message type>" when protobuf gives none.
 absl::Status ParseTextProto(absl::string_view text, absl::string_view origin,
                             google::protobuf::Message* msg);
 

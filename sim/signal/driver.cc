@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "sim/base/status_macros.h"
 #include "sim/base/text_proto.h"
@@ -272,18 +273,37 @@ void FillCounts(const ExploreResult& r, SignalReport* rep) {
   rep->set_seconds(r.seconds);
   rep->set_states_per_second(r.seconds > 0 ? r.states / r.seconds : 0);
   rep->set_bound_hit(r.bound_hit);
+  rep->set_memory_bytes(r.peak_memory_bytes);
+  rep->set_state_bytes(r.state_bytes);
+  rep->set_search_depth(r.peak_depth);
+}
+
+std::string Mib(int64_t bytes) {
+  return absl::StrFormat("%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+}
+
+// Which bound was hit, with the figure: "state bound of N hit after M states" or "memory
+// budget of X MiB reached after M states (the search held about Y MiB: a stack of D
+// states at about B bytes each, the visited set and the footprint cache)".
+std::string BoundText(const ExploreResult& r, int64_t max_states, int64_t max_memory) {
+  if (!r.memory_hit) return absl::StrCat("state bound of ", max_states, " hit after ", r.states, " states");
+  return absl::StrCat("memory budget of ", Mib(max_memory), " reached after ", r.states,
+                      " states (the search held about ", Mib(r.peak_memory_bytes),
+                      ": a stack of ", r.peak_depth, " states at about ", r.state_bytes,
+                      " bytes each, the visited set and the footprint cache)");
 }
 
 // The first line of every answer under a bound.
-std::string BoundHitText(int64_t max_states, const ExploreResult& r) {
-  return absl::StrCat("inconclusive: state bound of ", max_states, " hit after ", r.states,
-                      " states (raise --max-states or lower --ranks/--ctas/--iterations)");
+std::string BoundHitText(int64_t max_states, int64_t max_memory, const ExploreResult& r) {
+  return absl::StrCat("inconclusive: ", BoundText(r, max_states, max_memory), " (raise ",
+                      r.memory_hit ? "--max-memory" : "--max-states",
+                      " or lower --ranks/--ctas/--iterations)");
 }
 
 // Classifies an exploration (driver.h: the outcome of `run`), fills the explanation and
 // returns the terminal whose trail is reported (null: none).
 const Terminal* Classify(const Machine& m, const ExploreResult& r, int64_t max_states,
-                         RunResult& res) {
+                         int64_t max_memory, RunResult& res) {
   SignalReport& rep = res.report;
   if (r.first_fault) {
     rep.set_outcome(SignalReport::fault);
@@ -310,7 +330,7 @@ const Terminal* Classify(const Machine& m, const ExploreResult& r, int64_t max_s
       // bound. So the answer is "can deadlock", and the outcome inconclusive.
       rep.set_outcome(SignalReport::inconclusive);
       rep.mutable_explanation()->set_text(absl::StrCat(
-          BoundHitText(max_states, r), "; found: the program can deadlock (",
+          BoundHitText(max_states, max_memory, r), "; found: the program can deadlock (",
           r.deadlocks, " deadlocking terminal state(s), trail below); whether it always "
           "does is not decided\n", rep.explanation().text()));
     } else {
@@ -329,7 +349,7 @@ const Terminal* Classify(const Machine& m, const ExploreResult& r, int64_t max_s
     // deadlocks", which `race` also claims, is not shown.
     rep.set_outcome(r.bound_hit ? SignalReport::inconclusive : SignalReport::race);
     e->set_text(absl::StrCat(
-        r.bound_hit ? absl::StrCat(BoundHitText(max_states, r),
+        r.bound_hit ? absl::StrCat(BoundHitText(max_states, max_memory, r),
                                    "; found: a data race (no deadlock among the explored "
                                    "states)\n")
                     : "",
@@ -340,7 +360,7 @@ const Terminal* Classify(const Machine& m, const ExploreResult& r, int64_t max_s
   if (r.bound_hit) {
     rep.set_outcome(SignalReport::inconclusive);
     rep.mutable_explanation()->set_text(absl::StrCat(
-        BoundHitText(max_states, r), " with no deadlock, race or fault found",
+        BoundHitText(max_states, max_memory, r), " with no deadlock, race or fault found",
         r.completes > 0 ? absl::StrCat(" (", r.completes, " terminal state(s) complete)") : ""));
     return r.first_complete ? &*r.first_complete : nullptr;
   }
@@ -369,6 +389,8 @@ absl::StatusOr<RunResult> RunProgram(const Program& p, const RunOptions& opt) {
   eo.seed = opt.seed;
   eo.max_states = opt.max_states > 0 ? opt.max_states : p.max_states;
   eo.reduce = opt.reduce;
+  eo.counters = opt.counters;
+  if (opt.max_memory_bytes > 0) eo.max_memory_bytes = opt.max_memory_bytes;
   ExploreResult r = Explore(m, eo);
   FillCounts(r, &rep);
   (*rep.mutable_outcome_counts())["completes"] = r.completes;
@@ -376,7 +398,7 @@ absl::StatusOr<RunResult> RunProgram(const Program& p, const RunOptions& opt) {
   (*rep.mutable_outcome_counts())["race"] = r.races;
   (*rep.mutable_outcome_counts())["fault"] = r.faults;
   FillTerminals(r, &rep);
-  if (const Terminal* shown = Classify(m, r, eo.max_states, res)) {
+  if (const Terminal* shown = Classify(m, r, eo.max_states, eo.max_memory_bytes, res)) {
     FillTrail(*shown, &rep);
     // Every outcome lists the distinct races of every explored terminal state.
     if (rep.races_size() == 0) FillRaces(m, r.all_races, &rep);
@@ -602,7 +624,7 @@ absl::StatusOr<RunResult> Replay(const Program& p, const SignalTrace& trace,
     // Not found within the bound is not "diverged": no verdict on the recording.
     rep.set_outcome(SignalReport::inconclusive);
     rep.mutable_explanation()->set_text(absl::StrCat(
-        BoundHitText(eo.max_states, r),
+        BoundHitText(eo.max_states, eo.max_memory_bytes, r),
         "; no run that matches the recording was found within it, and none is excluded"));
   } else {
     const Terminal* t = r.first_deadlock ? &*r.first_deadlock

@@ -8,10 +8,11 @@
 //   nondeterministic  some terminal states deadlock and some complete
 //   race              none deadlocks, but a data race or stale read is reachable
 //   completes         otherwise
-//   inconclusive      the state bound was hit before a verdict that needs the whole space:
-//                     deadlock, race and completes become inconclusive (a deadlock or race
-//                     found is still explained, with its trail); fault and
-//                     nondeterministic stand, shown by their witnesses
+//   inconclusive      the state bound or the memory budget was hit before a verdict that
+//                     needs the whole space: deadlock, race and completes become
+//                     inconclusive (a deadlock or race found is still explained, with its
+//                     trail, and the text gives the figure); fault and nondeterministic
+//                     stand, shown by their witnesses
 // The exit code of each is tools/warpcheck/exit_code.cc's; nothing here picks one.
 #ifndef WARPCHECK_SIM_SIGNAL_DRIVER_H_
 #define WARPCHECK_SIM_SIGNAL_DRIVER_H_
@@ -32,7 +33,9 @@ struct RunOptions {
   std::string schedule = "explore";
   uint64_t seed = 1;
   int64_t max_states = 0;  // 0: the program's
+  int64_t max_memory_bytes = 0;  // 0: kDefaultMaxMemory (explore.h)
   bool reduce = true;
+  bool counters = true;  // the counter abstraction (ExploreOptions::counters)
 };
 
 struct RunResult {

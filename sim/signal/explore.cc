@@ -4,6 +4,7 @@
 #include <chrono>
 #include <random>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/node_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -32,30 +33,79 @@ std::map<std::string, int64_t> FinalValues(const Machine& m, const State& s) {
   return out;
 }
 
+StateBytes MeasureState(const State& s) {
+  // A std::map node: the value plus about four pointers of tree bookkeeping.
+  constexpr int64_t kMapNode = 32;
+  StateBytes b;
+  int64_t n = sizeof(State);
+  n += s.agents.capacity() * sizeof(AgentState);
+  for (const AgentState& as : s.agents) {
+    n += as.stack.capacity() * sizeof(StackEntry) + as.frame.capacity() * sizeof(int64_t);
+    n += (as.lanes.capacity() + as.polled.capacity()) * sizeof(uint64_t) +
+         as.cached.capacity() * sizeof(int64_t);
+    n += as.tokens.capacity() * sizeof(as.tokens[0]);
+  }
+  for (const auto& [key, w] : s.words) {
+    n += kMapNode + sizeof(key) + sizeof(Word);
+    b.hist_entries += static_cast<int64_t>(w.hist.size());
+  }
+  for (const auto& [key, log] : s.data)
+    n += kMapNode + sizeof(key) + sizeof(log) + log.capacity() * sizeof(Access);
+  for (const auto& [key, bar] : s.barriers)
+    n += kMapNode + sizeof(key) + sizeof(Barrier) + bar.arrivers.capacity() * sizeof(int32_t);
+  n += (s.slots_used.capacity() + s.barrier_calls.capacity()) * sizeof(int32_t);
+  for (const auto& [k, v] : s.coll_calls) n += kMapNode + sizeof(k) + k.second.capacity() + sizeof(v);
+  n += s.races.capacity() * sizeof(RaceRecord);
+  for (const RaceRecord& r : s.races) n += r.text.capacity();
+  n += s.fault.capacity();
+  b.own = n;
+  return b;
+}
+
 namespace {
+
+// Bytes of a clock's data (shared; counted where a step made it).
+int64_t ClockBytes(const Clock& c, int comps) {
+  return c.empty() ? 0 : 48 + static_cast<int64_t>(comps) * sizeof(uint32_t);
+}
 
 // The stubborn set: agents closed under conflicts of their next steps (or, when
 // blocked, their enabling needs) with other agents' futures.
 class Reducer {
  public:
-  explicit Reducer(const Machine& m) : m_(m) {}
+  Reducer(const Machine& m, bool counters) : m_(m), counters_on_(counters) {}
+  // Bytes its footprint cache holds (estimated).
+  int64_t cache_bytes() const { return cache_bytes_; }
 
   void Reduce(const State& s, const std::vector<Transition>& enabled,
               std::vector<Transition>* out) {
     const int n = m_.num_agents();
-    if (cache_.size() > 100000) cache_.clear();  // only between states: no live pointers
+    if (cache_.size() > 100000) {  // only between states: no live pointers
+      cache_.clear();
+      cache_bytes_ = 0;
+    }
     futures_.assign(n, nullptr);
+    counters_.clear();
     guards_.assign(n, nullptr);
     have_future_.assign(n, false);
     std::vector<char> is_enabled(n, 0);
-    for (const Transition& t : enabled) is_enabled[t.agent] = 1;
+    en_count_.assign(n, 0);
+    for (const Transition& t : enabled) {
+      is_enabled[t.agent] = 1;
+      ++en_count_[t.agent];
+    }
     std::vector<char> best;
     size_t best_cost = SIZE_MAX;
     std::vector<char> tried(n, 0);
     for (const Transition& t : enabled) {
       if (tried[t.agent]) continue;
       std::vector<char> in(n, 0);
-      Closure(s, t.agent, is_enabled, &in);
+      // A closure of two or more agents that already costs best_cost cannot be chosen:
+      // it is cut short (the choice is the same as with the whole closure).
+      if (!Closure(s, t.agent, is_enabled, &in, best_cost)) {
+        tried[t.agent] = 1;
+        continue;
+      }
       size_t cost = 0;
       int members = 0;
       for (int a = 0; a < n; ++a) members += in[a] ? 1 : 0;
@@ -91,33 +141,132 @@ class Reducer {
     for (int64_t v : as.frame) mix(static_cast<uint64_t>(v));
     return h;
   }
-  const Footprint& FutureOf(const State& s, int a) {
+  // An agent's future with its guards, and its entries indexed by (resource, object):
+  // only entries of the same resource and object can conflict (Conflicts), so a probe
+  // looks at those instead of the whole future.
+  struct CachedFuture {
+    Footprint f;
+    std::vector<Guard> g;
+    // (res, object, rank) -> entries; rank kAnyRank holds the entries of any rank, and
+    // (res, object, kAllRanks) all entries of the object.
+    absl::flat_hash_map<uint64_t, std::vector<uint32_t>> index;
+    bool wild = false;  // an entry matches every object (the walk overflowed)
+  };
+  static constexpr int kAnyRank = -1, kAllRanks = -2;
+  static uint64_t ResObject(Res r, int32_t object, int rank) {
+    return (static_cast<uint64_t>(r) << 56) |
+           (static_cast<uint64_t>(static_cast<uint32_t>(object)) << 16) |
+           static_cast<uint64_t>(static_cast<uint16_t>(rank + 2));
+  }
+  const CachedFuture& Cached(const State& s, int a) {
     if (!have_future_[a]) {
       uint64_t key = ControlKey(s.agents[a], a);
       auto it = cache_.find(key);
       if (it == cache_.end()) {
-        std::vector<Guard> g;
-        Footprint f = m_.Future(s, a, &g);
-        it = cache_.emplace(key, std::make_pair(std::move(f), std::move(g))).first;
+        CachedFuture c;
+        c.f = m_.Future(s, a, &c.g);
+        NoCounters(c.f);
+        for (uint32_t i = 0; i < c.f.size(); ++i) {
+          const Access2& x = c.f[i];
+          if (x.object == -2) c.wild = true;
+          c.index[ResObject(x.res, x.object, kAllRanks)].push_back(i);
+          c.index[ResObject(x.res, x.object, x.rank < 0 ? kAnyRank : x.rank)].push_back(i);
+        }
+        cache_bytes_ += 64 + static_cast<int64_t>(c.f.capacity() * (sizeof(Access2) + 8) +
+                                                  c.g.capacity() * sizeof(Guard));
+        it = cache_.emplace(key, std::move(c)).first;
       }
-      futures_[a] = &it->second.first;
-      guards_[a] = &it->second.second;
+      futures_[a] = &it->second;
+      guards_[a] = &it->second.g;
       have_future_[a] = true;
     }
     return *futures_[a];
   }
+  const Footprint& FutureOf(const State& s, int a) { return Cached(s, a).f; }
+  // Without the counter abstraction an add to a signal word is a plain write.
+  void NoCounters(Footprint& f) const {
+    if (counters_on_) return;
+    for (Access2& x : f)
+      if (x.res == Res::kWord && x.mode == Mode::kAdd) x.mode = Mode::kWrite;
+  }
+  // Whether fn(f) holds for some entry f of cf that may conflict with a.
+  template <typename Fn>
+  static bool AnyCandidate(const CachedFuture& cf, const Access2& a, Fn fn) {
+    if (cf.wild || a.object == -2) {
+      for (const Access2& f : cf.f)
+        if (fn(f)) return true;
+      return false;
+    }
+    auto scan = [&](int rank) {
+      auto it = cf.index.find(ResObject(a.res, a.object, rank));
+      if (it == cf.index.end()) return false;
+      for (uint32_t i : it->second)
+        if (fn(cf.f[i])) return true;
+      return false;
+    };
+    if (a.rank < 0) return scan(kAllRanks);
+    return scan(a.rank) || scan(kAnyRank);
+  }
   // True when x's access f can only happen after x passes a wait on a word that only b
   // writes and that does not hold yet: then f cannot come before b's next step.
-  bool GuardedBy(const State& s, int b, int x, const Access2& f) const {
+  bool GuardedBy(const State& s, int b, int x, const Access2& f) {
     for (int g = f.guard; g >= 0; g = (*guards_[x])[g].parent) {
       const Guard& gd = (*guards_[x])[g];
-      if (!m_.OnlyWrittenAfter(s, gd.key, b)) continue;
       auto it = s.words.find(gd.key);
       int64_t v = it == s.words.end() ? m_.program().objects[KeyObject(gd.key)].init
                                       : it->second.value;
-      if (!m_.Satisfies(gd.cmp, v, gd.expected, gd.bytes)) return true;
+      if (m_.Satisfies(gd.cmp, v, gd.expected, gd.bytes)) continue;
+      if (m_.OnlyWrittenAfter(s, gd.key, b)) return true;
+      if (CounterShort(s, b, gd, v)) return true;
     }
     return false;
+  }
+  // The counter abstraction's guard: every agent still to write gd.key only adds known
+  // non-negative amounts to it, and what the agents other than b can still add cannot
+  // bring it from v to the wait's target (== T, >= T, > T). Then the wait cannot pass
+  // before b's next step, whatever the others do in between.
+  bool CounterShort(const State& s, int b, const Guard& gd, int64_t v) {
+    if (!counters_on_ || (gd.cmp != EQ && gd.cmp != GE && gd.cmp != GT)) return false;
+    const CounterAdds& c = CounterFor(s, gd.key);
+    if (!c.only_adds) return false;
+    const int64_t others = c.total - c.by_agent[b];
+    if (v < 0 || others > (int64_t{1} << 40)) return false;
+    const int64_t reach = v + others;
+    if (gd.bytes == 4 && reach > INT32_MAX) return false;
+    return gd.cmp == GT ? reach <= gd.expected : reach < gd.expected;
+  }
+  struct CounterAdds {
+    bool only_adds = true;
+    int64_t total = 0;
+    std::vector<int64_t> by_agent;
+  };
+  // Per state (cleared by Reduce): what each agent's future adds to `key`.
+  const CounterAdds& CounterFor(const State& s, uint64_t key) {
+    auto it = counters_.find(key);
+    if (it != counters_.end()) return it->second;
+    CounterAdds c;
+    c.by_agent.assign(m_.num_agents(), 0);
+    Access2 probe;
+    probe.res = Res::kWord;
+    probe.mode = Mode::kRead;
+    probe.object = KeyObject(key);
+    probe.rank = KeyRank(key);
+    probe.lo = KeyIndex(key);
+    probe.hi = probe.lo + 1;
+    for (int x = 0; x < m_.num_agents() && c.only_adds; ++x) {
+      if (s.agents[x].status == Status::kExited) continue;
+      for (const Access2& f : FutureOf(s, x)) {
+        if (f.mode == Mode::kRead || !Conflicts(probe, f)) continue;
+        if (f.mode != Mode::kAdd || !f.amount_known || f.amount < 0 || f.lo < 0 || f.rank < 0 ||
+            f.amount > (int64_t{1} << 32)) {
+          c.only_adds = false;
+          break;
+        }
+        c.by_agent[x] += f.amount;
+        c.total += f.amount;
+      }
+    }
+    return counters_.emplace(key, std::move(c)).first->second;
   }
   // True when CTA x cannot start before b's next step: it belongs to a later launch on
   // its stream, and a CTA of the launch before it is b itself or cannot exit before b
@@ -145,32 +294,43 @@ class Reducer {
     return false;
   }
   bool Depends(const State& s, int b, const Footprint& probe, int x) {
-    const Footprint& fut = FutureOf(s, x);
+    const CachedFuture& fut = Cached(s, x);
     bool conflict = false;
-    for (const Access2& a : probe) {
-      for (const Access2& f : fut)
-        if (Conflicts(a, f)) {
-          conflict = true;
-          break;
-        }
-      if (conflict) break;
-    }
+    for (const Access2& a : probe)
+      if (AnyCandidate(fut, a, [&](const Access2& f) { return Conflicts(a, f); })) {
+        conflict = true;
+        break;
+      }
     if (!conflict || LaunchGuarded(s, b, x)) return false;
     for (const Access2& a : probe)
-      for (const Access2& f : fut)
-        if (Conflicts(a, f) && !GuardedBy(s, b, x, f)) return true;
+      if (AnyCandidate(fut, a, [&](const Access2& f) {
+            return Conflicts(a, f) && !GuardedBy(s, b, x, f);
+          }))
+        return true;
     return false;
   }
-  void Closure(const State& s, int seed, const std::vector<char>& is_enabled,
-               std::vector<char>* in) {
+  // Ensures: true and *in the closure; false when it was cut short because it has two or
+  // more members whose enabled transitions number at least `cutoff`.
+  bool Closure(const State& s, int seed, const std::vector<char>& is_enabled,
+               std::vector<char>* in, size_t cutoff) {
     std::vector<int> work{seed};
     (*in)[seed] = 1;
+    size_t cost = en_count_[seed];
+    int members = 1;
+    auto add = [&](int x) {
+      (*in)[x] = 1;
+      work.push_back(x);
+      cost += en_count_[x];
+      ++members;
+      return members < 2 || cost < cutoff;
+    };
     while (!work.empty()) {
       int b = work.back();
       work.pop_back();
       Footprint probe;
       if (is_enabled[b]) {
         probe = m_.Next(s, b);
+        NoCounters(probe);
       } else {
         // A blocked agent: one necessary condition suffices; prefer one that agents
         // already in the set (or nobody) can satisfy, else the one that adds fewest.
@@ -191,34 +351,30 @@ class Reducer {
       }
       if (!is_enabled[b] && s.agents[b].status == Status::kNotLaunched) {
         int st = m_.info(b).stream_agent;
-        if (!(*in)[st]) {
-          (*in)[st] = 1;
-          work.push_back(st);
-        }
+        if (!(*in)[st] && !add(st)) return false;
       }
       if (!is_enabled[b] && s.agents[b].status == Status::kNotStarted && m_.info(b).cta > 0) {
         int prev = b - 1;  // CTAs start in order
-        if (!(*in)[prev]) {
-          (*in)[prev] = 1;
-          work.push_back(prev);
-        }
+        if (!(*in)[prev] && !add(prev)) return false;
       }
       for (int x = 0; x < m_.num_agents(); ++x) {
         if ((*in)[x] || s.agents[x].status == Status::kExited) continue;
-        if (Depends(s, b, probe, x)) {
-          (*in)[x] = 1;
-          work.push_back(x);
-        }
+        if (Depends(s, b, probe, x) && !add(x)) return false;
       }
     }
+    return true;
   }
 
   const Machine& m_;
-  std::vector<const Footprint*> futures_;
+  const bool counters_on_;
+  std::vector<const CachedFuture*> futures_;
   std::vector<const std::vector<Guard>*> guards_;
   // node_hash_map: pointers into it stay valid while it grows.
-  absl::node_hash_map<uint64_t, std::pair<Footprint, std::vector<Guard>>> cache_;
+  absl::node_hash_map<uint64_t, CachedFuture> cache_;
+  int64_t cache_bytes_ = 0;
+  std::map<uint64_t, CounterAdds> counters_;
   std::vector<char> have_future_;
+  std::vector<size_t> en_count_;  // per agent: its enabled transitions in this state
 };
 
 struct Node {
@@ -226,7 +382,27 @@ struct Node {
   std::vector<Transition> choices;  // the transitions to explore from this state
   size_t next = 0;
   Event in;
+  int64_t bytes = 0;       // its share of the estimate (history nodes it added)
+  int64_t full_bytes = 0;  // the same with every word's history copied
+  int64_t hist_entries = 0;
 };
+
+// Sets n.bytes and n.full_bytes; `parent` is the node below it on the stack (null: root).
+void MeasureNode(Node& n, const Node* parent, int comps) {
+  StateBytes b = MeasureState(n.s);
+  int64_t common = b.own + static_cast<int64_t>(sizeof(Node)) +
+                   static_cast<int64_t>(n.choices.capacity() * sizeof(Transition)) +
+                   static_cast<int64_t>(n.in.what.capacity() + n.in.text.capacity());
+  if (n.in.agent >= 0 && n.in.agent < static_cast<int>(n.s.agents.size())) {
+    const AgentState& as = n.s.agents[n.in.agent];  // the clocks its step made
+    common += ClockBytes(as.t0, comps) + ClockBytes(as.rest, comps) + ClockBytes(as.px, comps);
+  }
+  n.hist_entries = b.hist_entries;
+  const int64_t added = parent ? std::max<int64_t>(0, b.hist_entries - parent->hist_entries)
+                               : b.hist_entries;
+  n.bytes = common + added * static_cast<int64_t>(History::kNodeBytes);
+  n.full_bytes = common + b.hist_entries * static_cast<int64_t>(sizeof(HistEntry));
+}
 
 }  // namespace
 
@@ -292,7 +468,7 @@ ExploreResult Explore(const Machine& m, const ExploreOptions& opt) {
     if (!slot->has_value()) *slot = std::move(t);
   };
 
-  Reducer reducer(m);
+  Reducer reducer(m, opt.counters);
   std::vector<Transition> enabled, chosen;
   auto expand = [&](const State& s, std::vector<Transition>* choices) {
     m.Enabled(s, &enabled);
@@ -341,15 +517,40 @@ ExploreResult Explore(const Machine& m, const ExploreOptions& opt) {
 
   absl::flat_hash_set<uint64_t> visited;
   std::vector<Node> stack;
+  // The memory estimate: the stack's nodes (running sums), the visited set, the cache.
+  int64_t stack_bytes = 0, stack_full_bytes = 0;
+  const int comps = m.num_components();
+  auto held = [&] {
+    return stack_bytes + static_cast<int64_t>(stack.capacity() * sizeof(Node)) +
+           static_cast<int64_t>(visited.capacity() * (sizeof(uint64_t) + 1)) +
+           reducer.cache_bytes();
+  };
+  auto note_push = [&] {
+    Node& n = stack.back();
+    MeasureNode(n, stack.size() > 1 ? &stack[stack.size() - 2] : nullptr, comps);
+    stack_bytes += n.bytes;
+    stack_full_bytes += n.full_bytes;
+    const int64_t total = held();
+    if (total > r.peak_memory_bytes) {
+      r.peak_memory_bytes = total;
+      r.peak_depth = static_cast<int64_t>(stack.size());
+      r.state_bytes = stack_bytes / r.peak_depth;
+      r.state_bytes_full_copy = stack_full_bytes / r.peak_depth;
+    }
+    return opt.max_memory_bytes <= 0 || total <= opt.max_memory_bytes;
+  };
   stack.emplace_back();
   stack.back().s = opt.start ? *opt.start : m.Initial();
   visited.insert(m.Hash(stack.back().s));
   r.states = 1;
   expand(stack.back().s, &stack.back().choices);
   if (stack.back().choices.empty()) record(stack.back().s, stack, nullptr);
+  note_push();
   while (!stack.empty()) {
     Node& top = stack.back();
     if (top.next >= top.choices.size()) {
+      stack_bytes -= top.bytes;
+      stack_full_bytes -= top.full_bytes;
       stack.pop_back();
       continue;
     }
@@ -370,6 +571,11 @@ ExploreResult Explore(const Machine& m, const ExploreOptions& opt) {
       continue;
     }
     stack.push_back(std::move(child));
+    if (!note_push()) {
+      r.bound_hit = true;
+      r.memory_hit = true;
+      break;
+    }
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;

@@ -12,8 +12,19 @@
 //     (every step makes progress), so this keeps every reachable terminal state —
 //     deadlocks and completions — and, because happens-before and race flags are functions
 //     of the trace, every race.
-//   * bounds: --max-states; hitting it makes a verdict that needs the whole space
-//     inconclusive.
+//   * the counter abstraction (README.md, "Scale"): adds to a signal word whose old value
+//     nobody uses commute (footprint mode kAdd), and a wait for a count that the agents
+//     other than b can no longer reach does not conflict with b's next step;
+//   * bounds: --max-states and --max-memory; hitting either makes a verdict that needs
+//     the whole space inconclusive.
+//
+// Memory. What the search holds is the stack of states on the current path (each with
+// its pending choices and the event that reached it), the visited hashes and the
+// reducer's footprint cache. States share what they do not change: vector clocks, and
+// every word's write history (History, a persistent list), so a state on the stack costs
+// its own agents, words and access logs plus the history nodes its step added, not the
+// whole history again. The estimate (StateBytes) counts exactly those containers, from
+// their capacities; the budget compares the running total with max_memory_bytes.
 #ifndef WARPCHECK_SIM_SIGNAL_EXPLORE_H_
 #define WARPCHECK_SIM_SIGNAL_EXPLORE_H_
 
@@ -29,11 +40,19 @@
 
 namespace warpcheck::sim::signal {
 
+// The memory budget when --max-memory does not give one: 4 GiB.
+inline constexpr int64_t kDefaultMaxMemory = int64_t{4} << 30;
+
 struct ExploreOptions {
   std::string schedule = "explore";  // fifo | random | explore
   uint64_t seed = 1;
   int64_t max_states = 2000000;
+  int64_t max_memory_bytes = kDefaultMaxMemory;  // estimated bytes (see above); 0: none
   bool reduce = true;  // partial-order reduction
+  // With reduce: the counter abstraction (adds whose old value nobody uses commute, and
+  // a wait for a count cannot pass before an adder it still needs moves; README.md,
+  // "Scale"). Off: such adds conflict like any write (for the soundness test).
+  bool counters = true;
   // Replay: a transition may be taken only if this returns true (nullptr: all).
   std::function<bool(const State&, const Transition&)> allow;
   // Replay of a snapshot: the deadlock kept as first_deadlock is one this accepts, when
@@ -63,11 +82,26 @@ struct TerminalSummary {
   bool race = false;
 };
 
+// What one state on the search stack costs (bytes), as estimated from its containers.
+struct StateBytes {
+  int64_t own = 0;           // agents, words, access logs, barriers, races, ...
+  int64_t hist_entries = 0;  // write-history entries it reaches (shared with its parent)
+};
+StateBytes MeasureState(const State& s);
+
 struct ExploreResult {
   int64_t states = 0;
   int64_t transitions = 0;
   double seconds = 0;
   bool bound_hit = false;
+  bool memory_hit = false;  // the bound hit was the memory budget
+  // The estimate at its peak: everything the search held, the stack depth then, and the
+  // bytes per state on that stack, as stored (history shared) and as a full copy of
+  // every word's history would have cost (the representation before History).
+  int64_t peak_memory_bytes = 0;
+  int64_t peak_depth = 0;
+  int64_t state_bytes = 0;
+  int64_t state_bytes_full_copy = 0;
   int64_t completes = 0, deadlocks = 0, faults = 0, races = 0;  // terminal states
   std::optional<Terminal> first_deadlock, first_complete, first_race, first_fault;
   std::vector<TerminalSummary> terminals;  // distinct, at most 256

@@ -89,6 +89,19 @@ struct Walker {
     Add(res, mode, object, r, lo, hi);
   }
 
+  // Makes the last added entry a commuting add of `amount_e` (the counter abstraction):
+  // the old value is not used and the add is one atomic step.
+  void MarkAdd(const Ex& amount_e) {
+    if (overflow || out->empty()) return;
+    Access2& x = out->back();
+    x.mode = Mode::kAdd;
+    int64_t v;
+    if (Value(amount_e, 1, &v)) {
+      x.amount_known = true;
+      x.amount = v;
+    }
+  }
+
   void Op1(const Op& op) {
     const int me = rank;
     current_op = op.id;
@@ -102,6 +115,8 @@ struct Walker {
           Range(Res::kWord, Mode::kWrite, op.object, op.rank, me, op.index, nullptr, 1);
         }
         if (op.sig_op == SET) SetValue(op.value, 1);
+        // Without native P2P atomics a remote add is a read step and a write step.
+        if (op.sig_op == ADD && (p.native_p2p_atomics || op.scope == GPU)) MarkAdd(op.value);
         break;
       }
       case SIGNAL_OP:
@@ -111,6 +126,8 @@ struct Walker {
         Range(Res::kWord, Mode::kWrite, op.object, op.rank, me, op.index, nullptr, 1);
         if (op.kind == ST_SIGNAL || op.kind == ATOMIC_CAS || (op.kind == SIGNAL_OP && op.sig_op == SET))
           SetValue(op.value, 1);
+        // ATOMIC_ADD stays a write: it reads the word's release clock (its acquire side).
+        if (op.kind == SIGNAL_OP && op.sig_op == ADD) MarkAdd(op.value);
         if (op.result_slot >= 0) unknown[op.result_slot] = true;
         break;
       case WAIT:
@@ -159,6 +176,7 @@ struct Walker {
           Range(Res::kWord, Mode::kWrite, op.signal_object, op.rank, me, op.signal_index,
                 nullptr, 1);
           if (op.signal_op == SET) SetValue(op.signal_value, 1);
+          if (op.signal_op == ADD) MarkAdd(op.signal_value);
         }
         break;
       }
@@ -392,6 +410,13 @@ bool Machine::OnlyWrittenAfter(const State& s, uint64_t key, int b) const {
     return false;
   }
   return true;
+}
+
+bool Machine::MayBeWritten(uint64_t key) const {
+  if (!writers_known_) return true;
+  if (wild_writes_.count({KeyObject(key), KeyRank(key)}) || wild_writes_.count({KeyObject(key), -1}))
+    return true;
+  return writers_.count(key) > 0;
 }
 
 void Machine::ComputeWriters() {

@@ -27,6 +27,14 @@ struct OpView {
   const Op& op;
   int64_t rank = 0, index = 0, count = 1;
   bool r_ok = false, i_ok = false, c_ok = false;
+  const int64_t* frame = nullptr;             // the walk's frame at this op
+  const std::vector<bool>* unknown = nullptr;  // its slots not known statically
+  // The value of e in this frame, when every slot it reads is known.
+  bool Known(const Ex& e, int64_t* v) const {
+    for (int s : e.slots())
+      if ((*unknown)[s]) return false;
+    return e.Eval(frame, v);
+  }
 };
 
 struct WordUse {
@@ -99,6 +107,79 @@ void GpuScopeRemoteRank(const OpView& v, Emit emit) {
                              op.rank.text(), v.r_ok ? absl::StrCat(" = ", v.rank) : "",
                              " on rank ", me, "): it writes the caller's own ",
                              v.p.objects[op.object].name, ", not the peer's"));
+}
+
+// True when e reads only slots that are the same on every rank: N, G, E and the params.
+bool RankInvariant(const Program& p, const Ex& e) {
+  for (int s : e.slots()) {
+    if (s == kSlotN || s == kSlotG || s == kSlotE) continue;
+    if (s >= kNumFixedSlots && s < kNumFixedSlots + static_cast<int>(p.param_values.size()))
+      continue;
+    return false;
+  }
+  return true;
+}
+
+void RankOutOfRange(const OpView& v, Emit emit) {
+  const Op& op = v.op;
+  auto check = [&](const Ex& e, const char* field) {
+    int64_t r = 0;
+    if (!e.present() || !RankInvariant(v.p, e) || !v.Known(e, &r)) return;
+    if (r >= 0 && r < v.p.ranks) return;
+    emit(op.site, absl::StrCat(op.site, ": ", op.path, ".", field, ": rank ", r,
+                               e.text() == absl::StrCat(r) ? "" : absl::StrCat(" ('", e.text(), "')"),
+                               " is outside 0..", v.p.ranks - 1, " (ranks: ", v.p.ranks, ")"));
+  };
+  // A scope=gpu notify drops its rank operand (gpu_scope_remote_rank says so).
+  if (!(op.kind == NOTIFY && op.scope == GPU)) check(op.rank, "rank");
+  if (op.kind == COPY) check(op.src_rank, "src_rank");
+}
+
+void IntraNodeRemoteNode(const OpView& v, Emit emit) {
+  const Op& op = v.op;
+  if (op.kind != NOTIFY || op.scope != INTRA_NODE || v.p.ranks_per_node <= 0 || !v.r_ok ||
+      v.rank < 0 || v.rank >= v.p.ranks)
+    return;
+  const int me = v.ai.rank;
+  if (v.p.node_of(static_cast<int>(v.rank)) == v.p.node_of(me)) return;
+  emit(op.site, absl::StrCat(op.site, ": intra_node notify from rank ", me, " (node ",
+                             v.p.node_of(me), ") to rank ", v.rank, " on node ",
+                             v.p.node_of(static_cast<int>(v.rank)), " (ranks_per_node ",
+                             v.p.ranks_per_node,
+                             "): nvshmem_ptr is NULL across nodes, so the store faults; "
+                             "use scope=inter_node"));
+}
+
+void WaitNeverNotified(const OpView& v, Emit emit) {
+  const Op& op = v.op;
+  if (op.kind != WAIT && op.kind != WAIT_UNTIL && op.kind != STREAM_WAIT) return;
+  int64_t value = 0;
+  if (!v.r_ok || !v.i_ok || !v.c_ok || !v.Known(op.value, &value)) return;
+  const Object& obj = v.p.objects[op.object];
+  const SignalCmp cmp = op.kind == WAIT ? EQ : op.cmp;
+  if (v.m.Satisfies(cmp, obj.init, value, obj.bytes)) return;  // passes on the initial value
+  int64_t lanes = op.kind == STREAM_WAIT ? 1
+                  : op.kind == WAIT && !v.p.amd
+                      ? std::min<int64_t>(static_cast<uint32_t>(v.count), 32)
+                      : std::max<int64_t>(v.count, 0);
+  std::vector<int64_t> frame(v.frame, v.frame + v.unknown->size());
+  for (int64_t l = 0; l < lanes && l < 4096; ++l) {
+    if (v.rank < 0 || v.rank >= v.p.ranks || v.index + l < 0) return;
+    if (op.lane_if.present()) {
+      // Only lanes known to poll: a lane_if that cannot be evaluated is not a finding.
+      frame[kSlotL] = l;
+      int64_t on = 0;
+      for (int s : op.lane_if.slots())
+        if (s != kSlotL && (*v.unknown)[s]) return;
+      if (!op.lane_if.Eval(frame.data(), &on) || !on) continue;
+    }
+    const uint64_t key = WordKey(op.object, static_cast<int>(v.rank), v.index + l);
+    if (v.m.MayBeWritten(key)) continue;
+    emit(op.site, absl::StrCat(op.site, ": ", v.ai.name, " waits on ", v.m.WordName(key),
+                               " for ", CmpName(cmp), " ", value, " but no op of any agent "
+                               "ever writes it (initial value ", obj.init, "): it can only hang"));
+    return;
+  }
 }
 
 // ---- lints of one signal word ----
@@ -196,6 +277,9 @@ constexpr Rule<OpView> kOpLints[] = {
     {SignalLint::wait_until_lanes_exceed_threads, SignalLint::warning,
      WaitUntilLanesExceedThreads},
     {SignalLint::gpu_scope_remote_rank, SignalLint::warning, GpuScopeRemoteRank},
+    {SignalLint::rank_out_of_range, SignalLint::error, RankOutOfRange},
+    {SignalLint::wait_never_notified, SignalLint::warning, WaitNeverNotified},
+    {SignalLint::intra_node_remote_node, SignalLint::warning, IntraNodeRemoteNode},
 };
 
 constexpr Rule<WordView> kWordLints[] = {
@@ -303,6 +387,7 @@ SignalExplanation::Cause CauseOf(SignalLint::Id id) {
     case SignalLint::wait_until_on_signal: return SignalExplanation::wait_until_on_signal;
     case SignalLint::cooperative_grid_too_large:
       return SignalExplanation::cooperative_grid_too_large;
+    case SignalLint::rank_out_of_range: return SignalExplanation::rank_out_of_range;
     default: return SignalExplanation::CAUSE_UNSET;
   }
 }
@@ -327,6 +412,8 @@ std::vector<SignalLint> Lint(const Machine& m) {
         return known(e) && e.Eval(frame, v);
       };
       OpView v{m, p, a, ai, op};
+      v.frame = frame;
+      v.unknown = &unknown;
       v.rank = ai.rank;
       v.r_ok = val(op.rank, ai.rank, &v.rank);
       v.i_ok = val(op.index, 0, &v.index);

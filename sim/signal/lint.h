@@ -10,12 +10,18 @@
 //   wait_width_mismatch        error     a 32-bit word used as a notify signal (notify is 64-bit)
 //   wait_until_on_signal       error     nvshmem_wait_until on a word written by signal ops (B13)
 //   cooperative_grid_too_large error     a cooperative launch larger than the resident slots
+//   rank_out_of_range          error     a rank operand that is the same on every rank (built
+//                                        from constants, N, G, E and params) outside 0..N-1
 //   wait_count_over_32         warning   dl.wait over more than 32 words on NVIDIA (B6)
 //   gpu_scope_remote_rank      warning   notify scope=gpu with a rank that is not the caller's (B3)
 //   mixed_set_add              warning   one word written by both set and add (B7)
 //   narrow_wait_scope          warning   scope=cta/weak wait on a word another CTA or GPU writes (B12)
 //   wait_until_lanes_exceed_threads warning  per-thread waits over more words than threads
 //   unmatched_notify           warning   a word that is notified but never waited on (B3)
+//   wait_never_notified        warning   a wait on a word no op of any agent can write, whose
+//                                        initial value does not satisfy it (a sure hang if reached)
+//   intra_node_remote_node     warning   an intra_node notify to a rank on another node
+//                                        (nvshmem_ptr is NULL there: a fault if reached)
 //
 // The ids and severities are the SignalLint.Id and SignalLint.Severity enums of
 // proto/report.proto; lint.cc holds one check function per lint, in tables (lints of one

@@ -6,6 +6,7 @@
 #include "absl/hash/hash.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "sim/base/check.h"
 #include "sim/base/status_macros.h"
 
 namespace warpcheck::sim::signal {
@@ -52,6 +53,37 @@ bool Clock::operator==(const Clock& o) const {
   if (d_ == o.d_) return true;
   if (!d_ || !o.d_) return false;
   return d_->v == o.d_->v;
+}
+
+// ---- History ----------------------------------------------------------------------------
+
+void History::push_back(HistEntry e) {
+  auto n = std::make_shared<Node>();
+  n->size = static_cast<uint32_t>(size()) + 1;
+  n->e = std::move(e);
+  n->parent = std::move(head_);
+  head_ = std::move(n);
+  index_.reset();
+}
+
+HistEntry& History::back() {
+  WARPCHECK_CHECK(head_ != nullptr) << "History::back() of an empty history";
+  // Always a fresh node: cheap (one entry), and no state that shares the old one sees
+  // the change.
+  auto n = std::make_shared<Node>(*head_);
+  head_ = n;
+  index_.reset();
+  return n->e;
+}
+
+const std::vector<const HistEntry*>& History::Index() const {
+  if (!index_ || index_->size() != size()) {
+    auto v = std::make_shared<std::vector<const HistEntry*>>(size());
+    size_t i = size();
+    for (const Node* n = head_.get(); n; n = n->parent.get()) (*v)[--i] = &n->e;
+    index_ = std::move(v);
+  }
+  return *index_;
 }
 
 bool Conflicts(const Access2& a, const Access2& b) {
@@ -375,9 +407,11 @@ void Machine::WriteWord(State& s, int a, int op, uint64_t key, int64_t value, Wr
   }
   w.value = value;
   if (rmw && !w.rel.empty()) {
-    // An RMW continues the release sequence of the version it read.
+    // An RMW continues the release sequence of the version it read. For adds the agent
+    // whose scope decides is the lowest-numbered releaser rather than the last, so that
+    // two adds give the same state in either order (the counter abstraction).
     w.rel = w.rel.Joined(rel);
-    if (!rel.empty()) {
+    if (!rel.empty() && (kind != WriteKind::kAdd || w.rel_agent < 0 || a < w.rel_agent)) {
       w.rel_agent = a;
       w.rel_scope = scope;
     }

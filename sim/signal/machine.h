@@ -128,12 +128,60 @@ struct HistEntry {
   Clock clk;          // the writer's clock at the write
 };
 
+// A word's write history, shared between states: a persistent list (each entry points at
+// the history before it), so copying a State copies one pointer per word and a step adds
+// one node, instead of copying every word's whole history (which made a state on a long
+// loop about 100 KB and the search stack quadratic in its depth). Reads look like a
+// vector (size, [i], range-for); the first indexed read builds an index, shared by copies.
+class History {
+ public:
+  size_t size() const { return head_ ? head_->size : 0; }
+  bool empty() const { return !head_; }
+  void push_back(HistEntry e);
+  const HistEntry& back() const { return head_->e; }
+  // Requires: !empty(). A step amends the entry it just wrote (operand, lost); a node
+  // another state shares is copied first.
+  HistEntry& back();
+  const HistEntry& operator[](size_t i) const { return *Index()[i]; }
+  // Oldest first.
+  class Iterator {
+   public:
+    explicit Iterator(std::vector<const HistEntry*>::const_iterator it) : it_(it) {}
+    const HistEntry& operator*() const { return **it_; }
+    const HistEntry* operator->() const { return *it_; }
+    Iterator& operator++() {
+      ++it_;
+      return *this;
+    }
+    bool operator!=(const Iterator& o) const { return it_ != o.it_; }
+    bool operator==(const Iterator& o) const { return it_ == o.it_; }
+
+   private:
+    std::vector<const HistEntry*>::const_iterator it_;
+  };
+  Iterator begin() const { return Iterator(Index().begin()); }
+  Iterator end() const { return Iterator(Index().end()); }
+  // Bytes of one history node (the memory estimate counts the nodes a state adds).
+  static constexpr size_t kNodeBytes = 32 + 24 + sizeof(HistEntry) + sizeof(uint32_t);
+
+ private:
+  struct Node {
+    std::shared_ptr<const Node> parent;
+    HistEntry e;
+    uint32_t size = 0;
+  };
+  // Ensures: pointers to the entries, oldest first (built once per list, shared by copies).
+  const std::vector<const HistEntry*>& Index() const;
+  std::shared_ptr<const Node> head_;
+  mutable std::shared_ptr<const std::vector<const HistEntry*>> index_;
+};
+
 struct Word {
   int64_t value = 0;
   Clock rel;                 // release clock of the current version (empty: none)
   int32_t rel_agent = -1;    // the agent whose release it is
   SignalScope rel_scope = SYS;
-  std::vector<HistEntry> hist;
+  History hist;
 };
 
 struct Access {
@@ -199,7 +247,11 @@ struct Event {
 
 // Resources for the partial-order reduction.
 enum class Res : uint8_t { kWord, kData, kBarrier, kSlot, kLaunch };
-enum class Mode : uint8_t { kRead, kWrite, kAdd };  // kAdd commutes with kAdd
+// kAdd commutes with kAdd: resident slots, and the counter abstraction's adds to a signal
+// word whose old value nobody uses (NOTIFY/SIGNAL_OP/PUTSIG add, not split into a read
+// and a write): the machine's state after two such adds does not depend on their order
+// (README.md, "Scale").
+enum class Mode : uint8_t { kRead, kWrite, kAdd };
 struct Access2 {
   Res res = Res::kWord;
   Mode mode = Mode::kRead;
@@ -210,6 +262,8 @@ struct Access2 {
   int32_t guard = -1;        // Future(): the innermost wait passed before it (Guard index)
   bool value_known = false;  // kWord writes: a set of a known value
   int64_t value = 0;
+  bool amount_known = false;  // kWord kAdd: the amount added, when known
+  int64_t amount = 0;
 };
 using Footprint = std::vector<Access2>;
 
@@ -249,6 +303,9 @@ class Machine {
   // has exited, or by a CTA of a later launch on b's stream (which cannot start before b
   // exits).
   bool OnlyWrittenAfter(const State& s, uint64_t key, int b) const;
+  // False only when no op of any agent's whole program (loops unrolled, both sides of
+  // branches not known statically) can write `key`, at a known or an unknown address.
+  bool MayBeWritten(uint64_t key) const;
   // For a blocked agent: its necessary conditions, one footprint each (every one must
   // be written by someone before it can move; the explorer picks one).
   std::vector<Footprint> NeedsAlternatives(const State& s, int agent) const;

@@ -172,6 +172,10 @@ class Compiler {
   // FOR and IF: their bounds or condition, and their bodies.
   absl::Status CompileControl(const std::string& path, const SignalOp& in, bool host, Op& op);
   void AssignSites(const google::protobuf::RepeatedPtrField<SignalOp>& body);
+  // Requires: nothing. Ensures: OK when no op's bodies nest deeper than kMaxNesting
+  // (the passes after it recurse once per level); else the path of the first too deep.
+  absl::Status CheckNesting(const std::string& path,
+                            const google::protobuf::RepeatedPtrField<SignalOp>& body);
 
   const SignalProgram& proto_;
   std::string file_;
@@ -240,6 +244,35 @@ absl::StatusOr<Ex> Compiler::Compile(const std::string& path, const std::string&
     if (it != slots.end()) used.push_back(it->second == -2 ? lane_slot : it->second);
   }
   return Ex(std::move(code), src, std::move(used));
+}
+
+absl::Status Compiler::CheckNesting(const std::string& path,
+                                    const google::protobuf::RepeatedPtrField<SignalOp>& body) {
+  // Iterative (an explicit stack of (list, path, depth)), so that checking a hostile
+  // program cannot overflow the stack the recursive passes after it would.
+  struct Item {
+    const google::protobuf::RepeatedPtrField<SignalOp>* list;
+    std::string path;
+    int depth;
+  };
+  std::vector<Item> work{{&body, path, 1}};
+  while (!work.empty()) {
+    Item it = std::move(work.back());
+    work.pop_back();
+    for (int i = 0; i < it.list->size(); ++i) {
+      const SignalOp& op = (*it.list)[i];
+      if (op.body_size() == 0 && op.else_body_size() == 0) continue;
+      std::string at = absl::StrCat(it.path, "[", i, "]");
+      if (it.depth > kMaxNesting)
+        return Error(at, absl::StrCat(KindName(op.kind()), " nested ", it.depth,
+                                      " deep: bodies nest at most ", kMaxNesting,
+                                      " deep (FOR and IF)"));
+      if (op.body_size() > 0) work.push_back({&op.body(), at + ".body", it.depth + 1});
+      if (op.else_body_size() > 0)
+        work.push_back({&op.else_body(), at + ".else_body", it.depth + 1});
+    }
+  }
+  return absl::OkStatus();
 }
 
 void Compiler::AssignSites(const google::protobuf::RepeatedPtrField<SignalOp>& body) {
@@ -556,6 +589,10 @@ absl::Status Compiler::Run() {
     k.cooperative = kp.cooperative();
     p.kernels.push_back(std::move(k));
   }
+  for (int i = 0; i < proto_.kernels_size(); ++i)
+    RETURN_IF_ERROR(CheckNesting(absl::StrCat("kernels[", i, "].body"), proto_.kernels(i).body()));
+  for (int i = 0; i < proto_.streams_size(); ++i)
+    RETURN_IF_ERROR(CheckNesting(absl::StrCat("streams[", i, "].body"), proto_.streams(i).body()));
   // Default sites: numbered per kind in textual order, kernels first, then streams.
   for (const SignalKernel& kp : proto_.kernels()) AssignSites(kp.body());
   size_t kernel_sites = default_sites_.size();

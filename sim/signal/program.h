@@ -13,6 +13,7 @@
 //
 // Errors are InvalidArgument "<file>: <path>: <what>", the path naming the field, e.g.
 // `c01.textproto: kernels[0].body[1].body[0].index: <expr>:1:5: unknown name 'q'`.
+// Bodies nested deeper than kMaxNesting are an error of the same form.
 //
 // Expressions compile to postfix code (sim/expr CompiledExpr) over a per-agent frame of
 // int64 slots; slot numbers are fixed per program (Program::slot_names).
@@ -132,6 +133,10 @@ struct Program {
   int FindObject(absl::string_view name) const;
   int node_of(int rank) const { return ranks_per_node > 0 ? rank / ranks_per_node : 0; }
 };
+
+// FOR/IF bodies nest at most this deep; a deeper program is an input error naming the
+// first op past the limit (the compiler, the walkers and the emitter recurse per level).
+inline constexpr int kMaxNesting = 64;
 
 struct LoadOverrides {
   int ranks = 0;       // --ranks (0: the program's)

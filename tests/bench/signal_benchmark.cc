@@ -10,6 +10,7 @@
 // BM_ExploreSmall: the same programs at a rank count where the unreduced exploration
 //   finishes (--ranks via LoadOverrides), reduced (/1) and unreduced (/0), so the
 //   reduction's factor in states and time is visible side by side.
+// BM_ExploreMemory: bytes per state on the search stack, shared vs full-copy histories.
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -144,6 +145,28 @@ BENCHMARK(BM_ExploreSmall)
     ->Args({2, 1})
     ->Args({2, 0})
     ->Unit(benchmark::kMillisecond);
+
+// Memory per state on the search stack (issue 14 item 5), on the long-loop ping-pong
+// (s01: 2000 rounds, a search 8000 states deep): state_bytes as stored (write histories
+// shared between states) and state_bytes_full_copy, the same states with every word's
+// history copied (the representation before History); peak_memory_bytes is the search's
+// whole estimate.
+void BM_ExploreMemory(benchmark::State& state) {
+  Loaded l = Load("s01_long_loop_ping_pong.textproto");
+  if (!l.m) {
+    state.SkipWithError(l.error.c_str());
+    return;
+  }
+  ExploreOptions opt;
+  ExploreResult r;
+  for (auto _ : state) r = Explore(*l.m, opt);
+  state.counters["states"] = static_cast<double>(r.states);
+  state.counters["depth"] = static_cast<double>(r.peak_depth);
+  state.counters["state_bytes"] = static_cast<double>(r.state_bytes);
+  state.counters["state_bytes_full_copy"] = static_cast<double>(r.state_bytes_full_copy);
+  state.counters["peak_memory_bytes"] = static_cast<double>(r.peak_memory_bytes);
+}
+BENCHMARK(BM_ExploreMemory)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace warpcheck::sim::signal

@@ -259,7 +259,7 @@ const std::vector<Command>& Commands() {
        [](Context& c) { return RunGpu(c.args, /*diff=*/true, c.out, c.err, c.report_out); }},
       {"signal run", "simulate a multi-rank wait/notify program; explore, explain hangs",
        SignalRunValueFlags(),
-       {"no-reduction"},
+       {"no-reduction", "no-counter-abstraction"},
        [](Context& c) { return RunSignalRun(c.args, c.out, c.err, c.report_out); }},
       {"signal replay", "replay a recorded signal trace; reproduce or find the divergence",
        {"format", "max-states"},

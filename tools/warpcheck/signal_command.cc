@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -37,7 +38,10 @@ constexpr char kRunUsage[] =
     "  --schedule=explore|fifo|random   every interleaving (default), or one run\n"
     "  --seed=S                 random schedule seed\n"
     "  --max-states=N           exploration bound\n"
+    "  --max-memory=SIZE        memory budget of the exploration (bytes, or with K, M or G;\n"
+    "                           default 4G); reaching it ends inconclusive with the figure\n"
     "  --no-reduction           explore without partial-order reduction\n"
+    "  --no-counter-abstraction reduce without the counter abstraction (adds as writes)\n"
     "  --trail-out=FILE         write the reported run as a replayable SignalTrace\n"
     "  --svg=FILE               write the wait-for graph of a deadlock\n"
     "  --format=text|json|textproto\n";
@@ -54,8 +58,9 @@ constexpr char kLintUsage[] =
     "usage: warpcheck signal lint PROGRAM.textproto [--format=...]\n"
     "\n"
     "Static checks (wait count > 32, release waits, divergent waits, scope=gpu notify to a\n"
-    "peer, mixed set/add, narrow wait scope, width and API mismatches). Exit 10 when an\n"
-    "error-level finding exists.\n";
+    "peer, mixed set/add, narrow wait scope, width and API mismatches, a rank outside\n"
+    "0..N-1, a wait on a word nobody writes, an intra_node notify to another node).\n"
+    "Exit 10 when an error-level finding exists.\n";
 
 absl::StatusOr<sig::LoadOverrides> Overrides(const ParsedArgs& args) {
   sig::LoadOverrides o;
@@ -74,6 +79,26 @@ absl::StatusOr<sig::LoadOverrides> Overrides(const ParsedArgs& args) {
   if (auto s = num("iterations", 0, kMax, &o.iterations); !s.ok()) return s;
   if (auto s = num("max-states", 0, kMax, &o.max_states); !s.ok()) return s;
   return o;
+}
+
+// "--max-memory=SIZE": bytes, or a number with a K, M or G suffix (powers of 1024).
+absl::StatusOr<int64_t> ParseMemoryFlag(const std::string& text) {
+  std::string digits = text;
+  int shift = 0;
+  if (!digits.empty()) {
+    switch (digits.back()) {
+      case 'K': case 'k': shift = 10; break;
+      case 'M': case 'm': shift = 20; break;
+      case 'G': case 'g': shift = 30; break;
+      default: break;
+    }
+    if (shift > 0) digits.pop_back();
+  }
+  int64_t n = 0;
+  if (!absl::SimpleAtoi(digits, &n) || n <= 0 || n > (int64_t{1} << (62 - shift)))
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--max-memory=", text, ": expected a positive size in bytes, or with K, M or G (e.g. 512M)"));
+  return n << shift;
 }
 
 void PrintText(const SignalReport& r, std::ostream& out) {
@@ -152,7 +177,7 @@ int Finish(const ParsedArgs& args, const sig::RunResult& res, std::ostream& out,
 }  // namespace
 
 std::set<std::string> SignalRunValueFlags() {
-  return {"ranks", "ctas", "iterations", "schedule", "seed", "max-states", "format",
+  return {"ranks", "ctas", "iterations", "schedule", "seed", "max-states", "max-memory", "format",
           "trail-out", "svg"};
 }
 
@@ -186,7 +211,16 @@ int RunSignalRun(const ParsedArgs& args, std::ostream& out, std::ostream& err, R
   }
   if (seed->has_value()) opt.seed = static_cast<uint64_t>(**seed);
   opt.max_states = o->max_states;
+  if (auto mem = args.Get("max-memory")) {
+    absl::StatusOr<int64_t> bytes = ParseMemoryFlag(*mem);
+    if (!bytes.ok()) {
+      PrintError(err, bytes.status().message());
+      return kExitUsage;
+    }
+    opt.max_memory_bytes = *bytes;
+  }
   opt.reduce = !args.Has("no-reduction");
+  opt.counters = !args.Has("no-counter-abstraction");
   auto p = sig::LoadProgramFile(args.positional[0], *o);
   if (!p.ok()) {
     PrintError(err, p.status().message());
