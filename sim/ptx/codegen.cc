@@ -193,19 +193,85 @@ std::string GlobalAddr(Writer& w, const std::string& elem, uint32_t c, int eb,
   return a;
 }
 
+// Register bits whose elements are consecutive in row-major global memory (vec[k] ->
+// element offset 2^k), usable as one aligned access of whole words: at most 16 bytes, the
+// packed slots first, and no other basis reaching the vector's offset bits. Empty when
+// the words cannot be moved as vectors (then every element moves alone).
+std::vector<int> GlobalVector(const FlatLayout& l, const WordView& v, int eb) {
+  std::vector<int> vec;
+  for (int k = 0; (eb << (k + 1)) <= 16; ++k) {
+    int found = -1;
+    for (int i = 0; i < l.reg_bits() && found < 0; ++i) if (l.reg[i] == (1u << k)) found = i;
+    if (found < 0) break;
+    vec.push_back(found);
+  }
+  uint32_t vmask = 0;
+  for (int i : vec) vmask |= 1u << i;
+  uint32_t low = 0;
+  for (int i = 0; i < l.reg_bits(); ++i) if (!((vmask >> i) & 1)) low |= l.reg[i];
+  for (uint32_t b : l.lane) low |= b;
+  for (uint32_t b : l.warp) low |= b;
+  while (!vec.empty() && (low & ((1u << vec.size()) - 1)) != 0) vec.pop_back();
+  if (v.upw == 1 && v.pk() == 0 && eb < 4) return {};  // narrow unpacked words
+  if (static_cast<int>(vec.size()) < v.pk()) return {};
+  for (int k = 0; k < v.pk(); ++k) if (vec[k] != v.pack[k]) return {};
+  if (vec.size() == static_cast<size_t>(v.pk()) && v.upw == 1 && eb == 4) return {};
+  return vec;
+}
+
+// The words of the access whose first register is r.
+std::vector<int> VectorWords(const WordView& v, const std::vector<int>& vec, uint32_t r) {
+  std::vector<int> words;
+  const int a = static_cast<int>(vec.size());
+  auto spread = [&](uint32_t j, int from) {
+    uint32_t x = 0;
+    for (int k = from; k < a; ++k) if ((j >> (k - from)) & 1) x |= 1u << vec[k];
+    return x;
+  };
+  if (v.upw == 2) {
+    for (uint32_t j = 0; j < (1u << a); ++j) {
+      uint32_t reg = r | spread(j, 0);
+      words.push_back(static_cast<int>(2 * reg));
+      words.push_back(static_cast<int>(2 * reg + 1));
+    }
+  } else {
+    for (uint32_t j = 0; j < (1u << (a - v.pk())); ++j) {
+      words.push_back(static_cast<int>(v.Unit(r | spread(j, v.pk()))));
+    }
+  }
+  return words;
+}
+
 std::vector<std::string> EmitGlobalLoad(Writer& w, const ConversionProblem& p,
                                         const FlatLayout& l, const WordView& v,
-                                        const std::string& in) {
+                                        const std::string& in, bool vector_io) {
   const int eb = p.element_bytes();
   std::string elem = EmitTidLinear(w, TidCoeffs(l), 0);
-  std::vector<std::string> words;
+  std::vector<std::string> words(static_cast<size_t>(v.words()));
+  std::vector<int> vec = vector_io ? GlobalVector(l, v, eb) : std::vector<int>{};
+  if (!vec.empty()) {
+    uint32_t vmask = 0;
+    for (int i : vec) vmask |= 1u << i;
+    for (uint32_t r = 0; r < static_cast<uint32_t>(l.num_regs()); ++r) {
+      if (r & vmask) continue;
+      std::string a = GlobalAddr(w, elem, plan::ApplyBasis(l.reg, r), eb, in);
+      std::vector<std::string> regs;
+      for (int wi : VectorWords(v, vec, r)) {
+        if (words[wi].empty()) words[wi] = w.NewReg();
+        regs.push_back(words[wi]);
+      }
+      w.Line(absl::StrCat("ld.global", VecMod(regs.size()), ".b32 ", Vec(regs), ", [", a, "];"));
+    }
+    // Registers whose bases repeat (broadcast) were loaded through their copies.
+    return words;
+  }
   for (int u = 0; u < v.units(); ++u) {
     if (v.upw == 2) {
       std::string a = GlobalAddr(w, elem, plan::ApplyBasis(l.reg, u), eb, in);
       std::string lo = w.NewReg(), hi = w.NewReg();
       w.Line(absl::StrCat("ld.global.v2.b32 {", lo, ", ", hi, "}, [", a, "];"));
-      words.push_back(lo);
-      words.push_back(hi);
+      words[2 * u] = lo;
+      words[2 * u + 1] = hi;
       continue;
     }
     std::string word;
@@ -223,14 +289,14 @@ std::vector<std::string> EmitGlobalLoad(Writer& w, const ConversionProblem& p,
         word = y;
       }
     }
-    words.push_back(word);
+    words[u] = word;
   }
   return words;
 }
 
 void EmitGlobalStore(Writer& w, const ConversionProblem& p, const FlatLayout& l,
                      const WordView& v, const std::vector<std::string>& words,
-                     const std::string& out) {
+                     const std::string& out, bool vector_io) {
   const int eb = p.element_bytes();
   uint32_t free_regs;
   uint32_t free_tid = FreeTid(l, &free_regs);
@@ -242,6 +308,20 @@ void EmitGlobalStore(Writer& w, const ConversionProblem& p, const FlatLayout& l,
     guard = absl::StrCat("@", pr, " ");
   }
   std::string elem = EmitTidLinear(w, TidCoeffs(l), 0);
+  std::vector<int> vec = vector_io ? GlobalVector(l, v, eb) : std::vector<int>{};
+  if (!vec.empty()) {
+    uint32_t vmask = 0;
+    for (int i : vec) vmask |= 1u << i;
+    for (uint32_t r = 0; r < static_cast<uint32_t>(l.num_regs()); ++r) {
+      if (r & (vmask | free_regs)) continue;
+      std::string a = GlobalAddr(w, elem, plan::ApplyBasis(l.reg, r), eb, out);
+      std::vector<std::string> regs;
+      for (int wi : VectorWords(v, vec, r)) regs.push_back(words[wi]);
+      w.Line(absl::StrCat(guard, "st.global", VecMod(regs.size()), ".b32 [", a, "], ",
+                          Vec(regs), ";"));
+    }
+    return;
+  }
   for (uint32_t r = 0; r < static_cast<uint32_t>(l.num_regs()); ++r) {
     if (r & free_regs) continue;
     std::string a = GlobalAddr(w, elem, plan::ApplyBasis(l.reg, r), eb, out);
@@ -405,20 +485,15 @@ std::string EmitHarness(const ConversionProblem& problem, const ConversionPlan& 
   std::vector<std::string> setup_f = EmitSetup(w, forward.program);
   std::vector<std::string> setup_b;
   if (harness == Harness::kRoundTrip) setup_b = EmitSetup(w, backward->program);
-  std::vector<std::string> x =
-      EmitGlobalLoad(w, problem, problem.src, forward.src_view, in);
-
-  if (harness == Harness::kOnce) {
-    std::vector<std::string> names(forward.program.num_words);
-    for (size_t i = 0; i < x.size(); ++i) names[forward.program.inputs[i]] = x[i];
-    EmitOps(w, forward.program, setup_f, names);
-    std::vector<std::string> y;
-    for (int id : forward.program.outputs) y.push_back(names[id]);
-    EmitGlobalStore(w, problem, problem.dst, forward.dst_view, y, out);
-  } else {
+  // A round trip that moves nothing (every word comes back where it was) has no loop,
+  // as LLVM deletes Triton's empty loop; its time is the global loads and stores, so
+  // those are vectorized there. (Elsewhere they stay scalar: vectors made ptxas slow
+  // some looping kernels 3x on the H200, corpus/plan/h200/timing_v2.tsv.)
+  bool moves_nothing = false;
+  if (harness == Harness::kRoundTrip) {
     Program body0 = plan::Compose(forward.program, backward->program);
     plan::Simplify(body0);
-    bool moves_nothing = body0.ops.empty();
+    moves_nothing = body0.ops.empty();
     for (size_t i = 0; moves_nothing && i < body0.outputs.size(); ++i) {
       if (body0.outputs[i] == body0.inputs[i]) continue;
       auto it = std::find(body0.inputs.begin(), body0.inputs.end(), body0.outputs[i]);
@@ -436,10 +511,20 @@ std::string EmitHarness(const ConversionProblem& problem, const ConversionPlan& 
         }
       }
     }
+  }
+  std::vector<std::string> x =
+      EmitGlobalLoad(w, problem, problem.src, forward.src_view, in, moves_nothing);
+
+  if (harness == Harness::kOnce) {
+    std::vector<std::string> names(forward.program.num_words);
+    for (size_t i = 0; i < x.size(); ++i) names[forward.program.inputs[i]] = x[i];
+    EmitOps(w, forward.program, setup_f, names);
+    std::vector<std::string> y;
+    for (int id : forward.program.outputs) y.push_back(names[id]);
+    EmitGlobalStore(w, problem, problem.dst, forward.dst_view, y, out, false);
+  } else {
     if (moves_nothing) {
-      // The round trip moves nothing (every word comes back where it was): no loop, as
-      // LLVM deletes Triton's empty loop.
-      EmitGlobalStore(w, problem, problem.src, forward.src_view, x, out);
+      EmitGlobalStore(w, problem, problem.src, forward.src_view, x, out, true);
       w.Line("ret;");
       return absl::StrCat(head, w.Decls(), "\n", w.body(), "}\n");
     }
@@ -527,7 +612,7 @@ std::string EmitHarness(const ConversionProblem& problem, const ConversionPlan& 
     w.Line(absl::StrCat("setp.ne.s32 ", pl, ", ", cnt, ", 0;"));
     w.Line(absl::StrCat("@", pl, " bra $L_loop;"));
     w.Label("$L_done");
-    EmitGlobalStore(w, problem, problem.src, forward.src_view, x, out);
+    EmitGlobalStore(w, problem, problem.src, forward.src_view, x, out, false);
   }
   w.Line("ret;");
   return absl::StrCat(head, w.Decls(), "\n", w.body(), "}\n");

@@ -1,0 +1,109 @@
+// `warpcheck convert plan|emit|check|compare` through the CLI (shared/design/CLI.md).
+#include <filesystem>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "tests/testing/cli_runner.h"
+
+namespace warpcheck::cli {
+namespace {
+
+using testing::ReadAll;
+using testing::RunCli;
+using testing::TempPath;
+
+const char kSrc[] =
+    "--src=#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = "
+    "[4, 1], order = [1, 0]}>";
+const char kDst[] =
+    "--dst=#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = "
+    "[1, 4], order = [0, 1]}>";
+
+TEST(ConvertCliTest, PlanJsonHasTheContractFields) {
+  auto r = RunCli({"convert", "plan", kSrc, kDst, "--shape=64x64", "--dtype=f16",
+                   "--format=json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* field : {"\"strategy\": \"smem\"", "\"counts\"", "\"shfl\"", "\"selp\"",
+                            "\"prmt\"", "\"st_shared\"", "\"ld_shared\"", "\"stmatrix\"",
+                            "\"ldmatrix\"", "\"bar\"", "\"instructions\"", "\"smem_bytes\"",
+                            "\"wavefronts\"", "\"bank_conflicts\""}) {
+    EXPECT_NE(r.out.find(field), std::string::npos) << field << "\n" << r.out;
+  }
+  const Plan& p = r.report.plan();
+  EXPECT_EQ(p.smem_bytes(), 64 * 64 * 2);
+  EXPECT_EQ(p.counts().instructions(), p.counts().st_shared() + p.counts().ld_shared() +
+                                           p.counts().bar() + p.counts().shfl() +
+                                           p.counts().selp() + p.counts().prmt());
+  EXPECT_EQ(p.bank_conflicts().store() + p.bank_conflicts().load(), 0);
+}
+
+TEST(ConvertCliTest, EmitWritesAKernelAndSpecThatTheSimulatorRunsCorrectly) {
+  const std::string ptx = TempPath("convert_emit.ptx");
+  const std::string spec = TempPath("convert_emit.textproto");
+  auto r = RunCli({"convert", "emit", kSrc, kDst, "--shape=64x64", "--dtype=f16", "-o", ptx,
+                   absl::StrCat("--launch-out=", spec), "--iters=3"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(ReadAll(ptx).find(".entry kernel("), std::string::npos);
+  auto sim = RunCli({"sim", "run", spec, "--format=json"});
+  EXPECT_EQ(sim.code, 0) << sim.out << sim.err;
+  EXPECT_TRUE(sim.report.sim().ok());
+  // 3 round trips: 2 barriers each (one per direction, one buffer each).
+  EXPECT_EQ(sim.report.sim().counters().at("barriers"), 6u);
+  std::filesystem::remove(ptx);
+  std::filesystem::remove(spec);
+}
+
+TEST(ConvertCliTest, CheckRunsBothHarnessesAndMatchesTheCostModel) {
+  auto r = RunCli({"convert", "check", kSrc, kDst, "--shape=64x64", "--dtype=i8",
+                   "--format=json"});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_TRUE(r.report.convert_check().ok());
+  EXPECT_EQ(r.report.convert_check().runs_size(), 4);
+  EXPECT_EQ(r.report.convert_check().proof(), "not_run");
+}
+
+TEST(ConvertCliTest, ForcedStrategyThatCannotApplyIsAnInputErrorSayingWhy) {
+  auto r = RunCli({"convert", "plan", kSrc, kDst, "--shape=64x64", "--dtype=f16",
+                   "--strategy=registers"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("registers"), std::string::npos) << r.err;
+}
+
+TEST(ConvertCliTest, BadInputsAreInputOrUsageErrors) {
+  EXPECT_EQ(RunCli({"convert", "plan", kSrc, kDst, "--shape=64x64", "--dtype=f7"}).code, 2);
+  EXPECT_EQ(RunCli({"convert", "plan", kSrc, kDst, "--shape=64x48", "--dtype=f16"}).code, 2);
+  EXPECT_EQ(RunCli({"convert", "plan", kSrc, "--shape=64x64", "--dtype=f16"}).code, 1);
+  EXPECT_EQ(RunCli({"convert", "plan", kSrc, kDst, "--shape=64x64", "--dtype=f16",
+                    "--strategy=magic"}).code,
+            1);
+  auto shared = RunCli({"convert", "plan", kSrc,
+                        "--dst=#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, "
+                        "order = [1, 0]}>",
+                        "--shape=64x64", "--dtype=f16"});
+  EXPECT_EQ(shared.code, 2);
+  EXPECT_NE(shared.err.find("shared-memory encoding"), std::string::npos) << shared.err;
+  auto emit = RunCli({"convert", "emit", kSrc, kDst, "--shape=64x64", "--dtype=f16"});
+  EXPECT_EQ(emit.code, 1);
+  EXPECT_NE(emit.err.find("-o"), std::string::npos);
+}
+
+TEST(ConvertCliTest, CompareReportsEveryPairOfATable) {
+  const std::string table = TempPath("compare.tsv");
+  {
+    std::ofstream f(table);
+    f << "line\tstatus\tsrc\tdst\tshape\tdtype\tnum_warps\twarp_instructions\t"
+         "smem_wavefronts_store\tsmem_wavefronts_load\tbarriers\tshfl\n";
+    f << "7\tok\t" << std::string(kSrc).substr(6) << "\t" << std::string(kDst).substr(6)
+      << "\t64x64\tf16\t4\t100000\t100000\t100000\t4\t0\n";
+  }
+  auto r = RunCli({"convert", "compare", table, "--format=json"});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(r.report.convert_compare().pairs(), 1);
+  EXPECT_EQ(r.report.convert_compare().correct(), 1);
+  EXPECT_EQ(r.report.convert_compare().not_worse(), 1);
+  std::filesystem::remove(table);
+}
+
+}  // namespace
+}  // namespace warpcheck::cli
