@@ -121,8 +121,18 @@ struct SwizzleProveOptions {
   // Per query. rlimit is the deterministic budget; the default is ~10x what the slowest
   // built-in query needs.
   smt::SolverOptions solver = {.rlimit = 20'000'000, .timeout_ms = 0, .keep_smt2 = false};
-  // Most configurations (combinations of enumerated parameters) one proof may have.
+  // Most configurations (combinations of enumerated parameters, and the pieces they are
+  // split into) one proof may visit. Specs: past it the remaining sub-boxes are open.
   int64_t max_configs = 100'000;
+  // Specs: the total resource count of all queries (0: none). Once spent, no new
+  // configuration is started and the remaining sub-boxes are reported open.
+  uint64_t total_rlimit = 0;
+  // Specs: a configuration with every parameter constant whose query runs out is decided
+  // by evaluating its iterations when it has at most this many (0: never).
+  int64_t enumerate_stuck_points = int64_t{1} << 24;
+  // Specs: a parameter with a wide range that a `require` of its own restricts to at
+  // most this many values is enumerated over those values.
+  int64_t enumerate_admitted_up_to = 64;
   // Shrink counterexamples with Z3 and the enumeration sweep (see above).
   bool minimise = true;
   // Largest tile count the minimising sweep covers, and its iteration budget.
@@ -148,6 +158,24 @@ struct SwizzleProveOptions {
   // iterations in total; otherwise the verdict is inconclusive.
   int64_t max_enumerated_points = int64_t{1} << 26;
 };
+
+// A sub-box of a spec's parameter box and how it was decided (ProveSpec). The boxes of
+// SwizzleProof::coverage partition the box (points excluded by a `require` count as
+// proven: there is nothing to prove).
+struct SubBox {
+  enum class How : uint8_t {
+    kProven,      // every query unsat over the whole sub-box
+    kEnumerated,  // decided by evaluating every iteration (a solver query ran out there)
+    kOpen,        // not decided: `why` says which query ran out, or the budget
+  };
+  How how = How::kProven;
+  std::vector<std::pair<std::string, sim::swizzle::ParamRange>> ranges;
+  std::string why;
+  // Ensures: e.g. "num_pid_m=1..65536, num_pid_n=1..4096, group_size_m=3".
+  std::string ToString() const;
+};
+// Ensures: "proven", "enumerated", "open".
+absl::string_view SubBoxHowName(SubBox::How how);
 
 // One query that was run.
 struct QueryRecord {
@@ -175,6 +203,10 @@ struct SwizzleProof {
   std::vector<QueryRecord> queries;  // with options.keep_query_log
   // Free-form notes, e.g. "surjectivity checked by enumeration (spec has `skip`)".
   std::vector<std::string> notes;
+  // Specs: the parameter box partitioned into proven, enumerated and open sub-boxes
+  // (adjacent boxes merged). Empty when the whole box was proven symbolically in one
+  // piece or the verdict is kViolated.
+  std::vector<SubBox> coverage;
 
   // Ensures: e.g. "holds (symbolic, 84 queries, 312 ms)" or "violated: duplicate at ...".
   std::string ToString() const;

@@ -28,8 +28,11 @@ class QueryRunner {
                                         const std::vector<smt::Term>& assertions,
                                         uint64_t rlimit = 0);
   const SwizzleProveOptions& options() const { return options_; }
+  // The resource count spent by every query so far.
+  uint64_t rlimit_spent() const { return spent_; }
 
  private:
+  uint64_t spent_ = 0;
   const SwizzleProveOptions& options_;
   SwizzleProof* proof_;
 };
