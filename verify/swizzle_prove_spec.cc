@@ -47,7 +47,40 @@ struct SpecBox {
   // this parameter alone (e.g. `require n == 1 || n == 2 || n == 4;`) leaves only the
   // values it admits.
   std::vector<std::vector<int64_t>> values;
+  // Per parameter: how many divisions (// % cdiv) of the program have a divisor that
+  // depends on it. Splitting on such a parameter first turns divisions by a symbolic
+  // value into divisions by constants (linear for Z3).
+  std::vector<int> in_divisors;
 };
+
+// Ensures: for each parameter of `names`, the number of division nodes whose divisor
+//          depends on it (lets inlined).
+std::vector<int> DivisorUse(const SwizzleSpec& spec, const std::vector<std::string>& names) {
+  std::vector<int> out(names.size(), 0);
+  const sim::expr::Program& program = spec.program();
+  absl::flat_hash_set<const sim::expr::Expr*> seen;
+  std::vector<const sim::expr::Expr*> pending;
+  std::vector<sim::expr::ExprPtr> roots;
+  for (const Stmt& s : program.statements()) {
+    if (s.kind == StmtKind::kParam) continue;
+    roots.push_back(program.InlineLets(s.value));
+    pending.push_back(roots.back().get());
+  }
+  while (!pending.empty()) {
+    const sim::expr::Expr* e = pending.back();
+    pending.pop_back();
+    if (!seen.insert(e).second) continue;
+    const sim::expr::ExprKind k = e->kind();
+    if (k == sim::expr::ExprKind::kFloorDiv || k == sim::expr::ExprKind::kMod ||
+        k == sim::expr::ExprKind::kCdiv) {
+      for (const std::string& v : sim::expr::FreeVariables(e->operand(1))) {
+        for (size_t i = 0; i < names.size(); ++i) out[i] += names[i] == v;
+      }
+    }
+    for (int j = 0; j < e->num_operands(); ++j) pending.push_back(&e->operand(j));
+  }
+  return out;
+}
 
 // Ensures: the values of parameter `i` in `range` that every `require` reading only
 //          that parameter admits (a require that fails to evaluate keeps the value: the
@@ -261,6 +294,12 @@ class SpecConfig {
                                            const std::vector<int64_t>& tile,
                                            Property* failed);
   std::vector<NamedValue> NamedPoint(const smt::Model& m) const;
+  // Runs query `q` first over the relaxed box (symbolic parameters without their upper
+  // bounds: a superset, so unsat there is a proof for the box, and Z3's nonlinear core is
+  // much faster without the bounds), then, unless that was unsat, over the exact box;
+  // `q` then holds the upper bounds too (for shrinking a witness).
+  absl::StatusOr<smt::SolverResult> Solve(const std::string& name, std::vector<Term>& q,
+                                          uint64_t rlimit);
   std::string Prefix() const;
 
  public:
@@ -276,7 +315,8 @@ class SpecConfig {
   ExprEncoder enc_;
   std::vector<bool> per_iter_;
   std::vector<Term> params_;      // one per parameter
-  std::vector<Term> background_;  // symbolic ranges and side conditions
+  std::vector<Term> background_;  // symbolic lower bounds and side conditions
+  std::vector<Term> upper_;       // symbolic upper bounds (see Solve)
   Term admitted_;                 // the point passes every phase-1 statement
   std::vector<Term> param_errors_;
   Term domain_;
@@ -304,7 +344,7 @@ absl::Status SpecConfig::EncodeParams() {
     if (symbolic(i)) {
       const Term v = ctx_.IntVar(box_.names[i]);
       background_.push_back(v >= ranges_[i].lo);
-      background_.push_back(v <= ranges_[i].hi);
+      upper_.push_back(v <= ranges_[i].hi);
       enc_.Bind(box_.names[i], v, ranges_[i].lo, ranges_[i].hi);
       params_.push_back(v);
     } else {
@@ -479,6 +519,17 @@ absl::StatusOr<ConfigOutcome> SpecConfig::MissedTile(const std::string& name,
   return o;
 }
 
+absl::StatusOr<smt::SolverResult> SpecConfig::Solve(const std::string& name,
+                                                    std::vector<Term>& q,
+                                                    uint64_t rlimit) {
+  if (!upper_.empty() && run_.options().relax_upper_bounds) {
+    ASSIGN_OR_RETURN(smt::SolverResult r, run_.Run(ctx_, name + ".relaxed", q, rlimit));
+    if (r.result == SatResult::kUnsat) return r;
+  }
+  q.insert(q.end(), upper_.begin(), upper_.end());
+  return run_.Run(ctx_, name, q, rlimit);
+}
+
 int64_t SpecConfig::TilesOf(const smt::Model& m) const {
   int64_t t = 1;
   for (size_t k = 0; k < extents_.size(); ++k) {
@@ -597,8 +648,8 @@ absl::StatusOr<ConfigOutcome> SpecConfig::Prove(int from, int to, Property* fail
   // 1. Every admitted point can be instantiated (else the sweep fails too: an error).
   if (from <= kParamsError) {
     const std::string name = prefix + "params_error";
-    ASSIGN_OR_RETURN(smt::SolverResult r,
-                     run_.Run(ctx_, name, with({smt::Or(ctx_, param_errors_)}), rlimit));
+    std::vector<Term> q = with({smt::Or(ctx_, param_errors_)});
+    ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, rlimit));
     if (r.result == SatResult::kUnknown) return unknown(r, kParamsError);
     if (r.result == SatResult::kSat) {
       const std::vector<int64_t> point = Point(r.model);
@@ -618,7 +669,7 @@ absl::StatusOr<ConfigOutcome> SpecConfig::Prove(int from, int to, Property* fail
     std::vector<Term> q = base;
     q.push_back(a.error);
     q = with(q);
-    ASSIGN_OR_RETURN(smt::SolverResult r, run_.Run(ctx_, name, q, rlimit));
+    ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, rlimit));
     if (r.result == SatResult::kUnknown) return unknown(r, kEvalError);
     if (r.result == SatResult::kSat) {
       return Violation(name, q, r.model, ViolationKind::kEvalError, {&a});
@@ -636,7 +687,7 @@ absl::StatusOr<ConfigOutcome> SpecConfig::Prove(int from, int to, Property* fail
     q.push_back(a.tile);
     q.push_back(!smt::And(ctx_, in_box));
     q = with(q);
-    ASSIGN_OR_RETURN(smt::SolverResult r, run_.Run(ctx_, name, q, rlimit));
+    ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, rlimit));
     if (r.result == SatResult::kUnknown) return unknown(r, kInRange);
     if (r.result == SatResult::kSat) {
       return Violation(name, q, r.model, ViolationKind::kOutOfRange, {&a});
@@ -649,7 +700,7 @@ absl::StatusOr<ConfigOutcome> SpecConfig::Prove(int from, int to, Property* fail
     q.push_back(a.tile);
     q.push_back(a.bad_tail);
     q = with(q);
-    ASSIGN_OR_RETURN(smt::SolverResult r, run_.Run(ctx_, name, q, rlimit));
+    ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, rlimit));
     if (r.result == SatResult::kUnknown) return unknown(r, kTailSize);
     if (r.result == SatResult::kSat) {
       return Violation(name, q, r.model, ViolationKind::kTailSize, {&a});
@@ -665,7 +716,7 @@ absl::StatusOr<ConfigOutcome> SpecConfig::Prove(int from, int to, Property* fail
       const std::string name = prefix + (dir == 0 ? "count_small" : "count_large");
       std::vector<Term> q =
           with({admitted_, dir == 0 ? domain_ < box_size : domain_ > box_size});
-      ASSIGN_OR_RETURN(smt::SolverResult r, run_.Run(ctx_, name, q, rlimit));
+      ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, rlimit));
       if (r.result == SatResult::kUnknown) return unknown(r, kCount);
       if (r.result == SatResult::kSat) {
         return Violation(name, q, r.model,
@@ -686,7 +737,7 @@ absl::StatusOr<ConfigOutcome> SpecConfig::Prove(int from, int to, Property* fail
       q.push_back(smt::And(ctx_, in_box));
       q.push_back(!(a.inv_defined && *a.inv == a.iter));
       q = with(q);
-      ASSIGN_OR_RETURN(smt::SolverResult r, run_.Run(ctx_, name, q, rlimit));
+      ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, rlimit));
       if (r.result == SatResult::kUnknown) return unknown(r, kInjective);
       if (r.result == SatResult::kUnsat) {
         direct = false;
@@ -712,7 +763,7 @@ absl::StatusOr<ConfigOutcome> SpecConfig::Prove(int from, int to, Property* fail
       q.push_back(smt::And(ctx_, in_box));
       for (size_t k = 0; k < a.coords.size(); ++k) q.push_back(a.coords[k] == b.coords[k]);
       q = with(q);
-      ASSIGN_OR_RETURN(smt::SolverResult r, run_.Run(ctx_, name, q, rlimit));
+      ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, rlimit));
       if (r.result == SatResult::kUnknown) return unknown(r, kInjective);
       if (r.result == SatResult::kSat) {
         return Violation(name, q, r.model, ViolationKind::kDuplicate, {&a, &b});
@@ -736,7 +787,7 @@ absl::StatusOr<ConfigOutcome> SpecConfig::Prove(int from, int to, Property* fail
     }
     q.push_back(!smt::And(ctx_, hit));
     q = with(q);
-    ASSIGN_OR_RETURN(smt::SolverResult r, run_.Run(ctx_, name, q, rlimit));
+    ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, rlimit));
     if (r.result == SatResult::kUnknown) return unknown(r, kSurjective);
     if (r.result == SatResult::kSat) {
       std::vector<int64_t> t;
@@ -866,6 +917,7 @@ std::string CoverageSummary(const std::vector<SubBox>& boxes, size_t limit = 12)
 absl::StatusOr<SwizzleProof> ProveSpec(const SwizzleSpec& spec, const SpecSweep& ranges,
                                        const SwizzleProveOptions& options) {
   ASSIGN_OR_RETURN(SpecBox box, ResolveSpecBox(spec, ranges, options));
+  box.in_divisors = DivisorUse(spec, box.names);
   SwizzleProof proof;
   QueryRunner run(options, &proof);
   const bool has_skip = !spec.program().Clauses("skip").empty();
@@ -933,17 +985,17 @@ absl::StatusOr<SwizzleProof> ProveSpec(const SwizzleSpec& spec, const SpecSweep&
   for (bool done = empty; !done;) {
     if (static_cast<int64_t>(roots.size()) >= options.max_configs) {
       // The rest of the odometer, from the current point on, as boxes.
-      budget_reason = absl::StrCat("max_configs = ", options.max_configs,
-                                   " configurations reached");
+      const std::string why = absl::StrCat("max_configs = ", options.max_configs,
+                                           " configurations reached");
       std::vector<ParamRange> v = point_ranges();
-      record(v, SubBox::How::kOpen, budget_reason);
+      record(v, SubBox::How::kOpen, why);
       for (size_t k = v.size(); k-- > 0;) {
         if (box.symbolic[k]) continue;
         if (idx[k] + 1 < count_of(k)) {
           std::vector<ParamRange> rest = v;
           rest[k] = ParamRange{value_of(k, idx[k] + 1), box.ranges[k].hi};
           for (size_t j = k + 1; j < v.size(); ++j) rest[j] = box.ranges[j];
-          record(rest, SubBox::How::kOpen, budget_reason);
+          record(rest, SubBox::How::kOpen, why);
         }
       }
       break;
@@ -968,11 +1020,11 @@ absl::StatusOr<SwizzleProof> ProveSpec(const SwizzleSpec& spec, const SpecSweep&
   // paying for the expensive queries of the configurations before it. The second pass
   // starts from the pieces the first one ended with.
   std::optional<ConfigOutcome> violated;
-  int64_t visited = 0;
   std::vector<Work> pending = std::move(roots);
   for (const auto& [from, to] : {std::pair<int, int>{kParamsError, kCount},
                                  std::pair<int, int>{kInjective, kSurjective}}) {
     const bool first_pass = from == kParamsError;
+    int64_t visited = 0;  // configurations of this pass, splits included
     std::vector<Work> next;
     std::vector<Work> stack;
     for (auto it = pending.rbegin(); it != pending.rend(); ++it) {
@@ -1042,13 +1094,15 @@ absl::StatusOr<SwizzleProof> ProveSpec(const SwizzleSpec& spec, const SpecSweep&
         record(w.ranges, SubBox::How::kOpen, o.reason);
         continue;
       }
-      // Split on the symbolic parameter with the fewest values (declaration order on
-      // ties): into its values when there are few, else into two halves.
+      // Split on the symbolic parameter that the most divisors depend on, then the one
+      // with the fewest values (declaration order on ties): into its values when there
+      // are few, else into two halves.
       size_t pick = 0;
-      int64_t best = std::numeric_limits<int64_t>::max();
+      std::pair<int, int64_t> best = {1, std::numeric_limits<int64_t>::max()};
       for (size_t i = 0; i < w.ranges.size(); ++i) {
-        if (w.ranges[i].lo < w.ranges[i].hi && w.ranges[i].size() < best) {
-          best = w.ranges[i].size();
+        const std::pair<int, int64_t> key = {-box.in_divisors[i], w.ranges[i].size()};
+        if (w.ranges[i].lo < w.ranges[i].hi && key < best) {
+          best = key;
           pick = i;
         }
       }
