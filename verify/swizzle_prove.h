@@ -145,6 +145,12 @@ struct SwizzleProveOptions {
   // default: measured on grouped_m.swz (R, C <= 12, 4 group sizes) 99 s with it, 26 s
   // without; on R, C <= 192 it decided in_range where the bounded query ran out.
   bool relax_upper_bounds = false;
+  // Specs: a query that runs out is tried again as bit-vectors sized from the bounds
+  // (smt::SolverOptions::bitblast; Z3's nla2bv), before the configuration is split.
+  // Off: measured on morton.swz, Z3 4.8.12's nla2bv rejects div/mod ("not in the
+  // fragment"), and after purify-arith answers "incomplete" (the purified quotients have
+  // no bounds it can see) — an encoder-side bit-vector encoding is the way on.
+  bool bitblast_on_unknown = false;
   // Shrink counterexamples with Z3 and the enumeration sweep (see above).
   bool minimise = true;
   // Largest tile count the minimising sweep covers, and its iteration budget.

@@ -392,6 +392,10 @@ absl::StatusOr<IterCopy> SpecConfig::EncodeIteration(const char* name,
   IterCopy c;
   c.iter = at.has_value() ? *at : ctx_.IntVar(name);
   c.domain = {c.iter >= 0, c.iter < domain_};
+  if (domain_range_.hi > 0 && domain_range_.hi <= std::numeric_limits<int64_t>::max()) {
+    // Implied by iter < domain; stated so that bit-blasting finds a constant bound.
+    c.domain.push_back(c.iter <= static_cast<int64_t>(domain_range_.hi - 1));
+  }
   enc.Bind("iter", c.iter, 0,
            static_cast<int64_t>(std::clamp<__int128>(
                domain_range_.hi - 1, 0, std::numeric_limits<int64_t>::max())));
@@ -527,7 +531,13 @@ absl::StatusOr<smt::SolverResult> SpecConfig::Solve(const std::string& name,
     if (r.result == SatResult::kUnsat) return r;
   }
   q.insert(q.end(), upper_.begin(), upper_.end());
-  return run_.Run(ctx_, name, q, rlimit);
+  ASSIGN_OR_RETURN(smt::SolverResult r, run_.Run(ctx_, name, q, rlimit));
+  if (r.result != SatResult::kUnknown || !run_.options().bitblast_on_unknown) return r;
+  // Portfolio: the same query as bit-vectors sized from the bounds (every variable is
+  // bounded here: parameters by their ranges, iterations by the domain's range).
+  ASSIGN_OR_RETURN(smt::SolverResult b,
+                   run_.Run(ctx_, name + ".bv", q, rlimit, /*bitblast=*/true));
+  return b.result == SatResult::kUnknown ? r : b;
 }
 
 int64_t SpecConfig::TilesOf(const smt::Model& m) const {
@@ -661,7 +671,8 @@ absl::StatusOr<ConfigOutcome> SpecConfig::Prove(int from, int to, Property* fail
   }
 
   ASSIGN_OR_RETURN(IterCopy a, EncodeIteration("iter"));
-  std::vector<Term> base = {admitted_, a.domain[0], a.domain[1]};
+  std::vector<Term> base = {admitted_};
+  base.insert(base.end(), a.domain.begin(), a.domain.end());
 
   // 2. Evaluation errors.
   if (from <= kEvalError && to >= kEvalError) {
@@ -753,8 +764,7 @@ absl::StatusOr<ConfigOutcome> SpecConfig::Prove(int from, int to, Property* fail
       const std::string name = prefix + "injective";
       std::vector<Term> q = base;
       q.push_back(a.tile);
-      q.push_back(b.domain[0]);
-      q.push_back(b.domain[1]);
+      q.insert(q.end(), b.domain.begin(), b.domain.end());
       q.push_back(!b.error);
       q.push_back(b.tile);
       q.push_back(a.iter < b.iter);
@@ -778,7 +788,8 @@ absl::StatusOr<ConfigOutcome> SpecConfig::Prove(int from, int to, Property* fail
     Term inv, defined;
     RETURN_IF_ERROR(EncodeFreeTile(&tile, &inv, &defined));
     ASSIGN_OR_RETURN(IterCopy b, EncodeIteration("iter_of_tile", inv));
-    std::vector<Term> hit = {defined, b.domain[0], b.domain[1], !b.error, b.tile};
+    std::vector<Term> hit = {defined, !b.error, b.tile};
+    hit.insert(hit.end(), b.domain.begin(), b.domain.end());
     for (size_t k = 0; k < tile.size(); ++k) hit.push_back(b.coords[k] == tile[k]);
     std::vector<Term> q = {admitted_};
     for (size_t k = 0; k < tile.size(); ++k) {

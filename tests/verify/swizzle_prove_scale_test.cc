@@ -168,7 +168,7 @@ TEST(SwizzleProveScaleTest, Explore) {
   for (const QueryRecord& q : p.queries) {
     if (q.ms > 20 || q.result != smt::SatResult::kUnsat)
       std::cout << q.name << " " << smt::SatResultName(q.result) << " " << q.ms << " ms "
-                << q.rlimit_used << "\n";
+                << q.rlimit_used << " " << q.reason_unknown << "\n";
   }
   std::cout << p.ToString() << "\n";
   for (const std::string& n : p.notes) std::cout << "note: " << n << "\n";
