@@ -46,6 +46,8 @@ absl::StatusOr<SwizzleOutcome> ProveSymbolic(const sw::Problem& p,
   SwizzleProveOptions options;
   options.keep_query_log = false;
   if (check.rlimit) options.solver.rlimit = *check.rlimit;
+  if (check.query_timeout_ms) options.solver.timeout_ms = *check.query_timeout_ms;
+  if (check.total_rlimit) options.total_rlimit = *check.total_rlimit;
   ASSIGN_OR_RETURN(SwizzleProof proof, p.builtin ? ProveBuiltin(p.builtin_sweep, options)
                                                  : ProveSpec(*p.spec, p.spec_sweep, options));
   SwizzleOutcome o;

@@ -42,6 +42,15 @@ using sim::swizzle::Engine;
 struct SwizzleCheckOptions {
   // The Z3 resource limit per query (unset: SwizzleProveOptions' default).
   std::optional<uint64_t> rlimit;
+  // A wall-clock limit per query in ms (unset: none). Not deterministic, so off unless
+  // asked for; but Z3 4.8.12's nonlinear core can run minutes under its rlimit, and on
+  // specs this is what keeps a proof within a time budget (verify/README.md): a query
+  // that hits it is unknown, its configuration is split, and what stays undecided is
+  // reported as open sub-boxes.
+  std::optional<uint32_t> query_timeout_ms;
+  // Specs: the total resource count of all queries (unset: none); past it the remaining
+  // sub-boxes are open.
+  std::optional<uint64_t> total_rlimit;
 };
 
 // What one check found (the CLI's Swizzle2dReport, typed).

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "sim/base/status_macros.h"
 #include "verify/swizzle_prove_internal.h"
 
@@ -17,6 +18,24 @@ absl::string_view CheckedByName(CheckedBy c) {
       return "enumerated";
   }
   return "?";
+}
+
+absl::string_view SubBoxHowName(SubBox::How how) {
+  switch (how) {
+    case SubBox::How::kProven:
+      return "proven";
+    case SubBox::How::kEnumerated:
+      return "enumerated";
+    case SubBox::How::kOpen:
+      return "open";
+  }
+  return "?";
+}
+
+std::string SubBox::ToString() const {
+  std::vector<std::string> parts;
+  for (const auto& [name, r] : ranges) parts.push_back(absl::StrCat(name, "=", r.ToString()));
+  return absl::StrJoin(parts, ", ");
 }
 
 std::string SwizzleProof::ToString() const {
@@ -36,11 +55,13 @@ namespace internal {
 
 absl::StatusOr<smt::SolverResult> QueryRunner::Run(
     smt::Context& ctx, const std::string& name, const std::vector<smt::Term>& assertions,
-    uint64_t rlimit) {
+    uint64_t rlimit, bool bitblast) {
   smt::SolverOptions o = options_.solver;
   if (rlimit > 0) o.rlimit = rlimit;
+  if (bitblast) o.bitblast = true;
   smt::SolverResult r = ctx.Check(name, assertions, o);
   proof_->num_queries += 1;
+  spent_ += r.rlimit_used;
   proof_->solver_ms += r.ms;
   if (options_.keep_query_log) {
     proof_->queries.push_back(QueryRecord{r.query, r.result, r.ms, r.rlimit_used,

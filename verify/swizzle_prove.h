@@ -63,16 +63,22 @@
 // smt::ExprEncoder, exactly as SpecInstance::Map evaluates it (lets in order, lazy
 // operators, evaluation errors, `skip`, `tail`). Queries: params_error (a point where the
 // spec cannot be instantiated: the sweep would fail too), eval_error, in_range,
-// tail_size, count (domain = product of the extents), injective (the direct two-copy
-// query). With a `skip` clause the domain is larger than the box and counting no longer
-// gives surjectivity; that one property is then checked by enumeration over the box
-// (checked = kEnumerated) when the box is small enough, else the verdict is inconclusive.
+// tail_size, count (domain = product of the extents), then injectivity: with an
+// `inverse` clause the one-copy query left_inverse (inv(f(i)) == i), else (or where the
+// inverse is wrong) the direct two-copy query. With a `skip` clause the domain is larger
+// than the box and counting no longer gives surjectivity: with an inverse the one-copy
+// query surjective (f(inv(t)) == t for every tile t) proves it; without one the box is
+// enumerated first when small enough (checked = kEnumerated), else surjectivity is open.
 // Which parameters are symbolic: SwizzleProveOptions::symbolic_params, or by default the
 // parameters the non-rank `grid` extents depend on whose range has more than
-// `enumerate_up_to` values. General specs are harder for Z3 than the hand-structured
-// built-ins (a query on a symbolic grid can take seconds), so a configuration whose query
-// runs out of a small budget is split on a symbolic parameter and the children resume at
-// that query: the proof adapts between fully symbolic and fully enumerated.
+// `enumerate_up_to` values — unless a `require` of their own admits at most
+// `enumerate_admitted_up_to` values, which are then enumerated. A configuration whose
+// query runs out of budget is split on a symbolic parameter (the one most divisors
+// depend on first) and the children resume at that query; a configuration with every
+// parameter constant that still runs out is decided by evaluating it. When some part of
+// the box stays undecided, SwizzleProof::coverage lists the proven, enumerated and open
+// sub-boxes and the verdict is kInconclusive with that list as the reason
+// (verify/README.md has the strategy and the measurements).
 //
 // Counterexamples and minimisation
 // --------------------------------
@@ -121,8 +127,30 @@ struct SwizzleProveOptions {
   // Per query. rlimit is the deterministic budget; the default is ~10x what the slowest
   // built-in query needs.
   smt::SolverOptions solver = {.rlimit = 20'000'000, .timeout_ms = 0, .keep_smt2 = false};
-  // Most configurations (combinations of enumerated parameters) one proof may have.
+  // Most configurations (combinations of enumerated parameters, and the pieces they are
+  // split into) one proof may visit. Specs: past it the remaining sub-boxes are open.
   int64_t max_configs = 100'000;
+  // Specs: the total resource count of all queries (0: none). Once spent, no new
+  // configuration is started and the remaining sub-boxes are reported open.
+  uint64_t total_rlimit = 0;
+  // Specs: a configuration with every parameter constant whose query runs out is decided
+  // by evaluating its iterations when it has at most this many (0: never).
+  int64_t enumerate_stuck_points = int64_t{1} << 24;
+  // Specs: a parameter with a wide range that a `require` of its own restricts to at
+  // most this many values is enumerated over those values.
+  int64_t enumerate_admitted_up_to = 64;
+  // Specs: try each query first without the symbolic parameters' upper bounds (a
+  // superset of the box: unsat there is a proof; Z3's nonlinear core is often much
+  // faster without the bounds, sometimes slower), then over the exact box. Off by
+  // default: measured on grouped_m.swz (R, C <= 12, 4 group sizes) 99 s with it, 26 s
+  // without; on R, C <= 192 it decided in_range where the bounded query ran out.
+  bool relax_upper_bounds = false;
+  // Specs: a query that runs out is tried again as bit-vectors sized from the bounds
+  // (smt::SolverOptions::bitblast; Z3's nla2bv), before the configuration is split.
+  // Off: measured on morton.swz, Z3 4.8.12's nla2bv rejects div/mod ("not in the
+  // fragment"), and after purify-arith answers "incomplete" (the purified quotients have
+  // no bounds it can see) — an encoder-side bit-vector encoding is the way on.
+  bool bitblast_on_unknown = false;
   // Shrink counterexamples with Z3 and the enumeration sweep (see above).
   bool minimise = true;
   // Largest tile count the minimising sweep covers, and its iteration budget.
@@ -148,6 +176,24 @@ struct SwizzleProveOptions {
   // iterations in total; otherwise the verdict is inconclusive.
   int64_t max_enumerated_points = int64_t{1} << 26;
 };
+
+// A sub-box of a spec's parameter box and how it was decided (ProveSpec). The boxes of
+// SwizzleProof::coverage partition the box (points excluded by a `require` count as
+// proven: there is nothing to prove).
+struct SubBox {
+  enum class How : uint8_t {
+    kProven,      // every query unsat over the whole sub-box
+    kEnumerated,  // decided by evaluating every iteration (a solver query ran out there)
+    kOpen,        // not decided: `why` says which query ran out, or the budget
+  };
+  How how = How::kProven;
+  std::vector<std::pair<std::string, sim::swizzle::ParamRange>> ranges;
+  std::string why;
+  // Ensures: e.g. "num_pid_m=1..65536, num_pid_n=1..4096, group_size_m=3".
+  std::string ToString() const;
+};
+// Ensures: "proven", "enumerated", "open".
+absl::string_view SubBoxHowName(SubBox::How how);
 
 // One query that was run.
 struct QueryRecord {
@@ -175,6 +221,10 @@ struct SwizzleProof {
   std::vector<QueryRecord> queries;  // with options.keep_query_log
   // Free-form notes, e.g. "surjectivity checked by enumeration (spec has `skip`)".
   std::vector<std::string> notes;
+  // Specs: the parameter box partitioned into proven, enumerated and open sub-boxes
+  // (adjacent boxes merged). Empty when the whole box was proven symbolically in one
+  // piece or the verdict is kViolated.
+  std::vector<SubBox> coverage;
 
   // Ensures: e.g. "holds (symbolic, 84 queries, 312 ms)" or "violated: duplicate at ...".
   std::string ToString() const;

@@ -26,10 +26,13 @@ class QueryRunner {
   //          `rlimit` overrides the options' budget when non-zero.
   absl::StatusOr<smt::SolverResult> Run(smt::Context& ctx, const std::string& name,
                                         const std::vector<smt::Term>& assertions,
-                                        uint64_t rlimit = 0);
+                                        uint64_t rlimit = 0, bool bitblast = false);
   const SwizzleProveOptions& options() const { return options_; }
+  // The resource count spent by every query so far.
+  uint64_t rlimit_spent() const { return spent_; }
 
  private:
+  uint64_t spent_ = 0;
   const SwizzleProveOptions& options_;
   SwizzleProof* proof_;
 };

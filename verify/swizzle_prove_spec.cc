@@ -43,7 +43,73 @@ struct SpecBox {
   std::vector<std::string> names;
   std::vector<ParamRange> ranges;
   std::vector<bool> symbolic;
+  // Enumerated parameters: the values a configuration takes, ascending. A `require` on
+  // this parameter alone (e.g. `require n == 1 || n == 2 || n == 4;`) leaves only the
+  // values it admits.
+  std::vector<std::vector<int64_t>> values;
+  // Per parameter: how many divisions (// % cdiv) of the program have a divisor that
+  // depends on it. Splitting on such a parameter first turns divisions by a symbolic
+  // value into divisions by constants (linear for Z3).
+  std::vector<int> in_divisors;
 };
+
+// Ensures: for each parameter of `names`, the number of division nodes whose divisor
+//          depends on it (lets inlined).
+std::vector<int> DivisorUse(const SwizzleSpec& spec, const std::vector<std::string>& names) {
+  std::vector<int> out(names.size(), 0);
+  const sim::expr::Program& program = spec.program();
+  absl::flat_hash_set<const sim::expr::Expr*> seen;
+  std::vector<const sim::expr::Expr*> pending;
+  std::vector<sim::expr::ExprPtr> roots;
+  for (const Stmt& s : program.statements()) {
+    if (s.kind == StmtKind::kParam) continue;
+    roots.push_back(program.InlineLets(s.value));
+    pending.push_back(roots.back().get());
+  }
+  while (!pending.empty()) {
+    const sim::expr::Expr* e = pending.back();
+    pending.pop_back();
+    if (!seen.insert(e).second) continue;
+    const sim::expr::ExprKind k = e->kind();
+    if (k == sim::expr::ExprKind::kFloorDiv || k == sim::expr::ExprKind::kMod ||
+        k == sim::expr::ExprKind::kCdiv) {
+      for (const std::string& v : sim::expr::FreeVariables(e->operand(1))) {
+        for (size_t i = 0; i < names.size(); ++i) out[i] += names[i] == v;
+      }
+    }
+    for (int j = 0; j < e->num_operands(); ++j) pending.push_back(&e->operand(j));
+  }
+  return out;
+}
+
+// Ensures: the values of parameter `i` in `range` that every `require` reading only
+//          that parameter admits (a require that fails to evaluate keeps the value: the
+//          params_error query reports it); nullopt when no such require exists or the
+//          range is too wide to scan.
+std::optional<std::vector<int64_t>> AdmittedValues(const SwizzleSpec& spec,
+                                                   const std::string& name,
+                                                   ParamRange range) {
+  constexpr int64_t kMaxScan = int64_t{1} << 20;
+  const sim::expr::Program& program = spec.program();
+  std::vector<sim::expr::ExprPtr> own;
+  for (const Stmt* r : program.Clauses("require")) {
+    const std::vector<std::string> deps = program.FreeParams(*r->value);
+    if (deps.size() == 1 && deps[0] == name) own.push_back(program.InlineLets(r->value));
+  }
+  if (own.empty() || range.size() > kMaxScan) return std::nullopt;
+  std::vector<int64_t> out;
+  sim::expr::Env env;
+  for (int64_t v = range.lo; v <= range.hi; ++v) {
+    env[name] = v;
+    bool ok = true;
+    for (const sim::expr::ExprPtr& e : own) {
+      absl::StatusOr<int64_t> x = sim::expr::Evaluate(*e, env, spec.source_name());
+      if (x.ok() && *x == 0) ok = false;
+    }
+    if (ok) out.push_back(v);
+  }
+  return out;
+}
 
 absl::StatusOr<SpecBox> ResolveSpecBox(const SwizzleSpec& spec, const SpecSweep& sweep,
                                        const SwizzleProveOptions& options) {
@@ -69,11 +135,26 @@ absl::StatusOr<SpecBox> ResolveSpecBox(const SwizzleSpec& spec, const SpecSweep&
     b.ranges[i] = range;
   }
   b.symbolic.assign(b.names.size(), false);
+  b.values.resize(b.names.size());
+  auto fill_values = [&] {
+    for (size_t i = 0; i < b.names.size(); ++i) {
+      if (b.symbolic[i]) continue;
+      std::optional<std::vector<int64_t>> admitted =
+          AdmittedValues(spec, b.names[i], b.ranges[i]);
+      if (admitted.has_value()) {
+        b.values[i] = *std::move(admitted);
+      } else if (b.ranges[i].size() <= options.max_configs) {
+        for (int64_t v = b.ranges[i].lo; v <= b.ranges[i].hi; ++v) b.values[i].push_back(v);
+      }
+      // else: left empty, more values than configurations allowed (see ProveSpec)
+    }
+  };
   if (!options.symbolic_params.empty()) {
     for (const std::string& name : options.symbolic_params) {
       ASSIGN_OR_RETURN(size_t i, index_of(name));
       b.symbolic[i] = true;
     }
+    fill_values();
     return b;
   }
   // Default: the parameters the tile extents depend on (not those of the rank extent),
@@ -88,7 +169,18 @@ absl::StatusOr<SpecBox> ResolveSpecBox(const SwizzleSpec& spec, const SpecSweep&
   for (size_t i = 0; i < b.names.size(); ++i) {
     b.symbolic[i] = tile_deps.contains(b.names[i]) && !rank_deps.contains(b.names[i]) &&
                     b.ranges[i].size() > options.enumerate_up_to;
+    // A parameter that a `require` of its own restricts to a few values is enumerated
+    // over those values, however wide its declared range (powers of two, say).
+    if (b.symbolic[i]) {
+      std::optional<std::vector<int64_t>> admitted =
+          AdmittedValues(spec, b.names[i], b.ranges[i]);
+      if (admitted.has_value() &&
+          static_cast<int64_t>(admitted->size()) <= options.enumerate_admitted_up_to) {
+        b.symbolic[i] = false;
+      }
+    }
   }
+  fill_values();
   return b;
 }
 
@@ -126,7 +218,30 @@ struct IterCopy {
   Term tile;                 // no error and no skip: the iteration yields a tile
   Term bad_tail;             // some tail is wrong or not positive
   std::vector<Term> coords;
+  // With an `inverse` clause: its value at this iteration's tile, and where it is defined.
+  std::optional<Term> inv;
+  Term inv_defined;
 };
+
+// Names that depend on `iter` other than through a tile coordinate (sim/swizzle/spec.h,
+// "The inverse"): the statements the inverse may not read, and the ones a copy of the
+// inverse at a free tile does not encode.
+absl::flat_hash_set<std::string> ReadsIterDirectly(const SwizzleSpec& spec) {
+  absl::flat_hash_set<std::string> coords(spec.coordinates().begin(),
+                                          spec.coordinates().end());
+  absl::flat_hash_set<std::string> direct = {"iter"};
+  for (const Stmt& s : spec.program().statements()) {
+    if (!s.binds || s.kind == StmtKind::kParam) continue;
+    if (s.kind == StmtKind::kClause && coords.contains(s.name)) continue;
+    for (const std::string& v : sim::expr::FreeVariables(*s.value)) {
+      if (direct.contains(v)) {
+        direct.insert(s.name);
+        break;
+      }
+    }
+  }
+  return direct;
+}
 
 // The properties, in the order they are proved (each assumes the ones before it).
 enum Property : int {
@@ -136,6 +251,7 @@ enum Property : int {
   kTailSize,
   kCount,
   kInjective,
+  kSurjective,  // with `skip` and `inverse`: f(inv(t)) == t for every tile t
   kNumProperties
 };
 
@@ -159,7 +275,12 @@ class SpecConfig {
 
  private:
   absl::Status EncodeParams();
-  absl::StatusOr<IterCopy> EncodeIteration(const char* name);
+  // The per-iteration part at a fresh iteration `name`, or at `at` when given.
+  absl::StatusOr<IterCopy> EncodeIteration(const char* name,
+                                           std::optional<Term> at = std::nullopt);
+  // The inverse at a free tile: the tile's coordinates (fresh, in the box) and the
+  // inverse's value and definedness there.
+  absl::Status EncodeFreeTile(std::vector<Term>* tile, Term* inv, Term* defined);
   // The parameter point of a model, in declaration order.
   std::vector<int64_t> Point(const smt::Model& m) const;
   int64_t TilesOf(const smt::Model& m) const;
@@ -167,8 +288,25 @@ class SpecConfig {
                                           const std::vector<Term>& query,
                                           const smt::Model& model, ViolationKind kind,
                                           const std::vector<const IterCopy*>& copies);
+  // A tile the surjectivity query says inv misses: a violation when no iteration reaches
+  // it (checked by evaluating the map), else the inverse is wrong there (kUnknown).
+  absl::StatusOr<ConfigOutcome> MissedTile(const std::string& name, const smt::Model& m,
+                                           const std::vector<int64_t>& tile,
+                                           Property* failed);
+  std::vector<NamedValue> NamedPoint(const smt::Model& m) const;
+  // Runs query `q` first over the relaxed box (symbolic parameters without their upper
+  // bounds: a superset, so unsat there is a proof for the box, and Z3's nonlinear core is
+  // much faster without the bounds), then, unless that was unsat, over the exact box;
+  // `q` then holds the upper bounds too (for shrinking a witness).
+  absl::StatusOr<smt::SolverResult> Solve(const std::string& name, std::vector<Term>& q,
+                                          uint64_t rlimit);
   std::string Prefix() const;
 
+ public:
+  // Notes for the proof (e.g. where an inverse clause was wrong).
+  std::vector<std::string> notes_;
+
+ private:
   const SwizzleSpec& spec_;
   const SpecBox& box_;
   std::vector<ParamRange> ranges_;
@@ -177,12 +315,14 @@ class SpecConfig {
   ExprEncoder enc_;
   std::vector<bool> per_iter_;
   std::vector<Term> params_;      // one per parameter
-  std::vector<Term> background_;  // symbolic ranges and side conditions
+  std::vector<Term> background_;  // symbolic lower bounds and side conditions
+  std::vector<Term> upper_;       // symbolic upper bounds (see Solve)
   Term admitted_;                 // the point passes every phase-1 statement
   std::vector<Term> param_errors_;
   Term domain_;
   smt::ValueRange domain_range_;
   std::vector<Term> extents_;
+  std::vector<smt::ValueRange> extent_ranges_;
   std::vector<bool> is_rank_;
 };
 
@@ -204,7 +344,7 @@ absl::Status SpecConfig::EncodeParams() {
     if (symbolic(i)) {
       const Term v = ctx_.IntVar(box_.names[i]);
       background_.push_back(v >= ranges_[i].lo);
-      background_.push_back(v <= ranges_[i].hi);
+      upper_.push_back(v <= ranges_[i].hi);
       enc_.Bind(box_.names[i], v, ranges_[i].lo, ranges_[i].hi);
       params_.push_back(v);
     } else {
@@ -218,7 +358,7 @@ absl::Status SpecConfig::EncodeParams() {
   const std::vector<Stmt>& stmts = program.statements();
   for (size_t k = 0; k < stmts.size(); ++k) {
     const Stmt& s = stmts[k];
-    if (s.kind == StmtKind::kParam || per_iter_[k]) continue;
+    if (s.kind == StmtKind::kParam || per_iter_[k] || &s == spec_.inverse()) continue;
     ASSIGN_OR_RETURN(ExprEncoder::Encoded e, enc_.Encode(s.value));
     const Term ok = e.Defined(ctx_);
     Term pass = ok;
@@ -236,6 +376,7 @@ absl::Status SpecConfig::EncodeParams() {
     } else if (s.keyword == "grid") {
       pass = ok && e.value > 0;
       extents_.push_back(e.value);
+      extent_ranges_.push_back(e.range);
       is_rank_.push_back(s.name == "rank");
     }
     param_errors_.push_back(prefix && !pass);
@@ -245,11 +386,16 @@ absl::Status SpecConfig::EncodeParams() {
   return absl::OkStatus();
 }
 
-absl::StatusOr<IterCopy> SpecConfig::EncodeIteration(const char* name) {
+absl::StatusOr<IterCopy> SpecConfig::EncodeIteration(const char* name,
+                                                     std::optional<Term> at) {
   ExprEncoder enc = enc_.Fork();
   IterCopy c;
-  c.iter = ctx_.IntVar(name);
+  c.iter = at.has_value() ? *at : ctx_.IntVar(name);
   c.domain = {c.iter >= 0, c.iter < domain_};
+  if (domain_range_.hi > 0 && domain_range_.hi <= std::numeric_limits<int64_t>::max()) {
+    // Implied by iter < domain; stated so that bit-blasting finds a constant bound.
+    c.domain.push_back(c.iter <= static_cast<int64_t>(domain_range_.hi - 1));
+  }
   enc.Bind("iter", c.iter, 0,
            static_cast<int64_t>(std::clamp<__int128>(
                domain_range_.hi - 1, 0, std::numeric_limits<int64_t>::max())));
@@ -258,7 +404,7 @@ absl::StatusOr<IterCopy> SpecConfig::EncodeIteration(const char* name) {
   const std::vector<Stmt>& stmts = spec_.program().statements();
   for (size_t k = 0; k < stmts.size(); ++k) {
     const Stmt& s = stmts[k];
-    if (!per_iter_[k]) continue;
+    if (!per_iter_[k] || &s == spec_.inverse()) continue;  // a proof aid, encoded below
     ASSIGN_OR_RETURN(ExprEncoder::Encoded e, enc.Encode(s.value));
     const Term ok = e.Defined(ctx_);
     errors.push_back(prefix && !ok);
@@ -279,7 +425,44 @@ absl::StatusOr<IterCopy> SpecConfig::EncodeIteration(const char* name) {
   for (const std::string& coord : spec_.coordinates()) {
     c.coords.push_back(enc.Lookup(coord).value);
   }
+  if (spec_.inverse() != nullptr) {
+    ASSIGN_OR_RETURN(ExprEncoder::Encoded e, enc.Encode(spec_.inverse()->value));
+    c.inv = e.value;
+    c.inv_defined = e.Defined(ctx_);
+  }
   return c;
+}
+
+absl::Status SpecConfig::EncodeFreeTile(std::vector<Term>* tile, Term* inv,
+                                        Term* defined) {
+  ExprEncoder enc = enc_.Fork();
+  for (size_t k = 0; k < spec_.coordinates().size(); ++k) {
+    const Term t = ctx_.IntVar(absl::StrCat("tile_", spec_.coordinates()[k]));
+    const int64_t hi = static_cast<int64_t>(std::clamp<__int128>(
+        extent_ranges_[k].hi - 1, 0, std::numeric_limits<int64_t>::max()));
+    enc.Bind(spec_.coordinates()[k], t, 0, hi);
+    tile->push_back(t);
+  }
+  const absl::flat_hash_set<std::string> direct = ReadsIterDirectly(spec_);
+  std::vector<Term> defs;
+  const std::vector<Stmt>& stmts = spec_.program().statements();
+  for (size_t k = 0; k < stmts.size(); ++k) {
+    const Stmt& s = stmts[k];
+    if (&s == spec_.inverse()) break;
+    if (!per_iter_[k] || !s.binds || direct.contains(s.name)) continue;
+    if (std::find(spec_.coordinates().begin(), spec_.coordinates().end(), s.name) !=
+        spec_.coordinates().end()) {
+      continue;  // bound to the free tile above
+    }
+    ASSIGN_OR_RETURN(ExprEncoder::Encoded e, enc.Encode(s.value));
+    enc.Bind(s.name, e.value, e.range);
+    defs.push_back(e.Defined(ctx_));
+  }
+  ASSIGN_OR_RETURN(ExprEncoder::Encoded e, enc.Encode(spec_.inverse()->value));
+  *inv = e.value;
+  defs.push_back(e.Defined(ctx_));
+  *defined = smt::And(ctx_, defs);
+  return absl::OkStatus();
 }
 
 std::vector<int64_t> SpecConfig::Point(const smt::Model& m) const {
@@ -289,6 +472,72 @@ std::vector<int64_t> SpecConfig::Point(const smt::Model& m) const {
                               : ranges_[i].lo);
   }
   return out;
+}
+
+std::vector<NamedValue> SpecConfig::NamedPoint(const smt::Model& m) const {
+  std::vector<NamedValue> out;
+  const std::vector<int64_t> p = Point(m);
+  for (size_t i = 0; i < p.size(); ++i) out.push_back({box_.names[i], p[i]});
+  return out;
+}
+
+absl::StatusOr<ConfigOutcome> SpecConfig::MissedTile(const std::string& name,
+                                                     const smt::Model& m,
+                                                     const std::vector<int64_t>& tile,
+                                                     Property* failed) {
+  constexpr int64_t kMaxScan = int64_t{1} << 26;
+  ASSIGN_OR_RETURN(sim::swizzle::SpecInstance inst, spec_.InstantiateUnchecked(Point(m)));
+  std::vector<NamedValue> named_tile;
+  for (size_t k = 0; k < tile.size(); ++k) {
+    named_tile.push_back({spec_.coordinates()[k], tile[k]});
+  }
+  const std::string where = absl::StrCat(
+      "tile (", sim::swizzle::ToString(named_tile), ") at ", ToString(inst.params()));
+  if (inst.domain() <= kMaxScan) {
+    std::vector<int64_t> coords(tile.size());
+    bool reached = false;
+    for (int64_t i = 0; i < inst.domain() && !reached; ++i) {
+      const sim::swizzle::PointOutcome o = inst.Map(i, coords.data());
+      reached = (o == sim::swizzle::PointOutcome::kTile ||
+                 o == sim::swizzle::PointOutcome::kBadTail) &&
+                coords == tile;
+    }
+    if (!reached) {
+      ConfigOutcome out;
+      out.kind = ConfigOutcome::Kind::kViolated;
+      out.tiles = inst.tiles();
+      out.witness.params = inst.params();
+      out.witness.kind = ViolationKind::kMissed;
+      out.witness.tile = named_tile;
+      out.witness.detail =
+          absl::StrCat("no iteration maps to tile (", sim::swizzle::ToString(named_tile),
+                       ") (all ", inst.domain(), " iterations evaluated)");
+      return out;
+    }
+  }
+  ConfigOutcome o;
+  o.kind = ConfigOutcome::Kind::kUnknown;
+  o.reason = absl::StrCat(name, ": the inverse clause does not give the iteration of ",
+                          where, ", so surjectivity is not proved there");
+  *failed = kSurjective;
+  return o;
+}
+
+absl::StatusOr<smt::SolverResult> SpecConfig::Solve(const std::string& name,
+                                                    std::vector<Term>& q,
+                                                    uint64_t rlimit) {
+  if (!upper_.empty() && run_.options().relax_upper_bounds) {
+    ASSIGN_OR_RETURN(smt::SolverResult r, run_.Run(ctx_, name + ".relaxed", q, rlimit));
+    if (r.result == SatResult::kUnsat) return r;
+  }
+  q.insert(q.end(), upper_.begin(), upper_.end());
+  ASSIGN_OR_RETURN(smt::SolverResult r, run_.Run(ctx_, name, q, rlimit));
+  if (r.result != SatResult::kUnknown || !run_.options().bitblast_on_unknown) return r;
+  // Portfolio: the same query as bit-vectors sized from the bounds (every variable is
+  // bounded here: parameters by their ranges, iterations by the domain's range).
+  ASSIGN_OR_RETURN(smt::SolverResult b,
+                   run_.Run(ctx_, name + ".bv", q, rlimit, /*bitblast=*/true));
+  return b.result == SatResult::kUnknown ? r : b;
 }
 
 int64_t SpecConfig::TilesOf(const smt::Model& m) const {
@@ -409,8 +658,8 @@ absl::StatusOr<ConfigOutcome> SpecConfig::Prove(int from, int to, Property* fail
   // 1. Every admitted point can be instantiated (else the sweep fails too: an error).
   if (from <= kParamsError) {
     const std::string name = prefix + "params_error";
-    ASSIGN_OR_RETURN(smt::SolverResult r,
-                     run_.Run(ctx_, name, with({smt::Or(ctx_, param_errors_)}), rlimit));
+    std::vector<Term> q = with({smt::Or(ctx_, param_errors_)});
+    ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, rlimit));
     if (r.result == SatResult::kUnknown) return unknown(r, kParamsError);
     if (r.result == SatResult::kSat) {
       const std::vector<int64_t> point = Point(r.model);
@@ -422,7 +671,8 @@ absl::StatusOr<ConfigOutcome> SpecConfig::Prove(int from, int to, Property* fail
   }
 
   ASSIGN_OR_RETURN(IterCopy a, EncodeIteration("iter"));
-  std::vector<Term> base = {admitted_, a.domain[0], a.domain[1]};
+  std::vector<Term> base = {admitted_};
+  base.insert(base.end(), a.domain.begin(), a.domain.end());
 
   // 2. Evaluation errors.
   if (from <= kEvalError && to >= kEvalError) {
@@ -430,7 +680,7 @@ absl::StatusOr<ConfigOutcome> SpecConfig::Prove(int from, int to, Property* fail
     std::vector<Term> q = base;
     q.push_back(a.error);
     q = with(q);
-    ASSIGN_OR_RETURN(smt::SolverResult r, run_.Run(ctx_, name, q, rlimit));
+    ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, rlimit));
     if (r.result == SatResult::kUnknown) return unknown(r, kEvalError);
     if (r.result == SatResult::kSat) {
       return Violation(name, q, r.model, ViolationKind::kEvalError, {&a});
@@ -448,7 +698,7 @@ absl::StatusOr<ConfigOutcome> SpecConfig::Prove(int from, int to, Property* fail
     q.push_back(a.tile);
     q.push_back(!smt::And(ctx_, in_box));
     q = with(q);
-    ASSIGN_OR_RETURN(smt::SolverResult r, run_.Run(ctx_, name, q, rlimit));
+    ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, rlimit));
     if (r.result == SatResult::kUnknown) return unknown(r, kInRange);
     if (r.result == SatResult::kSat) {
       return Violation(name, q, r.model, ViolationKind::kOutOfRange, {&a});
@@ -461,7 +711,7 @@ absl::StatusOr<ConfigOutcome> SpecConfig::Prove(int from, int to, Property* fail
     q.push_back(a.tile);
     q.push_back(a.bad_tail);
     q = with(q);
-    ASSIGN_OR_RETURN(smt::SolverResult r, run_.Run(ctx_, name, q, rlimit));
+    ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, rlimit));
     if (r.result == SatResult::kUnknown) return unknown(r, kTailSize);
     if (r.result == SatResult::kSat) {
       return Violation(name, q, r.model, ViolationKind::kTailSize, {&a});
@@ -477,7 +727,7 @@ absl::StatusOr<ConfigOutcome> SpecConfig::Prove(int from, int to, Property* fail
       const std::string name = prefix + (dir == 0 ? "count_small" : "count_large");
       std::vector<Term> q =
           with({admitted_, dir == 0 ? domain_ < box_size : domain_ > box_size});
-      ASSIGN_OR_RETURN(smt::SolverResult r, run_.Run(ctx_, name, q, rlimit));
+      ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, rlimit));
       if (r.result == SatResult::kUnknown) return unknown(r, kCount);
       if (r.result == SatResult::kSat) {
         return Violation(name, q, r.model,
@@ -486,25 +736,74 @@ absl::StatusOr<ConfigOutcome> SpecConfig::Prove(int from, int to, Property* fail
       }
     }
   }
-  // 6. Injective: the direct two-copy query.
-  if (to >= kInjective) {
-    ASSIGN_OR_RETURN(IterCopy b, EncodeIteration("iter2"));
-    const std::string name = prefix + "injective";
-    std::vector<Term> q = base;
-    q.push_back(a.tile);
-    q.push_back(b.domain[0]);
-    q.push_back(b.domain[1]);
-    q.push_back(!b.error);
-    q.push_back(b.tile);
-    q.push_back(a.iter < b.iter);
-    // Proved above: the first copy lands in the box (this helps Z3, and changes nothing).
-    q.push_back(smt::And(ctx_, in_box));
-    for (size_t k = 0; k < a.coords.size(); ++k) q.push_back(a.coords[k] == b.coords[k]);
+  // 6. Injective. With an `inverse` clause, first the one-copy query "inv(f(i)) == i"
+  //    (a left inverse makes f injective); if the inverse is wrong somewhere, that is no
+  //    violation of the map: the direct two-copy query decides instead.
+  if (from <= kInjective && to >= kInjective) {
+    bool direct = true;
+    if (a.inv.has_value()) {
+      const std::string name = prefix + "left_inverse";
+      std::vector<Term> q = base;
+      q.push_back(a.tile);
+      q.push_back(smt::And(ctx_, in_box));
+      q.push_back(!(a.inv_defined && *a.inv == a.iter));
+      q = with(q);
+      ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, rlimit));
+      if (r.result == SatResult::kUnknown) return unknown(r, kInjective);
+      if (r.result == SatResult::kUnsat) {
+        direct = false;
+      } else {
+        notes_.push_back(absl::StrCat(
+            name, ": the inverse clause does not invert the map at ",
+            sim::swizzle::ToString(NamedPoint(r.model)), ", iter=",
+            r.model.Int(a.iter).value_or(-1), "; injectivity by the two-copy query"));
+      }
+    }
+    if (direct) {
+      ASSIGN_OR_RETURN(IterCopy b, EncodeIteration("iter2"));
+      const std::string name = prefix + "injective";
+      std::vector<Term> q = base;
+      q.push_back(a.tile);
+      q.insert(q.end(), b.domain.begin(), b.domain.end());
+      q.push_back(!b.error);
+      q.push_back(b.tile);
+      q.push_back(a.iter < b.iter);
+      // Proved above: the first copy lands in the box (this helps Z3, and changes
+      // nothing).
+      q.push_back(smt::And(ctx_, in_box));
+      for (size_t k = 0; k < a.coords.size(); ++k) q.push_back(a.coords[k] == b.coords[k]);
+      q = with(q);
+      ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, rlimit));
+      if (r.result == SatResult::kUnknown) return unknown(r, kInjective);
+      if (r.result == SatResult::kSat) {
+        return Violation(name, q, r.model, ViolationKind::kDuplicate, {&a, &b});
+      }
+    }
+  }
+  // 7. Surjective, for maps with `skip` (counting does not apply) and an inverse: every
+  //    tile t of the box has inv(t) in the domain, not skipped, mapping back to t.
+  if (to >= kSurjective && has_skip && spec_.inverse() != nullptr) {
+    const std::string name = prefix + "surjective";
+    std::vector<Term> tile;
+    Term inv, defined;
+    RETURN_IF_ERROR(EncodeFreeTile(&tile, &inv, &defined));
+    ASSIGN_OR_RETURN(IterCopy b, EncodeIteration("iter_of_tile", inv));
+    std::vector<Term> hit = {defined, !b.error, b.tile};
+    hit.insert(hit.end(), b.domain.begin(), b.domain.end());
+    for (size_t k = 0; k < tile.size(); ++k) hit.push_back(b.coords[k] == tile[k]);
+    std::vector<Term> q = {admitted_};
+    for (size_t k = 0; k < tile.size(); ++k) {
+      q.push_back(tile[k] >= 0);
+      q.push_back(tile[k] < extents_[k]);
+    }
+    q.push_back(!smt::And(ctx_, hit));
     q = with(q);
-    ASSIGN_OR_RETURN(smt::SolverResult r, run_.Run(ctx_, name, q, rlimit));
-    if (r.result == SatResult::kUnknown) return unknown(r, kInjective);
+    ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, rlimit));
+    if (r.result == SatResult::kUnknown) return unknown(r, kSurjective);
     if (r.result == SatResult::kSat) {
-      return Violation(name, q, r.model, ViolationKind::kDuplicate, {&a, &b});
+      std::vector<int64_t> t;
+      for (const Term& x : tile) t.push_back(r.model.Int(x).value_or(-1));
+      return MissedTile(name, r.model, t, failed);
     }
   }
   return ConfigOutcome{};
@@ -571,92 +870,250 @@ void MinimiseSpec(const SwizzleSpec& spec, const SpecBox& box, const ConfigOutco
   }
 }
 
+// Merges sub-boxes with the same outcome that differ in one parameter whose ranges touch
+// (neighbours in the list, repeatedly), so that a report lists few boxes.
+std::vector<SubBox> MergeBoxes(std::vector<SubBox> boxes) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::vector<SubBox> out;
+    for (SubBox& b : boxes) {
+      if (!out.empty() && out.back().how == b.how &&
+          out.back().ranges.size() == b.ranges.size()) {
+        SubBox& last = out.back();
+        int differ = -1;
+        bool mergeable = true;
+        for (size_t i = 0; i < b.ranges.size() && mergeable; ++i) {
+          if (last.ranges[i].second == b.ranges[i].second) continue;
+          if (differ >= 0 || last.ranges[i].second.hi + 1 != b.ranges[i].second.lo) {
+            mergeable = false;
+          }
+          differ = static_cast<int>(i);
+        }
+        if (mergeable && differ >= 0) {
+          last.ranges[differ].second.hi = b.ranges[differ].second.hi;
+          changed = true;
+          continue;
+        }
+      }
+      out.push_back(std::move(b));
+    }
+    boxes = std::move(out);
+  }
+  return boxes;
+}
+
+// Ensures: "proven: A; B | enumerated: C | open: D (why)", at most `limit` boxes a kind.
+std::string CoverageSummary(const std::vector<SubBox>& boxes, size_t limit = 12) {
+  std::vector<std::string> kinds;
+  for (SubBox::How how :
+       {SubBox::How::kProven, SubBox::How::kEnumerated, SubBox::How::kOpen}) {
+    std::vector<std::string> items;
+    size_t n = 0;
+    for (const SubBox& b : boxes) {
+      if (b.how != how) continue;
+      if (++n > limit) continue;
+      items.push_back(b.why.empty() || how != SubBox::How::kOpen
+                          ? b.ToString()
+                          : absl::StrCat(b.ToString(), " (", b.why, ")"));
+    }
+    if (n == 0) continue;
+    if (n > limit) items.push_back(absl::StrCat("and ", n - limit, " more"));
+    kinds.push_back(absl::StrCat(SubBoxHowName(how), ": ", absl::StrJoin(items, "; ")));
+  }
+  return absl::StrJoin(kinds, " | ");
+}
+
 }  // namespace
 
 absl::StatusOr<SwizzleProof> ProveSpec(const SwizzleSpec& spec, const SpecSweep& ranges,
                                        const SwizzleProveOptions& options) {
   ASSIGN_OR_RETURN(SpecBox box, ResolveSpecBox(spec, ranges, options));
-  // The configurations: every combination of the enumerated parameters.
-  int64_t combos = 1;
-  for (size_t i = 0; i < box.names.size(); ++i) {
-    if (!box.symbolic[i]) combos = internal::SatMul(combos, box.ranges[i].size());
-  }
-  if (combos > options.max_configs) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        spec.source_name(), ": ", combos,
-        " combinations of the enumerated parameters exceed max_configs = ",
-        options.max_configs, "; make more parameters symbolic or narrow the ranges"));
-  }
+  box.in_divisors = DivisorUse(spec, box.names);
   SwizzleProof proof;
   QueryRunner run(options, &proof);
-  std::optional<ConfigOutcome> unknown, violated;
-  // A work list of (configuration, first property to prove), depth first so that the
-  // configurations run in the order of the odometer below.
+  const bool has_skip = !spec.program().Clauses("skip").empty();
+  SpecSweep whole_box;
+  for (size_t i = 0; i < box.names.size(); ++i) {
+    whole_box.ranges.push_back({box.names[i], box.ranges[i]});
+  }
+  // With `skip` and no `inverse`, surjectivity can only be enumerated: when the box is
+  // small enough, the sweep decides every property at once, so it runs first (before
+  // any solver query) and is the answer.
+  if (has_skip && spec.inverse() == nullptr) {
+    sim::swizzle::SweepOptions so = options.minimise_sweep;
+    so.max_points = options.max_enumerated_points;
+    absl::StatusOr<sim::swizzle::CheckResult> r = sim::swizzle::Sweep(spec, whole_box, so);
+    if (!r.ok() && !absl::IsResourceExhausted(r.status())) return r.status();
+    if (r.ok() && r->verdict != Verdict::kInconclusive) {
+      proof.checked = CheckedBy::kEnumerated;
+      proof.notes.push_back(
+          "the spec has `skip` and no `inverse` clause, so surjectivity cannot be proved "
+          "symbolically; the box is small enough to enumerate, and enumeration decided it "
+          "(surjectivity enumerated, with every other property)");
+      proof.verdict = r->verdict;
+      proof.configs = r->param_points;
+      if (r->verdict == Verdict::kViolated) {
+        proof.counterexample = r->counterexample;
+        proof.minimised = true;
+      }
+      return proof;
+    }
+  }
+
+  // The configurations: every combination of the enumerated parameters' values, in
+  // odometer order (the last parameter fastest), at most max_configs of them.
+  auto count_of = [&](size_t i) -> int64_t {
+    return box.values[i].empty() ? box.ranges[i].size()
+                                 : static_cast<int64_t>(box.values[i].size());
+  };
+  auto value_of = [&](size_t i, int64_t idx) -> int64_t {
+    return box.values[i].empty() ? box.ranges[i].lo + idx : box.values[i][idx];
+  };
   struct Work {
     std::vector<ParamRange> ranges;
     int from = kParamsError;
   };
+  std::vector<SubBox> boxes;
+  auto record = [&](const std::vector<ParamRange>& r, SubBox::How how, std::string why) {
+    SubBox b;
+    b.how = how;
+    b.why = std::move(why);
+    for (size_t i = 0; i < r.size(); ++i) b.ranges.push_back({box.names[i], r[i]});
+    boxes.push_back(std::move(b));
+  };
   std::vector<Work> roots;
-  std::vector<ParamRange> v(box.names.size());
-  for (size_t i = 0; i < v.size(); ++i) {
-    v[i] = box.symbolic[i] ? box.ranges[i] : ParamRange::Of(box.ranges[i].lo);
-  }
-  for (bool done = false; !done;) {
-    roots.push_back({v, kParamsError});
+  std::vector<int64_t> idx(box.names.size(), 0);
+  bool empty = false;
+  for (size_t i = 0; i < idx.size(); ++i) empty |= !box.symbolic[i] && count_of(i) == 0;
+  std::string budget_reason;
+  auto point_ranges = [&] {
+    std::vector<ParamRange> v(box.names.size());
+    for (size_t i = 0; i < v.size(); ++i) {
+      v[i] = box.symbolic[i] ? box.ranges[i] : ParamRange::Of(value_of(i, idx[i]));
+    }
+    return v;
+  };
+  for (bool done = empty; !done;) {
+    if (static_cast<int64_t>(roots.size()) >= options.max_configs) {
+      // The rest of the odometer, from the current point on, as boxes.
+      const std::string why = absl::StrCat("max_configs = ", options.max_configs,
+                                           " configurations reached");
+      std::vector<ParamRange> v = point_ranges();
+      record(v, SubBox::How::kOpen, why);
+      for (size_t k = v.size(); k-- > 0;) {
+        if (box.symbolic[k]) continue;
+        if (idx[k] + 1 < count_of(k)) {
+          std::vector<ParamRange> rest = v;
+          rest[k] = ParamRange{value_of(k, idx[k] + 1), box.ranges[k].hi};
+          for (size_t j = k + 1; j < v.size(); ++j) rest[j] = box.ranges[j];
+          record(rest, SubBox::How::kOpen, why);
+        }
+      }
+      break;
+    }
+    roots.push_back({point_ranges(), kParamsError});
     done = true;
-    for (size_t k = v.size(); k-- > 0;) {
+    for (size_t k = idx.size(); k-- > 0;) {
       if (box.symbolic[k]) continue;
-      if (v[k].lo < box.ranges[k].hi) {
-        v[k] = ParamRange::Of(v[k].lo + 1);
+      if (idx[k] + 1 < count_of(k)) {
+        ++idx[k];
         done = false;
         break;
       }
-      v[k] = ParamRange::Of(box.ranges[k].lo);
+      idx[k] = 0;
     }
   }
-  // Two passes: first every cheap property of every configuration, then injectivity
-  // (the two-copy query, by far the most expensive): a violation of the cheap kind is
-  // then found without paying for the injectivity of the configurations before it.
+  std::vector<SubBox> remainder(boxes.begin(), boxes.end());
+  boxes.clear();
+
+  // Two passes: first every cheap property of every configuration, then injectivity (and
+  // surjectivity by the inverse): a violation of the cheap kind is then found without
+  // paying for the expensive queries of the configurations before it. The second pass
+  // starts from the pieces the first one ended with.
+  std::optional<ConfigOutcome> violated;
+  std::vector<Work> pending = std::move(roots);
   for (const auto& [from, to] : {std::pair<int, int>{kParamsError, kCount},
-                                 std::pair<int, int>{kInjective, kInjective}}) {
-    std::vector<Work> stack;
-    for (auto it = roots.rbegin(); it != roots.rend(); ++it)
-      stack.push_back({it->ranges, from});
+                                 std::pair<int, int>{kInjective, kSurjective}}) {
+    const bool first_pass = from == kParamsError;
     int64_t visited = 0;  // configurations of this pass, splits included
+    std::vector<Work> next;
+    std::vector<Work> stack;
+    for (auto it = pending.rbegin(); it != pending.rend(); ++it) {
+      stack.push_back({it->ranges, std::max(it->from, from)});
+    }
     while (!stack.empty() && !violated.has_value()) {
       Work w = std::move(stack.back());
       stack.pop_back();
-      if (!Admitted(spec, box, w.ranges)) continue;
+      if (!budget_reason.empty()) {
+        record(w.ranges, SubBox::How::kOpen, budget_reason);
+        continue;
+      }
+      if (!Admitted(spec, box, w.ranges)) {
+        record(w.ranges, SubBox::How::kProven, "");  // excluded: nothing to prove
+        continue;
+      }
       if (++visited > options.max_configs) {
-        if (!unknown.has_value()) {
-          unknown = ConfigOutcome{ConfigOutcome::Kind::kUnknown,
-                                  absl::StrCat("max_configs = ", options.max_configs,
-                                               " configurations reached while splitting"),
-                                  {},
-                                  0};
-        }
-        break;
+        budget_reason = absl::StrCat("max_configs = ", options.max_configs,
+                                     " configurations reached while splitting");
+      } else if (options.total_rlimit > 0 && run.rlimit_spent() >= options.total_rlimit) {
+        budget_reason = absl::StrCat("the total budget (total_rlimit = ",
+                                     options.total_rlimit, ") is spent");
+      }
+      if (!budget_reason.empty()) {
+        record(w.ranges, SubBox::How::kOpen, budget_reason);
+        continue;
       }
       SpecConfig config(spec, box, w.ranges, run);
       Property failed = kParamsError;
       ASSIGN_OR_RETURN(ConfigOutcome o, config.Prove(w.from, to, &failed));
-      if (from == kParamsError) proof.configs += 1;
+      for (std::string& n : config.notes_) proof.notes.push_back(std::move(n));
+      if (first_pass) proof.configs += 1;
       if (o.kind == ConfigOutcome::Kind::kViolated) {
         violated = std::move(o);
         break;
       }
-      if (o.kind != ConfigOutcome::Kind::kUnknown) continue;
-      if (!config.any_symbolic()) {
-        if (!unknown.has_value()) unknown = o;
+      if (o.kind == ConfigOutcome::Kind::kHolds) {
+        if (first_pass) {
+          next.push_back({w.ranges, kInjective});
+        } else {
+          record(w.ranges, SubBox::How::kProven, "");
+        }
         continue;
       }
-      // Split on the symbolic parameter with the fewest values (declaration order on
-      // ties): into its values when there are few, else into two halves.
+      if (!config.any_symbolic()) {
+        // Every parameter is constant and a query still ran out: evaluate the point.
+        std::vector<int64_t> point;
+        for (const ParamRange& r : w.ranges) point.push_back(r.lo);
+        absl::StatusOr<sim::swizzle::SpecInstance> inst = spec.InstantiateUnchecked(point);
+        if (inst.ok() && options.enumerate_stuck_points > 0 &&
+            inst->domain() <= options.enumerate_stuck_points) {
+          ASSIGN_OR_RETURN(sim::swizzle::CheckResult c,
+                           sim::swizzle::CheckSpecInstance(*inst));
+          if (c.verdict == Verdict::kHolds) {
+            record(w.ranges, SubBox::How::kEnumerated, "");
+            continue;
+          }
+          if (c.verdict == Verdict::kViolated) {
+            ConfigOutcome v;
+            v.kind = ConfigOutcome::Kind::kViolated;
+            v.witness = *c.counterexample;
+            v.tiles = inst->tiles();
+            violated = std::move(v);
+            break;
+          }
+        }
+        record(w.ranges, SubBox::How::kOpen, o.reason);
+        continue;
+      }
+      // Split on the symbolic parameter that the most divisors depend on, then the one
+      // with the fewest values (declaration order on ties): into its values when there
+      // are few, else into two halves.
       size_t pick = 0;
-      int64_t best = std::numeric_limits<int64_t>::max();
+      std::pair<int, int64_t> best = {1, std::numeric_limits<int64_t>::max()};
       for (size_t i = 0; i < w.ranges.size(); ++i) {
-        if (w.ranges[i].lo < w.ranges[i].hi && w.ranges[i].size() < best) {
-          best = w.ranges[i].size();
+        const std::pair<int, int64_t> key = {-box.in_divisors[i], w.ranges[i].size()};
+        if (w.ranges[i].lo < w.ranges[i].hi && key < best) {
+          best = key;
           pick = i;
         }
       }
@@ -676,43 +1133,44 @@ absl::StatusOr<SwizzleProof> ProveSpec(const SwizzleSpec& spec, const SpecSweep&
       }
     }
     if (violated.has_value()) break;
+    pending = std::move(next);
   }
   if (violated.has_value()) {
     proof.verdict = Verdict::kViolated;
     MinimiseSpec(spec, box, *violated, options, &proof);
     return proof;
   }
-  if (unknown.has_value()) {
+  for (SubBox& b : remainder) boxes.push_back(std::move(b));
+  if (has_skip && spec.inverse() == nullptr) {
+    // The sweep above could not cover the box, and without an inverse surjectivity has no
+    // symbolic proof: what the solver proved is every property but that one.
+    for (SubBox& b : boxes) {
+      if (b.how == SubBox::How::kProven) {
+        b.how = SubBox::How::kOpen;
+        b.why =
+            "surjectivity: the spec has `skip` and no `inverse` clause, and the box is "
+            "too large to enumerate (in range, injective, tails proved)";
+      }
+    }
+  }
+  bool any_open = false, any_enumerated = false;
+  for (const SubBox& b : boxes) {
+    any_open |= b.how == SubBox::How::kOpen;
+    any_enumerated |= b.how == SubBox::How::kEnumerated;
+  }
+  if (any_open || any_enumerated) proof.coverage = MergeBoxes(std::move(boxes));
+  if (any_open) {
     proof.verdict = Verdict::kInconclusive;
-    proof.reason = unknown->reason;
+    proof.reason = CoverageSummary(proof.coverage);
     return proof;
   }
-  if (spec.program().Clauses("skip").empty()) return proof;
-  // With `skip`, counting does not give surjectivity: enumerate the box.
-  SpecSweep sweep;
-  for (size_t i = 0; i < box.names.size(); ++i) {
-    sweep.ranges.push_back({box.names[i], box.ranges[i]});
+  if (any_enumerated) {
+    proof.notes.push_back(absl::StrCat("solver queries ran out on some points, which were "
+                                       "decided by evaluating every iteration: ",
+                                       CoverageSummary(proof.coverage)));
   }
-  sim::swizzle::SweepOptions so = options.minimise_sweep;
-  so.max_points = options.max_enumerated_points;
-  absl::StatusOr<sim::swizzle::CheckResult> r = sim::swizzle::Sweep(spec, sweep, so);
-  if (!r.ok() && !absl::IsResourceExhausted(r.status())) return r.status();
-  if (!r.ok() || r->verdict == Verdict::kInconclusive) {
-    proof.verdict = Verdict::kInconclusive;
-    proof.reason = absl::StrCat(
-        "the spec has `skip`, so surjectivity does not follow from counting, and the box "
-        "is too large to enumerate: ",
-        r.ok() ? r->reason : std::string(r.status().message()));
-    return proof;
-  }
-  proof.checked = CheckedBy::kEnumerated;
-  proof.notes.push_back(
-      "in range, injective, tails and evaluation proved symbolically; surjectivity "
-      "enumerated (the spec has `skip`)");
-  proof.verdict = r->verdict;
-  if (r->verdict == Verdict::kViolated) {
-    proof.counterexample = r->counterexample;
-    proof.minimised = true;
+  if (has_skip) {
+    proof.notes.push_back("surjectivity proved by the inverse clause (the spec has `skip`)");
   }
   return proof;
 }

@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "sim/base/check.h"
 #include "sim/base/file.h"
 #include "sim/base/status_macros.h"
@@ -35,6 +36,10 @@ const expr::Dialect& SwizzleDialect() {
         ClauseSpec{"out", ClauseForm::kNamed, Type::kInt, Scope::kInputs, true, true},
         ClauseSpec{"tail", ClauseForm::kNamed, Type::kInt, Scope::kInputs, false, true},
         ClauseSpec{"skip", ClauseForm::kBare, Type::kBool, Scope::kInputs, false, false},
+        // `inverse iter = EXPR;`: a proof aid for verify/ (a left inverse of the map over
+        // the tile coordinates); the enumerator does not evaluate it.
+        ClauseSpec{"inverse", ClauseForm::kNamed, Type::kInt, Scope::kInputs, false,
+                   true},
     };
     return d;
   }();
@@ -51,6 +56,7 @@ struct SwizzleSpec::Impl {
   std::vector<int> coord_slots;  // slot of each coordinate's `out`
   int rank_coord = -1;
   const Stmt* domain = nullptr;
+  const Stmt* inverse = nullptr;
   int iter_slot = -1;
 
   struct Op {
@@ -79,6 +85,42 @@ absl::Status ErrorAt(const expr::Program& p, expr::SourceLoc loc,
 
 std::string Subject(const Stmt& s) {
   return s.form == ClauseForm::kNamed ? absl::StrCat(s.keyword, " ", s.name) : s.keyword;
+}
+
+// Ensures: OK when the `inverse` clause reads `iter` only through the tile coordinates
+//          (params, values of params, coordinates and lets computed from those), else
+//          InvalidArgument at the first name that reads the iteration another way.
+absl::Status CheckInverse(const SwizzleSpec::Impl& m) {
+  const expr::Program& p = m.program;
+  absl::flat_hash_set<std::string> coords(m.coords.begin(), m.coords.end());
+  // Names that depend on `iter` other than through a coordinate.
+  absl::flat_hash_set<std::string> direct = {"iter"};
+  for (const Stmt& s : p.statements()) {
+    if (&s == m.inverse) break;
+    if (!s.binds || s.kind == StmtKind::kParam) continue;
+    if (s.kind == StmtKind::kClause && coords.contains(s.name)) continue;
+    for (const std::string& v : expr::FreeVariables(*s.value)) {
+      if (direct.contains(v)) {
+        direct.insert(s.name);
+        break;
+      }
+    }
+  }
+  std::vector<const expr::Expr*> pending = {m.inverse->value.get()};
+  while (!pending.empty()) {
+    const expr::Expr* e = pending.back();
+    pending.pop_back();
+    if (e->kind() == expr::ExprKind::kVar && direct.contains(e->name())) {
+      return ErrorAt(
+          p, e->loc(),
+          absl::StrCat("'inverse iter' may read the iteration only through the tile "
+                       "coordinates (",
+                       absl::StrJoin(m.coords, ", "), "), not through '", e->name(),
+                       "'"));
+    }
+    for (int k = e->num_operands() - 1; k >= 0; --k) pending.push_back(&e->operand(k));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -146,7 +188,8 @@ absl::StatusOr<SwizzleSpec> SwizzleSpec::FromProgram(expr::Program program) {
     }
     const bool is_clause = s.kind == StmtKind::kClause;
     const bool per_iter_kind =
-        is_clause && (s.keyword == "out" || s.keyword == "tail" || s.keyword == "skip");
+        is_clause && (s.keyword == "out" || s.keyword == "tail" || s.keyword == "skip" ||
+                      s.keyword == "inverse");
     if (is_clause && !per_iter_kind && per_iter_var != nullptr) {
       // The parser rejects direct input use; this catches a per-iteration output.
       return ErrorAt(
@@ -187,6 +230,14 @@ absl::StatusOr<SwizzleSpec> SwizzleSpec::FromProgram(expr::Program program) {
       impl->phase2.push_back(Op{Op::kTail, i, impl->compiled.SlotOf(s.name)});
     } else if (s.keyword == "skip") {
       impl->phase2.push_back(Op{Op::kSkip, i, -1});
+    } else if (s.keyword == "inverse") {
+      if (s.name != "iter") {
+        return ErrorAt(p, s.name_loc,
+                       absl::StrCat("'inverse ", s.name,
+                                    "': the inverse gives the iteration of a tile; write "
+                                    "'inverse iter = ...;'"));
+      }
+      impl->inverse = &s;  // checked below, once the coordinates are known
     } else {
       return ErrorAt(
           p, s.loc,
@@ -215,6 +266,7 @@ absl::StatusOr<SwizzleSpec> SwizzleSpec::FromProgram(expr::Program program) {
     impl->coord_slots.push_back(impl->compiled.SlotOf(g.name));
     if (g.name == "rank") impl->rank_coord = static_cast<int>(k);
   }
+  if (impl->inverse != nullptr) RETURN_IF_ERROR(CheckInverse(*impl));
   return SwizzleSpec(std::move(impl));
 }
 
@@ -226,6 +278,7 @@ const std::vector<const Stmt*>& SwizzleSpec::params() const { return impl_->para
 const std::vector<std::string>& SwizzleSpec::coordinates() const { return impl_->coords; }
 const std::vector<const Stmt*>& SwizzleSpec::grids() const { return impl_->grids; }
 const Stmt& SwizzleSpec::domain() const { return *impl_->domain; }
+const Stmt* SwizzleSpec::inverse() const { return impl_->inverse; }
 bool SwizzleSpec::has_ranks() const { return impl_->rank_coord >= 0; }
 
 absl::StatusOr<SpecInstance> SwizzleSpec::Instantiate(

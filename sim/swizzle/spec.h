@@ -16,6 +16,7 @@
 //     out col = ...;
 //     skip row >= R;                     # optional: this iteration handles no tile
 //     tail rows = min(M - row * BM, BM); # optional: output `rows` must equal this, > 0
+//     inverse iter = ...;                # optional: the iteration of tile (row, col)
 //
 // Meaning. For every parameter point that satisfies each `require`, the iterations
 // 0 .. domain-1 are run top to bottom: each one either stops at a true `skip` (the
@@ -27,7 +28,16 @@
 // sweeps order parameter points by tiles (the product of the other extents), then
 // ranks. Outputs with no `grid` are payload (e.g. comm sizes), checked only by `tail`.
 //
-// Keywords: param let (core); require domain grid out tail skip (this dialect). One
+// The inverse. `inverse iter = EXPR;` states a left inverse of the map: EXPR, computed
+// from the tile coordinates (and parameters, and lets that read `iter` only through the
+// coordinates), gives back the iteration that maps to the tile. It changes nothing about
+// what the spec means — the enumerator never evaluates it — but it lets verify/ replace
+// the quantified injectivity query by a one-copy one ("inv(f(i)) == i") and prove
+// surjectivity of maps with `skip` ("f(inv(t)) == t"). A wrong inverse is never taken as
+// a violation: the prover falls back to its other queries. The lets it uses are ordinary
+// lets, evaluated with the map (an error in one is an error of the spec).
+//
+// Keywords: param let (core); require domain grid out tail skip inverse (this dialect). One
 // `domain`, one to four `grid`s, each naming an `out`; a `tail` names an `out` declared
 // above it. Values that depend only on parameters are computed once per parameter point.
 //
@@ -87,6 +97,8 @@ class SwizzleSpec {
   // The `grid` clause of each coordinate (same order).
   const std::vector<const expr::Stmt*>& grids() const;
   const expr::Stmt& domain() const;
+  // The `inverse iter = ...;` clause, or nullptr. A proof aid only (see above).
+  const expr::Stmt* inverse() const;
   // True when a coordinate is named "rank".
   bool has_ranks() const;
 

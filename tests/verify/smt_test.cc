@@ -48,6 +48,24 @@ TEST(SmtTest, Unsat) {
   EXPECT_EQ(SatResultName(r.result), "unsat");
 }
 
+// Bit-blasting (SolverOptions::bitblast): bounded nonlinear queries as bit-vectors.
+TEST(SmtTest, BitblastBoundedNonlinear) {
+  Context ctx;
+  Term x = ctx.IntVar("x"), y = ctx.IntVar("y");
+  SolverOptions o = Budget();
+  o.bitblast = true;
+  SolverResult r = ctx.Check("factor", {x >= 2, x <= 1000, y >= 2, y <= x, x * y == 391}, o);
+  ASSERT_EQ(r.result, SatResult::kSat);
+  EXPECT_THAT(r.model.Int(x), Optional(23));
+  EXPECT_THAT(r.model.Int(y), Optional(17));
+  r = ctx.Check("no_root", {x >= 0, x <= 1000, x * x == 2}, o);
+  EXPECT_EQ(r.result, SatResult::kUnsat);
+  // Division by a constant goes through purify-arith first.
+  r = ctx.Check("div", {x >= 0, x <= 100, Div(x, 3) == 5, Mod(x, 3) == 2}, o);
+  ASSERT_EQ(r.result, SatResult::kSat);
+  EXPECT_THAT(r.model.Int(x), Optional(17));
+}
+
 TEST(SmtTest, QueriesAreIndependent) {
   Context ctx;
   Term x = ctx.IntVar("x");

@@ -396,10 +396,20 @@ out col = iter % C;
   EXPECT_EQ(p.configs, 21);
   EXPECT_THAT(p.queries,
               Contains(Field(&QueryRecord::name, "rowmajor.swz[R=3,C=2].injective")));
-  // With every parameter constant and still no budget, the verdict is inconclusive.
+  // With every parameter constant and still no budget, each point is decided by
+  // evaluating its iterations, and the report says so.
   o.solver.rlimit = 1;
   ASSERT_OK_AND_ASSIGN(p, ProveSpec(spec, {}, o));
+  EXPECT_EQ(p.verdict, Verdict::kHolds) << p.ToString();
+  ASSERT_EQ(p.coverage.size(), 1u);
+  EXPECT_EQ(p.coverage[0].how, SubBox::How::kEnumerated);
+  EXPECT_EQ(p.coverage[0].ToString(), "R=1..4, C=1..4");
+  // Without that fallback the verdict is inconclusive, never a pass, and the report
+  // names the open sub-box and the query that ran out.
+  o.enumerate_stuck_points = 0;
+  ASSERT_OK_AND_ASSIGN(p, ProveSpec(spec, {}, o));
   EXPECT_EQ(p.verdict, Verdict::kInconclusive);
+  EXPECT_THAT(p.reason, HasSubstr("open: R=1..4, C=1..4 (query "));
   EXPECT_THAT(p.reason, HasSubstr("returned unknown"));
 }
 

@@ -350,7 +350,15 @@ SolverResult Context::Check(absl::string_view name, absl::Span<const Term> asser
     // The plain SMT kernel ("simple" solver): Z3's default solver first runs a tactic
     // front end chosen by probing the logic, which costs ~5 ms per query even for
     // trivial ones (84 gemm queries: 450 ms of overhead) and made no query faster.
-    z3::solver solver(impl_->z3, z3::solver::simple());
+    z3::context& c = impl_->z3;
+    z3::solver solver =
+        options.bitblast
+            ? (z3::tactic(c, "simplify") & z3::tactic(c, "purify-arith") &
+               z3::tactic(c, "elim-term-ite") & z3::tactic(c, "propagate-values") &
+               z3::tactic(c, "propagate-ineqs") & z3::tactic(c, "nla2bv") &
+               z3::tactic(c, "simplify") & z3::tactic(c, "qfbv"))
+                  .mk_solver()
+            : z3::solver(c, z3::solver::simple());
     z3::params params(impl_->z3);
     if (options.rlimit > 0) {
       params.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(
@@ -385,6 +393,11 @@ SolverResult Context::Check(absl::string_view name, absl::Span<const Term> asser
         break;
     }
   } catch (const z3::exception& e) {
+    if (options.bitblast) {
+      r.result = SatResult::kUnknown;
+      r.reason_unknown = absl::StrCat("bit-blasting: ", e.msg());
+      return r;
+    }
     return fail(absl::StrCat("Z3 error: ", e.msg()));
   }
   return r;

@@ -71,6 +71,11 @@ struct SolverOptions {
   uint32_t timeout_ms = 0;
   // Keep the query as SMT-LIB 2 text in SolverResult::smt2.
   bool keep_smt2 = false;
+  // Decide the query as bit-vectors: Z3's nla2bv tactic gives every integer variable a
+  // bit-vector of the width its bounds need (so every variable needs bounds derivable
+  // from the assertions), then bit-blasts. Exact for bounded problems; a query it does
+  // not apply to comes back kUnknown ("bit-blasting: ..."), never kError.
+  bool bitblast = false;
 };
 
 class Context;

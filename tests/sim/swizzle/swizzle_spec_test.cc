@@ -166,13 +166,54 @@ INSTANTIATE_TEST_SUITE_P(
                 "bad.swz:2:9: 'require' may use only parameters and values computed from "
                 "them, not the input 'iter'"}));
 
+TEST(SwizzleSpecTest, InverseClause) {
+  ASSERT_OK_AND_ASSIGN(SwizzleSpec spec, SwizzleSpec::Parse("inv.swz", R"(
+param R in 1..4;
+param C in 1..4;
+domain = R * C;
+grid row = R;
+grid col = C;
+out row = iter // C;
+out col = iter % C;
+let back = row * C;
+inverse iter = back + col;
+)"));
+  ASSERT_NE(spec.inverse(), nullptr);
+  EXPECT_EQ(spec.inverse()->loc.line, 10);
+  // The enumerator ignores it: the map is unchanged.
+  ASSERT_OK_AND_ASSIGN(SpecInstance inst, spec.Instantiate({2, 3}));
+  int64_t coords[2];
+  EXPECT_EQ(inst.Map(4, coords), PointOutcome::kTile);
+  EXPECT_EQ(coords[0], 1);
+  EXPECT_EQ(coords[1], 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    BadInverse, SwizzleSpecErrorTest,
+    ::testing::Values(
+        BadSpec{"param p in 1..2;\ndomain = p;\ngrid row = p;\nout row = iter;\n"
+                "inverse row = row;",
+                "bad.swz:5:9: 'inverse row': the inverse gives the iteration of a tile; "
+                "write 'inverse iter = ...;'"},
+        BadSpec{"param p in 1..2;\ndomain = p;\ngrid row = p;\nlet k = iter + 0;\n"
+                "out row = k;\ninverse iter = row + k;",
+                "bad.swz:6:22: 'inverse iter' may read the iteration only through the "
+                "tile coordinates (row), not through 'k'"},
+        BadSpec{"param p in 1..2;\ndomain = p;\ngrid row = p;\nout row = iter;\n"
+                "inverse iter = iter;",
+                "bad.swz:5:16: 'inverse iter' may read the iteration only through the "
+                "tile coordinates (row), not through 'iter'"},
+        BadSpec{"param p in 1..2;\ndomain = p;\ngrid row = p;\nout row = iter;\n"
+                "inverse iter = row;\ninverse iter = row;",
+                "bad.swz:6:9: 'inverse iter' is already given at 5:1"}));
+
 TEST(SwizzleSpecTest, DialectKeywords) {
   const expr::Dialect& d = SwizzleDialect();
   ASSERT_EQ(d.inputs.size(), 1u);
   EXPECT_EQ(d.inputs[0].first, "iter");
   std::vector<std::string> words;
   for (const expr::ClauseSpec& c : d.clauses) words.push_back(c.keyword);
-  EXPECT_THAT(words, ElementsAre("require", "domain", "grid", "out", "tail", "skip"));
+  EXPECT_THAT(words, ElementsAre("require", "domain", "grid", "out", "tail", "skip", "inverse"));
 }
 
 TEST(SwizzleSpecTest, LoadReportsMissingFiles) {
