@@ -70,8 +70,13 @@ WordView ViewOf(const FlatLayout& l, int element_bits, bool packed) {
   if (element_bits == 64) {
     v.upw = 2;
   } else if (packed && element_bits < 32) {
-    int pk = std::min(element_bits == 8 ? 2 : 1, v.reg_bits);
-    for (int i = 0; i < pk; ++i) v.pack.push_back(i);
+    // Only full words: a word of fewer elements than fit would be accessed as 4 bytes
+    // holding fewer (regression: 64 i8 with one register bit, corpus/plan lines 1112,
+    // 1472, misaligned 4-byte shared accesses).
+    const int pk = element_bits == 8 ? 2 : 1;
+    if (v.reg_bits >= pk) {
+      for (int i = 0; i < pk; ++i) v.pack.push_back(i);
+    }
   }
   return v;
 }

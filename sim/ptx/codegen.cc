@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -434,8 +435,19 @@ absl::StatusOr<RoundTrip> PlanRoundTrip(const ConversionProblem& problem,
         continue;
       }
     }
+    // Cheapest first; on a tie the fewer loop-carried words (packed: less global I/O and
+    // fewer registers).
     double total = fwd->cost.score + bwd->cost.score;
-    if (!best || total < best->forward.cost.score + best->backward.cost.score) {
+    double best_total =
+        best ? best->forward.cost.score + best->backward.cost.score : 0.0;
+    auto key = [](const plan::ConversionPlan& f, const plan::ConversionPlan& b) {
+      return std::make_tuple(f.cost.warp_instructions + b.cost.warp_instructions,
+                             f.cost.wavefronts_store + f.cost.wavefronts_load +
+                                 b.cost.wavefronts_store + b.cost.wavefronts_load,
+                             f.src_view.words());
+    };
+    if (!best || total < best_total ||
+        (total == best_total && key(*fwd, *bwd) < key(best->forward, best->backward))) {
       best = RoundTrip{*std::move(fwd), *std::move(bwd)};
     }
   }
