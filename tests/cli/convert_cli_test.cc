@@ -24,7 +24,7 @@ TEST(ConvertCliTest, PlanJsonHasTheContractFields) {
   auto r = RunCli({"convert", "plan", kSrc, kDst, "--shape=64x64", "--dtype=f16",
                    "--format=json"});
   ASSERT_EQ(r.code, 0) << r.err;
-  for (const char* field : {"\"strategy\": \"smem\"", "\"counts\"", "\"shfl\"", "\"selp\"",
+  for (const char* field : {"\"strategy\":\"smem\"", "\"counts\"", "\"shfl\"", "\"selp\"",
                             "\"prmt\"", "\"st_shared\"", "\"ld_shared\"", "\"stmatrix\"",
                             "\"ldmatrix\"", "\"bar\"", "\"instructions\"", "\"smem_bytes\"",
                             "\"wavefronts\"", "\"bank_conflicts\""}) {
