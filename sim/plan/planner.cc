@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "sim/bank/bank_model.h"
+#include "sim/base/status_macros.h"
 #include "sim/layout/layout_proto.h"
 #include "sim/plan/f2_span.h"
 
@@ -95,9 +96,13 @@ std::optional<WordView> ViewPacking(const FlatLayout& l, int element_bits,
   return v;
 }
 
-std::vector<std::pair<WordView, WordView>> CandidateViews(const ConversionProblem& p) {
+std::vector<std::pair<WordView, WordView>> CandidateViews(const ConversionProblem& p,
+                                                          const PlanOptions& options) {
+  if (options.views.has_value()) return {*options.views};
   std::vector<std::pair<WordView, WordView>> out;
   auto add = [&](const WordView& a, const WordView& b) {
+    const bool packed = a.pk() > 0 || b.pk() > 0;
+    if (options.packed.has_value() && *options.packed != packed) return;
     for (const auto& c : out) if (c.first == a && c.second == b) return;
     out.emplace_back(a, b);
   };
@@ -343,8 +348,16 @@ absl::StatusOr<Program> PlanRegisters(const ConversionProblem& p, const WordView
 
 uint32_t ApplyCols(const std::vector<uint32_t>& cols, uint32_t x) { return ApplyBasis(cols, x); }
 
-absl::StatusOr<Program> PlanShuffle(const ConversionProblem& p, const WordView& sv,
-                                    const WordView& dv, ShuffleStage* stage) {
+// The conversion inside a warp as a bit matrix over (destination word, lane): column i
+// of `mrr`/`mlr` is the source word/lane bits of destination word bit i, column j of
+// `mrl`/`mll` those of destination lane bit j (F2-linear; free choices 0).
+struct ShuffleMatrix {
+  std::vector<uint32_t> mrr, mlr, mrl, mll;
+  uint32_t zero_cols = 0;  // destination word bits that only copy (both columns zero)
+};
+
+absl::StatusOr<ShuffleMatrix> SolveShuffleMatrix(const ConversionProblem& p,
+                                                 const WordView& sv, const WordView& dv) {
   if (p.src.warp != p.dst.warp) {
     return absl::InvalidArgumentError(
         "shuffle: the layouts place elements on different warps; shuffles stay in a warp");
@@ -376,7 +389,15 @@ absl::StatusOr<Program> PlanShuffle(const ConversionProblem& p, const WordView& 
     *sigma = (*combo >> nus) & 31;
     return true;
   };
-  std::vector<uint32_t> mrr(nud), mlr(nud), mrl(5), mll(5);
+  ShuffleMatrix m;
+  std::vector<uint32_t>& mrr = m.mrr;
+  std::vector<uint32_t>& mlr = m.mlr;
+  std::vector<uint32_t>& mrl = m.mrl;
+  std::vector<uint32_t>& mll = m.mll;
+  mrr.resize(nud);
+  mlr.resize(nud);
+  mrl.resize(5);
+  mll.resize(5);
   for (int i = 0; i < nud; ++i) {
     if (!solve(dst_units[i], &mrr[i], &mlr[i])) {
       return absl::InvalidArgumentError(
@@ -390,86 +411,103 @@ absl::StatusOr<Program> PlanShuffle(const ConversionProblem& p, const WordView& 
           "shuffle: a destination element is not held by the same warp");
     }
   }
-  uint32_t zero_cols_d = 0;
-  for (int i = 0; i < nud; ++i) if (mrr[i] == 0 && mlr[i] == 0) zero_cols_d |= 1u << i;
-  // The direct scheme: one round per destination word and lane offset; a lane whose
-  // element is already local takes it from its own words.
-  absl::StatusOr<Program> direct = [&]() -> absl::StatusOr<Program> {
-    Program prog;
-    InitInputs(prog, sv);
-    SelectBuilder sel(&prog);
-    const int upw = sv.upw;
-    std::map<std::tuple<int, int, uint32_t>, int> shfl_memo;  // (word, kind, lane) -> recv
-    std::vector<int> unit_out(static_cast<size_t>(dv.units()) * upw, -1);
-    for (uint32_t rp = 0; rp < static_cast<uint32_t>(dv.units()); ++rp) {
-      if (rp & zero_cols_d) continue;
-      uint32_t sigma[32], rho[32];
-      std::vector<uint32_t> deltas;
-      for (uint32_t l = 0; l < 32; ++l) {
-        sigma[l] = ApplyCols(mlr, rp) ^ ApplyCols(mll, l);
-        rho[l] = ApplyCols(mrr, rp) ^ ApplyCols(mrl, l);
-        uint32_t d = sigma[l] ^ l;
-        if (d != 0 && std::find(deltas.begin(), deltas.end(), d) == deltas.end()) {
-          deltas.push_back(d);
-        }
+  for (int i = 0; i < nud; ++i) if (mrr[i] == 0 && mlr[i] == 0) m.zero_cols |= 1u << i;
+  return m;
+}
+
+// The direct scheme: one round per destination word and lane offset; a lane whose
+// element is already local takes it from its own words.
+absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordView& sv,
+                                           const WordView& dv) {
+  const std::vector<uint32_t>& mrr = mat.mrr;
+  const std::vector<uint32_t>& mlr = mat.mlr;
+  const std::vector<uint32_t>& mrl = mat.mrl;
+  const std::vector<uint32_t>& mll = mat.mll;
+  const int nud = static_cast<int>(mrr.size());
+  Program prog;
+  InitInputs(prog, sv);
+  SelectBuilder sel(&prog);
+  const int upw = sv.upw;
+  std::map<std::tuple<int, int, uint32_t>, int> shfl_memo;  // (word, kind, lane) -> recv
+  std::vector<int> unit_out(static_cast<size_t>(dv.units()) * upw, -1);
+  for (uint32_t rp = 0; rp < static_cast<uint32_t>(dv.units()); ++rp) {
+    if (rp & mat.zero_cols) continue;
+    uint32_t sigma[32], rho[32];
+    std::vector<uint32_t> deltas;
+    for (uint32_t l = 0; l < 32; ++l) {
+      sigma[l] = ApplyCols(mlr, rp) ^ ApplyCols(mll, l);
+      rho[l] = ApplyCols(mrr, rp) ^ ApplyCols(mrl, l);
+      uint32_t d = sigma[l] ^ l;
+      if (d != 0 && std::find(deltas.begin(), deltas.end(), d) == deltas.end()) {
+        deltas.push_back(d);
       }
-      for (int h = 0; h < upw; ++h) {
-        LaneTable table;
-        for (uint32_t l = 0; l < 32; ++l) table[l] = sigma[l] == l ? prog.inputs[rho[l] * upw + h] : -1;
-        auto shuffle = [&](const LaneTable& send, bool bfly, uint32_t lane_or_setup) {
-          int value = sel.Build(send);
-          auto key = std::make_tuple(value, bfly ? 0 : 1, lane_or_setup);
-          auto it = shfl_memo.find(key);
-          if (it != shfl_memo.end()) return it->second;
-          Op op;
-          op.kind = bfly ? OpKind::kShflBfly : OpKind::kShflIdx;
-          if (bfly) op.imm = lane_or_setup;
-          else op.addr = static_cast<int>(lane_or_setup);
-          op.in = {value};
-          int got = prog.NewWord();
-          op.out = {got};
-          prog.ops.push_back(op);
-          shfl_memo[key] = got;
-          return got;
-        };
-        if (deltas.size() <= 2) {
-          for (uint32_t d : deltas) {
-            LaneTable send;
-            send.fill(-1);
-            for (uint32_t l = 0; l < 32; ++l) {
-              if ((sigma[l] ^ l) == d) send[l ^ d] = prog.inputs[rho[l] * upw + h];
-            }
-            int got = shuffle(send, true, d);
-            for (uint32_t l = 0; l < 32; ++l) if ((sigma[l] ^ l) == d) table[l] = got;
-          }
-        } else {
+    }
+    for (int h = 0; h < upw; ++h) {
+      LaneTable table;
+      for (uint32_t l = 0; l < 32; ++l) table[l] = sigma[l] == l ? prog.inputs[rho[l] * upw + h] : -1;
+      auto shuffle = [&](const LaneTable& send, bool bfly, uint32_t lane_or_setup) {
+        int value = sel.Build(send);
+        auto key = std::make_tuple(value, bfly ? 0 : 1, lane_or_setup);
+        auto it = shfl_memo.find(key);
+        if (it != shfl_memo.end()) return it->second;
+        Op op;
+        op.kind = bfly ? OpKind::kShflBfly : OpKind::kShflIdx;
+        if (bfly) op.imm = lane_or_setup;
+        else op.addr = static_cast<int>(lane_or_setup);
+        op.in = {value};
+        int got = prog.NewWord();
+        op.out = {got};
+        prog.ops.push_back(op);
+        shfl_memo[key] = got;
+        return got;
+      };
+      if (deltas.size() <= 2) {
+        for (uint32_t d : deltas) {
           LaneTable send;
           send.fill(-1);
           for (uint32_t l = 0; l < 32; ++l) {
-            int want = prog.inputs[rho[l] * upw + h];
-            if (sigma[l] == l) continue;
-            if (send[sigma[l]] >= 0 && send[sigma[l]] != want) {
-              return absl::InvalidArgumentError("shuffle: two lanes want different words "
-                                                "from one lane in the same round");
-            }
-            send[sigma[l]] = want;
+            if ((sigma[l] ^ l) == d) send[l ^ d] = prog.inputs[rho[l] * upw + h];
           }
-          SetupValue lane_index;
-          lane_index.kind = SetupValue::Kind::kTidLinear;
-          lane_index.coeff.assign(mll.begin(), mll.end());
-          lane_index.constant = ApplyCols(mlr, rp);
-          int got = shuffle(send, false, static_cast<uint32_t>(prog.AddSetup(lane_index)));
-          for (uint32_t l = 0; l < 32; ++l) if (sigma[l] != l) table[l] = got;
+          int got = shuffle(send, true, d);
+          for (uint32_t l = 0; l < 32; ++l) if ((sigma[l] ^ l) == d) table[l] = got;
         }
-        unit_out[rp * upw + h] = sel.Build(table);
+      } else {
+        LaneTable send;
+        send.fill(-1);
+        for (uint32_t l = 0; l < 32; ++l) {
+          int want = prog.inputs[rho[l] * upw + h];
+          if (sigma[l] == l) continue;
+          if (send[sigma[l]] >= 0 && send[sigma[l]] != want) {
+            return absl::InvalidArgumentError("shuffle: two lanes want different words "
+                                              "from one lane in the same round");
+          }
+          send[sigma[l]] = want;
+        }
+        SetupValue lane_index;
+        lane_index.kind = SetupValue::Kind::kTidLinear;
+        lane_index.coeff.assign(mll.begin(), mll.end());
+        lane_index.constant = ApplyCols(mlr, rp);
+        int got = shuffle(send, false, static_cast<uint32_t>(prog.AddSetup(lane_index)));
+        for (uint32_t l = 0; l < 32; ++l) if (sigma[l] != l) table[l] = got;
       }
+      unit_out[rp * upw + h] = sel.Build(table);
     }
-    for (uint32_t u = 0; u < static_cast<uint32_t>(dv.units()); ++u) {
-      for (int h = 0; h < upw; ++h) prog.outputs.push_back(unit_out[(u & ~zero_cols_d) * upw + h]);
-    }
-    return prog;
-  }();
-  absl::StatusOr<Program> coset = [&]() -> absl::StatusOr<Program> {
+  }
+  for (uint32_t u = 0; u < static_cast<uint32_t>(dv.units()); ++u) {
+    for (int h = 0; h < upw; ++h) prog.outputs.push_back(unit_out[(u & ~mat.zero_cols) * upw + h]);
+  }
+  return prog;
+}
+
+// The coset scheme, for lanes that collide: destination words in cosets of the mixed
+// register bits, each round a bijective lane map, receivers select per round.
+absl::StatusOr<Program> BuildCosetShuffle(const ShuffleMatrix& mat, const WordView& sv,
+                                          const WordView& dv, ShuffleStage* stage) {
+  const std::vector<uint32_t>& mrr = mat.mrr;
+  const std::vector<uint32_t>& mlr = mat.mlr;
+  const std::vector<uint32_t>& mrl = mat.mrl;
+  const std::vector<uint32_t>& mll = mat.mll;
+  const int nud = static_cast<int>(mrr.size());
   // ker(Mll), and B: the lanes that want the same words (destination lane broadcast).
   std::vector<uint32_t> ker, bcast;
   for (uint32_t l = 0; l < 32; ++l) {
@@ -524,8 +562,8 @@ absl::StatusOr<Program> PlanShuffle(const ConversionProblem& p, const WordView& 
       return absl::InternalError("shuffle: exchange lane map is not injective off broadcast");
     }
   }
-  uint32_t zero_cols = 0, mixed_mask = 0;
-  for (int i = 0; i < nud; ++i) if (mrr[i] == 0 && mlr[i] == 0) zero_cols |= 1u << i;
+  const uint32_t zero_cols = mat.zero_cols;
+  uint32_t mixed_mask = 0;
   for (int i : mixed) mixed_mask |= 1u << i;
 
   Program prog;
@@ -620,16 +658,24 @@ absl::StatusOr<Program> PlanShuffle(const ConversionProblem& p, const WordView& 
   stage->set_rounds(rounds);
   stage->set_local_rounds(local_rounds);
   return prog;
-  }();
+}
+
+absl::StatusOr<Program> PlanShuffle(const ConversionProblem& p, const WordView& sv,
+                                    const WordView& dv, ShuffleStage* stage) {
+  ASSIGN_OR_RETURN(ShuffleMatrix m, SolveShuffleMatrix(p, sv, dv));
+  absl::StatusOr<Program> direct = BuildDirectShuffle(m, sv, dv);
+  ShuffleStage coset_stage;
+  absl::StatusOr<Program> coset = BuildCosetShuffle(m, sv, dv, &coset_stage);
   if (!coset.ok() && !direct.ok()) return coset.status();
-  auto ops = [](const absl::StatusOr<Program>& p) {
-    return p.ok() ? CountOps(*p).total() : INT64_MAX;
+  auto ops = [](const absl::StatusOr<Program>& prog) {
+    return prog.ok() ? CountOps(*prog).total() : INT64_MAX;
   };
   if (ops(direct) <= ops(coset)) {
     stage->set_direct(true);
     stage->set_rounds(CountOps(*direct).shfl);
     return direct;
   }
+  *stage = coset_stage;
   return coset;
 }
 
@@ -645,14 +691,6 @@ struct SideAccess {
   int warps = 0;         // warps that take part
 };
 
-// Register, lane and warp bits whose basis repeats earlier ones (broadcast copies).
-void FreeBits(const FlatLayout& l, uint32_t* regs, uint32_t* tid) {
-  F2Span span;
-  *regs = *tid = 0;
-  for (int i = 0; i < l.reg_bits(); ++i) if (!span.Add(l.reg[i])) *regs |= 1u << i;
-  for (int j = 0; j < l.lane_bits(); ++j) if (!span.Add(l.lane[j])) *tid |= 1u << j;
-  for (int k = 0; k < l.warp_bits(); ++k) if (!span.Add(l.warp[k])) *tid |= 1u << (5 + k);
-}
 
 class SmemPlanner {
  public:
@@ -663,8 +701,8 @@ class SmemPlanner {
     if (o.max_vector_bytes > 0) max_bytes = std::min(max_bytes, o.max_vector_bytes);
     max_a_ = 0;
     while ((eb_ << (max_a_ + 1)) <= max_bytes) ++max_a_;
-    FreeBits(p.src, &src_free_regs_, &src_free_tid_);
-    FreeBits(p.dst, &dst_free_regs_, &dst_free_tid_);
+    p.src.FreeBits(&src_free_regs_, &src_free_tid_);
+    p.dst.FreeBits(&dst_free_regs_, &dst_free_tid_);
   }
 
   absl::StatusOr<Program> Plan(SmemStage* stage) {
@@ -805,11 +843,6 @@ class SmemPlanner {
     return r;
   }
 
-  bool Valid(const std::vector<uint32_t>& basis) const {
-    Map m(basis);
-    return Vector(m, p_.src, sv_).has_value() && Vector(m, p_.dst, dv_).has_value();
-  }
-
   SideAccess Access(const Map& m, const FlatLayout& l, const WordView& v, bool store) const {
     SideAccess s;
     s.vec = *Vector(m, l, v);
@@ -930,14 +963,13 @@ class SmemPlanner {
       // Bits of c above every bit the thread part can set add without carries.
       uint32_t span_mask = used == 0 ? 0 : (2u << (31 - std::countl_zero(used))) - 1;
       if ((c & span_mask) == 0) {
-        op.addr = prog_add(base);
+        op.addr = prog.AddSetup(base);
         op.imm = c * eb_;
       } else {
-        op.addr = prog_add(tid_setup(l, c));
+        op.addr = prog.AddSetup(tid_setup(l, c));
         op.imm = 0;
       }
     };
-    prog_ = &prog;
     // Stores.
     int store_pred = -1;
     if (st.free_tid != 0) {
@@ -1027,12 +1059,11 @@ class SmemPlanner {
     return prog;
   }
 
-  int prog_add(const SetupValue& v) const { return prog_->AddSetup(v); }
 
   bool WarpLocal() const {
     if (o_.force_cta_barrier || p_.src.warp != p_.dst.warp) return false;
     uint32_t fr, ft;
-    FreeBits(p_.src, &fr, &ft);
+    p_.src.FreeBits(&fr, &ft);
     if (ft >> 5) return false;
     std::vector<uint32_t> sg(p_.src.reg), dg(p_.dst.reg);
     sg.insert(sg.end(), p_.src.lane.begin(), p_.src.lane.end());
@@ -1052,7 +1083,6 @@ class SmemPlanner {
   std::vector<uint32_t> best_;
   std::pair<int64_t, int64_t> best_score_;
   int64_t moves_ = 0, best_moves_ = 0;
-  mutable Program* prog_ = nullptr;
 
  public:
   mutable int64_t wavefronts_store_ = 0, wavefronts_load_ = 0, min_store_ = 0, min_load_ = 0;
@@ -1095,16 +1125,7 @@ Cost EstimateCost(const ConversionProblem& problem, const Program& program,
 
 absl::StatusOr<ConversionPlan> PlanConversion(const ConversionProblem& p,
                                               const PlanOptions& options) {
-  std::vector<std::pair<WordView, WordView>> views;
-  if (options.views.has_value()) {
-    views = {*options.views};
-  } else {
-    for (const auto& v : CandidateViews(p)) {
-      bool packed = v.first.pk() > 0 || v.second.pk() > 0;
-      if (options.packed.has_value() && *options.packed != packed) continue;
-      views.push_back(v);
-    }
-  }
+  const std::vector<std::pair<WordView, WordView>> views = CandidateViews(p, options);
   std::optional<ConversionPlan> best;
   std::vector<ConversionPlan> all;
   std::vector<std::string> candidates;

@@ -74,11 +74,6 @@ WordView ViewOf(const FlatLayout& l, int element_bits, bool packed);
 std::optional<WordView> ViewPacking(const FlatLayout& l, int element_bits,
                                     const std::vector<uint32_t>& dirs);
 
-// The word representations worth trying for a conversion (src view, dst view): unpacked,
-// packed on each side's lowest register bits, and packed on the directions both layouts
-// keep in registers (which lets words travel whole).
-std::vector<std::pair<WordView, WordView>> CandidateViews(const struct ConversionProblem& p);
-
 struct PlanOptions {
   Strategy strategy = Strategy::kAuto;
   // Unset: try CandidateViews and keep the cheapest.
@@ -98,6 +93,13 @@ struct PlanOptions {
   bool no_swizzle = false;
   int max_vector_bytes = 0;
 };
+
+// The word representations worth trying for a conversion (src view, dst view): unpacked,
+// packed on each side's lowest register bits, and packed on the directions both layouts
+// keep in registers (which lets words travel whole); only `options.views` when set, and
+// only packed or unpacked ones when `options.packed` says so.
+std::vector<std::pair<WordView, WordView>> CandidateViews(const struct ConversionProblem& p,
+                                                          const PlanOptions& options);
 
 // The cost model's per-CTA figures for one conversion.
 struct Cost {

@@ -9,6 +9,7 @@
 #include "sim/base/bits.h"
 #include "sim/layout/encoding.h"
 #include "sim/layout/layout_case.h"
+#include "sim/plan/f2_span.h"
 
 namespace warpcheck::sim::plan {
 
@@ -73,6 +74,14 @@ uint32_t FlatIndex(const std::vector<int64_t>& shape, const std::vector<int32_t>
   uint64_t flat = 0;
   for (size_t d = 0; d < shape.size(); ++d) flat = flat * shape[d] + coords[d];
   return static_cast<uint32_t>(flat);
+}
+
+void FlatLayout::FreeBits(uint32_t* regs, uint32_t* tid) const {
+  F2Span span;
+  *regs = *tid = 0;
+  for (int i = 0; i < reg_bits(); ++i) if (!span.Add(reg[i])) *regs |= 1u << i;
+  for (int j = 0; j < lane_bits(); ++j) if (!span.Add(lane[j])) *tid |= 1u << j;
+  for (int k = 0; k < warp_bits(); ++k) if (!span.Add(warp[k])) *tid |= 1u << (5 + k);
 }
 
 ConversionProblem ConversionProblem::Reversed() const {

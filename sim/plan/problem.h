@@ -49,6 +49,11 @@ struct FlatLayout {
   int lane_bits() const { return static_cast<int>(lane.size()); }
   int warp_bits() const { return static_cast<int>(warp.size()); }
   int num_regs() const { return 1 << reg.size(); }
+  // Register bits, and %tid.x bits (lanes 0-4, warps from 5), whose basis repeats the
+  // earlier ones (registers, then lanes, then warps): broadcast copies. Every element is
+  // held by a thread with the free thread bits 0 in a register with the free register
+  // bits 0.
+  void FreeBits(uint32_t* regs, uint32_t* tid) const;
 };
 
 struct ConversionProblem {

@@ -167,16 +167,6 @@ void EmitOps(Writer& w, const Program& p, const std::vector<std::string>& setup,
   }
 }
 
-// Thread-only predicate: the threads whose free lane/warp bits are zero.
-uint32_t FreeTid(const FlatLayout& l, uint32_t* free_regs) {
-  plan::F2Span span;
-  uint32_t tid = 0;
-  *free_regs = 0;
-  for (int i = 0; i < l.reg_bits(); ++i) if (!span.Add(l.reg[i])) *free_regs |= 1u << i;
-  for (int j = 0; j < l.lane_bits(); ++j) if (!span.Add(l.lane[j])) tid |= 1u << j;
-  for (int k = 0; k < l.warp_bits(); ++k) if (!span.Add(l.warp[k])) tid |= 1u << (5 + k);
-  return tid;
-}
 
 std::vector<uint32_t> TidCoeffs(const FlatLayout& l) {
   std::vector<uint32_t> c(l.lane.begin(), l.lane.end());
@@ -299,8 +289,8 @@ void EmitGlobalStore(Writer& w, const ConversionProblem& p, const FlatLayout& l,
                      const WordView& v, const std::vector<std::string>& words,
                      const std::string& out, bool vector_io) {
   const int eb = p.element_bytes();
-  uint32_t free_regs;
-  uint32_t free_tid = FreeTid(l, &free_regs);
+  uint32_t free_regs, free_tid;
+  l.FreeBits(&free_regs, &free_tid);
   std::string guard;
   if (free_tid != 0) {
     std::string t = w.NewReg(), pr = w.NewPred();
@@ -349,16 +339,7 @@ absl::StatusOr<RoundTrip> PlanRoundTrip(const ConversionProblem& problem,
   std::optional<RoundTrip> best;
   absl::Status last = absl::OkStatus();
   const ConversionProblem reversed = problem.Reversed();
-  std::vector<std::pair<WordView, WordView>> views;
-  if (options.views.has_value()) {
-    views = {*options.views};
-  } else {
-    for (const auto& v : plan::CandidateViews(problem)) {
-      bool packed = v.first.pk() > 0 || v.second.pk() > 0;
-      if (options.packed.has_value() && *options.packed != packed) continue;
-      views.push_back(v);
-    }
-  }
+  const std::vector<std::pair<WordView, WordView>> views = plan::CandidateViews(problem, options);
   for (const auto& [sv, dv] : views) {
     plan::PlanOptions o = options;
     o.views = std::make_pair(sv, dv);
