@@ -106,9 +106,9 @@ std::string VecMod(size_t n) { return n == 1 ? "" : absl::StrCat(".v", n); }
 
 // Names of `body`'s setup values: each equals a setup value of `f` or `b`, already
 // emitted (names in nf / nb).
-std::vector<std::string> EmitSetupInto(Writer& w, const Program& body,
-                                       const std::vector<std::string>& nf, const Program& f,
-                                       const std::vector<std::string>& nbk, const Program& b) {
+std::vector<std::string> SetupNames(const Program& body, const std::vector<std::string>& nf,
+                                    const Program& f, const std::vector<std::string>& nbk,
+                                    const Program& b) {
   std::vector<std::string> names;
   for (const SetupValue& v : body.setup) {
     std::string name;
@@ -116,7 +116,6 @@ std::vector<std::string> EmitSetupInto(Writer& w, const Program& body,
     for (size_t i = 0; i < b.setup.size() && name.empty(); ++i) if (b.setup[i] == v) name = nbk[i];
     names.push_back(name);
   }
-  (void)w;
   return names;
 }
 
@@ -436,18 +435,100 @@ absl::StatusOr<RoundTrip> PlanRoundTrip(const ConversionProblem& problem,
   return *std::move(best);
 }
 
-std::string EmitHarness(const ConversionProblem& problem, const ConversionPlan& forward,
-                        const ConversionPlan* backward, Harness harness) {
-  Writer w;
-  const int64_t buf0 = forward.program.smem_bytes;
-  const int64_t buf1 = harness == Harness::kRoundTrip ? backward->program.smem_bytes : 0;
-  bool shared_one = false;
-  if (harness == Harness::kRoundTrip) {
-    for (const auto& v : backward->program.setup) {
-      if (v.kind == SetupValue::Kind::kSmemAddr && v.buffer == 0) shared_one = true;
+namespace {
+
+// Whether loop-carried words i and j hold the same elements: registers whose bases
+// repeat (broadcast copies) are equal on entry and every conversion keeps them equal, so
+// either may stand for the other.
+bool SameElements(const ConversionProblem& problem, const WordView& v, size_t i, size_t j) {
+  if (i % v.upw != j % v.upw) return false;
+  for (uint32_t slot = 0; slot < (1u << v.pk()); ++slot) {
+    if (plan::ApplyBasis(problem.src.reg, v.Reg(static_cast<uint32_t>(i / v.upw), slot)) !=
+        plan::ApplyBasis(problem.src.reg, v.Reg(static_cast<uint32_t>(j / v.upw), slot))) {
+      return false;
     }
   }
-  const int64_t smem_total = shared_one ? std::max(buf0, buf1) : (buf0 + 15) / 16 * 16 + buf1;
+  return true;
+}
+
+// A round trip that moves nothing: no ops, and every output is its input or a copy of it.
+bool MovesNothing(const ConversionProblem& problem, const WordView& v, const Program& body) {
+  if (!body.ops.empty()) return false;
+  for (size_t i = 0; i < body.outputs.size(); ++i) {
+    auto it = std::find(body.inputs.begin(), body.inputs.end(), body.outputs[i]);
+    if (it == body.inputs.end() ||
+        !SameElements(problem, v, i, static_cast<size_t>(it - body.inputs.begin()))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Names the loop body's words: inputs are the loop-carried registers x; an output defined
+// after the last read of x[i] takes x[i]'s register, so the back edge needs no copy.
+std::vector<std::string> NameLoopWords(const Program& body, const std::vector<std::string>& x) {
+  std::vector<std::string> names(body.num_words);
+  for (size_t i = 0; i < x.size(); ++i) names[body.inputs[i]] = x[i];
+  std::vector<size_t> x_last(x.size(), 0);
+  std::vector<bool> x_live_out(x.size(), false);
+  std::map<int, std::vector<int>> input_index;
+  for (size_t i = 0; i < body.inputs.size(); ++i) input_index[body.inputs[i]].push_back(i);
+  std::vector<size_t> def(body.num_words, 0);
+  for (size_t j = 0; j < body.ops.size(); ++j) {
+    for (int id : body.ops[j].in) {
+      auto it = input_index.find(id);
+      if (it != input_index.end()) for (int xi : it->second) x_last[xi] = j + 1;
+    }
+    for (int id : body.ops[j].out) def[id] = j + 1;
+  }
+  for (int id : body.outputs) {
+    auto it = input_index.find(id);
+    if (it != input_index.end()) for (int xi : it->second) x_live_out[xi] = true;
+  }
+  std::vector<bool> taken(body.num_words, false);
+  for (size_t i = 0; i < body.outputs.size(); ++i) {
+    int id = body.outputs[i];
+    if (def[id] == 0 || taken[id] || x_live_out[i] || def[id] <= x_last[i]) continue;
+    names[id] = x[i];
+    taken[id] = true;
+  }
+  return names;
+}
+
+// The back edge: x[i] = output i, as a parallel copy, skipping words that already hold
+// the same elements.
+void EmitBackEdge(Writer& w, const ConversionProblem& problem, const WordView& sv,
+                  const Program& body, const std::vector<std::string>& names,
+                  const std::vector<std::string>& x) {
+  std::map<std::string, size_t> x_index;
+  for (size_t j = 0; j < x.size(); ++j) x_index[x[j]] = j;
+  std::vector<std::pair<std::string, std::string>> copies;
+  for (size_t i = 0; i < body.outputs.size(); ++i) {
+    const std::string& src = names[body.outputs[i]];
+    if (src == x[i]) continue;
+    auto it = x_index.find(src);
+    if (it != x_index.end() && SameElements(problem, sv, it->second, i)) continue;
+    copies.emplace_back(x[i], src);
+  }
+  bool overlap = false;
+  for (auto& [dst, src] : copies) {
+    for (auto& [d2, s2] : copies) overlap = overlap || src == d2;
+  }
+  if (!overlap) {
+    for (auto& [dst, src] : copies) w.Line(absl::StrCat("mov.b32 ", dst, ", ", src, ";"));
+    return;
+  }
+  std::vector<std::string> tmp;
+  for (auto& [dst, src] : copies) {
+    tmp.push_back(w.NewReg());
+    w.Line(absl::StrCat("mov.b32 ", tmp.back(), ", ", src, ";"));
+  }
+  for (size_t i = 0; i < copies.size(); ++i) {
+    w.Line(absl::StrCat("mov.b32 ", copies[i].first, ", ", tmp[i], ";"));
+  }
+}
+
+std::string ModuleHead(const ConversionProblem& problem, Harness harness, int64_t smem_total) {
   std::string head = absl::StrCat(
       "//\n// Generated by warpcheck convert emit: ", problem.src_attr, " -> ",
       problem.dst_attr, ", shape ", absl::StrJoin(problem.shape, "x"), ", ",
@@ -463,6 +544,24 @@ std::string EmitHarness(const ConversionProblem& problem, const ConversionPlan& 
                   "\t.param .u64 .ptr .global .align 16 kernel_param_1,\n"
                   "\t.param .u32 kernel_param_2\n)\n.reqntid ",
                   problem.threads(), "\n{\n");
+  return head;
+}
+
+}  // namespace
+
+std::string EmitHarness(const ConversionProblem& problem, const ConversionPlan& forward,
+                        const ConversionPlan* backward, Harness harness) {
+  const bool round_trip = harness == Harness::kRoundTrip;
+  Writer w;
+  const int64_t buf0 = forward.program.smem_bytes;
+  const int64_t buf1 = round_trip ? backward->program.smem_bytes : 0;
+  bool shared_one = false;  // both directions in buffer 0 (PlanRoundTrip, large tensors)
+  if (round_trip) {
+    for (const auto& v : backward->program.setup) {
+      if (v.kind == SetupValue::Kind::kSmemAddr && v.buffer == 0) shared_one = true;
+    }
+  }
+  const int64_t smem_total = shared_one ? std::max(buf0, buf1) : (buf0 + 15) / 16 * 16 + buf1;
   std::string in = w.NewWide(), out = w.NewWide();
   w.Line(absl::StrCat("ld.param.u64 ", in, ", [kernel_param_0];"));
   w.Line(absl::StrCat("ld.param.u64 ", out, ", [kernel_param_1];"));
@@ -477,130 +576,40 @@ std::string EmitHarness(const ConversionProblem& problem, const ConversionPlan& 
   }
   std::vector<std::string> setup_f = EmitSetup(w, forward.program);
   std::vector<std::string> setup_b;
-  if (harness == Harness::kRoundTrip) setup_b = EmitSetup(w, backward->program);
-  // A round trip that moves nothing (every word comes back where it was) has no loop,
-  // as LLVM deletes Triton's empty loop; its time is the global loads and stores, so
-  // those are vectorized there. (Elsewhere they stay scalar: vectors made ptxas slow
-  // some looping kernels 3x on the H200, corpus/plan/h200/timing_v2.tsv.)
-  bool moves_nothing = false;
-  if (harness == Harness::kRoundTrip) {
-    Program body0 = plan::Compose(forward.program, backward->program);
-    plan::Simplify(body0);
-    moves_nothing = body0.ops.empty();
-    for (size_t i = 0; moves_nothing && i < body0.outputs.size(); ++i) {
-      if (body0.outputs[i] == body0.inputs[i]) continue;
-      auto it = std::find(body0.inputs.begin(), body0.inputs.end(), body0.outputs[i]);
-      if (it == body0.inputs.end()) {
-        moves_nothing = false;
-        break;
-      }
-      const WordView& v = forward.src_view;
-      size_t j = it - body0.inputs.begin();
-      for (uint32_t slot = 0; slot < (1u << v.pk()); ++slot) {
-        if (plan::ApplyBasis(problem.src.reg, v.Reg(static_cast<uint32_t>(i / v.upw), slot)) !=
-                plan::ApplyBasis(problem.src.reg, v.Reg(static_cast<uint32_t>(j / v.upw), slot)) ||
-            i % v.upw != j % v.upw) {
-          moves_nothing = false;
-        }
-      }
-    }
+  if (round_trip) setup_b = EmitSetup(w, backward->program);
+  // One loop body: both conversions, with the selects that undo each other removed.
+  Program body;
+  if (round_trip) {
+    body = plan::Compose(forward.program, backward->program);
+    plan::Simplify(body);
   }
+  // A round trip that moves nothing has no loop, as LLVM deletes Triton's empty loop; its
+  // time is the global loads and stores, so those are vectorized there. (Elsewhere they
+  // stay scalar: vectors made ptxas slow some looping kernels 3x on the H200,
+  // corpus/plan/h200/timing_v2.tsv.)
+  const bool moves_nothing = round_trip && MovesNothing(problem, forward.src_view, body);
   std::vector<std::string> x =
       EmitGlobalLoad(w, problem, problem.src, forward.src_view, in, moves_nothing);
 
-  if (harness == Harness::kOnce) {
+  if (!round_trip) {
     std::vector<std::string> names(forward.program.num_words);
     for (size_t i = 0; i < x.size(); ++i) names[forward.program.inputs[i]] = x[i];
     EmitOps(w, forward.program, setup_f, names);
     std::vector<std::string> y;
     for (int id : forward.program.outputs) y.push_back(names[id]);
     EmitGlobalStore(w, problem, problem.dst, forward.dst_view, y, out, false);
+  } else if (moves_nothing) {
+    EmitGlobalStore(w, problem, problem.src, forward.src_view, x, out, true);
   } else {
-    if (moves_nothing) {
-      EmitGlobalStore(w, problem, problem.src, forward.src_view, x, out, true);
-      w.Line("ret;");
-      return absl::StrCat(head, w.Decls(), "\n", w.body(), "}\n");
-    }
     std::string cnt = w.NewReg(), pz = w.NewPred(), pl = w.NewPred();
     w.Line(absl::StrCat("ld.param.u32 ", cnt, ", [kernel_param_2];"));
     w.Line(absl::StrCat("setp.eq.s32 ", pz, ", ", cnt, ", 0;"));
     w.Line(absl::StrCat("@", pz, " bra $L_done;"));
     w.Label("$L_loop");
-    // One loop body: both conversions, with the selects that undo each other removed.
-    Program body = plan::Compose(forward.program, backward->program);
-    plan::Simplify(body);
-    std::vector<std::string> setup_body = EmitSetupInto(w, body, setup_f, forward.program,
-                                                        setup_b, backward->program);
-    std::vector<std::string> nb(body.num_words);
-    for (size_t i = 0; i < x.size(); ++i) nb[body.inputs[i]] = x[i];
-    {
-      // Outputs defined after the last read of x[i] take x[i]'s register, so the back
-      // edge needs no copy.
-      std::vector<size_t> x_last(x.size(), 0);
-      std::vector<bool> x_live_out(x.size(), false);
-      std::map<int, std::vector<int>> input_index;
-      for (size_t i = 0; i < body.inputs.size(); ++i) input_index[body.inputs[i]].push_back(i);
-      std::vector<size_t> def(body.num_words, 0);
-      for (size_t j = 0; j < body.ops.size(); ++j) {
-        for (int id : body.ops[j].in) {
-          auto it = input_index.find(id);
-          if (it != input_index.end()) for (int xi : it->second) x_last[xi] = j + 1;
-        }
-        for (int id : body.ops[j].out) def[id] = j + 1;
-      }
-      for (int id : body.outputs) {
-        auto it = input_index.find(id);
-        if (it != input_index.end()) for (int xi : it->second) x_live_out[xi] = true;
-      }
-      std::vector<bool> taken(body.num_words, false);
-      for (size_t i = 0; i < body.outputs.size(); ++i) {
-        int id = body.outputs[i];
-        if (def[id] == 0 || taken[id] || x_live_out[i] || def[id] <= x_last[i]) continue;
-        nb[id] = x[i];
-        taken[id] = true;
-      }
-    }
-    EmitOps(w, body, setup_body, nb);
-    const Program& b = body;
-    // Back edge: x[i] = backward output i (parallel copy).
-    // Broadcast copies: loop-carried words that hold the same elements (registers whose
-    // bases repeat) are equal on entry and stay equal, so either may stand for the other.
-    const WordView& sv = forward.src_view;
-    auto signature = [&](size_t wi) {
-      std::vector<uint32_t> sig;
-      uint32_t unit = static_cast<uint32_t>(wi) / sv.upw;
-      for (uint32_t slot = 0; slot < (1u << sv.pk()); ++slot) {
-        sig.push_back(plan::ApplyBasis(problem.src.reg, sv.Reg(unit, slot)));
-      }
-      sig.push_back(static_cast<uint32_t>(wi) % sv.upw);
-      return sig;
-    };
-    std::map<std::string, size_t> x_index;
-    for (size_t j = 0; j < x.size(); ++j) x_index[x[j]] = j;
-    std::vector<std::pair<std::string, std::string>> copies;
-    for (size_t i = 0; i < b.outputs.size(); ++i) {
-      const std::string& src = nb[b.outputs[i]];
-      if (src == x[i]) continue;
-      auto it = x_index.find(src);
-      if (it != x_index.end() && signature(it->second) == signature(i)) continue;
-      copies.emplace_back(x[i], src);
-    }
-    bool overlap = false;
-    for (auto& [dst, src] : copies) {
-      for (auto& [d2, s2] : copies) overlap = overlap || src == d2;
-    }
-    if (overlap) {
-      std::vector<std::string> tmp;
-      for (auto& [dst, src] : copies) {
-        tmp.push_back(w.NewReg());
-        w.Line(absl::StrCat("mov.b32 ", tmp.back(), ", ", src, ";"));
-      }
-      for (size_t i = 0; i < copies.size(); ++i) {
-        w.Line(absl::StrCat("mov.b32 ", copies[i].first, ", ", tmp[i], ";"));
-      }
-    } else {
-      for (auto& [dst, src] : copies) w.Line(absl::StrCat("mov.b32 ", dst, ", ", src, ";"));
-    }
+    std::vector<std::string> names = NameLoopWords(body, x);
+    EmitOps(w, body, SetupNames(body, setup_f, forward.program, setup_b, backward->program),
+            names);
+    EmitBackEdge(w, problem, forward.src_view, body, names, x);
     w.Line(absl::StrCat("add.s32 ", cnt, ", ", cnt, ", -1;"));
     w.Line(absl::StrCat("setp.ne.s32 ", pl, ", ", cnt, ", 0;"));
     w.Line(absl::StrCat("@", pl, " bra $L_loop;"));
@@ -608,7 +617,8 @@ std::string EmitHarness(const ConversionProblem& problem, const ConversionPlan& 
     EmitGlobalStore(w, problem, problem.src, forward.src_view, x, out, false);
   }
   w.Line("ret;");
-  return absl::StrCat(head, w.Decls(), "\n", w.body(), "}\n");
+  return absl::StrCat(ModuleHead(problem, harness, smem_total), w.Decls(), "\n", w.body(),
+                      "}\n");
 }
 
 warpcheck::LaunchSpec HarnessLaunchSpec(const ConversionProblem& problem,
