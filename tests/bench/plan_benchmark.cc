@@ -9,13 +9,11 @@
 //   BM_PlanRoundTrip     both directions with one word packing (what `emit` plans)
 //   BM_PlanEmit          + the round-trip PTX text
 //   BM_PlanEmitSimulate  + parse and simulate the once harness (one CTA)
-#include <fstream>
 #include <string>
 #include <vector>
 
-#include "absl/strings/numbers.h"
-#include "absl/strings/str_split.h"
 #include "benchmark/benchmark.h"
+#include "sim/base/tsv.h"
 #include "sim/machine/launch.h"
 #include "sim/plan/planner.h"
 #include "sim/plan/problem.h"
@@ -28,22 +26,16 @@ namespace {
 const std::vector<ConversionProblem>& Problems() {
   static const auto* problems = [] {
     auto* out = new std::vector<ConversionProblem>;
-    std::ifstream f(std::string(WARPCHECK_SOURCE_DIR) + "/corpus/plan/triton_costs.tsv");
-    std::string line;
-    std::getline(f, line);
-    std::vector<std::string> h = absl::StrSplit(line, '\t');
-    auto col = [&](const char* n) {
-      for (size_t i = 0; i < h.size(); ++i) if (h[i] == n) return i;
-      return size_t{0};
-    };
-    while (std::getline(f, line)) {
-      std::vector<std::string> c = absl::StrSplit(line, '\t');
-      const std::string& dt = c[col("dtype")];
-      if (c[col("status")] != "ok" || c[col("shape")] != "64x64" || c[col("num_warps")] != "4" ||
-          (dt != "f16" && dt != "bf16" && dt != "i16")) {
+    auto t = base::ReadTsvFile(std::string(WARPCHECK_SOURCE_DIR) +
+                               "/corpus/plan/triton_costs.tsv");
+    if (!t.ok()) return out;
+    for (const auto& c : t->rows) {
+      const std::string& dt = t->Cell(c, "dtype");
+      if (t->Cell(c, "status") != "ok" || t->Cell(c, "shape") != "64x64" ||
+          t->Cell(c, "num_warps") != "4" || (dt != "f16" && dt != "bf16" && dt != "i16")) {
         continue;
       }
-      auto p = MakeProblem(c[col("src")], c[col("dst")], {64, 64}, *ParseDType(dt), 4);
+      auto p = MakeProblem(t->Cell(c, "src"), t->Cell(c, "dst"), {64, 64}, *ParseDType(dt), 4);
       if (p.ok()) out->push_back(*std::move(p));
     }
     return out;

@@ -1,6 +1,8 @@
 #include "tools/warpcheck/convert_command.h"
 
 #include <cmath>
+#include <filesystem>
+#include <optional>
 #include <map>
 #include <string>
 #include <vector>
@@ -10,7 +12,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/numbers.h"
-#include "sim/base/file.h"
+#include "sim/base/status_macros.h"
+#include "sim/base/tsv.h"
 #include "sim/base/enum_name.h"
 #include "sim/machine/launch.h"
 #include "sim/plan/planner.h"
@@ -132,6 +135,20 @@ void PrintPlanText(const Plan& plan, const sim::plan::ConversionPlan& cp, std::o
   }
 }
 
+// What a failed run shows: its faults and failed expectations.
+std::string FailureText(const SimReport& report) {
+  std::vector<std::string> why;
+  for (const SimFault& f : report.faults()) {
+    why.push_back(absl::StrCat(f.kind(), " line ", f.line(), ": ", f.text()));
+  }
+  for (const SimExpectationResult& e : report.expectations()) {
+    if (!e.ok()) {
+      why.push_back(absl::StrCat(e.name(), e.detail().empty() ? " fails" : ": ", e.detail()));
+    }
+  }
+  return absl::StrJoin(why, "; ");
+}
+
 // Per-round-trip counters of a harness: iters=2 minus iters=1.
 struct RoundTripCost {
   int64_t warp_instructions = 0, wavefronts = 0, barriers = 0, shfl = 0;
@@ -152,14 +169,7 @@ absl::StatusOr<RoundTripCost> MeasureRoundTrip(const sim::plan::ConversionProble
     auto run = sim::machine::RunLaunchSpecOnModule(spec, *module, ".", ro);
     if (!run.ok()) return run.status();
     if (!run->report.ok()) {
-      std::vector<std::string> why;
-      for (const SimFault& f : run->report.faults()) {
-        why.push_back(absl::StrCat(f.kind(), " line ", f.line(), ": ", f.text()));
-      }
-      for (const SimExpectationResult& e : run->report.expectations()) {
-        if (!e.ok()) why.push_back(absl::StrCat(e.name(), " fails"));
-      }
-      *why_not = absl::StrCat("iters=", it, ": ", absl::StrJoin(why, "; "));
+      *why_not = absl::StrCat("iters=", it, ": ", FailureText(run->report));
       return RoundTripCost{};
     }
     c[it - 1] = std::map<std::string, uint64_t>(run->report.counters().begin(),
@@ -174,36 +184,149 @@ absl::StatusOr<RoundTripCost> MeasureRoundTrip(const sim::plan::ConversionProble
   return cost;
 }
 
-struct TsvTable {
-  std::vector<std::string> header;
-  std::vector<std::vector<std::string>> rows;
-  int Col(const std::string& name) const {
-    for (size_t i = 0; i < header.size(); ++i) if (header[i] == name) return static_cast<int>(i);
-    return -1;
+// One row of a cost table: plan, emit and measure our round trip into `r` (Triton's
+// figures from the row). Ensures: false when the row is outside the planner's scope;
+// r->ok() when ours round-tripped correctly.
+bool CompareRow(const sim::base::TsvTable& t, const std::vector<std::string>& row,
+                ConvertCompareReport::Row* r) {
+  auto num = [&](const char* col) {
+    int64_t v = 0;
+    (void)absl::SimpleAtoi(t.Cell(row, col), &v);
+    return v;
+  };
+  r->set_line(num("line"));
+  r->set_triton_warp_instructions(num("warp_instructions"));
+  r->set_triton_smem_wavefronts(num("smem_wavefronts_store") + num("smem_wavefronts_load"));
+  r->set_triton_barriers(num("barriers"));
+  r->set_triton_shfl(num("shfl"));
+  r->set_baseline_warp_instructions(-1);
+  r->set_baseline_smem_wavefronts(-1);
+  auto shape = ParseShape(t.Cell(row, "shape"));
+  auto dtype = sim::plan::ParseDType(t.Cell(row, "dtype"));
+  if (!shape.ok() || !dtype.ok()) {
+    r->set_detail("bad shape or dtype in the table");
+    return false;
   }
-};
+  std::vector<int64_t> shape64(shape->begin(), shape->end());
+  auto problem = sim::plan::MakeProblem(t.Cell(row, "src"), t.Cell(row, "dst"), shape64,
+                                        *dtype, static_cast<int>(num("num_warps")));
+  if (!problem.ok()) {
+    r->set_detail(absl::StrCat("input error: ", problem.status().message()));
+    return false;
+  }
+  auto trip = sim::ptx::PlanRoundTrip(*problem, sim::plan::PlanOptions{});
+  if (!trip.ok()) {
+    r->set_detail(absl::StrCat("plan: ", trip.status().message()));
+    return true;
+  }
+  r->set_strategy(sim::base::EnumName(sim::plan::ToProto(*problem, trip->forward).strategy()));
+  std::string why_not;
+  auto cost = MeasureRoundTrip(*problem, *trip, 1000 + r->line(), &why_not);
+  if (!cost.ok() || !why_not.empty()) {
+    r->set_detail(cost.ok() ? why_not : std::string(cost.status().message()));
+    return true;
+  }
+  r->set_ok(true);
+  r->set_warp_instructions(cost->warp_instructions);
+  r->set_smem_wavefronts(cost->wavefronts);
+  r->set_barriers(cost->barriers);
+  r->set_shfl(cost->shfl);
+  return true;
+}
 
-absl::StatusOr<TsvTable> ReadTsv(const std::string& path) {
-  auto text = sim::base::ReadFile(path);
-  if (!text.ok()) return text.status();
-  TsvTable t;
-  int line_no = 0;
-  for (absl::string_view line : absl::StrSplit(*text, '\n')) {
-    ++line_no;
-    if (line.empty()) continue;
-    std::vector<std::string> cols = absl::StrSplit(line, '\t');
-    if (t.header.empty()) {
-      t.header = cols;
+// `--baseline`: line -> (warp instructions, wavefronts) of a recorded compare table.
+absl::StatusOr<std::map<int64_t, std::pair<int64_t, int64_t>>> ReadBaseline(
+    const std::string& path) {
+  ASSIGN_OR_RETURN(sim::base::TsvTable t, sim::base::ReadTsvFile(path));
+  if (t.Col("line") < 0 || t.Col("warp_instructions") < 0 || t.Col("smem_wavefronts") < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": needs columns line, warp_instructions, smem_wavefronts"));
+  }
+  std::map<int64_t, std::pair<int64_t, int64_t>> baseline;
+  for (const auto& r : t.rows) {
+    int64_t l, i, w;
+    if (absl::SimpleAtoi(t.Cell(r, "line"), &l) &&
+        absl::SimpleAtoi(t.Cell(r, "warp_instructions"), &i) &&
+        absl::SimpleAtoi(t.Cell(r, "smem_wavefronts"), &w)) {
+      baseline[l] = {i, w};
+    }
+  }
+  return baseline;
+}
+
+// The summary over the rows: counts, geometric means, regressions against `baseline`.
+void Summarize(const std::map<int64_t, std::pair<int64_t, int64_t>>& baseline,
+               ConvertCompareReport* cmp) {
+  double log_i = 0, log_w = 0;
+  int64_t n_i = 0, n_w = 0;
+  for (ConvertCompareReport::Row& r : *cmp->mutable_rows()) {
+    if (!r.ok()) continue;
+    cmp->set_correct(cmp->correct() + 1);
+    if (r.warp_instructions() <= r.triton_warp_instructions() &&
+        r.smem_wavefronts() <= r.triton_smem_wavefronts()) {
+      cmp->set_not_worse(cmp->not_worse() + 1);
+      if (r.warp_instructions() < r.triton_warp_instructions() ||
+          r.smem_wavefronts() < r.triton_smem_wavefronts()) {
+        cmp->set_strictly_better(cmp->strictly_better() + 1);
+      }
+    }
+    if (r.triton_warp_instructions() > 0 && r.warp_instructions() > 0) {
+      log_i += std::log(double(r.warp_instructions()) / r.triton_warp_instructions());
+      ++n_i;
+    }
+    if (r.triton_smem_wavefronts() > 0) {
+      log_w += std::log(std::max(1.0, double(r.smem_wavefronts())) / r.triton_smem_wavefronts());
+      ++n_w;
+    }
+    auto b = baseline.find(r.line());
+    if (b != baseline.end()) {
+      r.set_baseline_warp_instructions(b->second.first);
+      r.set_baseline_smem_wavefronts(b->second.second);
+      if (r.warp_instructions() > b->second.first || r.smem_wavefronts() > b->second.second) {
+        cmp->set_regressions(cmp->regressions() + 1);
+      }
+    }
+  }
+  cmp->set_geomean_instruction_ratio(n_i ? std::exp(log_i / n_i) : 1.0);
+  cmp->set_geomean_wavefront_ratio(n_w ? std::exp(log_w / n_w) : 1.0);
+}
+
+std::string CompareTsv(const ConvertCompareReport& cmp) {
+  std::string text =
+      "line\tok\tstrategy\twarp_instructions\tsmem_wavefronts\tbarriers\tshfl\t"
+      "triton_warp_instructions\ttriton_smem_wavefronts\ttriton_barriers\ttriton_shfl\tdetail\n";
+  for (const auto& r : cmp.rows()) {
+    absl::StrAppend(&text, r.line(), "\t", r.ok() ? 1 : 0, "\t", r.strategy(), "\t",
+                    r.warp_instructions(), "\t", r.smem_wavefronts(), "\t", r.barriers(),
+                    "\t", r.shfl(), "\t", r.triton_warp_instructions(), "\t",
+                    r.triton_smem_wavefronts(), "\t", r.triton_barriers(), "\t",
+                    r.triton_shfl(), "\t", r.detail(), "\n");
+  }
+  return text;
+}
+
+void PrintCompareText(const ConvertCompareReport& cmp, bool with_baseline, std::ostream& out) {
+  out << absl::StrFormat(
+      "pairs %d: correct %d, outside scope %d; <= Triton (warp instructions and "
+      "wavefronts) %d (%.1f%%), strictly better %d (%.1f%%)\n"
+      "geomean ours/Triton: warp instructions %.3f, wavefronts %.3f\n",
+      cmp.pairs(), cmp.correct(), cmp.input_errors(), cmp.not_worse(),
+      100.0 * cmp.not_worse() / std::max<int64_t>(1, cmp.pairs()), cmp.strictly_better(),
+      100.0 * cmp.strictly_better() / std::max<int64_t>(1, cmp.pairs()),
+      cmp.geomean_instruction_ratio(), cmp.geomean_wavefront_ratio());
+  if (with_baseline) out << "regressions against the baseline: " << cmp.regressions() << "\n";
+  int shown = 0;
+  for (const auto& r : cmp.rows()) {
+    if (r.ok() && r.warp_instructions() <= r.triton_warp_instructions() &&
+        r.smem_wavefronts() <= r.triton_smem_wavefronts()) {
       continue;
     }
-    if (cols.size() != t.header.size()) {
-      return absl::InvalidArgumentError(absl::StrCat(path, ":", line_no, ": ", cols.size(),
-                                                     " columns, the header has ",
-                                                     t.header.size()));
-    }
-    t.rows.push_back(std::move(cols));
+    if (++shown > 20) break;
+    out << absl::StrFormat("  line %d %s: ours %d instr %d wf, triton %d instr %d wf %s\n",
+                           r.line(), r.strategy(), r.warp_instructions(), r.smem_wavefronts(),
+                           r.triton_warp_instructions(), r.triton_smem_wavefronts(),
+                           r.detail());
   }
-  return t;
 }
 
 int RunCompare(const ParsedArgs& args, OutputFormat format, std::ostream& out,
@@ -212,15 +335,14 @@ int RunCompare(const ParsedArgs& args, OutputFormat format, std::ostream& out,
     PrintError(err, "convert compare: expected one TSV (corpus/plan/triton_costs.tsv)");
     return kExitUsage;
   }
-  auto table = ReadTsv(args.positional[0]);
+  auto table = sim::base::ReadTsvFile(args.positional[0]);
   if (!table.ok()) {
     PrintError(err, table.status().message());
     return kExitInputError;
   }
-  const char* needed[] = {"line", "status", "src", "dst", "shape", "dtype", "num_warps",
-                          "warp_instructions", "smem_wavefronts_store",
-                          "smem_wavefronts_load", "barriers", "shfl"};
-  for (const char* n : needed) {
+  for (const char* n : {"line", "status", "src", "dst", "shape", "dtype", "num_warps",
+                        "warp_instructions", "smem_wavefronts_store", "smem_wavefronts_load",
+                        "barriers", "shfl"}) {
     if (table->Col(n) < 0) {
       PrintError(err, absl::StrCat(args.positional[0], ": no column '", n, "'"));
       return kExitInputError;
@@ -228,160 +350,152 @@ int RunCompare(const ParsedArgs& args, OutputFormat format, std::ostream& out,
   }
   std::map<int64_t, std::pair<int64_t, int64_t>> baseline;
   if (auto b = args.Get("baseline")) {
-    auto bt = ReadTsv(*b);
-    if (!bt.ok()) {
-      PrintError(err, bt.status().message());
+    auto read = ReadBaseline(*b);
+    if (!read.ok()) {
+      PrintError(err, read.status().message());
       return kExitInputError;
     }
-    int cl = bt->Col("line"), ci = bt->Col("warp_instructions"), cw = bt->Col("smem_wavefronts");
-    if (cl < 0 || ci < 0 || cw < 0) {
-      PrintError(err, absl::StrCat(*b, ": needs columns line, warp_instructions, smem_wavefronts"));
-      return kExitInputError;
-    }
-    for (const auto& r : bt->rows) {
-      int64_t l, i, w;
-      if (absl::SimpleAtoi(r[cl], &l) && absl::SimpleAtoi(r[ci], &i) && absl::SimpleAtoi(r[cw], &w)) {
-        baseline[l] = {i, w};
-      }
-    }
+    baseline = *std::move(read);
   }
   auto limit = args.GetInt("limit", 1, INT64_MAX);
   if (!limit.ok()) {
     PrintError(err, limit.status().message());
     return kExitUsage;
   }
-  auto get = [&](const std::vector<std::string>& row, const char* col) {
-    return row[table->Col(col)];
-  };
-  auto num = [&](const std::vector<std::string>& row, const char* col) {
-    int64_t v = 0;
-    (void)absl::SimpleAtoi(get(row, col), &v);
-    return v;
-  };
   Report report;
   ConvertCompareReport* cmp = report.mutable_convert_compare();
-  double log_i = 0, log_w = 0;
-  int64_t n_i = 0, n_w = 0;
   for (const auto& row : table->rows) {
-    if (get(row, "status") != "ok") continue;
+    if (table->Cell(row, "status") != "ok") continue;
     if (limit->has_value() && cmp->pairs() >= **limit) break;
     cmp->set_pairs(cmp->pairs() + 1);
-    ConvertCompareReport::Row* r = cmp->add_rows();
-    r->set_line(num(row, "line"));
-    r->set_triton_warp_instructions(num(row, "warp_instructions"));
-    r->set_triton_smem_wavefronts(num(row, "smem_wavefronts_store") +
-                                  num(row, "smem_wavefronts_load"));
-    r->set_triton_barriers(num(row, "barriers"));
-    r->set_triton_shfl(num(row, "shfl"));
-    r->set_baseline_warp_instructions(-1);
-    r->set_baseline_smem_wavefronts(-1);
-    auto shape = ParseShape(get(row, "shape"));
-    auto dtype = sim::plan::ParseDType(get(row, "dtype"));
-    if (!shape.ok() || !dtype.ok()) {
-      r->set_detail("bad shape or dtype in the table");
-      cmp->set_input_errors(cmp->input_errors() + 1);
-      continue;
-    }
-    std::vector<int64_t> shape64(shape->begin(), shape->end());
-    auto problem = sim::plan::MakeProblem(get(row, "src"), get(row, "dst"), shape64, *dtype,
-                                          static_cast<int>(num(row, "num_warps")));
-    if (!problem.ok()) {
-      r->set_detail(absl::StrCat("input error: ", problem.status().message()));
-      cmp->set_input_errors(cmp->input_errors() + 1);
-      continue;
-    }
-    auto trip = sim::ptx::PlanRoundTrip(*problem, sim::plan::PlanOptions{});
-    if (!trip.ok()) {
-      r->set_detail(absl::StrCat("plan: ", trip.status().message()));
-      continue;
-    }
-    r->set_strategy(sim::base::EnumName(sim::plan::ToProto(*problem, trip->forward).strategy()));
-    std::string why_not;
-    auto cost = MeasureRoundTrip(*problem, *trip, 1000 + r->line(), &why_not);
-    if (!cost.ok()) {
-      r->set_detail(std::string(cost.status().message()));
-      continue;
-    }
-    if (!why_not.empty()) {
-      r->set_detail(why_not);
-      continue;
-    }
-    r->set_ok(true);
-    cmp->set_correct(cmp->correct() + 1);
-    r->set_warp_instructions(cost->warp_instructions);
-    r->set_smem_wavefronts(cost->wavefronts);
-    r->set_barriers(cost->barriers);
-    r->set_shfl(cost->shfl);
-    const bool le = cost->warp_instructions <= r->triton_warp_instructions() &&
-                    cost->wavefronts <= r->triton_smem_wavefronts();
-    if (le) {
-      cmp->set_not_worse(cmp->not_worse() + 1);
-      if (cost->warp_instructions < r->triton_warp_instructions() ||
-          cost->wavefronts < r->triton_smem_wavefronts()) {
-        cmp->set_strictly_better(cmp->strictly_better() + 1);
-      }
-    }
-    if (r->triton_warp_instructions() > 0 && cost->warp_instructions > 0) {
-      log_i += std::log(double(cost->warp_instructions) / r->triton_warp_instructions());
-      ++n_i;
-    }
-    if (r->triton_smem_wavefronts() > 0) {
-      log_w += std::log(std::max(1.0, double(cost->wavefronts)) / r->triton_smem_wavefronts());
-      ++n_w;
-    }
-    auto b = baseline.find(r->line());
-    if (b != baseline.end()) {
-      r->set_baseline_warp_instructions(b->second.first);
-      r->set_baseline_smem_wavefronts(b->second.second);
-      if (cost->warp_instructions > b->second.first || cost->wavefronts > b->second.second) {
-        cmp->set_regressions(cmp->regressions() + 1);
-      }
-    }
+    if (!CompareRow(*table, row, cmp->add_rows())) cmp->set_input_errors(cmp->input_errors() + 1);
   }
-  cmp->set_geomean_instruction_ratio(n_i ? std::exp(log_i / n_i) : 1.0);
-  cmp->set_geomean_wavefront_ratio(n_w ? std::exp(log_w / n_w) : 1.0);
+  Summarize(baseline, cmp);
   if (auto tsv = args.Get("tsv-out")) {
-    std::string text =
-        "line\tok\tstrategy\twarp_instructions\tsmem_wavefronts\tbarriers\tshfl\t"
-        "triton_warp_instructions\ttriton_smem_wavefronts\ttriton_barriers\ttriton_shfl\tdetail\n";
-    for (const auto& r : cmp->rows()) {
-      absl::StrAppend(&text, r.line(), "\t", r.ok() ? 1 : 0, "\t", r.strategy(), "\t",
-                      r.warp_instructions(), "\t", r.smem_wavefronts(), "\t", r.barriers(),
-                      "\t", r.shfl(), "\t", r.triton_warp_instructions(), "\t",
-                      r.triton_smem_wavefronts(), "\t", r.triton_barriers(), "\t",
-                      r.triton_shfl(), "\t", r.detail(), "\n");
+    if (!WriteOutputFile(*tsv, CompareTsv(*cmp), "the comparison table", err)) {
+      return kExitInputError;
     }
-    if (!WriteOutputFile(*tsv, text, "the comparison table", err)) return kExitInputError;
   }
   if (report_out) *report_out = report;
-  if (!PrintMachineReport(report, format, out)) {
-    out << absl::StrFormat(
-        "pairs %d: correct %d, outside scope %d; <= Triton (warp instructions and "
-        "wavefronts) %d (%.1f%%), strictly better %d (%.1f%%)\n"
-        "geomean ours/Triton: warp instructions %.3f, wavefronts %.3f\n",
-        cmp->pairs(), cmp->correct(), cmp->input_errors(), cmp->not_worse(),
-        100.0 * cmp->not_worse() / std::max<int64_t>(1, cmp->pairs()), cmp->strictly_better(),
-        100.0 * cmp->strictly_better() / std::max<int64_t>(1, cmp->pairs()),
-        cmp->geomean_instruction_ratio(), cmp->geomean_wavefront_ratio());
-    if (!baseline.empty()) out << "regressions against the baseline: " << cmp->regressions() << "\n";
-    int shown = 0;
-    for (const auto& r : cmp->rows()) {
-      if (r.ok() && r.warp_instructions() <= r.triton_warp_instructions() &&
-          r.smem_wavefronts() <= r.triton_smem_wavefronts()) {
-        continue;
-      }
-      if (++shown > 20) break;
-      out << absl::StrFormat("  line %d %s: ours %d instr %d wf, triton %d instr %d wf %s\n",
-                             r.line(), r.strategy(), r.warp_instructions(), r.smem_wavefronts(),
-                             r.triton_warp_instructions(), r.triton_smem_wavefronts(),
-                             r.detail());
-    }
-  }
+  if (!PrintMachineReport(report, format, out)) PrintCompareText(*cmp, !baseline.empty(), out);
   if (cmp->correct() + cmp->input_errors() != cmp->pairs()) return kExitViolated;
   if (args.Has("require-not-worse") && cmp->not_worse() != cmp->correct()) return kExitViolated;
   if (cmp->regressions() > 0) return kExitViolated;
   return kExitOk;
 }
+
+int RunEmit(const ParsedArgs& args, const sim::plan::ConversionProblem& problem,
+             const sim::ptx::RoundTrip* trip, sim::ptx::Harness harness,
+             const std::string& harness_name, std::optional<int64_t> iters, Report& report,
+             OutputFormat format, std::ostream& out, std::ostream& err, Report* report_out) {
+  auto path = args.Get("o");
+  if (!path) path = args.Get("output");
+  if (!path) {
+    PrintError(err, "convert emit: -o FILE is required (where the PTX goes)");
+    return kExitUsage;
+  }
+  std::string ptx = sim::ptx::EmitHarness(problem, trip->forward, &trip->backward, harness);
+  if (!WriteOutputFile(*path, ptx, "the PTX", err)) return kExitInputError;
+  if (auto launch = args.Get("launch-out")) {
+    // The spec names the PTX relative to its own folder.
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const std::string rel =
+      fs::absolute(*path, ec).lexically_relative(fs::absolute(*launch, ec).parent_path()).string();
+  LaunchSpec spec = sim::ptx::HarnessLaunchSpec(
+        problem, rel, BufferParam::RANDOM, 1,
+        static_cast<uint32_t>(iters.value_or(1)));
+    std::string text = absl::StrCat("# proto-file: proto/launch.proto\n",
+                                    "# proto-message: warpcheck.LaunchSpec\n",
+                                    spec.DebugString());
+    if (!WriteOutputFile(*launch, text, "the launch spec", err)) return kExitInputError;
+  }
+  if (report_out) *report_out = report;
+  if (!PrintMachineReport(report, format, out)) {
+    out << "wrote " << *path << " (" << harness_name << " harness, "
+        << sim::base::EnumName(report.plan().strategy()) << ")\n";
+  }
+  return kExitOk;
+}
+
+int RunCheck(const ParsedArgs& args, const sim::plan::ConversionProblem& problem,
+             const sim::ptx::RoundTrip* trip, Report& report, OutputFormat format,
+             std::ostream& out, std::ostream& err, Report* report_out) {
+  auto seed = args.GetInt("seed", 0, INT64_MAX);
+  if (!seed.ok()) {
+    PrintError(err, seed.status().message());
+    return kExitUsage;
+  }
+  ConvertCheckReport* check = report.mutable_convert_check();
+  check->set_ok(true);
+  check->set_proof("not_run");
+  for (sim::ptx::Harness h : {sim::ptx::Harness::kRoundTrip, sim::ptx::Harness::kOnce}) {
+    std::string ptx = sim::ptx::EmitHarness(problem, trip->forward, &trip->backward, h);
+    auto module = sim::ptx::ParseModule(ptx, "<emitted>");
+    if (!module.ok()) {
+      PrintError(err, absl::StrCat("convert check: the emitted PTX does not parse: ",
+                                   module.status().message()));
+      return kExitInternal;
+    }
+    for (BufferParam::Fill fill : {BufferParam::RANDOM, BufferParam::IOTA}) {
+      LaunchSpec spec = sim::ptx::HarnessLaunchSpec(
+          problem, "<emitted>", fill, static_cast<uint64_t>(seed->value_or(1)),
+          h == sim::ptx::Harness::kRoundTrip ? 2 : 1);
+      sim::machine::RunOptions ro;
+      auto run = sim::machine::RunLaunchSpecOnModule(spec, *module, ".", ro);
+      ConvertCheckReport::Run* r = check->add_runs();
+      r->set_fill(absl::StrCat(h == sim::ptx::Harness::kRoundTrip ? "roundtrip/" : "once/",
+                               fill == BufferParam::RANDOM ? "random" : "iota"));
+      if (!run.ok()) {
+        r->set_ok(false);
+        r->set_detail(std::string(run.status().message()));
+        check->set_ok(false);
+        continue;
+      }
+      r->set_ok(run->report.ok());
+      if (!run->report.ok()) {
+        check->set_ok(false);
+        r->set_detail(FailureText(run->report));
+      }
+      if (h == sim::ptx::Harness::kOnce && fill == BufferParam::RANDOM) {
+        for (const auto& [k, v] : run->report.counters()) {
+          (*check->mutable_measured())[k] = static_cast<int64_t>(v);
+        }
+      }
+    }
+  }
+  // The once harness measures one conversion's shared-memory traffic exactly (its global
+  // loads and stores do not touch shared memory).
+  const auto& m = check->measured();
+  auto get = [&](const char* k) { auto it = m.find(k); return it == m.end() ? 0 : it->second; };
+  Plan* plan = report.mutable_plan();
+  bool model_ok = get("smem_wavefronts.store") == plan->wavefronts().store() &&
+                  get("smem_wavefronts.load") == plan->wavefronts().load() &&
+                  get("bank_conflicts.store") == plan->bank_conflicts().store() &&
+                  get("bank_conflicts.load") == plan->bank_conflicts().load();
+  if (!model_ok) {
+    check->set_ok(false);
+    ConvertCheckReport::Run* r = check->add_runs();
+    r->set_fill("cost-model");
+    r->set_ok(false);
+    r->set_detail(absl::StrFormat(
+        "predicted wavefronts store %d load %d, conflicts %d/%d; simulated %d %d, %d/%d",
+        plan->wavefronts().store(), plan->wavefronts().load(),
+        plan->bank_conflicts().store(), plan->bank_conflicts().load(),
+        get("smem_wavefronts.store"), get("smem_wavefronts.load"),
+        get("bank_conflicts.store"), get("bank_conflicts.load")));
+  }
+  if (report_out) *report_out = report;
+  if (!PrintMachineReport(report, format, out)) {
+    out << (check->ok() ? "ok" : "NOT ok") << ": " << sim::base::EnumName(plan->strategy()) << ", "
+        << plan->counts().instructions() << " instructions per conversion\n";
+    for (const auto& r : check->runs()) {
+      out << "  " << r.fill() << ": " << (r.ok() ? "ok" : "FAILS")
+          << (r.detail().empty() ? "" : absl::StrCat(" (", r.detail(), ")")) << "\n";
+    }
+    out << "  proof: not run (the Z3 prover for conversions is not implemented yet)\n";
+  }
+  return check->ok() ? kExitOk : kExitViolated;}
 
 }  // namespace
 
@@ -439,127 +553,10 @@ int RunConvert(ConvertAction action, const ParsedArgs& args, std::ostream& out,
   }
 
   if (action == ConvertAction::kEmit) {
-    auto path = args.Get("o");
-    if (!path) path = args.Get("output");
-    if (!path) {
-      PrintError(err, "convert emit: -o FILE is required (where the PTX goes)");
-      return kExitUsage;
-    }
-    std::string ptx = sim::ptx::EmitHarness(problem, trip->forward, &trip->backward, harness);
-    if (!WriteOutputFile(*path, ptx, "the PTX", err)) return kExitInputError;
-    if (auto launch = args.Get("launch-out")) {
-      // The spec names the PTX relative to its own folder.
-      std::string rel = *path;
-      auto slash_l = launch->rfind('/');
-      if (slash_l != std::string::npos && rel.rfind(launch->substr(0, slash_l + 1), 0) == 0) {
-        rel = rel.substr(slash_l + 1);
-      } else if (slash_l != std::string::npos || rel.find('/') != std::string::npos) {
-        // Different folders: an absolute path always works.
-        if (!rel.empty() && rel[0] != '/') {
-          char* cwd = getcwd(nullptr, 0);
-          rel = absl::StrCat(cwd ? cwd : ".", "/", rel);
-          free(cwd);
-        }
-      }
-      LaunchSpec spec = sim::ptx::HarnessLaunchSpec(
-          problem, rel, BufferParam::RANDOM, 1,
-          static_cast<uint32_t>(iters->value_or(1)));
-      std::string text = absl::StrCat("# proto-file: proto/launch.proto\n",
-                                      "# proto-message: warpcheck.LaunchSpec\n",
-                                      spec.DebugString());
-      if (!WriteOutputFile(*launch, text, "the launch spec", err)) return kExitInputError;
-    }
-    if (report_out) *report_out = report;
-    if (!PrintMachineReport(report, *format, out)) {
-      out << "wrote " << *path << " (" << harness_name << " harness, "
-          << sim::base::EnumName(report.plan().strategy()) << ")\n";
-    }
-    return kExitOk;
+    return RunEmit(args, problem, &*trip, harness, harness_name, *iters, report, *format, out,
+                   err, report_out);
   }
-
-  // check: both harnesses, random data and distinct tags.
-  auto seed = args.GetInt("seed", 0, INT64_MAX);
-  if (!seed.ok()) {
-    PrintError(err, seed.status().message());
-    return kExitUsage;
-  }
-  ConvertCheckReport* check = report.mutable_convert_check();
-  check->set_ok(true);
-  check->set_proof("not_run");
-  for (sim::ptx::Harness h : {sim::ptx::Harness::kRoundTrip, sim::ptx::Harness::kOnce}) {
-    std::string ptx = sim::ptx::EmitHarness(problem, trip->forward, &trip->backward, h);
-    auto module = sim::ptx::ParseModule(ptx, "<emitted>");
-    if (!module.ok()) {
-      PrintError(err, absl::StrCat("convert check: the emitted PTX does not parse: ",
-                                   module.status().message()));
-      return kExitInternal;
-    }
-    for (BufferParam::Fill fill : {BufferParam::RANDOM, BufferParam::IOTA}) {
-      LaunchSpec spec = sim::ptx::HarnessLaunchSpec(
-          problem, "<emitted>", fill, static_cast<uint64_t>(seed->value_or(1)),
-          h == sim::ptx::Harness::kRoundTrip ? 2 : 1);
-      sim::machine::RunOptions ro;
-      auto run = sim::machine::RunLaunchSpecOnModule(spec, *module, ".", ro);
-      ConvertCheckReport::Run* r = check->add_runs();
-      r->set_fill(absl::StrCat(h == sim::ptx::Harness::kRoundTrip ? "roundtrip/" : "once/",
-                               fill == BufferParam::RANDOM ? "random" : "iota"));
-      if (!run.ok()) {
-        r->set_ok(false);
-        r->set_detail(std::string(run.status().message()));
-        check->set_ok(false);
-        continue;
-      }
-      r->set_ok(run->report.ok());
-      if (!run->report.ok()) {
-        check->set_ok(false);
-        std::vector<std::string> why;
-        for (const SimFault& f : run->report.faults()) {
-          why.push_back(absl::StrCat(f.kind(), " line ", f.line(), ": ", f.text()));
-        }
-        for (const SimExpectationResult& e : run->report.expectations()) {
-          if (!e.ok()) why.push_back(absl::StrCat(e.name(), ": ", e.detail()));
-        }
-        r->set_detail(absl::StrJoin(why, "; "));
-      }
-      if (h == sim::ptx::Harness::kOnce && fill == BufferParam::RANDOM) {
-        for (const auto& [k, v] : run->report.counters()) {
-          (*check->mutable_measured())[k] = static_cast<int64_t>(v);
-        }
-      }
-    }
-  }
-  // The once harness measures one conversion's shared-memory traffic exactly (its global
-  // loads and stores do not touch shared memory).
-  const auto& m = check->measured();
-  auto get = [&](const char* k) { auto it = m.find(k); return it == m.end() ? 0 : it->second; };
-  Plan* plan = report.mutable_plan();
-  bool model_ok = get("smem_wavefronts.store") == plan->wavefronts().store() &&
-                  get("smem_wavefronts.load") == plan->wavefronts().load() &&
-                  get("bank_conflicts.store") == plan->bank_conflicts().store() &&
-                  get("bank_conflicts.load") == plan->bank_conflicts().load();
-  if (!model_ok) {
-    check->set_ok(false);
-    ConvertCheckReport::Run* r = check->add_runs();
-    r->set_fill("cost-model");
-    r->set_ok(false);
-    r->set_detail(absl::StrFormat(
-        "predicted wavefronts store %d load %d, conflicts %d/%d; simulated %d %d, %d/%d",
-        plan->wavefronts().store(), plan->wavefronts().load(),
-        plan->bank_conflicts().store(), plan->bank_conflicts().load(),
-        get("smem_wavefronts.store"), get("smem_wavefronts.load"),
-        get("bank_conflicts.store"), get("bank_conflicts.load")));
-  }
-  if (report_out) *report_out = report;
-  if (!PrintMachineReport(report, *format, out)) {
-    out << (check->ok() ? "ok" : "NOT ok") << ": " << sim::base::EnumName(plan->strategy()) << ", "
-        << plan->counts().instructions() << " instructions per conversion\n";
-    for (const auto& r : check->runs()) {
-      out << "  " << r.fill() << ": " << (r.ok() ? "ok" : "FAILS")
-          << (r.detail().empty() ? "" : absl::StrCat(" (", r.detail(), ")")) << "\n";
-    }
-    out << "  proof: not run (the Z3 prover for conversions is not implemented yet)\n";
-  }
-  return check->ok() ? kExitOk : kExitViolated;
+  return RunCheck(args, problem, &*trip, report, *format, out, err, report_out);
 }
 
 }  // namespace warpcheck::cli

@@ -10,15 +10,14 @@
 //
 // The pairs are a deterministic sample of Triton's own test pairs
 // (corpus/plan/triton_costs.tsv, from shared/data/convert-layout-pairs.jsonl).
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
+#include "sim/base/tsv.h"
 #include "sim/machine/launch.h"
 #include "sim/plan/f2_span.h"
 #include "sim/plan/planner.h"
@@ -39,30 +38,24 @@ struct Pair {
 };
 
 std::vector<Pair> SamplePairs(int every) {
-  std::ifstream f(std::string(WARPCHECK_SOURCE_DIR) + "/corpus/plan/triton_costs.tsv");
-  std::string line;
-  std::getline(f, line);
-  std::vector<std::string> header = absl::StrSplit(line, '\t');
-  auto col = [&](const char* n) {
-    for (size_t i = 0; i < header.size(); ++i) if (header[i] == n) return i;
-    return size_t{0};
-  };
+  auto t = base::ReadTsvFile(std::string(WARPCHECK_SOURCE_DIR) + "/corpus/plan/triton_costs.tsv");
+  EXPECT_TRUE(t.ok()) << t.status();
   std::vector<Pair> out;
+  if (!t.ok()) return out;
   int row = 0;
-  while (std::getline(f, line)) {
-    std::vector<std::string> c = absl::StrSplit(line, '\t');
-    if (c[col("status")] != "ok" || (row++ % every) != 0) continue;
+  for (const auto& c : t->rows) {
+    if (t->Cell(c, "status") != "ok" || (row++ % every) != 0) continue;
     Pair p;
-    (void)absl::SimpleAtoi(c[col("line")], &p.line);
-    p.src = c[col("src")];
-    p.dst = c[col("dst")];
-    for (absl::string_view s : absl::StrSplit(c[col("shape")], 'x')) {
+    (void)absl::SimpleAtoi(t->Cell(c, "line"), &p.line);
+    p.src = t->Cell(c, "src");
+    p.dst = t->Cell(c, "dst");
+    for (absl::string_view s : absl::StrSplit(t->Cell(c, "shape"), 'x')) {
       int64_t v = 0;
       (void)absl::SimpleAtoi(s, &v);
       p.shape.push_back(v);
     }
-    p.dtype = c[col("dtype")];
-    (void)absl::SimpleAtoi(c[col("num_warps")], &p.warps);
+    p.dtype = t->Cell(c, "dtype");
+    (void)absl::SimpleAtoi(t->Cell(c, "num_warps"), &p.warps);
     out.push_back(p);
   }
   return out;
