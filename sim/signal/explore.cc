@@ -404,113 +404,151 @@ void MeasureNode(Node& n, const Node* parent, int comps) {
   n.full_bytes = common + b.hist_entries * static_cast<int64_t>(sizeof(HistEntry));
 }
 
-}  // namespace
 
-ExploreResult Explore(const Machine& m, const ExploreOptions& opt) {
-  ExploreResult r;
-  auto t0 = std::chrono::steady_clock::now();
-  std::map<std::string, size_t> summary_index;
-  bool found_preferred = false;
-  auto record = [&](const State& s, const std::vector<Node>& stack, const Event* last) {
+// Records terminal states: the counts, the deduplicated summaries (at most 256), the
+// races (at most ExploreResult::kMaxRaces), and the first fault, completion, deadlock
+// (opt.prefer's choice when it has one) and race, each with its trail.
+class TerminalRecorder {
+ public:
+  TerminalRecorder(const Machine& m, const ExploreOptions& opt, ExploreResult& r)
+      : m_(m), opt_(opt), r_(r) {}
+
+  // `stack` holds the path to `s` (its first node, the start state, is not part of the
+  // trail); `last` is the step into `s` when it is not on the stack.
+  void Record(const State& s, const std::vector<Node>& stack, const Event* last) {
     Terminal t;
     t.race = s.race_count > 0;
     if (!s.fault.empty()) t.ending = Ending::kFault;
-    else if (m.Done(s)) t.ending = Ending::kCompletes;
+    else if (m_.Done(s)) t.ending = Ending::kCompletes;
     else t.ending = Ending::kDeadlock;
     switch (t.ending) {
-      case Ending::kFault: ++r.faults; break;
-      case Ending::kCompletes: ++r.completes; break;
-      case Ending::kDeadlock: ++r.deadlocks; break;
+      case Ending::kFault: ++r_.faults; break;
+      case Ending::kCompletes: ++r_.completes; break;
+      case Ending::kDeadlock: ++r_.deadlocks; break;
     }
-    if (t.race) ++r.races;
+    if (t.race) ++r_.races;
     for (const RaceRecord& x : s.races) {
-      if (r.all_races.size() >= ExploreResult::kMaxRaces) break;
+      if (r_.all_races.size() >= ExploreResult::kMaxRaces) break;
       bool seen = false;
-      for (const RaceRecord& y : r.all_races)
+      for (const RaceRecord& y : r_.all_races)
         seen |= y.kind == x.kind && y.agent == x.agent && y.op == x.op &&
                 y.other_agent == x.other_agent && y.other_op == x.other_op;
-      if (!seen) r.all_races.push_back(x);
+      if (!seen) r_.all_races.push_back(x);
     }
     TerminalSummary sum;
     sum.outcome = t.ending == Ending::kFault       ? SignalTerminal::fault
                   : t.ending == Ending::kCompletes ? SignalTerminal::completes
                                                    : SignalTerminal::deadlock;
-    if (t.ending == Ending::kDeadlock) sum.blocked = BlockedSignature(m, s);
-    sum.values = FinalValues(m, s);
+    if (t.ending == Ending::kDeadlock) sum.blocked = BlockedSignature(m_, s);
+    sum.values = FinalValues(m_, s);
     std::string key = absl::StrCat(sum.outcome);
     for (const auto& b : sum.blocked) absl::StrAppend(&key, "|", b);
     for (const auto& [k, v] : sum.values) absl::StrAppend(&key, "|", k, "=", v);
-    auto it = summary_index.find(key);
-    if (it != summary_index.end()) {
-      ++r.terminals[it->second].count;
-      r.terminals[it->second].race |= t.race;
-    } else if (r.terminals.size() < 256) {
+    auto it = summary_index_.find(key);
+    if (it != summary_index_.end()) {
+      ++r_.terminals[it->second].count;
+      r_.terminals[it->second].race |= t.race;
+    } else if (r_.terminals.size() < 256) {
       sum.count = 1;
       sum.race = t.race;
-      summary_index[key] = r.terminals.size();
-      r.terminals.push_back(std::move(sum));
+      summary_index_[key] = r_.terminals.size();
+      r_.terminals.push_back(std::move(sum));
     }
-    std::optional<Terminal>* slot = t.ending == Ending::kFault      ? &r.first_fault
-                                    : t.ending == Ending::kCompletes ? &r.first_complete
-                                                                     : &r.first_deadlock;
-    bool preferred = t.ending == Ending::kDeadlock && opt.prefer && !found_preferred &&
-                     opt.prefer(s);
-    bool want = !slot->has_value() || (t.race && !r.first_race.has_value()) || preferred;
+    std::optional<Terminal>* slot = t.ending == Ending::kFault      ? &r_.first_fault
+                                    : t.ending == Ending::kCompletes ? &r_.first_complete
+                                                                     : &r_.first_deadlock;
+    bool preferred = t.ending == Ending::kDeadlock && opt_.prefer && !found_preferred_ &&
+                     opt_.prefer(s);
+    bool want = !slot->has_value() || (t.race && !r_.first_race.has_value()) || preferred;
     if (!want) return;
     if (preferred) {
-      found_preferred = true;
+      found_preferred_ = true;
       slot->reset();
     }
     for (size_t i = 1; i < stack.size(); ++i) t.trail.push_back(stack[i].in);
     if (last) t.trail.push_back(*last);
     t.state = s;
-    if (t.race && !r.first_race.has_value()) r.first_race = t;
+    if (t.race && !r_.first_race.has_value()) r_.first_race = t;
     if (!slot->has_value()) *slot = std::move(t);
-  };
+  }
 
-  Reducer reducer(m, opt.counters);
-  std::vector<Transition> enabled, chosen;
-  auto expand = [&](const State& s, std::vector<Transition>* choices) {
-    m.Enabled(s, &enabled);
-    if (opt.allow) {
-      chosen.clear();
-      for (const Transition& t : enabled)
-        if (opt.allow(s, t)) chosen.push_back(t);
-      enabled.swap(chosen);
+ private:
+  const Machine& m_;
+  const ExploreOptions& opt_;
+  ExploreResult& r_;
+  std::map<std::string, size_t> summary_index_;
+  bool found_preferred_ = false;
+};
+
+// The transitions explored from a state: the enabled ones that opt.allow admits,
+// reduced (stubborn sets, counter abstraction) when exploring exhaustively.
+class Expander {
+ public:
+  Expander(const Machine& m, const ExploreOptions& opt)
+      : m_(m), opt_(opt), reducer_(m, opt.counters) {}
+
+  void Expand(const State& s, std::vector<Transition>* choices) {
+    m_.Enabled(s, &enabled_);
+    if (opt_.allow) {
+      chosen_.clear();
+      for (const Transition& t : enabled_)
+        if (opt_.allow(s, t)) chosen_.push_back(t);
+      enabled_.swap(chosen_);
     }
-    if (enabled.empty()) {
+    if (enabled_.empty()) {
       choices->clear();
       return;
     }
-    if (opt.schedule == "explore" && opt.reduce && enabled.size() > 1 && !opt.allow) {
-      reducer.Reduce(s, enabled, choices);
+    if (opt_.schedule == "explore" && opt_.reduce && enabled_.size() > 1 && !opt_.allow) {
+      reducer_.Reduce(s, enabled_, choices);
     } else {
-      *choices = enabled;
+      *choices = enabled_;
     }
-  };
+  }
+  const Reducer& reducer() const { return reducer_; }
 
-  if (opt.schedule != "explore") {
-    std::mt19937_64 rng(opt.seed);
-    State s = m.Initial();
-    std::vector<Transition> choices;
-    std::vector<Node> trail_nodes(1);  // record() skips the first node (the initial state)
-    for (;;) {
-      expand(s, &choices);
-      if (choices.empty()) break;
-      Transition t = choices.front();
-      if (opt.schedule == "random")
-        t = choices[std::uniform_int_distribution<size_t>(0, choices.size() - 1)(rng)];
-      Node n;
-      m.Step(s, t, &n.in);
-      ++r.transitions;
-      ++r.states;
-      trail_nodes.push_back(std::move(n));
-      if (r.states >= opt.max_states) {
-        r.bound_hit = true;
-        break;
-      }
+ private:
+  const Machine& m_;
+  const ExploreOptions& opt_;
+  Reducer reducer_;
+  std::vector<Transition> enabled_, chosen_;
+};
+
+// One schedule (fifo or random): follows a single path to its end or the bound.
+void RunOneSchedule(const Machine& m, const ExploreOptions& opt, Expander& expander,
+                    TerminalRecorder& recorder, ExploreResult& r) {
+  std::mt19937_64 rng(opt.seed);
+  State s = m.Initial();
+  std::vector<Transition> choices;
+  std::vector<Node> trail_nodes(1);  // Record() skips the first node (the initial state)
+  for (;;) {
+    expander.Expand(s, &choices);
+    if (choices.empty()) break;
+    Transition t = choices.front();
+    if (opt.schedule == "random")
+      t = choices[std::uniform_int_distribution<size_t>(0, choices.size() - 1)(rng)];
+    Node n;
+    m.Step(s, t, &n.in);
+    ++r.transitions;
+    ++r.states;
+    trail_nodes.push_back(std::move(n));
+    if (r.states >= opt.max_states) {
+      r.bound_hit = true;
+      break;
     }
-    if (!r.bound_hit) record(s, trail_nodes, nullptr);
+  }
+  if (!r.bound_hit) recorder.Record(s, trail_nodes, nullptr);
+}
+
+}  // namespace
+
+ExploreResult Explore(const Machine& m, const ExploreOptions& opt) {
+  ExploreResult r;
+  auto t0 = std::chrono::steady_clock::now();
+  TerminalRecorder recorder(m, opt, r);
+  Expander expander(m, opt);
+  if (opt.schedule != "explore") {
+    RunOneSchedule(m, opt, expander, recorder, r);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
   }
@@ -523,7 +561,7 @@ ExploreResult Explore(const Machine& m, const ExploreOptions& opt) {
   auto held = [&] {
     return stack_bytes + static_cast<int64_t>(stack.capacity() * sizeof(Node)) +
            static_cast<int64_t>(visited.capacity() * (sizeof(uint64_t) + 1)) +
-           reducer.cache_bytes();
+           expander.reducer().cache_bytes();
   };
   auto note_push = [&] {
     Node& n = stack.back();
@@ -543,8 +581,8 @@ ExploreResult Explore(const Machine& m, const ExploreOptions& opt) {
   stack.back().s = opt.start ? *opt.start : m.Initial();
   visited.insert(m.Hash(stack.back().s));
   r.states = 1;
-  expand(stack.back().s, &stack.back().choices);
-  if (stack.back().choices.empty()) record(stack.back().s, stack, nullptr);
+  expander.Expand(stack.back().s, &stack.back().choices);
+  if (stack.back().choices.empty()) recorder.Record(stack.back().s, stack, nullptr);
   note_push();
   while (!stack.empty()) {
     Node& top = stack.back();
@@ -564,9 +602,9 @@ ExploreResult Explore(const Machine& m, const ExploreOptions& opt) {
       r.bound_hit = true;
       break;
     }
-    expand(child.s, &child.choices);
+    expander.Expand(child.s, &child.choices);
     if (child.choices.empty()) {
-      record(child.s, stack, &child.in);
+      recorder.Record(child.s, stack, &child.in);
       if (opt.stop_at_complete && r.first_complete) break;
       continue;
     }
