@@ -17,6 +17,7 @@
 #include "sim/base/enum_name.h"
 #include "sim/signal/driver.h"
 #include "sim/signal/program.h"
+#include "tests/sim/signal/signal_corpus_util.h"
 #include "tests/testing/status_matchers.h"
 
 namespace warpcheck::sim::signal {
@@ -24,27 +25,10 @@ namespace {
 
 constexpr int64_t kBound = 100000;
 
-std::string CorpusDir() { return std::string(WARPCHECK_SOURCE_DIR) + "/corpus/signal"; }
-
-std::vector<std::string> CorpusFiles() {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(CorpusDir(), ec))
-    if (e.path().extension() == ".textproto") out.push_back(e.path().filename().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-using TerminalKey =
-    std::tuple<std::string, std::vector<std::string>, std::map<std::string, int64_t>>;
-
-std::set<TerminalKey> Terminals(const SignalReport& r) {
-  std::set<TerminalKey> out;
-  for (const SignalTerminal& t : r.terminals())
-    out.insert({base::EnumName(t.outcome()), {t.blocked().begin(), t.blocked().end()},
-                std::map<std::string, int64_t>(t.values().begin(), t.values().end())});
-  return out;
-}
+using testing::CorpusDir;
+using testing::CorpusFiles;
+using testing::TerminalKey;
+using testing::Terminals;
 
 // Requires: a is the reference. Compares outcome, cause and terminal states.
 void ExpectSameVerdict(const SignalReport& a, const SignalReport& b, const std::string& what) {

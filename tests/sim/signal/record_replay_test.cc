@@ -19,21 +19,14 @@
 #include "sim/base/enum_name.h"
 #include "sim/signal/driver.h"
 #include "sim/signal/program.h"
+#include "tests/sim/signal/signal_corpus_util.h"
 #include "tests/testing/status_matchers.h"
 
 namespace warpcheck::sim::signal {
 namespace {
 
-std::string CorpusDir() { return std::string(WARPCHECK_SOURCE_DIR) + "/corpus/signal"; }
-
-std::vector<std::string> CorpusFiles() {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(CorpusDir(), ec))
-    if (e.path().extension() == ".textproto") out.push_back(e.path().filename().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
+using testing::CorpusDir;
+using testing::CorpusFiles;
 
 class RecordReplayTest : public ::testing::TestWithParam<std::string> {};
 
