@@ -227,6 +227,12 @@ class SelectBuilder {
   std::map<LaneTable, int> memo_;
 };
 
+Op BarrierOp(bool warp_level) {
+  Op op;
+  op.kind = warp_level ? OpKind::kBarWarp : OpKind::kBarSync;
+  return op;
+}
+
 void InitInputs(Program& prog, const WordView& sv) {
   prog.inputs.clear();
   for (int i = 0; i < sv.words(); ++i) prog.inputs.push_back(prog.NewWord());
@@ -423,8 +429,7 @@ absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordV
   const std::vector<uint32_t>& mlr = mat.mlr;
   const std::vector<uint32_t>& mrl = mat.mrl;
   const std::vector<uint32_t>& mll = mat.mll;
-  const int nud = static_cast<int>(mrr.size());
-  Program prog;
+    Program prog;
   InitInputs(prog, sv);
   SelectBuilder sel(&prog);
   const int upw = sv.upw;
@@ -501,13 +506,26 @@ absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordV
 
 // The coset scheme, for lanes that collide: destination words in cosets of the mixed
 // register bits, each round a bijective lane map, receivers select per round.
-absl::StatusOr<Program> BuildCosetShuffle(const ShuffleMatrix& mat, const WordView& sv,
-                                          const WordView& dv, ShuffleStage* stage) {
-  const std::vector<uint32_t>& mrr = mat.mrr;
+// The coset scheme's exchange pattern: the mixed destination word bits, the lane
+// functionals w (receiver lane l gets word bits Phi(l) of its coset), and the lane map A
+// (receiver l reads lane A*l ^ c), injective off the destination's lane broadcast.
+struct CosetPattern {
+  std::vector<int> mixed;
+  std::vector<uint32_t> w;
+  std::vector<uint32_t> acols;
+  bool a_identity = true;
+  uint32_t Phi(uint32_t l) const {
+    uint32_t r = 0;
+    for (size_t k = 0; k < w.size(); ++k) if (Parity(w[k] & l)) r |= 1u << mixed[k];
+    return r;
+  }
+};
+
+absl::StatusOr<CosetPattern> FindCosetPattern(const ShuffleMatrix& mat) {
   const std::vector<uint32_t>& mlr = mat.mlr;
   const std::vector<uint32_t>& mrl = mat.mrl;
   const std::vector<uint32_t>& mll = mat.mll;
-  const int nud = static_cast<int>(mrr.size());
+  const int nud = static_cast<int>(mlr.size());
   // ker(Mll), and B: the lanes that want the same words (destination lane broadcast).
   std::vector<uint32_t> ker, bcast;
   for (uint32_t l = 0; l < 32; ++l) {
@@ -522,16 +540,19 @@ absl::StatusOr<Program> BuildCosetShuffle(const ShuffleMatrix& mat, const WordVi
   std::vector<uint32_t> kappa;
   for (uint32_t k : ker) if (bspan.Add(k)) kappa.push_back(k);
   const int m = static_cast<int>(kappa.size());
+  CosetPattern pat;
+  std::vector<int>& mixed = pat.mixed;
+  std::vector<uint32_t>& w = pat.w;
+  std::vector<uint32_t>& acols = pat.acols;
   // Mixed register bits: their lane images complete image(Mll).
   F2Span img(mll);
-  std::vector<int> mixed;
   for (int i = 0; i < nud && static_cast<int>(mixed.size()) < m; ++i) {
     if (img.Add(mlr[i])) mixed.push_back(i);
   }
   if (static_cast<int>(mixed.size()) < m) {
     return absl::InvalidArgumentError("shuffle: no exchange pattern serves every lane");
   }
-  std::vector<uint32_t> w(m);
+  w.resize(m);
   for (int k = 0; k < m; ++k) {
     bool found = false;
     for (uint32_t c = 0; c < 32 && !found; ++c) {
@@ -545,16 +566,11 @@ absl::StatusOr<Program> BuildCosetShuffle(const ShuffleMatrix& mat, const WordVi
     }
     if (!found) return absl::InternalError("shuffle: no dual functional");
   }
-  auto phi = [&](uint32_t l) {
-    uint32_t r = 0;
-    for (int k = 0; k < m; ++k) if (Parity(w[k] & l)) r |= 1u << mixed[k];
-    return r;
-  };
-  std::vector<uint32_t> acols(5);
-  bool a_identity = true;
+  acols.resize(5);
+  pat.a_identity = true;
   for (int j = 0; j < 5; ++j) {
-    acols[j] = mll[j] ^ ApplyCols(mlr, phi(1u << j));
-    if (acols[j] != (1u << j)) a_identity = false;
+    acols[j] = mll[j] ^ ApplyCols(mlr, pat.Phi(1u << j));
+    if (acols[j] != (1u << j)) pat.a_identity = false;
   }
   for (uint32_t l = 0; l < 32; ++l) {
     bool in_b = std::find(bcast.begin(), bcast.end(), l) != bcast.end();
@@ -562,6 +578,21 @@ absl::StatusOr<Program> BuildCosetShuffle(const ShuffleMatrix& mat, const WordVi
       return absl::InternalError("shuffle: exchange lane map is not injective off broadcast");
     }
   }
+  return pat;
+}
+
+absl::StatusOr<Program> BuildCosetShuffle(const ShuffleMatrix& mat, const WordView& sv,
+                                          const WordView& dv, ShuffleStage* stage) {
+  const std::vector<uint32_t>& mrr = mat.mrr;
+  const std::vector<uint32_t>& mlr = mat.mlr;
+  const std::vector<uint32_t>& mrl = mat.mrl;
+  ASSIGN_OR_RETURN(const CosetPattern pat, FindCosetPattern(mat));
+  const std::vector<int>& mixed = pat.mixed;
+  const std::vector<uint32_t>& w = pat.w;
+  const std::vector<uint32_t>& acols = pat.acols;
+  const bool a_identity = pat.a_identity;
+  const int m = static_cast<int>(mixed.size());
+  auto phi = [&](uint32_t l) { return pat.Phi(l); };
   const uint32_t zero_cols = mat.zero_cols;
   uint32_t mixed_mask = 0;
   for (int i : mixed) mixed_mask |= 1u << i;
@@ -1001,7 +1032,7 @@ class SmemPlanner {
     };
     const bool warp_local = WarpLocal();
     if (o_.barrier_before_store) {
-      prog.ops.push_back(Op{warp_local ? OpKind::kBarWarp : OpKind::kBarSync});
+      prog.ops.push_back(BarrierOp(warp_local));
     }
     for (uint32_t r = 0; r < static_cast<uint32_t>(p_.src.num_regs()); ++r) {
       if (r & (st.free_regs | st.vmask)) continue;
@@ -1012,7 +1043,7 @@ class SmemPlanner {
       address(p_.src, r, op);
       prog.ops.push_back(op);
     }
-    prog.ops.push_back(Op{warp_local ? OpKind::kBarWarp : OpKind::kBarSync});
+    prog.ops.push_back(BarrierOp(warp_local));
     // Loads: canonical destination registers; the rest rename them.
     F2Span dspan(p_.dst.reg);
     std::vector<int> reg_word(static_cast<size_t>(dv_.words()), -1);
