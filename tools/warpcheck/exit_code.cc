@@ -53,7 +53,17 @@ int ForSwizzle(const Swizzle2dReport& r) {
 
 }  // namespace
 
+static int ForProof(const ProofReport& r) {
+  switch (r.verdict()) {
+    case ProofReport::holds: return kExitOk;
+    case ProofReport::violated: return kExitViolated;
+    case ProofReport::inconclusive: return kExitInconclusive;
+    default: return kExitInternal;
+  }
+}
+
 int ExitCodeFor(const Report& report) {
+  if (report.has_proof()) return ForProof(report.proof());
   if (report.has_signal()) return ForSignal(report.signal());
   if (report.has_swizzle2d()) return ForSwizzle(report.swizzle2d());
   if (report.has_sim()) return report.sim().ok() ? kExitOk : kExitViolated;

@@ -66,9 +66,19 @@ struct TermOps {
 
   // Operand sorts an operation needs. z3++ asserts (aborts) on some mismatches instead of
   // throwing, so they are checked here and reported like Z3 errors.
-  enum class Sorts { kInt, kBool, kSame };
+  enum class Sorts { kInt, kBool, kSame, kBv, kSameBv };
   static bool SortOk(const z3::expr& x, Sorts s) {
-    return s == Sorts::kInt ? x.is_int() : s == Sorts::kBool ? x.is_bool() : true;
+    switch (s) {
+      case Sorts::kInt:
+        return x.is_int();
+      case Sorts::kBool:
+        return x.is_bool();
+      case Sorts::kBv:
+      case Sorts::kSameBv:
+        return x.is_bv();
+      default:
+        return true;
+    }
   }
   static void SortError(Context* c, absl::string_view what, const z3::expr& x,
                         const z3::expr* y) {
@@ -104,7 +114,8 @@ struct TermOps {
     if (!a.valid() || !b.valid()) return Invalid(c);
     const z3::expr &x = Get(a), &y = Get(b);
     if (!SortOk(x, sorts) || !SortOk(y, sorts) ||
-        (sorts == Sorts::kSame && !z3::eq(x.get_sort(), y.get_sort()))) {
+        ((sorts == Sorts::kSame || sorts == Sorts::kSameBv) &&
+         !z3::eq(x.get_sort(), y.get_sort()))) {
       SortError(c, what, x, &y);
       return Invalid(c);
     }
@@ -124,6 +135,12 @@ struct TermOps {
 };
 
 bool Term::is_bool() const { return valid() && TermOps::Get(*this).is_bool(); }
+
+int Term::bv_width() const {
+  if (!valid()) return 0;
+  const z3::expr& e = TermOps::Get(*this);
+  return e.is_bv() ? static_cast<int>(e.get_sort().bv_size()) : 0;
+}
 
 std::string Term::ToString() const {
   if (!valid()) return "<invalid>";
@@ -235,6 +252,73 @@ Term Or(Context& ctx, absl::Span<const Term> terms) {
   return acc;
 }
 
+// ---- bit-vectors ---------------------------------------------------------------------
+
+#define WARPCHECK_SMT_BV2(fn, name, body)                                      \
+  Term fn(Term a, Term b) {                                                    \
+    return TermOps::Binary(                                                    \
+        a, b, name, [](const z3::expr& x, const z3::expr& y) { return body; }, \
+        TermOps::Sorts::kSameBv);                                              \
+  }
+WARPCHECK_SMT_BV2(BvAnd, "bvand", x & y)
+WARPCHECK_SMT_BV2(BvOr, "bvor", x | y)
+WARPCHECK_SMT_BV2(BvXor, "bvxor", x ^ y)
+WARPCHECK_SMT_BV2(BvAdd, "bvadd", x + y)
+WARPCHECK_SMT_BV2(BvSub, "bvsub", x - y)
+WARPCHECK_SMT_BV2(BvMul, "bvmul", x * y)
+WARPCHECK_SMT_BV2(BvShl, "bvshl", z3::shl(x, y))
+WARPCHECK_SMT_BV2(BvLshr, "bvlshr", z3::lshr(x, y))
+WARPCHECK_SMT_BV2(BvAshr, "bvashr", z3::ashr(x, y))
+WARPCHECK_SMT_BV2(BvUlt, "bvult", z3::ult(x, y))
+WARPCHECK_SMT_BV2(BvUle, "bvule", z3::ule(x, y))
+WARPCHECK_SMT_BV2(BvSlt, "bvslt", x < y)
+WARPCHECK_SMT_BV2(BvSle, "bvsle", x <= y)
+#undef WARPCHECK_SMT_BV2
+
+Term BvNot(Term a) {
+  return TermOps::Unary(
+      a, "bvnot", [](const z3::expr& x) { return ~x; }, TermOps::Sorts::kBv);
+}
+Term BvNeg(Term a) {
+  return TermOps::Unary(
+      a, "bvneg", [](const z3::expr& x) { return -x; }, TermOps::Sorts::kBv);
+}
+Term Extract(Term a, int hi, int lo) {
+  Context* c = a.context();
+  if (a.valid() && (lo < 0 || hi < lo || hi >= a.bv_width())) {
+    TermOps::SortError(c, absl::StrCat("extract ", hi, ":", lo), TermOps::Get(a), nullptr);
+    return TermOps::Invalid(c);
+  }
+  return TermOps::Unary(
+      a, "extract",
+      [hi, lo](const z3::expr& x) {
+        return x.extract(static_cast<unsigned>(hi), static_cast<unsigned>(lo));
+      },
+      TermOps::Sorts::kBv);
+}
+Term Concat(Term hi, Term lo) {
+  return TermOps::Binary(
+      hi, lo, "concat",
+      [](const z3::expr& x, const z3::expr& y) { return z3::concat(x, y); },
+      TermOps::Sorts::kBv);
+}
+Term ZeroExt(Term a, int extra_bits) {
+  return TermOps::Unary(
+      a, "zero_extend",
+      [extra_bits](const z3::expr& x) {
+        return z3::zext(x, static_cast<unsigned>(extra_bits));
+      },
+      TermOps::Sorts::kBv);
+}
+Term SignExt(Term a, int extra_bits) {
+  return TermOps::Unary(
+      a, "sign_extend",
+      [extra_bits](const z3::expr& x) {
+        return z3::sext(x, static_cast<unsigned>(extra_bits));
+      },
+      TermOps::Sorts::kBv);
+}
+
 // ---------------------------------------------------------------------------------------
 
 std::optional<int64_t> Model::Int(Term t) const {
@@ -254,6 +338,17 @@ std::optional<bool> Model::Bool(Term t) const {
     z3::expr v = impl_->model.eval(TermOps::Get(t), /*model_completion=*/true);
     if (v.is_true()) return true;
     if (v.is_false()) return false;
+  } catch (const z3::exception&) {
+  }
+  return std::nullopt;
+}
+
+std::optional<uint64_t> Model::Bits(Term t) const {
+  if (impl_ == nullptr || !t.valid() || t.context() != impl_->ctx) return std::nullopt;
+  try {
+    z3::expr v = impl_->model.eval(TermOps::Get(t), /*model_completion=*/true);
+    uint64_t out;
+    if (v.is_bv() && v.get_sort().bv_size() <= 64 && v.is_numeral_u64(out)) return out;
   } catch (const z3::exception&) {
   }
   return std::nullopt;
@@ -311,6 +406,41 @@ Term Context::FreshInt(absl::string_view prefix) {
   // Names with '!' cannot be written by IntVar callers in practice, and the counter keeps
   // them distinct within the context.
   return IntVar(absl::StrCat(prefix, "!", impl_->fresh++));
+}
+
+Term Context::Bv(uint64_t value, int bits) {
+  WARPCHECK_CHECK(bits >= 1 && bits <= 64) << "smt: bit-vector width " << bits;
+  if (bits < 64) value &= (uint64_t{1} << bits) - 1;
+  try {
+    return TermOps::Make(this, impl_->z3.bv_val(value, static_cast<unsigned>(bits)));
+  } catch (const z3::exception& e) {
+    TermOps::Poison(this, "bit-vector constant", e);
+    return TermOps::Invalid(this);
+  }
+}
+
+Term Context::BvVar(absl::string_view name, int bits) {
+  WARPCHECK_CHECK(bits >= 1 && bits <= 64) << "smt: bit-vector width " << bits;
+  try {
+    return TermOps::Make(
+        this, impl_->z3.bv_const(std::string(name).c_str(), static_cast<unsigned>(bits)));
+  } catch (const z3::exception& e) {
+    TermOps::Poison(this, name, e);
+    return TermOps::Invalid(this);
+  }
+}
+
+std::optional<uint64_t> Context::ConstValue(Term t) {
+  if (!t.valid() || t.context() != this) return std::nullopt;
+  try {
+    z3::expr v = TermOps::Get(t).simplify();
+    if (v.is_true()) return 1;
+    if (v.is_false()) return 0;
+    uint64_t out;
+    if (v.is_bv() && v.get_sort().bv_size() <= 64 && v.is_numeral_u64(out)) return out;
+  } catch (const z3::exception&) {
+  }
+  return std::nullopt;
 }
 
 namespace {

@@ -87,6 +87,8 @@ class Term {
   bool valid() const { return ctx_ != nullptr && id_ >= 0; }
   Context* context() const { return ctx_; }
   bool is_bool() const;
+  // Ensures: the width of a bit-vector term; 0 for an integer or Boolean term.
+  int bv_width() const;
   // Ensures: the term in SMT-LIB syntax (for messages and tests).
   std::string ToString() const;
 
@@ -140,6 +142,30 @@ Term Max(Term a, Term b);
 Term And(Context& ctx, absl::Span<const Term> terms);
 Term Or(Context& ctx, absl::Span<const Term> terms);
 
+// ---- Bit-vectors (symbolic PTX execution, verify/ptx) ----------------------------------
+// Fixed-width two's-complement words of 1..64 bits (Context::Bv, BvVar). Operand widths
+// must match where SMT-LIB says so; a mismatch poisons the context like any sort error.
+// Extract(a, hi, lo) keeps bits hi..lo (hi >= lo); Concat(hi, lo) puts `hi` above `lo`.
+Term Extract(Term a, int hi, int lo);
+Term Concat(Term hi, Term lo);
+Term ZeroExt(Term a, int extra_bits);
+Term SignExt(Term a, int extra_bits);
+Term BvNot(Term a);
+Term BvNeg(Term a);
+Term BvAnd(Term a, Term b);
+Term BvOr(Term a, Term b);
+Term BvXor(Term a, Term b);
+Term BvAdd(Term a, Term b);
+Term BvSub(Term a, Term b);
+Term BvMul(Term a, Term b);
+Term BvShl(Term a, Term b);   // shift amounts >= width give 0 (SMT-LIB)
+Term BvLshr(Term a, Term b);
+Term BvAshr(Term a, Term b);  // shift amounts >= width give the sign fill
+Term BvUlt(Term a, Term b);
+Term BvUle(Term a, Term b);
+Term BvSlt(Term a, Term b);
+Term BvSle(Term a, Term b);
+
 // A satisfying assignment of one kSat query. Valid while its Context lives.
 class Model {
  public:
@@ -152,6 +178,8 @@ class Model {
   std::optional<int64_t> Int(Term t) const;
   // Ensures: the value of a Boolean term (nullopt as above).
   std::optional<bool> Bool(Term t) const;
+  // Ensures: the value of a bit-vector term of at most 64 bits (zero-extended).
+  std::optional<uint64_t> Bits(Term t) const;
   // Ensures: the model in Z3's notation (for messages).
   std::string ToString() const;
 
@@ -190,6 +218,15 @@ class Context {
   Term BoolVar(absl::string_view name);
   // Ensures: an integer constant with a name no other call returns ("prefix!N").
   Term FreshInt(absl::string_view prefix);
+  // Bit-vectors. Requires: 1 <= bits <= 64.
+  // Ensures: the constant `value` (truncated to `bits`) / the named bit-vector symbol.
+  Term Bv(uint64_t value, int bits);
+  Term BvVar(absl::string_view name, int bits);
+  // Ensures: the value of `t` (Boolean: 0/1; bit-vector of <= 64 bits) when Z3's
+  //          simplifier reduces it to a constant without a solver, else nullopt. Used to
+  //          decide whether a value that went through symbolic arithmetic is in fact
+  //          constant (an address, a branch condition).
+  std::optional<uint64_t> ConstValue(Term t);
 
   // Runs one named query: are `assertions` (Boolean terms) satisfiable together? A fresh
   // solver is made for every call, so queries do not affect each other.
