@@ -1,5 +1,7 @@
 #include "tools/warpcheck/convert_command.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <optional>
@@ -20,6 +22,7 @@
 #include "sim/plan/problem.h"
 #include "sim/ptx/codegen.h"
 #include "sim/ptx/parser.h"
+#include "verify/ptx/prove_conversion.h"
 #include "tools/warpcheck/exit_code.h"
 #include "tools/warpcheck/output.h"
 
@@ -30,7 +33,7 @@ constexpr char kUsage[] =
     "usage: warpcheck convert plan  --src=ATTR --dst=ATTR --shape=RxC --dtype=T [options]\n"
     "       warpcheck convert emit  (same) [--harness=roundtrip|once] -o kernel.ptx\n"
     "                               [--launch-out=launch.textproto] [--iters=N]\n"
-    "       warpcheck convert check (same) [--seed=N]\n"
+    "       warpcheck convert check (same) [--seed=N] [--prove=ptx|none]\n"
     "\n"
     "Plans the conversion of a tensor between two distributed layouts of one CTA\n"
     "(registers, warp shuffles or shared memory; the cheapest by the cost model), emits\n"
@@ -45,11 +48,13 @@ constexpr char kUsage[] =
     "  --harness=roundtrip|once  emit: iters x (src->dst, dst->src), or one src->dst\n"
     "  --iters=N                 the launch spec's iteration count (default 1)\n"
     "  --seed=N                  check: the random input's seed (default 1)\n"
+    "  --prove=ptx|none          check: prove both emitted kernels with Z3 (default ptx)\n"
     "  --format=text|json|textproto\n"
     "\n"
     "check runs the round-trip and once harnesses on random data and on distinct tags\n"
-    "(IOTA) and compares the simulator's counters with the plan's. The Z3 proof of the\n"
-    "emitted PTX is not implemented yet; check says so and proves nothing.\n";
+    "(IOTA), compares the simulator's counters with the plan's, and proves both kernels\n"
+    "with Z3 for every input (`warpcheck prove conversion`). Exit 0 when the runs and the\n"
+    "proof hold, 10 when one fails, 5 when the proof is inconclusive.\n";
 
 struct Setup {
   sim::plan::ConversionProblem problem;
@@ -184,11 +189,32 @@ absl::StatusOr<RoundTripCost> MeasureRoundTrip(const sim::plan::ConversionProble
   return cost;
 }
 
+// --prove: the round-trip kernel proven for every input (verify/ptx).
+void ProveRow(const sim::plan::ConversionProblem& problem, const sim::ptx::RoundTrip& trip,
+              ConvertCompareReport::Row* r) {
+  auto t0 = std::chrono::steady_clock::now();
+  std::string ptx =
+      sim::ptx::EmitHarness(problem, trip.forward, &trip.backward, sim::ptx::Harness::kRoundTrip);
+  auto module = sim::ptx::ParseModule(ptx, "<emitted>");
+  LaunchSpec spec = sim::ptx::HarnessLaunchSpec(problem, "<emitted>", BufferParam::RANDOM, 1, 2);
+  verify::ptx::ConversionProofOptions po;
+  po.shape = problem.shape;
+  absl::StatusOr<verify::ptx::ConversionProof> proof =
+      module.ok() ? verify::ptx::ProveLaunch(spec, *module, po)
+                  : absl::StatusOr<verify::ptx::ConversionProof>(module.status());
+  r->set_proof(proof.ok() ? verify::ptx::ProofVerdictName(proof->verdict) : "error");
+  if (proof.ok() && proof->verdict != verify::ptx::ProofVerdict::kHolds) {
+    r->set_detail(absl::StrCat("proof: ", proof->reason));
+  }
+  r->set_proof_ms(
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+}
+
 // One row of a cost table: plan, emit and measure our round trip into `r` (Triton's
 // figures from the row). Ensures: false when the row is outside the planner's scope;
 // r->ok() when ours round-tripped correctly.
 bool CompareRow(const sim::base::TsvTable& t, const std::vector<std::string>& row,
-                ConvertCompareReport::Row* r) {
+                bool prove, ConvertCompareReport::Row* r) {
   auto num = [&](const char* col) {
     int64_t v = 0;
     (void)absl::SimpleAtoi(t.Cell(row, col), &v);
@@ -227,6 +253,7 @@ bool CompareRow(const sim::base::TsvTable& t, const std::vector<std::string>& ro
     return true;
   }
   r->set_ok(true);
+  if (prove) ProveRow(*problem, *trip, r);
   r->set_warp_instructions(cost->warp_instructions);
   r->set_smem_wavefronts(cost->wavefronts);
   r->set_barriers(cost->barriers);
@@ -262,6 +289,7 @@ void Summarize(const std::map<int64_t, std::pair<int64_t, int64_t>>& baseline,
   for (ConvertCompareReport::Row& r : *cmp->mutable_rows()) {
     if (!r.ok()) continue;
     cmp->set_correct(cmp->correct() + 1);
+    if (r.proof() == "holds") cmp->set_proven(cmp->proven() + 1);
     if (r.warp_instructions() <= r.triton_warp_instructions() &&
         r.smem_wavefronts() <= r.triton_smem_wavefronts()) {
       cmp->set_not_worse(cmp->not_worse() + 1);
@@ -315,6 +343,21 @@ void PrintCompareText(const ConvertCompareReport& cmp, bool with_baseline, std::
       100.0 * cmp.strictly_better() / std::max<int64_t>(1, cmp.pairs()),
       cmp.geomean_instruction_ratio(), cmp.geomean_wavefront_ratio());
   if (with_baseline) out << "regressions against the baseline: " << cmp.regressions() << "\n";
+  std::vector<double> ms;
+  for (const auto& r : cmp.rows()) {
+    if (!r.proof().empty()) ms.push_back(r.proof_ms());
+  }
+  if (!ms.empty()) {
+    std::sort(ms.begin(), ms.end());
+    out << absl::StrFormat("proven for every input (Z3): %d of %d correct; proof median %.0f ms, "
+                           "max %.0f ms\n",
+                           cmp.proven(), cmp.correct(), ms[ms.size() / 2], ms.back());
+    for (const auto& r : cmp.rows()) {
+      if (!r.proof().empty() && r.proof() != "holds") {
+        out << absl::StrFormat("  line %d: proof %s (%s)\n", r.line(), r.proof(), r.detail());
+      }
+    }
+  }
   int shown = 0;
   for (const auto& r : cmp.rows()) {
     if (r.ok() && r.warp_instructions() <= r.triton_warp_instructions() &&
@@ -368,7 +411,9 @@ int RunCompare(const ParsedArgs& args, OutputFormat format, std::ostream& out,
     if (table->Cell(row, "status") != "ok") continue;
     if (limit->has_value() && cmp->pairs() >= **limit) break;
     cmp->set_pairs(cmp->pairs() + 1);
-    if (!CompareRow(*table, row, cmp->add_rows())) cmp->set_input_errors(cmp->input_errors() + 1);
+    if (!CompareRow(*table, row, args.Has("prove"), cmp->add_rows())) {
+      cmp->set_input_errors(cmp->input_errors() + 1);
+    }
   }
   Summarize(baseline, cmp);
   if (auto tsv = args.Get("tsv-out")) {
@@ -379,6 +424,12 @@ int RunCompare(const ParsedArgs& args, OutputFormat format, std::ostream& out,
   if (report_out) *report_out = report;
   if (!PrintMachineReport(report, format, out)) PrintCompareText(*cmp, !baseline.empty(), out);
   if (cmp->correct() + cmp->input_errors() != cmp->pairs()) return kExitViolated;
+  if (args.Has("prove") && cmp->proven() != cmp->correct()) {
+    for (const auto& r : cmp->rows()) {
+      if (r.proof() == "violated") return kExitViolated;
+    }
+    return kExitInconclusive;
+  }
   if (args.Has("require-not-worse") && cmp->not_worse() != cmp->correct()) return kExitViolated;
   if (cmp->regressions() > 0) return kExitViolated;
   return kExitOk;
@@ -426,9 +477,15 @@ int RunCheck(const ParsedArgs& args, const sim::plan::ConversionProblem& problem
     PrintError(err, seed.status().message());
     return kExitUsage;
   }
+  std::string prove = args.Get("prove").value_or("ptx");
+  if (prove != "ptx" && prove != "none") {
+    PrintError(err, absl::StrCat("--prove: '", prove, "' is not ptx or none"));
+    return kExitUsage;
+  }
   ConvertCheckReport* check = report.mutable_convert_check();
   check->set_ok(true);
-  check->set_proof("not_run");
+  check->set_proof(prove == "none" ? "not_run" : "holds");
+  bool inconclusive = false;
   for (sim::ptx::Harness h : {sim::ptx::Harness::kRoundTrip, sim::ptx::Harness::kOnce}) {
     std::string ptx = sim::ptx::EmitHarness(problem, trip->forward, &trip->backward, h);
     auto module = sim::ptx::ParseModule(ptx, "<emitted>");
@@ -463,6 +520,37 @@ int RunCheck(const ParsedArgs& args, const sim::plan::ConversionProblem& problem
         }
       }
     }
+    if (prove == "ptx") {
+      // The same kernel proven for every input (verify/ptx): the round trip with two
+      // iterations, the once harness with one.
+      LaunchSpec spec = sim::ptx::HarnessLaunchSpec(
+          problem, "<emitted>", BufferParam::RANDOM, 1, h == sim::ptx::Harness::kRoundTrip ? 2 : 1);
+      verify::ptx::ConversionProofOptions po;
+      po.shape = problem.shape;
+      auto proof = verify::ptx::ProveLaunch(spec, *module, po);
+      ConvertCheckReport::Run* r = check->add_runs();
+      r->set_fill(absl::StrCat(h == sim::ptx::Harness::kRoundTrip ? "roundtrip/" : "once/", "proof"));
+      if (!proof.ok()) {
+        r->set_ok(false);
+        r->set_detail(std::string(proof.status().message()));
+        check->set_ok(false);
+        check->set_proof("error");
+        continue;
+      }
+      r->set_ok(proof->verdict == verify::ptx::ProofVerdict::kHolds);
+      r->set_detail(proof->verdict == verify::ptx::ProofVerdict::kHolds
+                        ? absl::StrFormat("holds for every input (%d elements, %.1f ms solver)",
+                                          proof->elements, proof->solver_ms)
+                        : absl::StrCat(verify::ptx::ProofVerdictName(proof->verdict), ": ",
+                                       proof->reason));
+      if (proof->verdict == verify::ptx::ProofVerdict::kViolated) {
+        check->set_ok(false);
+        check->set_proof("violated");
+      } else if (proof->verdict == verify::ptx::ProofVerdict::kInconclusive) {
+        inconclusive = true;
+        if (check->proof() == "holds") check->set_proof("inconclusive");
+      }
+    }
   }
   // The once harness measures one conversion's shared-memory traffic exactly (its global
   // loads and stores do not touch shared memory).
@@ -493,9 +581,11 @@ int RunCheck(const ParsedArgs& args, const sim::plan::ConversionProblem& problem
       out << "  " << r.fill() << ": " << (r.ok() ? "ok" : "FAILS")
           << (r.detail().empty() ? "" : absl::StrCat(" (", r.detail(), ")")) << "\n";
     }
-    out << "  proof: not run (the Z3 prover for conversions is not implemented yet)\n";
+    if (prove == "none") out << "  proof: not run (--prove=none)\n";
   }
-  return check->ok() ? kExitOk : kExitViolated;}
+  if (!check->ok()) return kExitViolated;
+  return inconclusive ? kExitInconclusive : kExitOk;
+}
 
 }  // namespace
 
