@@ -27,6 +27,8 @@ Mutation kinds (one mutated PTX line each; line numbers never shift):
   drop_bar_sync  `bar.sync` (or `bar.warp.sync`, variant `warp`) replaced by a comment
   prmt_selector  `prmt.b32` selector: an immediate selector gets one nibble changed; a
                  register selector is replaced by an immediate one
+  vec_swap       two distinct registers of a vector operand `{a, b, c, d}` of a
+                 ld/st.shared or ld/st.global .v2/.v4 swapped
 
 Selection is deterministic (seed, sorted inputs): for every kind, up to --kernels-per-kind
 kernels that have a site of that kind (drawn over all categories), and in each of them up
@@ -54,7 +56,8 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-KINDS = ["shfl_lane", "shfl_mask", "selp_swap", "smem_offset", "drop_bar_sync", "prmt_selector"]
+KINDS = ["shfl_lane", "shfl_mask", "selp_swap", "smem_offset", "drop_bar_sync", "prmt_selector",
+         "vec_swap"]
 DEFAULT_SEED = 20261129
 
 SHFL_RE = re.compile(
@@ -71,6 +74,9 @@ SMEM_RE = re.compile(
     r"^(?P<pre>\s*(?:@!?%\w+\s+)?)(?P<op>(?:ld|st)\.shared(?:\.v(?P<vec>[24]))?\.[bsuf](?P<bits>\d+)"
     r"|(?:ldmatrix|stmatrix)\.sync\.aligned\.m8n8\.x[124](?:\.trans)?\.shared\.b16)"
     r"(?P<mid>[^\[]*)\[(?P<base>%\w+)(?:\+(?P<imm>-?\d+))?\](?P<post>.*)$")
+VEC_RE = re.compile(
+    r"^(?P<pre>\s*(?:@!?%\w+\s+)?)(?P<op>(?:ld|st)\.(?:shared|global)(?:\.[\w:]+)*\.v[24]\.\w+)"
+    r"(?P<mid>[^{]*)\{(?P<regs>[^}]*)\}(?P<post>.*)$")
 BAR_RE = re.compile(r"^(?P<pre>\s*)(?P<op>bar\.sync|bar\.warp\.sync|barrier\.sync(?:\.aligned)?)\b"
                     r"(?P<rest>[^;]*);(?P<post>.*)$")
 
@@ -95,6 +101,9 @@ def site_kinds(line):
     m = BAR_RE.match(line)
     if m:
         out.append(("drop_bar_sync", m))
+    m = VEC_RE.match(line)
+    if m and len({r.strip() for r in m.group("regs").split(",")}) > 1:
+        out.append(("vec_swap", m))
     return out
 
 
@@ -200,6 +209,13 @@ def mutate(kernel, kind, idx, m, rng):
             variant, new_imm = f"base_{m.group('base')[1:]}_to_{base[1:]}", imm
         addr = f"[{base}+{new_imm}]" if new_imm else f"[{base}]"
         return variant, line[: m.start("base") - 1] + addr + line[m.end() - len(m.group("post")):]
+    if kind == "vec_swap":
+        regs = [r.strip() for r in m.group("regs").split(",")]
+        pairs = [(i, j) for i in range(len(regs)) for j in range(i + 1, len(regs))
+                 if regs[i] != regs[j]]
+        i, j = rng.choice(pairs)
+        regs[i], regs[j] = regs[j], regs[i]
+        return (f"swap{i}{j}", line[: m.start("regs")] + ", ".join(regs) + line[m.end("regs"):])
     if kind == "drop_bar_sync":
         op = m.group("op")
         variant = "warp" if "warp" in op else "cta"

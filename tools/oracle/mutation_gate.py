@@ -66,12 +66,19 @@ def main():
     ap.add_argument("--mutants", required=True)
     ap.add_argument("--warpcheck", default=os.path.join(ROOT, "build/tools/warpcheck"))
     ap.add_argument("--results", default=os.path.join(ROOT, "corpus/triton/mutants/results_h200.tsv"))
+    ap.add_argument("--cex-results",
+                    default=os.path.join(ROOT, "corpus/triton/mutants/prover_cex_h200.tsv"),
+                    help="H200 runs of the prover's counterexamples for GPU-ok mutants")
     ap.add_argument("--out", help="write one row per mutant here")
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args()
 
     with open(args.results) as f:
         hw = {r["id"]: r for r in csv.DictReader(f, delimiter="\t")}
+    cex_hw = {}
+    if os.path.exists(args.cex_results):
+        with open(args.cex_results) as f:
+            cex_hw = {r["id"]: r["gpu"] for r in csv.DictReader(f, delimiter="\t")}
     with open(os.path.join(args.mutants, "manifest.tsv")) as f:
         ids = [r["id"] for r in csv.DictReader(f, delimiter="\t")]
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
@@ -91,8 +98,9 @@ def main():
             # bit): the mutant was right on a lucky input only.
             if verdict != "violated":
                 gate = "not_refuted"
-            elif replay == "fails":
-                gate = "refuted_lucky_input"
+            elif replay == "fails" and cex_hw.get(mid, "wrong") != "ok":
+                # On the H200 too, where it was run (prover_cex_h200.tsv).
+                gate = "refuted_lucky_input" + ("_h200" if mid in cex_hw else "")
             else:
                 gate = "FALSE_REFUTATION"
         elif gpu == "ok":
