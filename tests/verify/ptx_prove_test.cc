@@ -163,6 +163,28 @@ TEST(ProveConversion, CatchesWhatTheDistinctTagInputMisses) {
   EXPECT_NE(p.counterexample.expected, p.counterexample.actual);
 }
 
+// Lane-parity selects (popc of tid bits, as our shuffle planner emits them) are concrete;
+// brev of data is a bit move: reversing twice is the identity by construction.
+TEST(ProveConversion, PopcAndBrev) {
+  std::string body =
+      "  and.b32 %r8, %r1, 6;\n"
+      "  popc.b32 %r9, %r8;\n"
+      "  and.b32 %r10, %r9, 1;\n"
+      "  setp.eq.u32 %p1, %r10, 1;\n"
+      "  brev.b32 %r11, %r2;\n"
+      "  brev.b32 %r12, %r11;\n"
+      "  selp.b32 %r3, %r12, %r2, %p1;";
+  ConversionProof p = Prove(Kernel(body), Spec(128, 4));
+  EXPECT_EQ(p.verdict, ProofVerdict::kHolds) << p.reason;
+  EXPECT_EQ(p.elements_syntactic, 32u);
+  std::string wrong = absl::StrReplaceAll(body, {{"selp.b32 %r3, %r12", "selp.b32 %r3, %r11"}});
+  ConversionProof q = Prove(Kernel(wrong), Spec(128, 4));
+  ASSERT_EQ(q.verdict, ProofVerdict::kViolated);
+  // Only lanes with one of tid bits 1, 2 set store the reversed word.
+  int lane = q.counterexample.thread;
+  EXPECT_EQ(__builtin_popcount(lane & 6) & 1, 1);
+}
+
 TEST(ProveConversion, DataDependentBranchIsInconclusiveAtItsLine) {
   std::string body =
       "  setp.eq.u32 %p1, %r2, 7;\n"

@@ -217,6 +217,27 @@ bool ExecArith(Impl& m, Thread& t, const sp::Instruction& in) {
   return !m.stopped;
 }
 
+// popc, clz (the count is a .u32 result), brev (a bit move: exact on atoms).
+bool ExecCount(Impl& m, Thread& t, const sp::Instruction& in) {
+  Type ty = in.mods.types[0];
+  int bits = Bits(ty);
+  Value a = m.Read(t, in.operands[1], ty);
+  if (in.op == Opcode::kBrev) {
+    std::vector<Atom> src = AtomsOf(a), r(static_cast<size_t>(bits));
+    for (int i = 0; i < bits; ++i) r[static_cast<size_t>(i)] = src[static_cast<size_t>(bits - 1 - i)];
+    m.Write(t, in.operands[0], FromAtoms(std::move(r)));
+    return true;
+  }
+  if (a.sym) return m.Inconclusive(t.pc, absl::StrCat(in.opcode_text, " of data is not modelled"));
+  uint64_t v = a.bits & Mask(bits);
+  uint64_t r = in.op == Opcode::kPopc
+                   ? static_cast<uint64_t>(__builtin_popcountll(v))
+                   : (v == 0 ? static_cast<uint64_t>(bits)
+                             : static_cast<uint64_t>(__builtin_clzll(v) - (64 - bits)));
+  m.Write(t, in.operands[0], Value::Concrete(r, 32));
+  return true;
+}
+
 bool ExecLogic(Impl& m, Thread& t, const sp::Instruction& in) {
   Type ty = in.mods.types[0];
   int bits = Bits(ty);
@@ -591,6 +612,10 @@ bool Impl::ExecPlain(Thread& t, const sp::Instruction& in) {
     case Opcode::kShl:
     case Opcode::kShr:
       return ExecShift(*this, t, in);
+    case Opcode::kPopc:
+    case Opcode::kClz:
+    case Opcode::kBrev:
+      return ExecCount(*this, t, in);
     case Opcode::kBfe:
     case Opcode::kBfi:
       return ExecBitField(*this, t, in);
