@@ -14,6 +14,7 @@
 #include "sim/base/status_macros.h"
 #include "sim/layout/layout_proto.h"
 #include "sim/plan/f2_span.h"
+#include "sim/plan/triton_floor.h"
 
 namespace warpcheck::sim::plan {
 
@@ -1219,13 +1220,10 @@ absl::StatusOr<ConversionPlan> PlanConversion(const ConversionProblem& p,
                planner.cta_barrier_);
     }
   }
-  // The cheapest by the search objective; ties by fewer instructions.
-  for (auto& c : all) {
-    if (!best || c.cost.score < best->cost.score ||
-        (c.cost.score == best->cost.score &&
-         c.cost.warp_instructions < best->cost.warp_instructions)) {
-      best = std::move(c);
-    }
+  // The cheapest by the search objective (ties: fewer instructions) among the plans that
+  // cost no more than the one of the mechanism Triton uses (triton_floor.h).
+  if (const int pick = PickNotWorseThanTriton(p, all); pick >= 0) {
+    best = std::move(all[pick]);
   }
   if (!best) {
     return absl::InvalidArgumentError(
