@@ -14,6 +14,7 @@
 #include "sim/base/status_macros.h"
 #include "sim/layout/layout_proto.h"
 #include "sim/plan/f2_span.h"
+#include "sim/plan/matrix.h"
 #include "sim/plan/triton_floor.h"
 
 namespace warpcheck::sim::plan {
@@ -1218,6 +1219,12 @@ absl::StatusOr<ConversionPlan> PlanConversion(const ConversionProblem& p,
       consider(Strategy::kSmem, std::move(prog), stage, planner.wavefronts_store_,
                planner.wavefronts_load_, planner.min_store_, planner.min_load_,
                planner.cta_barrier_);
+      // stmatrix/ldmatrix where a side fits the matrix tiles (matrix.h).
+      PlanStage mstage;
+      if (auto m = PlanMatrixSmem(p, sv, dv, options, mstage.mutable_smem()); m.ok()) {
+        consider(Strategy::kSmem, std::move(m->program), mstage, m->wavefronts_store,
+                 m->wavefronts_load, m->min_store, m->min_load, m->cta_barrier);
+      }
     }
   }
   // The cheapest by the search objective (ties: fewer instructions) among the plans that

@@ -92,10 +92,21 @@ int PickNotWorseThanTriton(const ConversionProblem& p, const std::vector<Convers
   auto wavefronts = [](const ConversionPlan& c) {
     return c.cost.wavefronts_store + c.cost.wavefronts_load;
   };
+  // Triton's shared-memory path uses stmatrix/ldmatrix wherever its instruction tiles
+  // fit: where ours fit, the reference is our best plan that uses them.
+  auto uses_matrix = [](const ConversionPlan& c) {
+    for (const Op& op : c.program.ops) {
+      if (op.kind == OpKind::kStMatrix || op.kind == OpKind::kLdMatrix) return true;
+    }
+    return false;
+  };
   const Strategy triton = TritonStrategy(p);
+  bool matrix = false;
+  for (const ConversionPlan& c : all) matrix = matrix || (c.strategy == triton && uses_matrix(c));
   int ref = -1;
   for (int i = 0; i < static_cast<int>(all.size()); ++i) {
-    if (all[i].strategy == triton && (ref < 0 || better(all[i], all[ref]))) ref = i;
+    if (all[i].strategy != triton || (matrix && !uses_matrix(all[i]))) continue;
+    if (ref < 0 || better(all[i], all[ref])) ref = i;
   }
   int best = -1;
   for (int i = 0; i < static_cast<int>(all.size()); ++i) {

@@ -160,6 +160,20 @@ void EmitOps(Writer& w, const Program& p, const std::vector<std::string>& setup,
                             Vec(regs), ", [", setup[op.addr], "+", op.imm, "];"));
         break;
       }
+      case OpKind::kStMatrix:
+      case OpKind::kLdMatrix: {
+        const bool st = op.kind == OpKind::kStMatrix;
+        std::vector<std::string> regs;
+        for (int id : st ? op.in : op.out) regs.push_back(name(id));
+        std::string insn = absl::StrCat(st ? "stmatrix" : "ldmatrix", ".sync.aligned.m8n8.x",
+                                        regs.size(), op.trans ? ".trans" : "", ".shared.b16 ");
+        std::string addr = absl::StrCat("[", setup[op.addr], "+", op.imm, "]");
+        std::string vec = absl::StrCat("{", absl::StrJoin(regs, ", "), "}");
+        w.Line(absl::StrCat(op.pred >= 0 ? absl::StrCat("@", setup[op.pred], " ") : "",
+                            st ? absl::StrCat(insn, addr, ", ", vec, ";")
+                               : absl::StrCat(insn, vec, ", ", addr, ";")));
+        break;
+      }
       case OpKind::kBarSync: w.Line("bar.sync 0;"); break;
       case OpKind::kBarWarp: w.Line("bar.warp.sync -1;"); break;
     }
