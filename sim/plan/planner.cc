@@ -479,23 +479,34 @@ absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordV
           for (uint32_t l = 0; l < 32; ++l) if ((sigma[l] ^ l) == d) table[l] = got;
         }
       } else {
-        LaneTable send;
-        send.fill(-1);
-        for (uint32_t l = 0; l < 32; ++l) {
-          int want = prog.inputs[rho[l] * upw + h];
-          if (sigma[l] == l) continue;
-          if (send[sigma[l]] >= 0 && send[sigma[l]] != want) {
-            return absl::InvalidArgumentError("shuffle: two lanes want different words "
-                                              "from one lane in the same round");
-          }
-          send[sigma[l]] = want;
-        }
+        // One shfl.idx round, or more where receivers of one lane want different words
+        // from it (broadcast lanes): each round serves the lanes whose sender is free.
         SetupValue lane_index;
         lane_index.kind = SetupValue::Kind::kTidLinear;
         lane_index.coeff.assign(mll.begin(), mll.end());
         lane_index.constant = ApplyCols(mlr, rp);
-        int got = shuffle(send, false, static_cast<uint32_t>(prog.AddSetup(lane_index)));
-        for (uint32_t l = 0; l < 32; ++l) if (sigma[l] != l) table[l] = got;
+        const int lane_setup = prog.AddSetup(lane_index);
+        uint32_t pending = 0;
+        for (uint32_t l = 0; l < 32; ++l) if (sigma[l] != l) pending |= 1u << l;
+        for (int round = 0; pending != 0; ++round) {
+          if (round == 4) {
+            return absl::InvalidArgumentError("shuffle: two lanes want different words "
+                                              "from one lane in more than four rounds");
+          }
+          LaneTable send;
+          send.fill(-1);
+          uint32_t served = 0;
+          for (uint32_t l = 0; l < 32; ++l) {
+            if (!((pending >> l) & 1)) continue;
+            int want = prog.inputs[rho[l] * upw + h];
+            if (send[sigma[l]] >= 0 && send[sigma[l]] != want) continue;
+            send[sigma[l]] = want;
+            served |= 1u << l;
+          }
+          int got = shuffle(send, false, static_cast<uint32_t>(lane_setup));
+          for (uint32_t l = 0; l < 32; ++l) if ((served >> l) & 1) table[l] = got;
+          pending &= ~served;
+        }
       }
       unit_out[rp * upw + h] = sel.Build(table);
     }
