@@ -502,7 +502,8 @@ std::vector<std::string> NameLoopWords(const Program& body, const std::vector<st
   std::vector<bool> taken(body.num_words, false);
   for (size_t i = 0; i < body.outputs.size(); ++i) {
     int id = body.outputs[i];
-    if (def[id] == 0 || taken[id] || x_live_out[i] || def[id] <= x_last[i]) continue;
+    // The op that defines the output may itself read x[i] last (PTX reads before writing).
+    if (def[id] == 0 || taken[id] || x_live_out[i] || def[id] < x_last[i]) continue;
     names[id] = x[i];
     taken[id] = true;
   }
