@@ -437,6 +437,18 @@ absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordV
   const int upw = sv.upw;
   std::map<std::tuple<int, int, uint32_t>, int> shfl_memo;  // (word, kind, lane) -> recv
   std::vector<int> unit_out(static_cast<size_t>(dv.units()) * upw, -1);
+  // Butterfly rounds are collected first and merged where their senders are disjoint
+  // (one word a lane owes for one destination word, another for a second: Triton's
+  // "ship" transposition), then emitted; then every destination word is selected.
+  struct BflyRequest {
+    size_t slot;
+    uint32_t delta;
+    LaneTable send;
+    uint32_t receivers;
+  };
+  std::vector<BflyRequest> requests;
+  std::vector<LaneTable> tables(unit_out.size());
+  std::vector<bool> has_table(unit_out.size(), false);
   for (uint32_t rp = 0; rp < static_cast<uint32_t>(dv.units()); ++rp) {
     if (rp & mat.zero_cols) continue;
     uint32_t sigma[32], rho[32];
@@ -470,13 +482,14 @@ absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordV
       };
       if (deltas.size() <= 2) {
         for (uint32_t d : deltas) {
-          LaneTable send;
-          send.fill(-1);
+          BflyRequest req{rp * upw + h, d, {}, 0};
+          req.send.fill(-1);
           for (uint32_t l = 0; l < 32; ++l) {
-            if ((sigma[l] ^ l) == d) send[l ^ d] = prog.inputs[rho[l] * upw + h];
+            if ((sigma[l] ^ l) != d) continue;
+            req.send[l ^ d] = prog.inputs[rho[l] * upw + h];
+            req.receivers |= 1u << l;
           }
-          int got = shuffle(send, true, d);
-          for (uint32_t l = 0; l < 32; ++l) if ((sigma[l] ^ l) == d) table[l] = got;
+          requests.push_back(req);
         }
       } else {
         // One shfl.idx round, or more where receivers of one lane want different words
@@ -508,8 +521,46 @@ absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordV
           pending &= ~served;
         }
       }
-      unit_out[rp * upw + h] = sel.Build(table);
+      tables[rp * upw + h] = table;
+      has_table[rp * upw + h] = true;
     }
+  }
+  // Merge butterfly rounds of one offset whose send tables agree wherever both send.
+  std::vector<std::vector<size_t>> groups;
+  std::vector<LaneTable> merged;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    size_t g = 0;
+    for (; g < groups.size(); ++g) {
+      if (requests[groups[g][0]].delta != requests[i].delta) continue;
+      bool ok = true;
+      for (int l = 0; l < 32 && ok; ++l) {
+        ok = merged[g][l] < 0 || requests[i].send[l] < 0 || merged[g][l] == requests[i].send[l];
+      }
+      if (ok) break;
+    }
+    if (g == groups.size()) {
+      groups.emplace_back();
+      merged.emplace_back();
+      merged.back().fill(-1);
+    }
+    groups[g].push_back(i);
+    for (int l = 0; l < 32; ++l) if (requests[i].send[l] >= 0) merged[g][l] = requests[i].send[l];
+  }
+  for (size_t g = 0; g < groups.size(); ++g) {
+    Op op;
+    op.kind = OpKind::kShflBfly;
+    op.imm = requests[groups[g][0]].delta;
+    op.in = {sel.Build(merged[g])};
+    op.out = {prog.NewWord()};
+    prog.ops.push_back(op);
+    for (size_t i : groups[g]) {
+      for (uint32_t l = 0; l < 32; ++l) {
+        if ((requests[i].receivers >> l) & 1) tables[requests[i].slot][l] = op.out[0];
+      }
+    }
+  }
+  for (size_t slot = 0; slot < tables.size(); ++slot) {
+    if (has_table[slot]) unit_out[slot] = sel.Build(tables[slot]);
   }
   for (uint32_t u = 0; u < static_cast<uint32_t>(dv.units()); ++u) {
     for (int h = 0; h < upw; ++h) prog.outputs.push_back(unit_out[(u & ~mat.zero_cols) * upw + h]);
