@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <optional>
+#include <tuple>
 #include <vector>
 
 #include "sim/plan/f2_span.h"
@@ -118,6 +120,41 @@ int PickNotWorseThanTriton(const ConversionProblem& p, const std::vector<Convers
     if (best < 0 || better(c, all[best])) best = i;
   }
   return best;
+}
+
+size_t PickRoundTrip(
+    const ConversionProblem& p,
+    const std::vector<std::pair<const ConversionPlan*, const ConversionPlan*>>& trips) {
+  auto instr = [](const std::pair<const ConversionPlan*, const ConversionPlan*>& t) {
+    return t.first->cost.warp_instructions + t.second->cost.warp_instructions;
+  };
+  auto wavefronts = [](const std::pair<const ConversionPlan*, const ConversionPlan*>& t) {
+    return t.first->cost.wavefronts_store + t.first->cost.wavefronts_load +
+           t.second->cost.wavefronts_store + t.second->cost.wavefronts_load;
+  };
+  auto key = [&](const std::pair<const ConversionPlan*, const ConversionPlan*>& t) {
+    return std::make_tuple(t.first->cost.score + t.second->cost.score, instr(t),
+                           wavefronts(t), t.first->src_view.words());
+  };
+  const Strategy forward = TritonStrategy(p), backward = TritonStrategy(p.Reversed());
+  std::optional<size_t> ref;
+  for (size_t i = 0; i < trips.size(); ++i) {
+    if (trips[i].first->strategy != forward || trips[i].second->strategy != backward) continue;
+    if (!ref || std::make_tuple(instr(trips[i]), wavefronts(trips[i]), key(trips[i])) <
+                    std::make_tuple(instr(trips[*ref]), wavefronts(trips[*ref]),
+                                    key(trips[*ref]))) {
+      ref = i;
+    }
+  }
+  std::optional<size_t> best;
+  for (size_t i = 0; i < trips.size(); ++i) {
+    if (ref && (instr(trips[i]) > instr(trips[*ref]) ||
+                wavefronts(trips[i]) > wavefronts(trips[*ref]))) {
+      continue;
+    }
+    if (!best || key(trips[i]) < key(trips[*best])) best = i;
+  }
+  return *best;
 }
 
 }  // namespace warpcheck::sim::plan

@@ -27,6 +27,8 @@
 #ifndef WARPCHECK_SIM_PLAN_TRITON_FLOOR_H_
 #define WARPCHECK_SIM_PLAN_TRITON_FLOOR_H_
 
+#include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "sim/plan/planner.h"
@@ -46,6 +48,18 @@ int MixedTranspositions(const ConversionProblem& p);
 // the reference (the best-scored plan of TritonStrategy(p)) in warp instructions and in
 // wavefronts; over all plans when there is no reference. -1 when `all` is empty.
 int PickNotWorseThanTriton(const ConversionProblem& p, const std::vector<ConversionPlan>& all);
+
+// The round trip's word view (sim/ptx PlanRoundTrip plans both directions in each view
+// and asks which to keep). The reference is the view whose plans both use Triton's
+// mechanism (TritonStrategy of each direction) with the fewest warp instructions —
+// Triton vectorises as widely as its layouts allow (largestVectorisation) — and the
+// choice is the best total score (ties: fewer instructions, fewer wavefronts, fewer
+// loop-carried words) among the views that cost no more than it on both counts; over all
+// views when no view uses Triton's mechanism in both directions.
+// Requires: `trips` non-empty, (forward, backward) plans of p and p.Reversed().
+size_t PickRoundTrip(
+    const ConversionProblem& p,
+    const std::vector<std::pair<const ConversionPlan*, const ConversionPlan*>>& trips);
 
 }  // namespace warpcheck::sim::plan
 
