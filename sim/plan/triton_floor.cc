@@ -1,7 +1,6 @@
 #include "sim/plan/triton_floor.h"
 
 #include <algorithm>
-#include <bit>
 #include <cstdint>
 #include <optional>
 #include <tuple>
@@ -22,10 +21,8 @@ struct SourcePositions {
   }
   // The position holding element e (free bits 0); all ones when no thread holds it.
   uint32_t Of(uint32_t e) const { return span.Solve(e).value_or(~0u); }
-  uint32_t RegMask() const { return (1u << r) - 1; }
   uint32_t LaneMask() const { return ((1u << l) - 1) << r; }
   uint32_t WarpMask() const { return ((1u << w) - 1) << (r + l); }
-  uint32_t Reg(int i) const { return 1u << i; }
   uint32_t Lane(int j) const { return 1u << (r + j); }
   uint32_t Warp(int k) const { return 1u << (r + l + k); }
   F2Span span;

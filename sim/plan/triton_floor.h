@@ -45,8 +45,10 @@ int MixedTranspositions(const ConversionProblem& p);
 
 // Requires: `all` are plans of `p`. Ensures: the index of the plan the search keeps —
 // the best score (ties: fewer warp instructions) among the plans that cost no more than
-// the reference (the best-scored plan of TritonStrategy(p)) in warp instructions and in
-// wavefronts; over all plans when there is no reference. -1 when `all` is empty.
+// the reference in warp instructions and in wavefronts; over all plans when there is no
+// reference. The reference is the best-scored plan of TritonStrategy(p), among those
+// with stmatrix/ldmatrix when one has them (Triton uses them wherever its instruction
+// tiles fit). -1 when `all` is empty.
 int PickNotWorseThanTriton(const ConversionProblem& p, const std::vector<ConversionPlan>& all);
 
 // The round trip's word view (sim/ptx PlanRoundTrip plans both directions in each view
