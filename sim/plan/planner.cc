@@ -14,6 +14,8 @@
 #include "sim/base/status_macros.h"
 #include "sim/layout/layout_proto.h"
 #include "sim/plan/f2_span.h"
+#include "sim/plan/matrix.h"
+#include "sim/plan/triton_floor.h"
 
 namespace warpcheck::sim::plan {
 
@@ -435,6 +437,18 @@ absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordV
   const int upw = sv.upw;
   std::map<std::tuple<int, int, uint32_t>, int> shfl_memo;  // (word, kind, lane) -> recv
   std::vector<int> unit_out(static_cast<size_t>(dv.units()) * upw, -1);
+  // Butterfly rounds are collected first and merged where their senders are disjoint
+  // (one word a lane owes for one destination word, another for a second: Triton's
+  // "ship" transposition), then emitted; then every destination word is selected.
+  struct BflyRequest {
+    size_t slot;
+    uint32_t delta;
+    LaneTable send;
+    uint32_t receivers;
+  };
+  std::vector<BflyRequest> requests;
+  std::vector<LaneTable> tables(unit_out.size());
+  std::vector<bool> has_table(unit_out.size(), false);
   for (uint32_t rp = 0; rp < static_cast<uint32_t>(dv.units()); ++rp) {
     if (rp & mat.zero_cols) continue;
     uint32_t sigma[32], rho[32];
@@ -468,35 +482,85 @@ absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordV
       };
       if (deltas.size() <= 2) {
         for (uint32_t d : deltas) {
-          LaneTable send;
-          send.fill(-1);
+          BflyRequest req{rp * upw + h, d, {}, 0};
+          req.send.fill(-1);
           for (uint32_t l = 0; l < 32; ++l) {
-            if ((sigma[l] ^ l) == d) send[l ^ d] = prog.inputs[rho[l] * upw + h];
+            if ((sigma[l] ^ l) != d) continue;
+            req.send[l ^ d] = prog.inputs[rho[l] * upw + h];
+            req.receivers |= 1u << l;
           }
-          int got = shuffle(send, true, d);
-          for (uint32_t l = 0; l < 32; ++l) if ((sigma[l] ^ l) == d) table[l] = got;
+          requests.push_back(req);
         }
       } else {
-        LaneTable send;
-        send.fill(-1);
-        for (uint32_t l = 0; l < 32; ++l) {
-          int want = prog.inputs[rho[l] * upw + h];
-          if (sigma[l] == l) continue;
-          if (send[sigma[l]] >= 0 && send[sigma[l]] != want) {
-            return absl::InvalidArgumentError("shuffle: two lanes want different words "
-                                              "from one lane in the same round");
-          }
-          send[sigma[l]] = want;
-        }
+        // One shfl.idx round, or more where receivers of one lane want different words
+        // from it (broadcast lanes): each round serves the lanes whose sender is free.
         SetupValue lane_index;
         lane_index.kind = SetupValue::Kind::kTidLinear;
         lane_index.coeff.assign(mll.begin(), mll.end());
         lane_index.constant = ApplyCols(mlr, rp);
-        int got = shuffle(send, false, static_cast<uint32_t>(prog.AddSetup(lane_index)));
-        for (uint32_t l = 0; l < 32; ++l) if (sigma[l] != l) table[l] = got;
+        const int lane_setup = prog.AddSetup(lane_index);
+        uint32_t pending = 0;
+        for (uint32_t l = 0; l < 32; ++l) if (sigma[l] != l) pending |= 1u << l;
+        for (int round = 0; pending != 0; ++round) {
+          if (round == 4) {
+            return absl::InvalidArgumentError("shuffle: two lanes want different words "
+                                              "from one lane in more than four rounds");
+          }
+          LaneTable send;
+          send.fill(-1);
+          uint32_t served = 0;
+          for (uint32_t l = 0; l < 32; ++l) {
+            if (!((pending >> l) & 1)) continue;
+            int want = prog.inputs[rho[l] * upw + h];
+            if (send[sigma[l]] >= 0 && send[sigma[l]] != want) continue;
+            send[sigma[l]] = want;
+            served |= 1u << l;
+          }
+          int got = shuffle(send, false, static_cast<uint32_t>(lane_setup));
+          for (uint32_t l = 0; l < 32; ++l) if ((served >> l) & 1) table[l] = got;
+          pending &= ~served;
+        }
       }
-      unit_out[rp * upw + h] = sel.Build(table);
+      tables[rp * upw + h] = table;
+      has_table[rp * upw + h] = true;
     }
+  }
+  // Merge butterfly rounds of one offset whose send tables agree wherever both send.
+  std::vector<std::vector<size_t>> groups;
+  std::vector<LaneTable> merged;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    size_t g = 0;
+    for (; g < groups.size(); ++g) {
+      if (requests[groups[g][0]].delta != requests[i].delta) continue;
+      bool ok = true;
+      for (int l = 0; l < 32 && ok; ++l) {
+        ok = merged[g][l] < 0 || requests[i].send[l] < 0 || merged[g][l] == requests[i].send[l];
+      }
+      if (ok) break;
+    }
+    if (g == groups.size()) {
+      groups.emplace_back();
+      merged.emplace_back();
+      merged.back().fill(-1);
+    }
+    groups[g].push_back(i);
+    for (int l = 0; l < 32; ++l) if (requests[i].send[l] >= 0) merged[g][l] = requests[i].send[l];
+  }
+  for (size_t g = 0; g < groups.size(); ++g) {
+    Op op;
+    op.kind = OpKind::kShflBfly;
+    op.imm = requests[groups[g][0]].delta;
+    op.in = {sel.Build(merged[g])};
+    op.out = {prog.NewWord()};
+    prog.ops.push_back(op);
+    for (size_t i : groups[g]) {
+      for (uint32_t l = 0; l < 32; ++l) {
+        if ((requests[i].receivers >> l) & 1) tables[requests[i].slot][l] = op.out[0];
+      }
+    }
+  }
+  for (size_t slot = 0; slot < tables.size(); ++slot) {
+    if (has_table[slot]) unit_out[slot] = sel.Build(tables[slot]);
   }
   for (uint32_t u = 0; u < static_cast<uint32_t>(dv.units()); ++u) {
     for (int h = 0; h < upw; ++h) prog.outputs.push_back(unit_out[(u & ~mat.zero_cols) * upw + h]);
@@ -1217,15 +1281,18 @@ absl::StatusOr<ConversionPlan> PlanConversion(const ConversionProblem& p,
       consider(Strategy::kSmem, std::move(prog), stage, planner.wavefronts_store_,
                planner.wavefronts_load_, planner.min_store_, planner.min_load_,
                planner.cta_barrier_);
+      // stmatrix/ldmatrix where a side fits the matrix tiles (matrix.h).
+      PlanStage mstage;
+      if (auto m = PlanMatrixSmem(p, sv, dv, options, mstage.mutable_smem()); m.ok()) {
+        consider(Strategy::kSmem, std::move(m->program), mstage, m->wavefronts_store,
+                 m->wavefronts_load, m->min_store, m->min_load, m->cta_barrier);
+      }
     }
   }
-  // The cheapest by the search objective; ties by fewer instructions.
-  for (auto& c : all) {
-    if (!best || c.cost.score < best->cost.score ||
-        (c.cost.score == best->cost.score &&
-         c.cost.warp_instructions < best->cost.warp_instructions)) {
-      best = std::move(c);
-    }
+  // The cheapest by the search objective (ties: fewer instructions) among the plans that
+  // cost no more than the one of the mechanism Triton uses (triton_floor.h).
+  if (const int pick = PickNotWorseThanTriton(p, all); pick >= 0) {
+    best = std::move(all[pick]);
   }
   if (!best) {
     return absl::InvalidArgumentError(

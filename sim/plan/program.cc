@@ -25,8 +25,10 @@ OpCounts CountOps(const Program& p) {
       case OpKind::kShflBfly:
       case OpKind::kShflIdx: ++c.shfl; break;
       case OpKind::kPrmt: ++c.prmt; break;
-      case OpKind::kStShared: ++c.st_shared; break;
-      case OpKind::kLdShared: ++c.ld_shared; break;
+      case OpKind::kStShared:
+      case OpKind::kStMatrix: ++c.st_shared; break;
+      case OpKind::kLdShared:
+      case OpKind::kLdMatrix: ++c.ld_shared; break;
       case OpKind::kBarSync:
       case OpKind::kBarWarp: ++c.bar; break;
     }
@@ -131,7 +133,8 @@ void Simplify(Program& p) {
   std::vector<bool> keep(ops.size(), false);
   for (size_t i = ops.size(); i-- > 0;) {
     const Op& op = ops[i];
-    bool effect = op.kind == OpKind::kStShared || op.kind == OpKind::kBarSync ||
+    bool effect = op.kind == OpKind::kStShared || op.kind == OpKind::kStMatrix ||
+                  op.kind == OpKind::kBarSync ||
                   op.kind == OpKind::kBarWarp;
     bool used = effect;
     for (int id : op.out) used = used || live[id];
@@ -178,6 +181,15 @@ std::string ProgramToString(const Program& p) {
       case OpKind::kLdShared:
         absl::StrAppend(&s, "  {", words(op.out), "} = ld.shared [s", op.addr, "+", op.imm,
                         "] x", op.elem_bytes, "B\n");
+        break;
+      case OpKind::kStMatrix:
+        absl::StrAppend(&s, "  ", op.pred >= 0 ? absl::StrCat("@s", op.pred, " ") : "",
+                        "stmatrix", op.trans ? ".trans" : "", " [s", op.addr, "+",
+                        op.imm, "] = {", words(op.in), "}\n");
+        break;
+      case OpKind::kLdMatrix:
+        absl::StrAppend(&s, "  {", words(op.out), "} = ldmatrix", op.trans ? ".trans" : "",
+                        " [s", op.addr, "+", op.imm, "]\n");
         break;
       case OpKind::kBarSync: absl::StrAppend(&s, "  bar.sync 0\n"); break;
       case OpKind::kBarWarp: absl::StrAppend(&s, "  bar.warp.sync -1\n"); break;

@@ -49,6 +49,10 @@ enum class OpKind {
   kLdShared,  // out = [setup addr + imm]
   kBarSync,   // bar.sync 0
   kBarWarp,   // bar.warp.sync 0xffffffff
+  // stmatrix / ldmatrix .m8n8 .x{in,out}.size() .b16 (matrix.h): `addr` is this lane's row
+  // address (lane 8i + r: row r of matrix i), plus imm; word i is matrix i's.
+  kStMatrix,  // [rows] = in
+  kLdMatrix,  // out = [rows]
 };
 
 struct Op {
@@ -59,6 +63,7 @@ struct Op {
   int addr = -1;  // setup id (address / lane index) or -1
   uint32_t imm = 0;
   int elem_bytes = 4;  // kStShared/kLdShared: bytes per vector element (1, 2, 4, 8)
+  bool trans = false;  // kStMatrix/kLdMatrix: the .trans variant
 };
 
 struct Program {

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "sim/plan/f2_span.h"
+#include "sim/plan/triton_floor.h"
 
 namespace warpcheck::sim::ptx {
 
@@ -158,6 +159,20 @@ void EmitOps(Writer& w, const Program& p, const std::vector<std::string>& setup,
         for (int id : op.out) regs.push_back(name(id));
         w.Line(absl::StrCat("ld.shared", VecMod(regs.size()), TypeOf(op.elem_bytes), " ",
                             Vec(regs), ", [", setup[op.addr], "+", op.imm, "];"));
+        break;
+      }
+      case OpKind::kStMatrix:
+      case OpKind::kLdMatrix: {
+        const bool st = op.kind == OpKind::kStMatrix;
+        std::vector<std::string> regs;
+        for (int id : st ? op.in : op.out) regs.push_back(name(id));
+        std::string insn = absl::StrCat(st ? "stmatrix" : "ldmatrix", ".sync.aligned.m8n8.x",
+                                        regs.size(), op.trans ? ".trans" : "", ".shared.b16 ");
+        std::string addr = absl::StrCat("[", setup[op.addr], "+", op.imm, "]");
+        std::string vec = absl::StrCat("{", absl::StrJoin(regs, ", "), "}");
+        w.Line(absl::StrCat(op.pred >= 0 ? absl::StrCat("@", setup[op.pred], " ") : "",
+                            st ? absl::StrCat(insn, addr, ", ", vec, ";")
+                               : absl::StrCat(insn, vec, ", ", addr, ";")));
         break;
       }
       case OpKind::kBarSync: w.Line("bar.sync 0;"); break;
@@ -335,7 +350,7 @@ void EmitGlobalStore(Writer& w, const ConversionProblem& p, const FlatLayout& l,
 
 absl::StatusOr<RoundTrip> PlanRoundTrip(const ConversionProblem& problem,
                                         const plan::PlanOptions& options) {
-  std::optional<RoundTrip> best;
+  std::vector<RoundTrip> trips;  // one per word view
   absl::Status last = absl::OkStatus();
   const ConversionProblem reversed = problem.Reversed();
   const std::vector<std::pair<WordView, WordView>> views = plan::CandidateViews(problem, options);
@@ -415,24 +430,15 @@ absl::StatusOr<RoundTrip> PlanRoundTrip(const ConversionProblem& problem,
         continue;
       }
     }
-    // Cheapest first; on a tie the fewer loop-carried words (packed: less global I/O and
-    // fewer registers).
-    double total = fwd->cost.score + bwd->cost.score;
-    double best_total =
-        best ? best->forward.cost.score + best->backward.cost.score : 0.0;
-    auto key = [](const plan::ConversionPlan& f, const plan::ConversionPlan& b) {
-      return std::make_tuple(f.cost.warp_instructions + b.cost.warp_instructions,
-                             f.cost.wavefronts_store + f.cost.wavefronts_load +
-                                 b.cost.wavefronts_store + b.cost.wavefronts_load,
-                             f.src_view.words());
-    };
-    if (!best || total < best_total ||
-        (total == best_total && key(*fwd, *bwd) < key(best->forward, best->backward))) {
-      best = RoundTrip{*std::move(fwd), *std::move(bwd)};
-    }
+    trips.push_back(RoundTrip{*std::move(fwd), *std::move(bwd)});
   }
-  if (!best) return last;
-  return *std::move(best);
+  if (trips.empty()) {
+    return last.ok() ? absl::InvalidArgumentError("convert: no word packing to plan with")
+                     : last;
+  }
+  std::vector<std::pair<const plan::ConversionPlan*, const plan::ConversionPlan*>> pairs;
+  for (const RoundTrip& t : trips) pairs.emplace_back(&t.forward, &t.backward);
+  return trips[plan::PickRoundTrip(problem, pairs)];
 }
 
 namespace {
@@ -488,7 +494,8 @@ std::vector<std::string> NameLoopWords(const Program& body, const std::vector<st
   std::vector<bool> taken(body.num_words, false);
   for (size_t i = 0; i < body.outputs.size(); ++i) {
     int id = body.outputs[i];
-    if (def[id] == 0 || taken[id] || x_live_out[i] || def[id] <= x_last[i]) continue;
+    // The op that defines the output may itself read x[i] last (PTX reads before writing).
+    if (def[id] == 0 || taken[id] || x_live_out[i] || def[id] < x_last[i]) continue;
     names[id] = x[i];
     taken[id] = true;
   }

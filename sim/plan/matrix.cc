@@ -1,0 +1,419 @@
+#include "sim/plan/matrix.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "sim/bank/bank_model.h"
+#include "sim/plan/f2_span.h"
+
+namespace warpcheck::sim::plan {
+namespace {
+
+enum class Kind { kPlain, kMatrix, kTrans };
+
+// The linear map tensor direction -> offset of a basis (offset bit j -> basis[j]).
+struct Map {
+  uint32_t col[32] = {};
+  explicit Map(const std::vector<uint32_t>& basis) {
+    F2Span span(basis);
+    for (size_t i = 0; i < basis.size(); ++i) col[i] = *span.Solve(1u << i);
+  }
+  uint32_t operator()(uint32_t e) const {
+    uint32_t o = 0;
+    for (int i = 0; e != 0; ++i, e >>= 1) if (e & 1) o ^= col[i];
+    return o;
+  }
+};
+
+uint32_t Spread(const std::vector<int>& bits, uint32_t j, int from = 0) {
+  uint32_t r = 0;
+  for (size_t k = from; k < bits.size(); ++k) if ((j >> (k - from)) & 1) r |= 1u << bits[k];
+  return r;
+}
+
+// One side of the conversion: the stores (source) or the loads (destination).
+struct Side {
+  const FlatLayout* l = nullptr;
+  const WordView* v = nullptr;
+  bool store = false;
+  Kind kind = Kind::kPlain;
+  uint32_t free_regs = 0, free_tid = 0;
+  uint32_t cols[3] = {}, rows[3] = {};  // matrix: tensor directions
+  std::vector<int> select;              // matrix: register bits picking the matrix
+  int warps = 0;                        // warps that take part
+
+  // Matrix sides: registers with the pack and select bits clear start an instruction.
+  uint32_t Fixed() const {
+    uint32_t m = 1u << v->pack[0];
+    for (int b : select) m |= 1u << b;
+    return m;
+  }
+};
+
+// How one side accesses shared memory under a basis, and what it costs a warp.
+struct Access {
+  std::vector<int> vec;  // plain: register bits of one access, vec[k] -> offset bit k
+  uint32_t skip = 0;     // register bits that do not start an access
+  int per_thread = 0;
+  bank::BankCost cost;
+};
+
+std::optional<Side> MakeSide(const ConversionProblem& p, bool store, const WordView& v,
+                             Kind kind) {
+  Side s;
+  s.l = store ? &p.src : &p.dst;
+  s.v = &v;
+  s.store = store;
+  s.kind = kind;
+  s.l->FreeBits(&s.free_regs, &s.free_tid);
+  if (!store) s.free_tid = 0;  // every thread loads what it needs
+  for (uint32_t w = 0; w < static_cast<uint32_t>(p.num_warps); ++w) {
+    if (((w << 5) & s.free_tid) == 0) ++s.warps;
+  }
+  if (kind == Kind::kPlain) return s;
+  const FlatLayout& l = *s.l;
+  uint32_t free_regs = 0, free_tid = 0;
+  l.FreeBits(&free_regs, &free_tid);
+  // Loads may read one row for several lanes or warps (broadcast copies). Stores skip
+  // the warps that hold copies (a warp-uniform predicate: every lane of a warp executes
+  // a matrix instruction or none), not lanes.
+  if (v.pk() != 1 || v.upw != 1 || l.lane_bits() != 5 || free_regs != 0 ||
+      (store && (free_tid & 31) != 0)) {
+    return std::nullopt;
+  }
+  const uint32_t pack = l.reg[v.pack[0]];
+  const uint32_t a[3] = {pack, l.lane[0], l.lane[1]};
+  const uint32_t b[3] = {l.lane[2], l.lane[3], l.lane[4]};
+  for (int i = 0; i < 3; ++i) {
+    s.cols[i] = kind == Kind::kMatrix ? a[i] : b[i];
+    s.rows[i] = kind == Kind::kMatrix ? b[i] : a[i];
+  }
+  for (int i = 0; i < l.reg_bits() && s.select.size() < 2; ++i) {
+    if (i != v.pack[0]) s.select.push_back(i);
+  }
+  return s;
+}
+
+// Ensures: the side's access under `m`, or nullopt when it does not fit (a matrix side
+// whose cols are not offset bits 0-2 or whose rows are not 16-byte aligned; a plain side
+// whose packed words cannot be accessed whole).
+std::optional<Access> SideAccess(const Side& s, const Map& m, int eb) {
+  const FlatLayout& l = *s.l;
+  Access a;
+  if (s.kind != Kind::kPlain) {
+    for (int i = 0; i < 3; ++i) if (m(s.cols[i]) != (1u << i)) return std::nullopt;
+    uint32_t low = 0;
+    for (int i = 0; i < l.reg_bits(); ++i) if (i != s.v->pack[0]) low |= m(l.reg[i]);
+    for (uint32_t r : s.rows) low |= m(r);
+    for (uint32_t w : l.warp) low |= m(w);
+    if (low & 7) return std::nullopt;  // rows (with the pack bit for .trans) aligned
+    a.skip = s.Fixed();
+    const int x = 1 << s.select.size();
+    uint32_t rows[32] = {};
+    for (int i = 0; i < x; ++i) {
+      for (uint32_t r = 0; r < 8; ++r) {
+        uint32_t e = ApplyBasis(std::vector<uint32_t>(s.rows, s.rows + 3), r) ^
+                     ApplyBasis(l.reg, Spread(s.select, static_cast<uint32_t>(i)));
+        rows[8 * i + r] = m(e) * static_cast<uint32_t>(eb);
+      }
+    }
+    a.cost = bank::MatrixRequestCost(rows, x);
+    a.per_thread = l.num_regs() >> (1 + s.select.size());
+    return a;
+  }
+  uint32_t img[32];
+  for (int i = 0; i < l.reg_bits(); ++i) img[i] = l.reg[i] == 0 ? 0 : m(l.reg[i]);
+  int limit = 0;
+  while ((eb << (limit + 1)) <= 16) ++limit;
+  for (int k = 0; k < limit; ++k) {
+    int found = -1;
+    for (int i = 0; i < l.reg_bits() && found < 0; ++i) {
+      if (l.reg[i] != 0 && img[i] == (1u << k)) found = i;
+    }
+    if (found < 0) break;
+    a.vec.push_back(found);
+  }
+  uint32_t vmask = 0, low = 0;
+  for (int i : a.vec) vmask |= 1u << i;
+  for (int i = 0; i < l.reg_bits(); ++i) if (!((vmask >> i) & 1)) low |= img[i];
+  for (uint32_t b : l.lane) low |= m(b);
+  for (uint32_t b : l.warp) low |= m(b);
+  while (!a.vec.empty() && (low & ((1u << a.vec.size()) - 1)) != 0) a.vec.pop_back();
+  if (static_cast<int>(a.vec.size()) < s.v->pk()) return std::nullopt;
+  for (int k = 0; k < s.v->pk(); ++k) if (a.vec[k] != s.v->pack[k]) return std::nullopt;
+  a.skip = vmask | s.free_regs;
+  for (uint32_t r = 0; r < static_cast<uint32_t>(l.num_regs()); ++r) {
+    if ((r & a.skip) == 0) ++a.per_thread;
+  }
+  uint32_t addr[32];
+  uint32_t mask = 0;
+  for (uint32_t lane = 0; lane < 32; ++lane) {
+    addr[lane] = m(ApplyBasis(l.lane, lane)) * static_cast<uint32_t>(eb);
+    if ((lane & s.free_tid) == 0) mask |= 1u << lane;
+  }
+  a.cost = bank::SharedRequestCost(addr, mask, static_cast<uint32_t>(eb << a.vec.size()));
+  return a;
+}
+
+class MatrixPlanner {
+ public:
+  MatrixPlanner(const ConversionProblem& p, const Side& st, const Side& ld)
+      : p_(p), st_(st), ld_(ld), eb_(p.element_bytes()), n_(p.elem_bits_log2) {}
+
+  // (wavefronts, instructions) of a basis; max when a side does not fit.
+  std::pair<int64_t, int64_t> Score(const std::vector<uint32_t>& basis) const {
+    auto it = cache_.find(basis);
+    if (it != cache_.end()) return it->second;
+    Map m(basis);
+    auto a = SideAccess(st_, m, eb_);
+    auto b = a ? SideAccess(ld_, m, eb_) : std::nullopt;
+    std::pair<int64_t, int64_t> s{std::numeric_limits<int64_t>::max(),
+                                  std::numeric_limits<int64_t>::max()};
+    if (a && b) {
+      s = {int64_t{a->cost.wavefronts} * a->per_thread * st_.warps +
+               int64_t{b->cost.wavefronts} * b->per_thread * ld_.warps,
+           a->per_thread + b->per_thread};
+    }
+    cache_[basis] = s;
+    return s;
+  }
+
+  // The best basis found from the base orders, or empty when none fits.
+  std::vector<uint32_t> Search() const {
+    const Side& mat = st_.kind != Kind::kPlain ? st_ : ld_;
+    const Side& other = &mat == &st_ ? ld_ : st_;
+    if (other.kind != Kind::kPlain) {
+      for (int i = 0; i < 3; ++i) if (other.cols[i] != mat.cols[i]) return {};
+    }
+    std::vector<uint32_t> best;
+    std::pair<int64_t, int64_t> best_score{std::numeric_limits<int64_t>::max(),
+                                           std::numeric_limits<int64_t>::max()};
+    for (int order = 0; order < 3; ++order) {
+      std::vector<uint32_t> basis;
+      F2Span span;
+      auto add = [&](uint32_t v) {
+        if (static_cast<int>(basis.size()) < n_ && v != 0 && span.Add(v)) basis.push_back(v);
+      };
+      for (uint32_t c : mat.cols) add(c);
+      if (static_cast<int>(basis.size()) != 3) return {};
+      auto rows_of = [&](const Side& s) {
+        if (s.kind != Kind::kPlain) for (uint32_t r : s.rows) add(r);
+      };
+      if (order == 0) rows_of(mat);
+      if (order == 1) rows_of(other);
+      if (order == 2) for (int j = 0; j < 5; ++j) add(p_.src.lane[j] ^ p_.dst.lane[j]);
+      for (const FlatLayout* l : {other.l, mat.l}) for (uint32_t v : l->lane) add(v);
+      for (const FlatLayout* l : {other.l, mat.l}) for (uint32_t v : l->reg) add(v);
+      for (const FlatLayout* l : {other.l, mat.l}) for (uint32_t v : l->warp) add(v);
+      for (int i = 0; i < n_; ++i) add(1u << i);
+      if (static_cast<int>(basis.size()) != n_) continue;
+      Climb(basis);
+      if (Score(basis) < best_score) {
+        best_score = Score(basis);
+        best = basis;
+      }
+    }
+    return best;
+  }
+
+ private:
+  // XOR swizzles above the 16-byte rows (bank bit j ^= offset bit k, j >= 3), kept while
+  // they lower the score.
+  void Climb(std::vector<uint32_t>& basis) const {
+    auto score = Score(basis);
+    for (int pass = 0; pass < 8; ++pass) {
+      bool improved = false;
+      for (int j = 3; j < n_ && !improved; ++j) {
+        if ((int64_t{eb_} << j) >= 128) break;
+        for (int k = j + 1; k < n_ && !improved; ++k) {
+          basis[k] ^= basis[j];
+          auto s = Score(basis);
+          if (s < score) {
+            score = s;
+            improved = true;
+          } else {
+            basis[k] ^= basis[j];
+          }
+        }
+      }
+      if (!improved) break;
+    }
+  }
+
+  const ConversionProblem& p_;
+  const Side& st_;
+  const Side& ld_;
+  int eb_, n_;
+  mutable std::map<std::vector<uint32_t>, std::pair<int64_t, int64_t>> cache_;
+};
+
+// Every warp reads only what it wrote (as the smem planner's WarpLocal).
+bool WarpLocal(const ConversionProblem& p, const PlanOptions& o) {
+  if (o.force_cta_barrier || p.src.warp != p.dst.warp) return false;
+  uint32_t fr, ft;
+  p.src.FreeBits(&fr, &ft);
+  if (ft >> 5) return false;
+  std::vector<uint32_t> sg(p.src.reg), dg(p.dst.reg);
+  sg.insert(sg.end(), p.src.lane.begin(), p.src.lane.end());
+  dg.insert(dg.end(), p.dst.lane.begin(), p.dst.lane.end());
+  F2Span s(sg), d(dg);
+  for (uint32_t v : dg) if (!s.Contains(v)) return false;
+  for (uint32_t v : sg) if (!d.Contains(v)) return false;
+  return true;
+}
+
+// Emits one side's accesses: stores of `words` (source word ids) or loads into new words
+// (`loaded[unit]`).
+void EmitSide(const Side& s, const Access& a, const Map& m, int eb, int buffer, Program& prog,
+              const std::vector<int>& words, std::vector<int>* loaded) {
+  const FlatLayout& l = *s.l;
+  const WordView& v = *s.v;
+  auto addr_setup = [&](const std::vector<uint32_t>& tid_coeff, uint32_t c, Op& op) {
+    SetupValue base;
+    base.kind = SetupValue::Kind::kSmemAddr;
+    base.coeff = tid_coeff;
+    base.buffer = buffer;
+    base.element_bytes = eb;
+    uint32_t used = 0;
+    for (uint32_t x : base.coeff) used |= x;
+    // Bits of c above every bit the thread part can set add without carries.
+    uint32_t span_mask = used == 0 ? 0 : (2u << (31 - std::countl_zero(used))) - 1;
+    if ((c & span_mask) == 0) {
+      op.imm = c * static_cast<uint32_t>(eb);
+    } else {
+      base.constant = c;
+      op.imm = 0;
+    }
+    op.addr = prog.AddSetup(base);
+  };
+  std::vector<uint32_t> coeff;
+  if (s.kind == Kind::kPlain) {
+    for (uint32_t b : l.lane) coeff.push_back(m(b));
+  } else {
+    for (uint32_t r : s.rows) coeff.push_back(m(r));
+    for (size_t i = 0; i < 2; ++i) coeff.push_back(i < s.select.size() ? m(l.reg[s.select[i]]) : 0);
+  }
+  for (uint32_t b : l.warp) coeff.push_back(m(b));
+  int pred = -1;
+  if (s.store && s.free_tid != 0) {
+    SetupValue pv;
+    pv.kind = SetupValue::Kind::kTidMaskZero;
+    pv.mask = s.free_tid;
+    pred = prog.AddSetup(pv);
+  }
+  for (uint32_t r = 0; r < static_cast<uint32_t>(l.num_regs()); ++r) {
+    if (r & a.skip) continue;
+    Op op;
+    op.pred = pred;
+    std::vector<int> units;
+    if (s.kind == Kind::kPlain) {
+      op.kind = s.store ? OpKind::kStShared : OpKind::kLdShared;
+      op.elem_bytes = 4;
+      for (uint32_t j = 0; j < (1u << (a.vec.size() - 1)); ++j) {
+        units.push_back(static_cast<int>(v.Unit(r | Spread(a.vec, j, 1))));
+      }
+    } else {
+      op.kind = s.store ? OpKind::kStMatrix : OpKind::kLdMatrix;
+      op.trans = s.kind == Kind::kTrans;
+      for (uint32_t j = 0; j < (1u << s.select.size()); ++j) {
+        units.push_back(static_cast<int>(v.Unit(r | Spread(s.select, j))));
+      }
+    }
+    for (int u : units) {
+      if (s.store) {
+        op.in.push_back(words[u]);
+      } else {
+        op.out.push_back(prog.NewWord());
+        (*loaded)[u] = op.out.back();
+      }
+    }
+    addr_setup(coeff, m(ApplyBasis(l.reg, r)), op);
+    prog.ops.push_back(op);
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<MatrixSmemPlan> PlanMatrixSmem(const ConversionProblem& p, const WordView& sv,
+                                              const WordView& dv, const PlanOptions& options,
+                                              SmemStage* stage) {
+  if (p.element_bits != 16 || sv.pk() != 1 || dv.pk() != 1) {
+    return absl::InvalidArgumentError(
+        "smem/matrix: stmatrix/ldmatrix need 16-bit elements packed two to a word");
+  }
+  if (options.no_swizzle || (options.max_vector_bytes > 0 && options.max_vector_bytes < 16)) {
+    return absl::InvalidArgumentError("smem/matrix: the options ask for plain accesses");
+  }
+  std::optional<MatrixSmemPlan> best;
+  std::pair<int64_t, int64_t> best_score;
+  for (Kind ks : {Kind::kPlain, Kind::kMatrix, Kind::kTrans}) {
+    for (Kind kl : {Kind::kPlain, Kind::kMatrix, Kind::kTrans}) {
+      if (ks == Kind::kPlain && kl == Kind::kPlain) continue;
+      auto st = MakeSide(p, true, sv, ks);
+      auto ld = MakeSide(p, false, dv, kl);
+      if (!st || !ld) continue;
+      MatrixPlanner planner(p, *st, *ld);
+      std::vector<uint32_t> basis = planner.Search();
+      if (basis.empty()) continue;
+      auto score = planner.Score(basis);
+      if (best && score >= best_score) continue;
+      Map m(basis);
+      Access sa = *SideAccess(*st, m, p.element_bytes());
+      Access la = *SideAccess(*ld, m, p.element_bytes());
+      MatrixSmemPlan plan;
+      Program& prog = plan.program;
+      for (int i = 0; i < sv.words(); ++i) prog.inputs.push_back(prog.NewWord());
+      prog.smem_bytes = p.num_elements() * p.element_bytes();
+      const bool warp_local = WarpLocal(p, options);
+      auto barrier = [&] {
+        Op op;
+        op.kind = warp_local ? OpKind::kBarWarp : OpKind::kBarSync;
+        prog.ops.push_back(op);
+      };
+      if (options.barrier_before_store) barrier();
+      std::vector<int> inputs = prog.inputs;
+      EmitSide(*st, sa, m, p.element_bytes(), options.buffer, prog, inputs, nullptr);
+      barrier();
+      std::vector<int> loaded(static_cast<size_t>(dv.words()), -1);
+      EmitSide(*ld, la, m, p.element_bytes(), options.buffer, prog, {}, &loaded);
+      // Broadcast copies (plain loads only): the word of the canonical register.
+      F2Span dspan(p.dst.reg);
+      for (int u = 0; u < dv.words(); ++u) {
+        int w = loaded[u];
+        if (w < 0) {
+          uint32_t canon = *dspan.Solve(ApplyBasis(p.dst.reg, dv.Reg(u, 0)));
+          w = loaded[dv.Unit(canon)];
+        }
+        prog.outputs.push_back(w);
+      }
+      plan.wavefronts_store = int64_t{sa.cost.wavefronts} * sa.per_thread * st->warps;
+      plan.wavefronts_load = int64_t{la.cost.wavefronts} * la.per_thread * ld->warps;
+      plan.min_store = int64_t{sa.cost.minimum} * sa.per_thread * st->warps;
+      plan.min_load = int64_t{la.cost.minimum} * la.per_thread * ld->warps;
+      plan.cta_barrier = !warp_local;
+      stage->clear_offset_basis();
+      for (uint32_t b : basis) stage->add_offset_basis(b);
+      stage->set_store_vector_bytes(ks == Kind::kPlain ? p.element_bytes() << sa.vec.size() : 16);
+      stage->set_load_vector_bytes(kl == Kind::kPlain ? p.element_bytes() << la.vec.size() : 16);
+      stage->set_warp_local(warp_local);
+      stage->set_store_predicate_mask(st->free_tid);
+      best = std::move(plan);
+      best_score = score;
+    }
+  }
+  if (!best) {
+    return absl::InvalidArgumentError(
+        "smem/matrix: neither side fits an 8x8 matrix tile (pack bit and lanes 0-1, or "
+        "lanes 2-4 for .trans, along the shared layout's 16-byte rows)");
+  }
+  return *std::move(best);
+}
+
+}  // namespace warpcheck::sim::plan
