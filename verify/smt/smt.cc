@@ -66,9 +66,15 @@ struct TermOps {
 
   // Operand sorts an operation needs. z3++ asserts (aborts) on some mismatches instead of
   // throwing, so they are checked here and reported like Z3 errors.
-  enum class Sorts { kInt, kBool, kSame };
+  enum class Sorts { kInt, kBool, kSame, kBv };
   static bool SortOk(const z3::expr& x, Sorts s) {
-    return s == Sorts::kInt ? x.is_int() : s == Sorts::kBool ? x.is_bool() : true;
+    switch (s) {
+      case Sorts::kInt: return x.is_int();
+      case Sorts::kBool: return x.is_bool();
+      case Sorts::kBv: return x.is_bv();
+      case Sorts::kSame: return true;
+    }
+    return false;
   }
   static void SortError(Context* c, absl::string_view what, const z3::expr& x,
                         const z3::expr* y) {
@@ -104,7 +110,8 @@ struct TermOps {
     if (!a.valid() || !b.valid()) return Invalid(c);
     const z3::expr &x = Get(a), &y = Get(b);
     if (!SortOk(x, sorts) || !SortOk(y, sorts) ||
-        (sorts == Sorts::kSame && !z3::eq(x.get_sort(), y.get_sort()))) {
+        ((sorts == Sorts::kSame || sorts == Sorts::kBv) &&
+         !z3::eq(x.get_sort(), y.get_sort()))) {
       SortError(c, what, x, &y);
       return Invalid(c);
     }
@@ -235,7 +242,37 @@ Term Or(Context& ctx, absl::Span<const Term> terms) {
   return acc;
 }
 
+#define WARPCHECK_SMT_BV(fn, name, body)                                       \
+  Term fn(Term a, Term b) {                                                    \
+    return TermOps::Binary(                                                    \
+        a, b, name, [](const z3::expr& x, const z3::expr& y) { return body; }, \
+        TermOps::Sorts::kBv);                                                  \
+  }
+
+WARPCHECK_SMT_BV(BvAnd, "bvand", x & y)
+WARPCHECK_SMT_BV(BvOr, "bvor", x | y)
+WARPCHECK_SMT_BV(BvXor, "bvxor", x ^ y)
+WARPCHECK_SMT_BV(BvAdd, "bvadd", x + y)
+WARPCHECK_SMT_BV(BvSub, "bvsub", x - y)
+WARPCHECK_SMT_BV(BvMul, "bvmul", x* y)
+WARPCHECK_SMT_BV(BvShl, "bvshl", z3::shl(x, y))
+WARPCHECK_SMT_BV(BvLshr, "bvlshr", z3::lshr(x, y))
+WARPCHECK_SMT_BV(BvUlt, "bvult", z3::ult(x, y))
+WARPCHECK_SMT_BV(BvUle, "bvule", z3::ule(x, y))
+#undef WARPCHECK_SMT_BV
+
 // ---------------------------------------------------------------------------------------
+
+std::optional<uint64_t> Model::Bits(Term t) const {
+  if (impl_ == nullptr || !t.valid() || t.context() != impl_->ctx) return std::nullopt;
+  try {
+    z3::expr v = impl_->model.eval(TermOps::Get(t), /*model_completion=*/true);
+    uint64_t out;
+    if (v.is_bv() && v.is_numeral_u64(out)) return out;
+  } catch (const z3::exception&) {
+  }
+  return std::nullopt;
+}
 
 std::optional<int64_t> Model::Int(Term t) const {
   if (impl_ == nullptr || !t.valid() || t.context() != impl_->ctx) return std::nullopt;
@@ -301,6 +338,28 @@ Term Context::IntVar(absl::string_view name) {
 Term Context::BoolVar(absl::string_view name) {
   try {
     return TermOps::Make(this, impl_->z3.bool_const(std::string(name).c_str()));
+  } catch (const z3::exception& e) {
+    TermOps::Poison(this, name, e);
+    return TermOps::Invalid(this);
+  }
+}
+
+Term Context::Bits(uint64_t value, int width) {
+  WARPCHECK_CHECK(width >= 1 && width <= 64) << "smt: bit-vector width " << width;
+  try {
+    return TermOps::Make(this, impl_->z3.bv_val(static_cast<uint64_t>(value),
+                                                static_cast<unsigned>(width)));
+  } catch (const z3::exception& e) {
+    TermOps::Poison(this, "bit-vector constant", e);
+    return TermOps::Invalid(this);
+  }
+}
+
+Term Context::BitsVar(absl::string_view name, int width) {
+  WARPCHECK_CHECK(width >= 1 && width <= 64) << "smt: bit-vector width " << width;
+  try {
+    return TermOps::Make(this, impl_->z3.bv_const(std::string(name).c_str(),
+                                                  static_cast<unsigned>(width)));
   } catch (const z3::exception& e) {
     TermOps::Poison(this, name, e);
     return TermOps::Invalid(this);

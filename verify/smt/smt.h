@@ -80,7 +80,7 @@ struct SolverOptions {
 
 class Context;
 
-// A handle to an integer or Boolean term of one Context.
+// A handle to an integer, Boolean or bit-vector term of one Context.
 class Term {
  public:
   Term() = default;
@@ -140,6 +140,21 @@ Term Max(Term a, Term b);
 Term And(Context& ctx, absl::Span<const Term> terms);
 Term Or(Context& ctx, absl::Span<const Term> terms);
 
+// Bit-vectors (both operands bit-vectors of one width; == and != above work on them
+// too). Unsigned, modulo 2^width, as SMT-LIB's QF_BV: a shift by >= width gives 0.
+// Used by verify/layout, whose maps are bit fields and XOR swizzles: the shift amount
+// may itself be a term (a symbolic log2 of a power-of-two parameter).
+Term BvAnd(Term a, Term b);
+Term BvOr(Term a, Term b);
+Term BvXor(Term a, Term b);
+Term BvAdd(Term a, Term b);
+Term BvSub(Term a, Term b);
+Term BvMul(Term a, Term b);
+Term BvShl(Term a, Term b);   // a << b
+Term BvLshr(Term a, Term b);  // a >> b (logical)
+Term BvUlt(Term a, Term b);   // unsigned a < b
+Term BvUle(Term a, Term b);   // unsigned a <= b
+
 // A satisfying assignment of one kSat query. Valid while its Context lives.
 class Model {
  public:
@@ -152,6 +167,8 @@ class Model {
   std::optional<int64_t> Int(Term t) const;
   // Ensures: the value of a Boolean term (nullopt as above).
   std::optional<bool> Bool(Term t) const;
+  // Ensures: the value of a bit-vector term of width <= 64 (nullopt as above).
+  std::optional<uint64_t> Bits(Term t) const;
   // Ensures: the model in Z3's notation (for messages).
   std::string ToString() const;
 
@@ -188,6 +205,10 @@ class Context {
   //          symbol).
   Term IntVar(absl::string_view name);
   Term BoolVar(absl::string_view name);
+  // Ensures: the bit-vector constant `value` mod 2^width / the bit-vector symbol `name`.
+  // Requires: 1 <= width <= 64.
+  Term Bits(uint64_t value, int width);
+  Term BitsVar(absl::string_view name, int width);
   // Ensures: an integer constant with a name no other call returns ("prefix!N").
   Term FreshInt(absl::string_view prefix);
 
