@@ -158,24 +158,31 @@ std::optional<Counterexample> CheckInstance(const Instance& in, Property propert
     uint32_t mask = 0;
     for (int l = 0; l < n; ++l) {
       const int64_t base = addr(rows[l], cols[l]);
-      for (int64_t j = 0; j < g.vec; ++j) {
+      if (base % 16 != 0) {
+        Counterexample c = Base(in, "not_vectorizable");
+        c.request = q;
+        c.lanes = {l};
+        c.elements = {g.Element(rows[l], cols[l])};
+        c.addresses = {base};
+        c.offsets = {inverse[m.Key(c.elements[0])]};
+        c.text = absl::StrCat("byte address ", base, " of element ", ElementText(c.elements[0]),
+                              " is not 16-byte aligned: lane ", l,
+                              "'s 16 bytes are not one vector");
+        return c;
+      }
+      for (int64_t j = 1; j < g.vec; ++j) {
         const int64_t aj = addr(rows[l], cols[l] + j);
-        if (base % 16 != 0 || aj != base + j * g.bytes) {
+        if (aj != base + j * g.bytes) {
           Counterexample c = Base(in, "not_vectorizable");
           c.request = q;
           c.lanes = {l};
           c.elements = {g.Element(rows[l], cols[l]), g.Element(rows[l], cols[l] + j)};
           c.addresses = {base, aj};
           c.offsets = {inverse[m.Key(c.elements[0])], inverse[m.Key(c.elements[1])]};
-          c.text = absl::StrCat(
-              base % 16 != 0 ? absl::StrCat("byte address ", base, " of element ",
-                                            ElementText(c.elements[0]),
-                                            " is not 16-byte aligned")
-                             : absl::StrCat("element ", ElementText(c.elements[1]),
-                                            " is at byte ", aj, ", not ",
-                                            base + j * g.bytes, " (element ",
-                                            ElementText(c.elements[0]), " at ", base, ")"),
-              ": lane ", l, "'s 16 bytes are not one vector");
+          c.text = absl::StrCat("element ", ElementText(c.elements[1]), " is at byte ", aj,
+                                ", not ", base + j * g.bytes, " (element ",
+                                ElementText(c.elements[0]), " at ", base, "): lane ", l,
+                                "'s 16 bytes are not one vector");
           return c;
         }
       }
