@@ -86,6 +86,7 @@ absl::StatusOr<smt::SatResult> Prover::RunAll(const std::vector<Query>& queries,
                                               std::string* which) {
   smt::SolverOptions so;
   so.rlimit = options_.rlimit;
+  so.bitvector = true;
   bool unknown = false;
   for (const Query& q : queries) {
     std::vector<smt::Term> a = q.assertions;
@@ -249,7 +250,7 @@ absl::Status Prover::Enumerate(const std::string& why) {
                              " non-surjective points decided by enumerating their offsets");
   }
   done.ms = MsSince(t0);
-  proof_.coverage.push_back(done);
+  if (done.points > 0 || open.points == 0) proof_.coverage.push_back(done);
   if (open.points > 0) proof_.coverage.push_back(open);
   if (proof_.verdict != Verdict::kViolated) {
     proof_.verdict = open.points > 0 ? Verdict::kInconclusive : Verdict::kHolds;
