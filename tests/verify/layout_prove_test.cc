@@ -83,9 +83,11 @@ TEST(LayoutEncodeTest, SwizzledClosedFormEqualsLinearLayoutOnEveryPoint) {
       const smt::Term o = ctx.BitsVar("o", kWidth);
       const std::vector<smt::Term> a = sym.forward(o), b = ref.forward(o);
       smt::Term differ = a[0] != b[0] || a[1] != b[1];
+      smt::SolverOptions qfbv;
+      qfbv.bitvector = true;
       smt::SolverResult r = ctx.Check(
           "equal", {smt::BvUlt(o, ctx.Bits(in.layout.TotalInDimSize(), kWidth)), differ},
-          smt::SolverOptions{});
+          qfbv);
       ASSERT_EQ(r.result, smt::SatResult::kUnsat) << attr << " at point " << in.layout.ToString();
       ++checked;
     }
