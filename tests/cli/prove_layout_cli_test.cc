@@ -43,7 +43,7 @@ TEST(ProveLayoutCliTest, ViolatedPrintsTheSmallestCounterexampleAndExits10) {
   EXPECT_THAT(r.out, HasSubstr("\"counterexample\""));
 }
 
-TEST(ProveLayoutCliTest, InjectiveByDefaultNameForEveryFamily) {
+TEST(ProveLayoutCliTest, BijectiveByDefaultForEveryFamily) {
   for (const char* attr :
        {"#ttg.amd_rotating_shared<{vec = 4, perPhase = 2, maxPhase = 4, order = [1, 0]}>",
         "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = "
@@ -59,6 +59,28 @@ TEST(ProveLayoutCliTest, InjectiveByDefaultNameForEveryFamily) {
                     "--shape=2x4", "--property=injective"});
   EXPECT_EQ(sl.code, 10) << sl.err;
   EXPECT_EQ(sl.report.layout_proof().counterexample().kind(), "duplicate");
+}
+
+// stmatrix writes the matrices ldmatrix reads (verify/layout/README.md): same verdicts.
+TEST(ProveLayoutCliTest, StmatrixAgreesWithLdmatrix) {
+  for (const char* attr :
+       {kMma, "#ttg.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>",
+        "#ttg.padded_shared<[64:+4] {order = [1, 0], shape = [64, 64]}>"}) {
+    auto ld = RunCli({"prove", "layout", attr, "--shape=64x64",
+                      "--property=bank-conflict-free", "--access=ldmatrix"});
+    auto st = RunCli({"prove", "layout", attr, "--shape=64x64",
+                      "--property=bank-conflict-free", "--access=stmatrix"});
+    EXPECT_EQ(ld.code, st.code) << attr;
+    EXPECT_EQ(st.report.layout_proof().access(), "stmatrix");
+    EXPECT_EQ(ld.report.layout_proof().counterexample().text(),
+              st.report.layout_proof().counterexample().text());
+  }
+  auto bad = RunCli({"prove", "layout",
+                     "#ttg.padded_shared<[64:+4] {order = [1, 0], shape = [64, 64]}>",
+                     "--shape=64x64", "--property=bank-conflict-free", "--access=stmatrix"});
+  EXPECT_EQ(bad.code, 10);
+  EXPECT_EQ(bad.report.layout_proof().counterexample().kind(), "not_vectorizable");
+  EXPECT_THAT(bad.report.layout_proof().counterexample().text(), HasSubstr("matrix row 1"));
 }
 
 TEST(ProveLayoutCliTest, TinyRlimitIsInconclusive) {

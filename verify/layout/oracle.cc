@@ -150,6 +150,7 @@ std::optional<Counterexample> CheckInstance(const Instance& in, Property propert
   if (property != Property::kBankConflictFree) return std::nullopt;
 
   const AccessGeometry g(in, access);
+  const char* who = access == Access::kV4 ? "lane " : "matrix row ";
   std::vector<int64_t> rows, cols;
   auto addr = [&](int64_t r, int64_t c) { return m.Address(inverse[m.Key(g.Element(r, c))]); };
   for (int64_t q = 0; q < g.requests; ++q) {
@@ -166,7 +167,7 @@ std::optional<Counterexample> CheckInstance(const Instance& in, Property propert
         c.addresses = {base};
         c.offsets = {inverse[m.Key(c.elements[0])]};
         c.text = absl::StrCat("byte address ", base, " of element ", ElementText(c.elements[0]),
-                              " is not 16-byte aligned: lane ", l,
+                              " is not 16-byte aligned: ", who, l,
                               "'s 16 bytes are not one vector");
         return c;
       }
@@ -181,7 +182,7 @@ std::optional<Counterexample> CheckInstance(const Instance& in, Property propert
           c.offsets = {inverse[m.Key(c.elements[0])], inverse[m.Key(c.elements[1])]};
           c.text = absl::StrCat("element ", ElementText(c.elements[1]), " is at byte ", aj,
                                 ", not ", base + j * g.bytes, " (element ",
-                                ElementText(c.elements[0]), " at ", base, "): lane ", l,
+                                ElementText(c.elements[0]), " at ", base, "): ", who, l,
                                 "'s 16 bytes are not one vector");
           return c;
         }
