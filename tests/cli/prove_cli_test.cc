@@ -68,7 +68,15 @@ TEST(ProveCli, ViolationWritesACounterexampleTheSimulatorFails) {
   std::ofstream(ptx_path) << ptx;
 
   std::string cex = (fs::path(spec).parent_path() / "cex.textproto").string();
-  auto r = RunCli({"prove", "conversion", spec, "--shape=64x64", "--cex-out=" + cex});
+  // The kernel's own layouts (corpus/triton/manifest.tsv) put the story in layout terms.
+  const std::string src =
+      "#ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, "
+      "warpsPerCTA = [4, 1], instrShape = [16, 32, 16]}>, kWidth = 2}>";
+  const std::string dst =
+      "#ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, "
+      "warpsPerCTA = [4, 1], instrShape = [16, 32, 16]}>, kWidth = 1}>";
+  auto r = RunCli({"prove", "conversion", spec, "--shape=64x64", "--src=" + src, "--dst=" + dst,
+                   "--dtype=f16", "--num-warps=4", "--cex-out=" + cex});
   ASSERT_EQ(r.code, kExitViolated) << r.out << r.err;
   const ConversionCounterexample& c = r.report.proof().counterexample();
   EXPECT_GE(c.thread(), 0);
@@ -77,6 +85,7 @@ TEST(ProveCli, ViolationWritesACounterexampleTheSimulatorFails) {
   EXPECT_THAT(c.coords(), HasSubstr("("));
   EXPECT_THAT(r.out, HasSubstr("proof: violated"));
   EXPECT_THAT(r.out, HasSubstr(absl::StrCat("thread ", c.thread(), " register ")));
+  EXPECT_THAT(c.text(), HasSubstr(absl::StrCat("In the src layout element ", c.coords(), " is thread ")));
   EXPECT_EQ(c.cex_spec(), cex);
   ASSERT_TRUE(fs::exists(cex));
   // The counterexample is real: the simulator runs it and the expectation fails.

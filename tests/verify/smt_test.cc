@@ -175,5 +175,37 @@ TEST(SmtTest, IteMinMaxAndConnectives) {
   EXPECT_THAT(r.model.Bool(And(ctx, {})), Optional(true));
 }
 
+
+TEST(SmtTest, BitVectorsWrapAndShiftBySymbolicAmounts) {
+  Context ctx;
+  Term x = ctx.BvVar("x", 8), s = ctx.BvVar("s", 8);
+  for (bool bitvector : {false, true}) {
+    SolverOptions o = Budget();
+    o.bitvector = bitvector;
+    // A symbolic shift amount: x << s == 0x40 with x == 1 forces s == 6.
+    SolverResult r = ctx.Check("shift", {x == ctx.Bv(1, 8), BvShl(x, s) == ctx.Bv(0x40, 8)}, o);
+    ASSERT_EQ(r.result, SatResult::kSat);
+    EXPECT_THAT(r.model.Bits(s), Optional(uint64_t{6}));
+    EXPECT_THAT(r.model.Bits(BvXor(ctx.Bv(0xF0, 8), ctx.Bv(0xFF, 8))), Optional(uint64_t{0x0F}));
+    EXPECT_THAT(r.model.Bits(BvAdd(ctx.Bv(0xFF, 8), ctx.Bv(2, 8))), Optional(uint64_t{1}));
+    EXPECT_THAT(r.model.Bits(BvLshr(ctx.Bv(0x80, 8), ctx.Bv(9, 8))), Optional(uint64_t{0}));
+    // Unsigned order: 0xFF is the largest 8-bit value.
+    EXPECT_EQ(ctx.Check("ult", {BvUlt(ctx.Bv(0xFF, 8), x)}, o).result, SatResult::kUnsat);
+  }
+  EXPECT_THAT(ctx.Check("mul", {BvMul(x, ctx.Bv(3, 8)) == ctx.Bv(1, 8)}, Budget())
+                  .model.Bits(x),
+              Optional(uint64_t{171}));  // 3 * 171 = 513 = 1 mod 256
+}
+
+TEST(SmtTest, BitVectorWidthMismatchIsAnError) {
+  Context ctx;
+  Term a = ctx.BvVar("a", 8), b = ctx.BvVar("b", 16);
+  Term bad = BvAnd(a, b);
+  EXPECT_FALSE(bad.valid());
+  SolverResult r = ctx.Check("bad", {ctx.Bool(true)}, Budget());
+  EXPECT_EQ(r.result, SatResult::kError);
+  EXPECT_THAT(r.error.message(), HasSubstr("bvand"));
+}
+
 }  // namespace
 }  // namespace warpcheck::verify::smt

@@ -23,6 +23,7 @@
 #include "tools/warpcheck/layout_render.h"
 #include "tools/warpcheck/output.h"
 #include "tools/warpcheck/prove_conversion_command.h"
+#include "tools/warpcheck/prove_layout_command.h"
 #include "tools/warpcheck/sim_command.h"
 #include "tools/warpcheck/signal_command.h"
 #include "tools/warpcheck/signal_gpu_command.h"
@@ -228,6 +229,10 @@ const std::vector<Command>& Commands() {
        SwizzleValueFlags(),
        {},
        [](Context& c) { return RunSwizzleProve(c.args, c.out, c.err, c.report_out); }},
+      {"prove layout", "prove a shared layout injective/bijective/conflict-free over parameter ranges",
+       ProveLayoutValueFlags(),
+       {},
+       [](Context& c) { return RunProveLayout(c.args, c.out, c.err, c.report_out); }},
       {"convert plan", "plan a layout conversion (registers, shuffles, shared memory) and its cost",
        {"src", "dst", "shape", "dtype", "num-warps", "strategy", "max-vector-bytes", "format"},
        {"no-swizzle"},

@@ -66,6 +66,14 @@ int ExitCodeFor(const Report& report) {
   if (report.has_proof()) return ForProof(report.proof());
   if (report.has_signal()) return ForSignal(report.signal());
   if (report.has_swizzle2d()) return ForSwizzle(report.swizzle2d());
+  if (report.has_layout_proof()) {
+    switch (report.layout_proof().verdict()) {
+      case LayoutProofReport::holds: return kExitOk;
+      case LayoutProofReport::violated: return kExitViolated;
+      case LayoutProofReport::inconclusive: return kExitInconclusive;
+      default: return kExitInternal;
+    }
+  }
   if (report.has_sim()) return report.sim().ok() ? kExitOk : kExitViolated;
   if (report.has_corpus()) return report.corpus().failed() > 0 ? kExitViolated : kExitOk;
   return kExitOk;  // layout show: a layout was printed

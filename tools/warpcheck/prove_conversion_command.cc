@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -142,6 +143,32 @@ absl::Status WriteCex(const LaunchSpec& spec, const std::string& spec_path,
                          out.DebugString()));
 }
 
+// Who holds flat element `e` in a layout: "thread T register k" (the first copy).
+std::string Holder(const sim::plan::FlatLayout& l, int64_t e) {
+  for (uint32_t w = 0; w < (1u << l.warp_bits()); ++w) {
+    for (uint32_t lane = 0; lane < (1u << l.lane_bits()); ++lane) {
+      for (uint32_t r = 0; r < static_cast<uint32_t>(l.num_regs()); ++r) {
+        if (static_cast<int64_t>(l.Apply(r, lane, w)) == e) {
+          return absl::StrCat("thread ", 32 * w + lane, " register ", r);
+        }
+      }
+    }
+  }
+  return "no thread";
+}
+
+// With --src/--dst: where each layout keeps the wrong element and the one it got.
+void AddLayoutContext(const sim::plan::ConversionProblem& p, ConversionCounterexample* c) {
+  std::string text = absl::StrCat(c->text(), ". In the src layout element ", c->coords(),
+                                  " is ", Holder(p.src, c->element()), ", in the dst layout ",
+                                  Holder(p.dst, c->element()));
+  if (c->holds_element() >= 0) {
+    absl::StrAppend(&text, "; element ", c->holds_coords(), " is ", Holder(p.src, c->holds_element()),
+                    " (src), ", Holder(p.dst, c->holds_element()), " (dst)");
+  }
+  c->set_text(text);
+}
+
 void PrintText(const ProofReport& r, std::ostream& out) {
   out << "proof: " << ProofReport::Verdict_Name(r.verdict());
   out << absl::StrFormat("  (%d threads, %d thread-instructions, %d elements: %d equal by "
@@ -200,6 +227,7 @@ int RunProveConversion(const ParsedArgs& args, std::ostream& out, std::ostream& 
     options.shape.assign(s->begin(), s->end());
   }
   bool any_layout = args.Has("src") || args.Has("dst") || args.Has("dtype");
+  std::optional<sim::plan::ConversionProblem> layouts;
   if (any_layout) {
     if (!args.Has("src") || !args.Has("dst") || !args.Has("dtype") || !args.Has("shape")) {
       return Usage(err, "prove conversion: --src, --dst, --dtype and --shape go together");
@@ -217,6 +245,7 @@ int RunProveConversion(const ParsedArgs& args, std::ostream& out, std::ostream& 
       PrintError(err, problem.status().message());
       return kExitInputError;
     }
+    layouts = *std::move(problem);
   }
   const std::string& path = args.positional[0];
   absl::StatusOr<LaunchSpec> spec = sim::launch::LoadLaunchSpec(path);
@@ -238,6 +267,10 @@ int RunProveConversion(const ParsedArgs& args, std::ostream& out, std::ostream& 
   }
   Report report;
   *report.mutable_proof() = ToReport(*proof);
+  if (layouts && report.proof().has_counterexample()) {
+    AddLayoutContext(*layouts, report.mutable_proof()->mutable_counterexample());
+    report.mutable_proof()->set_reason(report.proof().counterexample().text());
+  }
   report.mutable_proof()->set_wall_ms(
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   if (auto cex = args.Get("cex-out");

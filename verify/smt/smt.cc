@@ -488,7 +488,8 @@ SolverResult Context::Check(absl::string_view name, absl::Span<const Term> asser
                z3::tactic(c, "propagate-ineqs") & z3::tactic(c, "nla2bv") &
                z3::tactic(c, "simplify") & z3::tactic(c, "qfbv"))
                   .mk_solver()
-            : z3::solver(c, z3::solver::simple());
+        : options.bitvector ? z3::tactic(c, "qfbv").mk_solver()
+                            : z3::solver(c, z3::solver::simple());
     z3::params params(impl_->z3);
     if (options.rlimit > 0) {
       params.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(
