@@ -943,14 +943,16 @@ class SmemPlanner {
     // The canonical registers (no free or vector bit set): one access each.
     const uint32_t all_regs = static_cast<uint32_t>(l.num_regs()) - 1;
     c->per_thread = 1 << (l.reg_bits() - std::popcount((c->free_regs | c->vmask) & all_regs));
-    uint32_t addr[32];
+    uint32_t offset[32], addr[32];
     uint32_t mask = 0;
     uint32_t lanes[5] = {};
     for (int j = 0; j < l.lane_bits() && j < 5; ++j) lanes[j] = lane_img[j];
+    offset[0] = 0;  // lane l's offset: lane l & (l - 1)'s and the image of l's lowest bit
+    for (uint32_t lane = 1; lane < 32; ++lane) {
+      offset[lane] = offset[lane & (lane - 1)] ^ lanes[std::countr_zero(lane)];
+    }
     for (uint32_t lane = 0; lane < 32; ++lane) {
-      uint32_t o = 0;
-      for (int j = 0; j < 5; ++j) if ((lane >> j) & 1) o ^= lanes[j];
-      addr[lane] = o * eb_;
+      addr[lane] = offset[lane] * eb_;
       if ((lane & c->free_tid) == 0) mask |= 1u << lane;
     }
     c->per_access = bank::SharedRequestCost(addr, mask, static_cast<uint32_t>(eb_ << c->a));

@@ -468,6 +468,13 @@ class Parser {
   // ---- kernel body
   // ----------------------------------------------------------------------
   absl::Status ParseBody(Kernel& k) {
+    // At most one statement per ';', label or brace ahead (the body's statements are
+    // large; growing the vector by doubling moved each several times).
+    size_t bound = 0;
+    for (size_t i = pos_; i < toks_.size(); ++i) {
+      bound += toks_[i].Is(';') || toks_[i].Is(':') || toks_[i].Is('{') || toks_[i].Is('}');
+    }
+    k.body.reserve(k.body.size() + bound);
     while (true) {
       const Token& t = Peek();
       if (t.kind == TokenKind::kEof)
