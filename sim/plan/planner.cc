@@ -737,6 +737,33 @@ class SmemPlanner {
   }
 
   absl::StatusOr<Program> Plan(SmemStage* stage) {
+    if (const SmemSearchMemo::Entry* e = Memoised()) {
+      best_ = e->basis;
+      best_moves_ = e->moves;
+      return Emit(best_, stage);
+    }
+    absl::StatusOr<Program> prog = SearchAndEmit(stage);
+    if (prog.ok() && o_.smem_memo != nullptr) {
+      o_.smem_memo->entries.push_back(SmemSearchMemo::Entry{
+          sv_, dv_, o_.no_swizzle, o_.max_vector_bytes, best_, best_moves_});
+    }
+    return prog;
+  }
+
+ private:
+  const SmemSearchMemo::Entry* Memoised() const {
+    if (o_.smem_memo == nullptr) return nullptr;
+    for (const SmemSearchMemo::Entry& e : o_.smem_memo->entries) {
+      if (e.sv == sv_ && e.dv == dv_ && e.no_swizzle == o_.no_swizzle &&
+          e.max_vector_bytes == o_.max_vector_bytes) {
+        return &e;
+      }
+    }
+    return nullptr;
+  }
+
+  // The bank search over base orders and swizzles; emits the best basis.
+  absl::StatusOr<Program> SearchAndEmit(SmemStage* stage) {
     // Vector prefixes: tensor directions that become the lowest offset bits. Each side's
     // packed directions come first (its words must stay whole), then the directions
     // both layouts keep in registers, or one side's registers in order.
