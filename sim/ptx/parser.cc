@@ -643,6 +643,7 @@ class Parser {
     in.op = parsed->op;
     in.mods = std::move(parsed->mods);
     if (!Peek().Is(';')) {
+      in.operands.reserve(4);  // most instructions have 2-4 (operands are large)
       while (true) {
         ASSIGN_OR_RETURN(Operand o, ParseOperand());
         in.operands.push_back(std::move(o));
