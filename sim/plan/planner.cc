@@ -982,13 +982,41 @@ class SmemPlanner {
       addr[lane] = offset[lane] * eb_;
       if ((lane & c->free_tid) == 0) mask |= 1u << lane;
     }
-    c->per_access = bank::SharedRequestCost(addr, mask, static_cast<uint32_t>(eb_ << c->a));
+    c->per_access = BankCostOf(side, lanes, addr, mask, static_cast<uint32_t>(eb_ << c->a));
     c->warps = 0;
     for (uint32_t w = 0; w < static_cast<uint32_t>(p_.num_warps); ++w) {
       if (((w << 5) & c->free_tid) == 0) ++c->warps;
     }
     return true;
   }
+
+  // The bank model's cost of one warp-wide access (addr: the lanes' byte addresses, the
+  // XOR combinations of `lanes` times the element size), memoised per side by (lane
+  // images, lane mask, access bytes), which determine it: a swizzle move often leaves
+  // one side's lane offsets as they were. Direct-mapped; a collision recomputes.
+  bank::BankCost BankCostOf(int side, const uint32_t lanes[5], const uint32_t addr[32],
+                            uint32_t mask, uint32_t bytes) const {
+    uint64_t h = bytes * 0x9E3779B97F4A7C15ull ^ mask * 0xC2B2AE3D27D4EB4Full;
+    for (int j = 0; j < 5; ++j) h = (h ^ lanes[j]) * 0x100000001B3ull;
+    BankMemo& e = bank_memo_[side][(h >> 32) % kBankMemo];
+    if (e.valid && e.mask == mask && e.bytes == bytes &&
+        std::equal(lanes, lanes + 5, e.lanes)) {
+      return e.cost;
+    }
+    e.valid = true;
+    e.mask = mask;
+    e.bytes = bytes;
+    std::copy(lanes, lanes + 5, e.lanes);
+    e.cost = bank::SharedRequestCost(addr, mask, bytes);
+    return e.cost;
+  }
+  struct BankMemo {
+    bool valid = false;
+    uint32_t lanes[5] = {};
+    uint32_t mask = 0, bytes = 0;
+    bank::BankCost cost;
+  };
+  static constexpr size_t kBankMemo = 256;
 
   static uint32_t Spread(const std::vector<int>& bits, uint32_t j, int from = 0) {
     uint32_t r = 0;
@@ -1213,6 +1241,8 @@ class SmemPlanner {
   uint32_t src_free_regs_ = 0, src_free_tid_ = 0, dst_free_regs_ = 0, dst_free_tid_ = 0;
   std::vector<uint32_t> best_;
   std::pair<int64_t, int64_t> best_score_;
+  mutable std::vector<BankMemo> bank_memo_[2] = {std::vector<BankMemo>(kBankMemo),
+                                                 std::vector<BankMemo>(kBankMemo)};
   int64_t moves_ = 0, best_moves_ = 0;
 
  public:
