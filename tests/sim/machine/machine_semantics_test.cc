@@ -92,6 +92,35 @@ TEST(MachineSemanticsTest, BfeSweep) {
   ExpectCases(cases);
 }
 
+// bfi likewise: base with bits pos + i (i < len, pos + i <= msb) taken from bit i of a.
+uint64_t BfiReference(uint64_t a, uint64_t base, uint32_t pos, uint32_t len, int bits) {
+  const uint32_t msb = static_cast<uint32_t>(bits) - 1;
+  uint64_t d = base;
+  for (uint32_t i = 0; i < len && pos + i <= msb; ++i) {
+    const uint64_t bit = uint64_t{1} << (pos + i);
+    d = (d & ~bit) | (((a >> i) & 1) ? bit : 0);
+  }
+  return d;
+}
+
+TEST(MachineSemanticsTest, BfiSweep) {
+  const uint32_t kFields[] = {0, 1, 3, 8, 15, 16, 31, 32, 33, 48, 63, 64, 65, 255};
+  std::vector<Case> cases;
+  for (int bits : {32, 64}) {
+    const uint64_t width = bits == 32 ? 0xFFFFFFFFull : ~uint64_t{0};
+    const uint64_t a = 0xF0E1D2C3B4A59687ull & width, base = 0x0123456789ABCDEFull & width;
+    for (uint32_t pos : kFields) {
+      for (uint32_t len : kFields) {
+        const std::string op =
+            absl::StrCat("bfi.b", bits, bits == 32 ? " %r9, " : " %rd9, ", a, ", ", base, ", ",
+                         pos, ", ", len, ";");
+        cases.push_back({bits == 32 ? R32(op) : R64(op), BfiReference(a, base, pos, len, bits)});
+      }
+    }
+  }
+  ExpectCases(cases);
+}
+
 TEST(MachineSemanticsTest, IntegerArithmetic) {
   ExpectCases({
       {R32("mov.u32 %r1, 0xFFFFFFFF; add.u32 %r9, %r1, 2;"), 1},
