@@ -7,6 +7,7 @@
 #include <tuple>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -224,7 +225,7 @@ class SelectBuilder {
   }
 
   Program* prog_;
-  std::map<LaneTable, int> memo_;
+  absl::flat_hash_map<LaneTable, int> memo_;  // lookups only (order unused)
 };
 
 Op BarrierOp(bool warp_level) {
