@@ -543,11 +543,10 @@ class Parser {
         continue;
       }
       if (t.Is('@') || t.kind == TokenKind::kIdent) {
-        Statement s;
+        Statement& s = k.body.emplace_back();  // in place: statements are large
         s.kind = Statement::Kind::kInstruction;
         s.loc = Loc(t);
-        k.body.push_back(std::move(s));
-        RETURN_IF_ERROR(ParseInstruction(k.body.back().insn));
+        RETURN_IF_ERROR(ParseInstruction(s.insn));
         continue;
       }
       return Unexpected(t, "an instruction, label or declaration");
