@@ -23,23 +23,28 @@ uint32_t GroupWavefronts(uint32_t* words, int n) {
     }
   }
   if (simple) return 1;
-  // Distinct words per bank: an open-addressing set of the words seen (key word + 1, 0
-  // empty; words are addresses / 4 < 2^30), at most half full. Sorting the group was
-  // most of the planner's bank search.
-  const int log_cap = n <= 32 ? 6 : 8;
-  const uint32_t cap = 1u << log_cap;
-  uint32_t table[256];
-  std::fill(table, table + cap, 0u);
-  uint8_t per_bank[32] = {};
   uint32_t best = 1;
-  for (int i = 0; i < n; ++i) {
-    const uint32_t key = words[i] + 1;
-    uint32_t h = (key * 0x9E3779B1u) >> (32 - log_cap);
-    while (table[h] != 0 && table[h] != key) h = (h + 1) & (cap - 1);
-    if (table[h] == key) continue;
-    table[h] = key;
-    best = std::max<uint32_t>(best, ++per_bank[words[i] & 31]);
+  if (n <= 32) {
+    // Distinct words per bank, kept per bank (a conflicting group has few words in each
+    // bank, so the scans are short). Sorting the group was most of the planner's bank
+    // search. Every request's group has at most 32 words (32 x 4, 16 x 8, 8 x 16 bytes).
+    uint32_t seen[32][32];
+    uint8_t count[32] = {};
+    for (int i = 0; i < n; ++i) {
+      const uint32_t w = words[i], b = w & 31;
+      int k = 0;
+      while (k < count[b] && seen[b][k] != w) ++k;
+      if (k < count[b]) continue;
+      seen[b][count[b]++] = w;
+      best = std::max<uint32_t>(best, count[b]);
+    }
+    return best;
   }
+  // Larger groups (no request makes one): sort and count.
+  std::sort(words, words + n);
+  n = static_cast<int>(std::unique(words, words + n) - words);
+  uint8_t per_bank[32] = {};
+  for (int i = 0; i < n; ++i) best = std::max<uint32_t>(best, ++per_bank[words[i] & 31]);
   return best;
 }
 
