@@ -971,19 +971,10 @@ class SmemPlanner {
     // The canonical registers (no free or vector bit set): one access each.
     const uint32_t all_regs = static_cast<uint32_t>(l.num_regs()) - 1;
     c->per_thread = 1 << (l.reg_bits() - std::popcount((c->free_regs | c->vmask) & all_regs));
-    uint32_t offset[32], addr[32];
-    uint32_t mask = 0;
     uint32_t lanes[5] = {};
     for (int j = 0; j < l.lane_bits() && j < 5; ++j) lanes[j] = lane_img[j];
-    offset[0] = 0;  // lane l's offset: lane l & (l - 1)'s and the image of l's lowest bit
-    for (uint32_t lane = 1; lane < 32; ++lane) {
-      offset[lane] = offset[lane & (lane - 1)] ^ lanes[std::countr_zero(lane)];
-    }
-    for (uint32_t lane = 0; lane < 32; ++lane) {
-      addr[lane] = offset[lane] * eb_;
-      if ((lane & c->free_tid) == 0) mask |= 1u << lane;
-    }
-    c->per_access = BankCostOf(side, lanes, addr, mask, static_cast<uint32_t>(eb_ << c->a));
+    c->per_access = BankCostOf(side, lanes, LaneMask(c->free_tid),
+                               static_cast<uint32_t>(eb_ << c->a));
     c->warps = 0;
     for (uint32_t w = 0; w < static_cast<uint32_t>(p_.num_warps); ++w) {
       if (((w << 5) & c->free_tid) == 0) ++c->warps;
@@ -991,12 +982,21 @@ class SmemPlanner {
     return true;
   }
 
-  // The bank model's cost of one warp-wide access (addr: the lanes' byte addresses, the
-  // XOR combinations of `lanes` times the element size), memoised per side by (lane
-  // images, lane mask, access bytes), which determine it: a swizzle move often leaves
+  // The lanes that take part: those with no free thread bit set.
+  static uint32_t LaneMask(uint32_t free_tid) {
+    uint32_t mask = 0;
+    for (uint32_t lane = 0; lane < 32; ++lane) {
+      if ((lane & free_tid) == 0) mask |= 1u << lane;
+    }
+    return mask;
+  }
+
+  // The bank model's cost of one warp-wide access: lane l reads at the XOR of the
+  // offsets `lanes` of its set bits, times the element size. Memoised per side by (lane
+  // offsets, lane mask, access bytes), which determine it: a swizzle move often leaves
   // one side's lane offsets as they were. Direct-mapped; a collision recomputes.
-  bank::BankCost BankCostOf(int side, const uint32_t lanes[5], const uint32_t addr[32],
-                            uint32_t mask, uint32_t bytes) const {
+  bank::BankCost BankCostOf(int side, const uint32_t lanes[5], uint32_t mask,
+                            uint32_t bytes) const {
     uint64_t h = bytes * 0x9E3779B97F4A7C15ull ^ mask * 0xC2B2AE3D27D4EB4Full;
     for (int j = 0; j < 5; ++j) h = (h ^ lanes[j]) * 0x100000001B3ull;
     BankMemo& e = bank_memo_[side][(h >> 32) % kBankMemo];
@@ -1008,6 +1008,12 @@ class SmemPlanner {
     e.mask = mask;
     e.bytes = bytes;
     std::copy(lanes, lanes + 5, e.lanes);
+    uint32_t offset[32], addr[32];
+    offset[0] = 0;  // lane l's offset: lane l & (l - 1)'s and the image of l's lowest bit
+    for (uint32_t lane = 1; lane < 32; ++lane) {
+      offset[lane] = offset[lane & (lane - 1)] ^ lanes[std::countr_zero(lane)];
+    }
+    for (uint32_t lane = 0; lane < 32; ++lane) addr[lane] = offset[lane] * eb_;
     e.cost = bank::SharedRequestCost(addr, mask, bytes);
     return e.cost;
   }
