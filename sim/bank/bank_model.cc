@@ -23,14 +23,28 @@ uint32_t GroupWavefronts(uint32_t* words, int n) {
     }
   }
   if (simple) return 1;
+  uint32_t best = 1;
+  if (n <= 32) {
+    // Distinct words per bank, kept per bank (a conflicting group has few words in each
+    // bank, so the scans are short). Sorting the group was most of the planner's bank
+    // search. Every request's group has at most 32 words (32 x 4, 16 x 8, 8 x 16 bytes).
+    uint32_t seen[32][32];
+    uint8_t count[32] = {};
+    for (int i = 0; i < n; ++i) {
+      const uint32_t w = words[i], b = w & 31;
+      int k = 0;
+      while (k < count[b] && seen[b][k] != w) ++k;
+      if (k < count[b]) continue;
+      seen[b][count[b]++] = w;
+      best = std::max<uint32_t>(best, count[b]);
+    }
+    return best;
+  }
+  // Larger groups (no request makes one): sort and count.
   std::sort(words, words + n);
   n = static_cast<int>(std::unique(words, words + n) - words);
   uint8_t per_bank[32] = {};
-  uint32_t best = 1;
-  for (int i = 0; i < n; ++i) {
-    uint32_t c = ++per_bank[words[i] & 31];
-    best = std::max(best, c);
-  }
+  for (int i = 0; i < n; ++i) best = std::max<uint32_t>(best, ++per_bank[words[i] & 31]);
   return best;
 }
 

@@ -339,6 +339,13 @@ absl::StatusOr<uint32_t> DecodeCtx::LabelPc(const Operand& o) const {
   return it->second;
 }
 
+std::string InsnTexts::operator[](size_t pc) const {
+  if (insns_[pc] != nullptr) return ptx::PrintInstruction(*insns_[pc]);
+  size_t k = 0;
+  for (size_t i = 0; i < pc; ++i) k += insns_[i] == nullptr ? 1 : 0;
+  return fixed_[k];
+}
+
 absl::StatusOr<Program> Decode(const ptx::Module& module, const ptx::Kernel& kernel) {
   Program p;
   DecodeCtx ctx(module, kernel, &p);
@@ -367,7 +374,7 @@ absl::StatusOr<Program> Decode(const ptx::Module& module, const ptx::Kernel& ker
     insn.line = static_cast<uint32_t>(in.loc.line);
     insn.column = static_cast<uint32_t>(in.loc.column);
     p.code.push_back(insn);
-    p.text.push_back(ptx::PrintInstruction(in));
+    p.text.Add(&in);
   }
   // Falling off the end of the kernel exits.
   Insn end;
@@ -376,7 +383,7 @@ absl::StatusOr<Program> Decode(const ptx::Module& module, const ptx::Kernel& ker
   end.op_class = static_cast<uint8_t>(ptx::OpClass::kBranch);
   end.line = p.code.empty() ? kernel.loc.line : p.code.back().line;
   p.code.push_back(end);
-  p.text.push_back("exit (end of kernel)");
+  p.text.AddFixed("exit (end of kernel)");
   return p;
 }
 

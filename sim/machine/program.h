@@ -110,11 +110,30 @@ struct AddressSlot {
   int64_t offset = 0;
 };
 
+// Per pc: the instruction as printed (traces, fault texts). Printed when asked, not at
+// decode: a launch that faults nowhere and traces nothing prints nothing (printing every
+// instruction was a tenth of `convert check`'s simulation).
+// Requires: the module Decode read outlives the Program.
+class InsnTexts {
+ public:
+  void Add(const ptx::Instruction* in) { insns_.push_back(in); }
+  void AddFixed(std::string text) {
+    insns_.push_back(nullptr);
+    fixed_.push_back(std::move(text));
+  }
+  // Requires: pc < size().
+  std::string operator[](size_t pc) const;
+  size_t size() const { return insns_.size(); }
+
+ private:
+  std::vector<const ptx::Instruction*> insns_;  // nullptr: the next of fixed_
+  std::vector<std::string> fixed_;
+};
+
 struct Program {
   std::string kernel;
   std::vector<Insn> code;
-  // Per pc: the instruction as printed (traces, fault texts).
-  std::vector<std::string> text;
+  InsnTexts text;
   uint32_t num_slots = 0;
   uint32_t num_preds = 0;
   // Uniform slot values (constants); the register file template.

@@ -237,10 +237,24 @@ bool Shift(Exec& x, const Insn& in, uint32_t mask) {
   return true;
 }
 
+// bfe's result bits: bit i is bit pos + i of v for i < len and pos + i <= msb, the
+// sign bit (bit min(pos + len - 1, msb) of v; 0 when unsigned or len == 0) elsewhere.
+// Closed form of that bit loop (machine_semantics_test BfeSweep checks it bit by bit).
+template <typename T, bool kSigned>
+T BfeValue(T v, uint32_t pos, uint32_t len) {
+  constexpr uint32_t kBits = 8 * sizeof(T);
+  T sbit = 0;
+  if (kSigned && len != 0) sbit = T((v >> std::min(pos + len - 1, kBits - 1)) & 1);
+  // Bits taken from v: i < len and i < kBits - pos.
+  const uint32_t take = pos >= kBits ? 0 : std::min(len, kBits - pos);
+  const T low = take == 0 ? T(0) : T(v >> pos);
+  const T keep = take >= kBits ? T(~T(0)) : T((T(1) << take) - 1);
+  return T((low & keep) | (sbit ? T(~keep) : T(0)));
+}
+
 // bfe d, a, pos, len (pos and len are the low 8 bits of b and c).
 template <typename T, bool kSigned>
 bool Bfe(Exec& x, const Insn& in, uint32_t mask) {
-  constexpr uint32_t kMsb = 8 * sizeof(T) - 1;
   uint64_t* d = x.R(in.d[0]);
   const uint64_t* a = x.R(in.s[0]);
   const uint64_t* b = x.R(in.s[1]);
@@ -248,38 +262,34 @@ bool Bfe(Exec& x, const Insn& in, uint32_t mask) {
   ForLanes(mask, [&](int l) {
     T v = T(a[l]);
     uint32_t pos = uint32_t(b[l]) & 0xff, len = uint32_t(c[l]) & 0xff;
-    T sbit = 0;
-    if (kSigned && len != 0) {
-      uint32_t top = std::min(pos + len - 1, kMsb);
-      sbit = T((v >> top) & 1);
-    }
-    T r = 0;
-    for (uint32_t i = 0; i <= kMsb; ++i) {
-      T bit = (i < len && pos + i <= kMsb) ? T((v >> (pos + i)) & 1) : sbit;
-      r |= T(bit << i);
-    }
-    d[l] = uint64_t(r);
+    d[l] = uint64_t(BfeValue<T, kSigned>(v, pos, len));
   });
   return true;
+}
+
+// bfi's result: base with bits pos + i (i < len, pos + i <= msb) replaced by bit i of
+// ins. Closed form of that bit loop (machine_semantics_test BfiSweep checks it).
+template <typename T>
+T BfiValue(T ins, T base, uint32_t pos, uint32_t len) {
+  constexpr uint32_t kBits = 8 * sizeof(T);
+  const uint32_t take = pos >= kBits ? 0 : std::min(len, kBits - pos);
+  if (take == 0) return base;
+  const T field = take >= kBits ? T(~T(0)) : T((T(1) << take) - 1);
+  const T m = T(field << pos);
+  return T((base & T(~m)) | (T(ins << pos) & m));
 }
 
 // bfi d, a (insert), b (base), pos, len.
 template <typename T>
 bool Bfi(Exec& x, const Insn& in, uint32_t mask) {
-  constexpr uint32_t kMsb = 8 * sizeof(T) - 1;
   uint64_t* d = x.R(in.d[0]);
   const uint64_t* a = x.R(in.s[0]);
   const uint64_t* b = x.R(in.s[1]);
   const uint64_t* c = x.R(in.s[2]);
   const uint64_t* e = x.R(in.s[3]);
   ForLanes(mask, [&](int l) {
-    T ins = T(a[l]), r = T(b[l]);
     uint32_t pos = uint32_t(c[l]) & 0xff, len = uint32_t(e[l]) & 0xff;
-    for (uint32_t i = 0; i < len && pos + i <= kMsb; ++i) {
-      T bit = T(T(1) << (pos + i));
-      r = T((r & ~bit) | (((ins >> i) & 1) ? bit : T(0)));
-    }
-    d[l] = uint64_t(r);
+    d[l] = uint64_t(BfiValue<T>(T(a[l]), T(b[l]), pos, len));
   });
   return true;
 }

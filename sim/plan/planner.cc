@@ -7,6 +7,7 @@
 #include <tuple>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -226,7 +227,7 @@ class SelectBuilder {
   }
 
   Program* prog_;
-  std::map<LaneTable, int> memo_;
+  absl::flat_hash_map<LaneTable, int> memo_;  // lookups only (order unused)
 };
 
 Op BarrierOp(bool warp_level) {
@@ -801,6 +802,33 @@ class SmemPlanner {
   }
 
   absl::StatusOr<Program> Plan(SmemStage* stage) {
+    if (const SmemSearchMemo::Entry* e = Memoised()) {
+      best_ = e->basis;
+      best_moves_ = e->moves;
+      return Emit(best_, stage);
+    }
+    absl::StatusOr<Program> prog = SearchAndEmit(stage);
+    if (prog.ok() && o_.smem_memo != nullptr) {
+      o_.smem_memo->entries.push_back(SmemSearchMemo::Entry{
+          sv_, dv_, o_.no_swizzle, o_.max_vector_bytes, best_, best_moves_});
+    }
+    return prog;
+  }
+
+ private:
+  const SmemSearchMemo::Entry* Memoised() const {
+    if (o_.smem_memo == nullptr) return nullptr;
+    for (const SmemSearchMemo::Entry& e : o_.smem_memo->entries) {
+      if (e.sv == sv_ && e.dv == dv_ && e.no_swizzle == o_.no_swizzle &&
+          e.max_vector_bytes == o_.max_vector_bytes) {
+        return &e;
+      }
+    }
+    return nullptr;
+  }
+
+  // The bank search over base orders and swizzles; emits the best basis.
+  absl::StatusOr<Program> SearchAndEmit(SmemStage* stage) {
     // Vector prefixes: tensor directions that become the lowest offset bits. Each side's
     // packed directions come first (its words must stay whole), then the directions
     // both layouts keep in registers, or one side's registers in order.
@@ -832,7 +860,7 @@ class SmemPlanner {
     bool any = false;
     // Price every base order, then run the bank search from the two best.
     struct Base {
-      std::pair<int64_t, int64_t> score;
+      Scored score;
       std::vector<uint32_t> basis;
       int fixed;
     };
@@ -843,17 +871,17 @@ class SmemPlanner {
       if (dup) continue;
       for (int order = 0; order < 3; ++order) {
         std::vector<uint32_t> basis = BaseOrder(prefixes[i], order);
-        auto sc = Score(basis);
-        if (sc.first == INT64_MAX) continue;
+        Scored sc = Score(basis);
+        if (sc.score.first == INT64_MAX) continue;
         bases.push_back(Base{sc, std::move(basis), static_cast<int>(prefixes[i].size())});
       }
     }
     std::stable_sort(bases.begin(), bases.end(),
-                     [](const Base& a, const Base& b) { return a.score < b.score; });
+                     [](const Base& a, const Base& b) { return a.score.score < b.score.score; });
     for (size_t i = 0; i < bases.size(); ++i) {
       any = true;
-      if (i < 6 && !o_.no_swizzle) Search(bases[i].basis, bases[i].fixed);
-      Consider(bases[i].basis);
+      if (i < 6 && !o_.no_swizzle) Search(bases[i].basis, bases[i].fixed, bases[i].score);
+      Consider(bases[i].basis, bases[i].score);
     }
     if (!any) {
       return absl::InvalidArgumentError(
@@ -888,49 +916,178 @@ class SmemPlanner {
 
   // offset of element e under basis (offset bit j -> element basis[j]).
   // The linear map element -> offset, as the images of the element bits.
+  // (The basis is invertible: BaseOrder ends with the unit vectors and the swizzle
+  // moves keep the rank, so the inverse is unique and Gauss-Jordan on the stack finds
+  // it without the heap; F2Span stays the fallback for anything else.)
   struct Map {
     uint32_t col[32] = {};
     explicit Map(const std::vector<uint32_t>& basis) {
+      const int n = static_cast<int>(basis.size());
+      uint32_t val[32], comb[32];
+      for (int j = 0; j < n; ++j) {
+        if (n >= 32 || (basis[j] >> n) != 0) {
+          SlowInverse(basis);
+          return;
+        }
+        val[j] = basis[j];
+        comb[j] = 1u << j;
+      }
+      for (int i = 0; i < n; ++i) {
+        int r = i;
+        while (r < n && !((val[r] >> i) & 1)) ++r;
+        if (r == n) {
+          SlowInverse(basis);
+          return;
+        }
+        std::swap(val[i], val[r]);
+        std::swap(comb[i], comb[r]);
+        for (int q = 0; q < n; ++q) {
+          if (q != i && ((val[q] >> i) & 1)) {
+            val[q] ^= val[i];
+            comb[q] ^= comb[i];
+          }
+        }
+      }
+      for (int i = 0; i < n; ++i) col[i] = comb[i];
+    }
+    void SlowInverse(const std::vector<uint32_t>& basis) {
       F2Span span(basis);
       for (size_t i = 0; i < basis.size(); ++i) col[i] = *span.Solve(1u << i);
     }
     uint32_t operator()(uint32_t e) const {
       uint32_t o = 0;
-      for (int i = 0; e != 0; ++i, e >>= 1) if (e & 1) o ^= col[i];
+      for (; e != 0; e &= e - 1) o ^= col[std::countr_zero(e)];
       return o;
     }
   };
 
-  // The register bits one access covers, in offset order (vec[k] -> offset bit k);
-  // nullopt when packed words cannot be accessed whole.
-  std::optional<std::vector<int>> Vector(const Map& m, const FlatLayout& l,
-                                         const WordView& v) const {
-    uint32_t reg_img[32];
-    for (int i = 0; i < l.reg_bits(); ++i) reg_img[i] = l.reg[i] == 0 ? 0 : m(l.reg[i]);
-    std::vector<int> vec;
+  // The offsets of each side's bases under the offset map: FlatLayout order (register
+  // bits, lane bits, warp bits), side 0 the source, 1 the destination. The bank search
+  // keeps them current instead of inverting every basis it tries: the swizzle move
+  // basis[k] ^= basis[j] maps every offset o to o ^ (bit k of o) << j (MoveImages).
+  struct Images {
+    std::vector<uint32_t> side[2];
+  };
+  Images ImagesOf(const Map& m) const {
+    Images im;
+    for (int s = 0; s < 2; ++s) {
+      const FlatLayout& l = s == 0 ? p_.src : p_.dst;
+      for (const auto* list : {&l.reg, &l.lane, &l.warp}) {
+        for (uint32_t b : *list) im.side[s].push_back(m(b));
+      }
+    }
+    return im;
+  }
+  // An involution: applying it twice restores the images (j != k).
+  static void MoveImages(Images& im, int j, int k) {
+    for (auto& side : im.side) {
+      for (uint32_t& o : side) o ^= ((o >> k) & 1u) << j;
+    }
+  }
+
+  // One side's accesses under an offset map, without the heap (the bank search's inner
+  // loop): the register bits one access covers in offset order (vec[k] -> offset bit k),
+  // the accesses per thread, the bank cost of one warp-wide access and the warps that
+  // take part.
+  struct SideCost {
+    int vec[8];
+    int a = 0;
+    uint32_t vmask = 0;
+    int per_thread = 0;
+    uint32_t free_regs = 0, free_tid = 0;
+    bank::BankCost per_access;
+    int warps = 0;
+  };
+
+  // Ensures: false when packed words cannot be accessed whole.
+  bool SideCostOf(const Images& im, int side, bool store, SideCost* c) const {
+    const FlatLayout& l = side == 0 ? p_.src : p_.dst;
+    const WordView& v = side == 0 ? sv_ : dv_;
+    const uint32_t* reg_img = im.side[side].data();
+    const uint32_t* lane_img = reg_img + l.reg_bits();
+    const uint32_t* warp_img = lane_img + l.lane_bits();
     int limit = max_a_;
     if (v.pk() == 0 && v.upw == 1) limit = std::min(limit, 2);  // v4 of b8/b16/b32
+    c->a = 0;
     for (int k = 0; k < limit; ++k) {
       int found = -1;
       for (int i = 0; i < l.reg_bits() && found < 0; ++i) {
         if (l.reg[i] != 0 && reg_img[i] == (1u << k)) found = i;
       }
       if (found < 0) break;
-      vec.push_back(found);
+      c->vec[c->a++] = found;
     }
     // Every access must be aligned to its size: no other basis may reach the vector's
     // offset bits.
     uint32_t low = 0, vmask = 0;
-    for (int i : vec) vmask |= 1u << i;
+    for (int k = 0; k < c->a; ++k) vmask |= 1u << c->vec[k];
     for (int i = 0; i < l.reg_bits(); ++i) if (!((vmask >> i) & 1)) low |= reg_img[i];
-    for (uint32_t b : l.lane) low |= m(b);
-    for (uint32_t b : l.warp) low |= m(b);
-    while (!vec.empty() && (low & ((1u << vec.size()) - 1)) != 0) vec.pop_back();
+    for (int j = 0; j < l.lane_bits(); ++j) low |= lane_img[j];
+    for (int j = 0; j < l.warp_bits(); ++j) low |= warp_img[j];
+    while (c->a > 0 && (low & ((1u << c->a) - 1)) != 0) --c->a;
     // Packed words must be the vector's first slots, whole and in order.
-    if (static_cast<int>(vec.size()) < v.pk()) return std::nullopt;
-    for (int k = 0; k < v.pk(); ++k) if (vec[k] != v.pack[k]) return std::nullopt;
-    return vec;
+    if (c->a < v.pk()) return false;
+    for (int k = 0; k < v.pk(); ++k) if (c->vec[k] != v.pack[k]) return false;
+    c->vmask = 0;
+    for (int k = 0; k < c->a; ++k) c->vmask |= 1u << c->vec[k];
+    c->free_regs = side == 0 ? src_free_regs_ : dst_free_regs_;
+    c->free_tid = !store ? 0 : side == 0 ? src_free_tid_ : dst_free_tid_;  // loads: all
+    // The canonical registers (no free or vector bit set): one access each.
+    const uint32_t all_regs = static_cast<uint32_t>(l.num_regs()) - 1;
+    c->per_thread = 1 << (l.reg_bits() - std::popcount((c->free_regs | c->vmask) & all_regs));
+    uint32_t lanes[5] = {};
+    for (int j = 0; j < l.lane_bits() && j < 5; ++j) lanes[j] = lane_img[j];
+    c->per_access = BankCostOf(side, lanes, LaneMask(c->free_tid),
+                               static_cast<uint32_t>(eb_ << c->a));
+    c->warps = 0;
+    for (uint32_t w = 0; w < static_cast<uint32_t>(p_.num_warps); ++w) {
+      if (((w << 5) & c->free_tid) == 0) ++c->warps;
+    }
+    return true;
   }
+
+  // The lanes that take part: those with no free thread bit set.
+  static uint32_t LaneMask(uint32_t free_tid) {
+    uint32_t mask = 0;
+    for (uint32_t lane = 0; lane < 32; ++lane) {
+      if ((lane & free_tid) == 0) mask |= 1u << lane;
+    }
+    return mask;
+  }
+
+  // The bank model's cost of one warp-wide access: lane l reads at the XOR of the
+  // offsets `lanes` of its set bits, times the element size. Memoised per side by (lane
+  // offsets, lane mask, access bytes), which determine it: a swizzle move often leaves
+  // one side's lane offsets as they were. Direct-mapped; a collision recomputes.
+  bank::BankCost BankCostOf(int side, const uint32_t lanes[5], uint32_t mask,
+                            uint32_t bytes) const {
+    uint64_t h = bytes * 0x9E3779B97F4A7C15ull ^ mask * 0xC2B2AE3D27D4EB4Full;
+    for (int j = 0; j < 5; ++j) h = (h ^ lanes[j]) * 0x100000001B3ull;
+    BankMemo& e = bank_memo_[side][(h >> 32) % kBankMemo];
+    if (e.valid && e.mask == mask && e.bytes == bytes &&
+        std::equal(lanes, lanes + 5, e.lanes)) {
+      return e.cost;
+    }
+    e.valid = true;
+    e.mask = mask;
+    e.bytes = bytes;
+    std::copy(lanes, lanes + 5, e.lanes);
+    uint32_t offset[32], addr[32];
+    offset[0] = 0;  // lane l's offset: lane l & (l - 1)'s and the image of l's lowest bit
+    for (uint32_t lane = 1; lane < 32; ++lane) {
+      offset[lane] = offset[lane & (lane - 1)] ^ lanes[std::countr_zero(lane)];
+    }
+    for (uint32_t lane = 0; lane < 32; ++lane) addr[lane] = offset[lane] * eb_;
+    e.cost = bank::SharedRequestCost(addr, mask, bytes);
+    return e.cost;
+  }
+  struct BankMemo {
+    bool valid = false;
+    uint32_t lanes[5] = {};
+    uint32_t mask = 0, bytes = 0;
+    bank::BankCost cost;
+  };
+  static constexpr size_t kBankMemo = 256;
 
   static uint32_t Spread(const std::vector<int>& bits, uint32_t j, int from = 0) {
     uint32_t r = 0;
@@ -938,71 +1095,48 @@ class SmemPlanner {
     return r;
   }
 
-  SideAccess Access(const Map& m, const FlatLayout& l, const WordView& v, bool store) const {
+  // Requires: the basis behind `m` lets both sides access their words whole.
+  SideAccess Access(const Map& m, int side, bool store) const {
+    SideCost c;
+    const bool ok = SideCostOf(ImagesOf(m), side, store, &c);
+    (void)ok;
     SideAccess s;
-    s.vec = *Vector(m, l, v);
-    s.a = static_cast<int>(s.vec.size());
-    for (int i : s.vec) s.vmask |= 1u << i;
-    if (&l == &p_.src) {
-      s.free_regs = src_free_regs_;
-      s.free_tid = src_free_tid_;
-    } else {
-      s.free_regs = dst_free_regs_;
-      s.free_tid = dst_free_tid_;
-    }
-    if (!store) s.free_tid = 0;  // every thread loads what it needs
-    int canon = 0;
-    for (uint32_t r = 0; r < static_cast<uint32_t>(l.num_regs()); ++r) {
-      if ((r & (s.free_regs | s.vmask)) == 0) ++canon;
-    }
-    s.per_thread = canon;
-    uint32_t addr[32];
-    uint32_t mask = 0;
-    uint32_t lane_img[5] = {};
-    for (int j = 0; j < l.lane_bits() && j < 5; ++j) lane_img[j] = m(l.lane[j]);
-    for (uint32_t lane = 0; lane < 32; ++lane) {
-      uint32_t o = 0;
-      for (int j = 0; j < 5; ++j) if ((lane >> j) & 1) o ^= lane_img[j];
-      addr[lane] = o * eb_;
-      if ((lane & s.free_tid) == 0) mask |= 1u << lane;
-    }
-    s.per_access = bank::SharedRequestCost(addr, mask, static_cast<uint32_t>(eb_ << s.a));
-    s.warps = 0;
-    for (uint32_t w = 0; w < static_cast<uint32_t>(p_.num_warps); ++w) {
-      if (((w << 5) & s.free_tid) == 0) ++s.warps;
-    }
+    s.vec.assign(c.vec, c.vec + c.a);
+    s.vmask = c.vmask;
+    s.a = c.a;
+    s.per_thread = c.per_thread;
+    s.free_regs = c.free_regs;
+    s.free_tid = c.free_tid;
+    s.per_access = c.per_access;
+    s.warps = c.warps;
     return s;
   }
 
-  std::pair<int64_t, int64_t> Score(const std::vector<uint32_t>& basis) const {
-    auto it = score_cache_.find(basis);
-    if (it != score_cache_.end()) return it->second;
-    auto s = ScoreUncached(basis);
-    score_cache_[basis] = s;
-    return s;
-  }
-  std::pair<int64_t, int64_t> ScoreUncached(const std::vector<uint32_t>& basis) const {
-    Map m(basis);
-    if (!Vector(m, p_.src, sv_) || !Vector(m, p_.dst, dv_)) return {INT64_MAX, INT64_MAX};
-    SideAccess st = Access(m, p_.src, sv_, true), ld = Access(m, p_.dst, dv_, false);
+  // A basis's (wavefronts, instructions) and bank conflicts; INT64_MAX when a side
+  // cannot access its words whole.
+  struct Scored {
+    std::pair<int64_t, int64_t> score{INT64_MAX, INT64_MAX};
+    int64_t conflicts = 0;
+  };
+  Scored ScoreImages(const Images& im) const {
+    SideCost st, ld;
+    if (!SideCostOf(im, 0, true, &st) || !SideCostOf(im, 1, false, &ld)) return {};
     int64_t wf = int64_t{st.per_access.wavefronts} * st.per_thread * st.warps +
                  int64_t{ld.per_access.wavefronts} * ld.per_thread * ld.warps;
     int64_t instr = st.per_thread + ld.per_thread;
-    return {wf, instr};
+    return {{wf, instr}, st.per_access.conflicts() + ld.per_access.conflicts()};
   }
-
-  int64_t Conflicts(const std::vector<uint32_t>& basis) const {
-    Map m(basis);
-    SideAccess st = Access(m, p_.src, sv_, true), ld = Access(m, p_.dst, dv_, false);
-    return st.per_access.conflicts() + ld.per_access.conflicts();
+  Scored Score(const std::vector<uint32_t>& basis) const {
+    return ScoreImages(ImagesOf(Map(basis)));
   }
 
   // Hill-climbs over XOR swizzles: bank bit j of the offset gets offset bit k XORed in
   // (in terms of the basis: direction k also moves bit j, basis[k] ^= basis[j]), the
-  // moves that change which bank an element lands in.
-  void Search(std::vector<uint32_t>& basis, int fixed) {
-    auto score = Score(basis);
-    for (int pass = 0; pass < 8 && Conflicts(basis) > 0; ++pass) {
+  // moves that change which bank an element lands in. `score`: the basis's on entry,
+  // the result's on return.
+  void Search(std::vector<uint32_t>& basis, int fixed, Scored& score) {
+    Images im = ImagesOf(Map(basis));
+    for (int pass = 0; pass < 8 && score.conflicts > 0; ++pass) {
       bool improved = false;
       for (int j = 0; j < n_ && !improved; ++j) {
         const int64_t byte = int64_t{eb_} << j;
@@ -1010,22 +1144,24 @@ class SmemPlanner {
         if (byte >= 128) break;
         for (int k = std::max(fixed, j + 1); k < n_ && !improved; ++k) {
           basis[k] ^= basis[j];
-          auto s = Score(basis);
-          if (s < score) {
+          MoveImages(im, j, k);
+          Scored s = ScoreImages(im);
+          if (s.score < score.score) {
             score = s;
             improved = true;
             ++moves_;
             continue;
           }
           basis[k] ^= basis[j];
+          MoveImages(im, j, k);
         }
       }
       if (!improved) break;
     }
   }
 
-  void Consider(const std::vector<uint32_t>& basis) {
-    auto s = Score(basis);
+  void Consider(const std::vector<uint32_t>& basis, const Scored& scored) {
+    const auto& s = scored.score;
     if (s < best_score_) {
       best_score_ = s;
       best_ = basis;
@@ -1039,7 +1175,7 @@ class SmemPlanner {
     Program prog;
     InitInputs(prog, sv_);
     prog.smem_bytes = (int64_t{1} << n_) * eb_;
-    SideAccess st = Access(m, p_.src, sv_, true), ld = Access(m, p_.dst, dv_, false);
+    SideAccess st = Access(m, 0, true), ld = Access(m, 1, false);
     auto tid_setup = [&](const FlatLayout& l, uint32_t constant) {
       SetupValue v;
       v.kind = SetupValue::Kind::kSmemAddr;
@@ -1174,9 +1310,10 @@ class SmemPlanner {
   PlanOptions o_;
   int eb_, n_, max_a_ = 0;
   uint32_t src_free_regs_ = 0, src_free_tid_ = 0, dst_free_regs_ = 0, dst_free_tid_ = 0;
-  mutable std::map<std::vector<uint32_t>, std::pair<int64_t, int64_t>> score_cache_;
   std::vector<uint32_t> best_;
   std::pair<int64_t, int64_t> best_score_;
+  mutable std::vector<BankMemo> bank_memo_[2] = {std::vector<BankMemo>(kBankMemo),
+                                                 std::vector<BankMemo>(kBankMemo)};
   int64_t moves_ = 0, best_moves_ = 0;
 
  public:

@@ -74,6 +74,21 @@ WordView ViewOf(const FlatLayout& l, int element_bits, bool packed);
 std::optional<WordView> ViewPacking(const FlatLayout& l, int element_bits,
                                     const std::vector<uint32_t>& dirs);
 
+// The smem bank search's results by word views, so that replanning one conversion
+// with other barrier or buffer options (PlanRoundTrip does, up to three times) does not
+// search again: the search depends only on the problem, the views, no_swizzle and
+// max_vector_bytes. One memo per problem (the caller keeps it with the problem).
+struct SmemSearchMemo {
+  struct Entry {
+    WordView sv, dv;
+    bool no_swizzle = false;
+    int max_vector_bytes = 0;
+    std::vector<uint32_t> basis;
+    int64_t moves = 0;
+  };
+  std::vector<Entry> entries;
+};
+
 struct PlanOptions {
   Strategy strategy = Strategy::kAuto;
   // Unset: try CandidateViews and keep the cheapest.
@@ -92,6 +107,8 @@ struct PlanOptions {
   // (bytes; 0 = no cap). For forcing conflicting plans (bank model vs hardware).
   bool no_swizzle = false;
   int max_vector_bytes = 0;
+  // Not owned; null: search every time. Only for the problem it was first used with.
+  SmemSearchMemo* smem_memo = nullptr;
 };
 
 // The word representations worth trying for a conversion (src view, dst view): unpacked,

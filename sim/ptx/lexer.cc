@@ -41,6 +41,7 @@ class LexerImpl {
 
   std::vector<Token> Run() {
     std::vector<Token> out;
+    out.reserve(text_.size() / 4 + 16);  // emitted PTX: about one token per 4-5 bytes
     while (true) {
       if (!SkipSpaceAndComments(out)) break;
       Token t = Next();

@@ -370,7 +370,9 @@ OpClass ResolveClass(Opcode op, const Modifiers& mods) {
   return Desc(op).op_class;
 }
 
-absl::StatusOr<ParsedOpcode> ParseOpcode(const std::string& text) {
+namespace {
+
+absl::StatusOr<ParsedOpcode> ParseOpcodeUncached(const std::string& text) {
   std::vector<std::string> words = absl::StrSplit(text, '.');
   // Longest dotted prefix that names an opcode.
   const OpDesc* desc = nullptr;
@@ -517,6 +519,21 @@ absl::StatusOr<ParsedOpcode> ParseOpcode(const std::string& text) {
                      desc->min_types == 2 ? "two type modifiers" : "a type modifier"));
   }
   return out;
+}
+
+}  // namespace
+
+// A kernel spells few distinct opcodes many times (an emitted harness: ~20 spellings in
+// 500 instructions), and splitting one against the table costs a microsecond, so the
+// successful parses are memoised per thread (bounded; errors are not cached).
+absl::StatusOr<ParsedOpcode> ParseOpcode(const std::string& text) {
+  constexpr size_t kMaxCached = 4096;
+  thread_local absl::flat_hash_map<std::string, ParsedOpcode> cache;
+  auto it = cache.find(text);
+  if (it != cache.end()) return it->second;
+  absl::StatusOr<ParsedOpcode> parsed = ParseOpcodeUncached(text);
+  if (parsed.ok() && cache.size() < kMaxCached) cache.emplace(text, *parsed);
+  return parsed;
 }
 
 std::string FormatOpcode(Opcode op, const Modifiers& m) {

@@ -468,6 +468,13 @@ class Parser {
   // ---- kernel body
   // ----------------------------------------------------------------------
   absl::Status ParseBody(Kernel& k) {
+    // At most one statement per ';', label or brace ahead (the body's statements are
+    // large; growing the vector by doubling moved each several times).
+    size_t bound = 0;
+    for (size_t i = pos_; i < toks_.size(); ++i) {
+      bound += toks_[i].Is(';') || toks_[i].Is(':') || toks_[i].Is('{') || toks_[i].Is('}');
+    }
+    k.body.reserve(k.body.size() + bound);
     while (true) {
       const Token& t = Peek();
       if (t.kind == TokenKind::kEof)
@@ -536,11 +543,10 @@ class Parser {
         continue;
       }
       if (t.Is('@') || t.kind == TokenKind::kIdent) {
-        Statement s;
+        Statement& s = k.body.emplace_back();  // in place: statements are large
         s.kind = Statement::Kind::kInstruction;
         s.loc = Loc(t);
-        k.body.push_back(std::move(s));
-        RETURN_IF_ERROR(ParseInstruction(k.body.back().insn));
+        RETURN_IF_ERROR(ParseInstruction(s.insn));
         continue;
       }
       return Unexpected(t, "an instruction, label or declaration");
@@ -636,6 +642,7 @@ class Parser {
     in.op = parsed->op;
     in.mods = std::move(parsed->mods);
     if (!Peek().Is(';')) {
+      in.operands.reserve(4);  // most instructions have 2-4 (operands are large)
       while (true) {
         ASSIGN_OR_RETURN(Operand o, ParseOperand());
         in.operands.push_back(std::move(o));

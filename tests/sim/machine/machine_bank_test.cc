@@ -2,7 +2,10 @@
 // hand-written access patterns: conflict-free, 2-way, 32-way, broadcast, sub-word,
 // 8-byte and 16-byte vectors, partial warps, ldmatrix/stmatrix rows; and the same
 // numbers through the machine's counters.
+#include <algorithm>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -24,6 +27,45 @@ BankCost Pattern(uint32_t bytes, uint32_t mask, uint32_t (*addr)(uint32_t lane))
   uint32_t a[32];
   for (uint32_t l = 0; l < 32; ++l) a[l] = addr(l);
   return SharedRequestCost(a, mask, bytes);
+}
+
+// The model as the spec words it, by sorting each group's words (the model counts
+// distinct words per bank without sorting).
+BankCost ReferenceCost(const uint32_t addr[32], uint32_t mask, uint32_t bytes) {
+  const uint32_t group = bytes <= 4 ? 32 : bytes == 8 ? 16 : 8;
+  const uint32_t words_per_lane = bytes <= 4 ? 1 : bytes / 4;
+  BankCost cost;
+  for (uint32_t g = 0; g < 32; g += group) {
+    std::vector<uint32_t> words;
+    for (uint32_t l = g; l < g + group; ++l) {
+      if (!((mask >> l) & 1)) continue;
+      for (uint32_t k = 0; k < words_per_lane; ++k) words.push_back(addr[l] / 4 + k);
+    }
+    if (words.empty()) continue;
+    std::sort(words.begin(), words.end());
+    words.erase(std::unique(words.begin(), words.end()), words.end());
+    uint32_t per_bank[32] = {}, worst = 1;
+    for (uint32_t w : words) worst = std::max(worst, ++per_bank[w % 32]);
+    cost.wavefronts += worst;
+    cost.minimum += 1;
+  }
+  return cost;
+}
+
+TEST(MachineBankTest, RandomRequestsMatchTheSortingReference) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 20000; ++trial) {
+    const uint32_t bytes = 1u << (rng() % 5);
+    // Few distinct words so that banks collide and words repeat (broadcasts).
+    const uint32_t span = 1u << (rng() % 12);
+    uint32_t addr[32];
+    for (uint32_t& a : addr) a = (rng() % span) * bytes;
+    const uint32_t mask = trial % 3 == 0 ? 0xFFFFFFFFu : static_cast<uint32_t>(rng());
+    BankCost want = ReferenceCost(addr, mask, bytes);
+    BankCost got = SharedRequestCost(addr, mask, bytes);
+    ASSERT_EQ(got.wavefronts, want.wavefronts) << "trial " << trial;
+    ASSERT_EQ(got.minimum, want.minimum) << "trial " << trial;
+  }
 }
 
 TEST(MachineBankTest, FourByteAccesses) {
