@@ -66,9 +66,16 @@ struct TermOps {
 
   // Operand sorts an operation needs. z3++ asserts (aborts) on some mismatches instead of
   // throwing, so they are checked here and reported like Z3 errors.
-  enum class Sorts { kInt, kBool, kSame };
+  enum class Sorts { kInt, kBool, kSame, kBv, kBvAnyWidth };
   static bool SortOk(const z3::expr& x, Sorts s) {
-    return s == Sorts::kInt ? x.is_int() : s == Sorts::kBool ? x.is_bool() : true;
+    switch (s) {
+      case Sorts::kInt: return x.is_int();
+      case Sorts::kBool: return x.is_bool();
+      case Sorts::kBv:
+      case Sorts::kBvAnyWidth: return x.is_bv();
+      case Sorts::kSame: return true;
+    }
+    return false;
   }
   static void SortError(Context* c, absl::string_view what, const z3::expr& x,
                         const z3::expr* y) {
@@ -104,7 +111,8 @@ struct TermOps {
     if (!a.valid() || !b.valid()) return Invalid(c);
     const z3::expr &x = Get(a), &y = Get(b);
     if (!SortOk(x, sorts) || !SortOk(y, sorts) ||
-        (sorts == Sorts::kSame && !z3::eq(x.get_sort(), y.get_sort()))) {
+        ((sorts == Sorts::kSame || sorts == Sorts::kBv) &&
+         !z3::eq(x.get_sort(), y.get_sort()))) {
       SortError(c, what, x, &y);
       return Invalid(c);
     }
@@ -124,6 +132,11 @@ struct TermOps {
 };
 
 bool Term::is_bool() const { return valid() && TermOps::Get(*this).is_bool(); }
+
+int Term::width() const {
+  if (!valid() || !TermOps::Get(*this).is_bv()) return 0;
+  return static_cast<int>(TermOps::Get(*this).get_sort().bv_size());
+}
 
 std::string Term::ToString() const {
   if (!valid()) return "<invalid>";
@@ -235,7 +248,63 @@ Term Or(Context& ctx, absl::Span<const Term> terms) {
   return acc;
 }
 
+#define WARPCHECK_SMT_BV(signature, name, body)                                 \
+  Term signature(Term a, Term b) {                                             \
+    return TermOps::Binary(                                                    \
+        a, b, name, [](const z3::expr& x, const z3::expr& y) { return body; }, \
+        TermOps::Sorts::kBv);                                                  \
+  }
+
+WARPCHECK_SMT_BV(operator^, "bvxor", x ^ y)
+WARPCHECK_SMT_BV(operator&, "bvand", x & y)
+WARPCHECK_SMT_BV(operator|, "bvor", x | y)
+WARPCHECK_SMT_BV(BvAdd, "bvadd", x + y)
+WARPCHECK_SMT_BV(BvUlt, "bvult", z3::ult(x, y))
+WARPCHECK_SMT_BV(BvUle, "bvule", z3::ule(x, y))
+#undef WARPCHECK_SMT_BV
+
+Term Concat(Term hi, Term lo) {
+  return TermOps::Binary(
+      hi, lo, "concat",
+      [](const z3::expr& x, const z3::expr& y) { return z3::concat(x, y); },
+      TermOps::Sorts::kBvAnyWidth);
+}
+
+Term Extract(Term a, int hi, int lo) {
+  Context* c = a.context();
+  WARPCHECK_CHECK(c != nullptr) << "smt: operation on a default-constructed term";
+  if (a.valid() && (lo < 0 || hi < lo || hi >= a.width())) {
+    TermOps::SortError(c, absl::StrCat("extract ", hi, "..", lo), TermOps::Get(a), nullptr);
+    return TermOps::Invalid(c);
+  }
+  return TermOps::Unary(
+      a, "extract",
+      [hi, lo](const z3::expr& x) {
+        return x.extract(static_cast<unsigned>(hi), static_cast<unsigned>(lo));
+      },
+      TermOps::Sorts::kBv);
+}
+
+Term ZeroExt(Term a, int extra) {
+  if (extra == 0) return a;
+  return TermOps::Unary(
+      a, "zero_extend",
+      [extra](const z3::expr& x) { return z3::zext(x, static_cast<unsigned>(extra)); },
+      TermOps::Sorts::kBv);
+}
+
 // ---------------------------------------------------------------------------------------
+
+std::optional<uint64_t> Model::Uint(Term t) const {
+  if (impl_ == nullptr || !t.valid() || t.context() != impl_->ctx) return std::nullopt;
+  try {
+    z3::expr v = impl_->model.eval(TermOps::Get(t), /*model_completion=*/true);
+    uint64_t out;
+    if (v.is_bv() && v.is_numeral_u64(out)) return out;
+  } catch (const z3::exception&) {
+  }
+  return std::nullopt;
+}
 
 std::optional<int64_t> Model::Int(Term t) const {
   if (impl_ == nullptr || !t.valid() || t.context() != impl_->ctx) return std::nullopt;
@@ -292,6 +361,27 @@ Term Context::Bool(bool value) {
 Term Context::IntVar(absl::string_view name) {
   try {
     return TermOps::Make(this, impl_->z3.int_const(std::string(name).c_str()));
+  } catch (const z3::exception& e) {
+    TermOps::Poison(this, name, e);
+    return TermOps::Invalid(this);
+  }
+}
+
+Term Context::BvVal(uint64_t value, int width) {
+  WARPCHECK_CHECK(width >= 1 && width <= 64) << "smt: bit-vector width " << width;
+  try {
+    return TermOps::Make(this, impl_->z3.bv_val(value, static_cast<unsigned>(width)));
+  } catch (const z3::exception& e) {
+    TermOps::Poison(this, "bit-vector constant", e);
+    return TermOps::Invalid(this);
+  }
+}
+
+Term Context::BvVar(absl::string_view name, int width) {
+  WARPCHECK_CHECK(width >= 1 && width <= 64) << "smt: bit-vector width " << width;
+  try {
+    return TermOps::Make(
+        this, impl_->z3.bv_const(std::string(name).c_str(), static_cast<unsigned>(width)));
   } catch (const z3::exception& e) {
     TermOps::Poison(this, name, e);
     return TermOps::Invalid(this);
@@ -358,7 +448,8 @@ SolverResult Context::Check(absl::string_view name, absl::Span<const Term> asser
                z3::tactic(c, "propagate-ineqs") & z3::tactic(c, "nla2bv") &
                z3::tactic(c, "simplify") & z3::tactic(c, "qfbv"))
                   .mk_solver()
-            : z3::solver(c, z3::solver::simple());
+        : options.qfbv ? z3::tactic(c, "qfbv").mk_solver()
+                       : z3::solver(c, z3::solver::simple());
     z3::params params(impl_->z3);
     if (options.rlimit > 0) {
       params.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(

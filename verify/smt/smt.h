@@ -76,6 +76,11 @@ struct SolverOptions {
   // from the assertions), then bit-blasts. Exact for bounded problems; a query it does
   // not apply to comes back kUnknown ("bit-blasting: ..."), never kError.
   bool bitblast = false;
+  // Decide a bit-vector query with Z3's QF_BV tactic (simplify, solve equations,
+  // bit-blast, SAT) instead of the SMT core: the plan proofs' XOR/ite networks over a few
+  // dozen free bits are decided by the SAT solver in milliseconds where the SMT core's
+  // bit-vector theory search runs out of its rlimit.
+  bool qfbv = false;
 };
 
 class Context;
@@ -87,6 +92,8 @@ class Term {
   bool valid() const { return ctx_ != nullptr && id_ >= 0; }
   Context* context() const { return ctx_; }
   bool is_bool() const;
+  // Ensures: the width of a bit-vector term; 0 for other sorts and invalid terms.
+  int width() const;
   // Ensures: the term in SMT-LIB syntax (for messages and tests).
   std::string ToString() const;
 
@@ -140,6 +147,22 @@ Term Max(Term a, Term b);
 Term And(Context& ctx, absl::Span<const Term> terms);
 Term Or(Context& ctx, absl::Span<const Term> terms);
 
+// Bit-vectors (verify/plan: the F2 maps of layouts and plans). Unsigned, fixed width;
+// both operands of a binary operation have one width (checked: a mismatch poisons the
+// context like a Z3 error). Equality, != and Ite above work on bit-vectors as on ints.
+Term operator^(Term a, Term b);  // bvxor
+Term operator&(Term a, Term b);  // bvand
+Term operator|(Term a, Term b);  // bvor
+Term BvAdd(Term a, Term b);      // modulo 2^width
+Term BvUlt(Term a, Term b);      // unsigned <
+Term BvUle(Term a, Term b);      // unsigned <=
+// Ensures: bits hi..lo of a (width hi - lo + 1). Requires: 0 <= lo <= hi < width(a).
+Term Extract(Term a, int hi, int lo);
+// Ensures: hi's bits above lo's (width(hi) + width(lo)).
+Term Concat(Term hi, Term lo);
+// Ensures: a with `extra` zero bits on top.
+Term ZeroExt(Term a, int extra);
+
 // A satisfying assignment of one kSat query. Valid while its Context lives.
 class Model {
  public:
@@ -150,6 +173,8 @@ class Model {
   //          model completion), or nullopt when there is no model, the term is invalid or
   //          the value does not fit in int64.
   std::optional<int64_t> Int(Term t) const;
+  // Ensures: the value of a bit-vector term (nullopt as above, or wider than 64 bits).
+  std::optional<uint64_t> Uint(Term t) const;
   // Ensures: the value of a Boolean term (nullopt as above).
   std::optional<bool> Bool(Term t) const;
   // Ensures: the model in Z3's notation (for messages).
@@ -187,6 +212,10 @@ class Context {
   // Ensures: the integer / Boolean constant with this name (the same name gives the same
   //          symbol).
   Term IntVar(absl::string_view name);
+  // Ensures: the bit-vector constant `value` mod 2^width / the named bit-vector symbol.
+  // Requires: 1 <= width <= 64.
+  Term BvVal(uint64_t value, int width);
+  Term BvVar(absl::string_view name, int width);
   Term BoolVar(absl::string_view name);
   // Ensures: an integer constant with a name no other call returns ("prefix!N").
   Term FreshInt(absl::string_view prefix);
