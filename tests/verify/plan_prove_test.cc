@@ -150,7 +150,7 @@ TEST(PlanProveTest, RealPlansOfSampledPairsAreProven) {
   std::map<Strategy, int> by_strategy;
   std::set<int> bits;
   int proven = 0;
-  for (const Pair& pair : SamplePairs(37)) {
+  for (const Pair& pair : SamplePairs(61)) {
     for (const std::string& dtype : {pair.dtype, std::string("i8"), std::string("f32"),
                                      std::string("f64")}) {
       for (Strategy s : {Strategy::kAuto, Strategy::kRegisters, Strategy::kShuffle,

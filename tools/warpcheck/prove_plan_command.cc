@@ -140,13 +140,7 @@ int RunProvePlan(const ParsedArgs& args, std::ostream& out, std::ostream& err,
   }
   Report report;
   PlanProofReport* r = report.mutable_plan_proof();
-  *r = verify::plan::ToProto(*proof);
-  r->set_strategy(plan->noop ? "noop" : sim::plan::StrategyName(plan->strategy));
-  r->set_src(problem->src_attr);
-  r->set_dst(problem->dst_attr);
-  for (int64_t s : problem->shape) r->add_shape(s);
-  r->set_dtype(sim::plan::DTypeName(problem->dtype));
-  r->set_num_warps(problem->num_warps);
+  *r = verify::plan::ToProto(*proof, *problem, *plan);
   if (report_out) *report_out = report;
   if (!PrintMachineReport(report, *format, out)) PrintText(*r, out);
   return ExitCodeFor(report);

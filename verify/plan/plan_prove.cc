@@ -891,7 +891,9 @@ absl::StatusOr<PlanProof> ProvePlan(const sim::plan::ConversionProblem& problem,
   return prover.Run();
 }
 
-warpcheck::PlanProofReport ToProto(const PlanProof& proof) {
+warpcheck::PlanProofReport ToProto(const PlanProof& proof,
+                                   const sim::plan::ConversionProblem& problem,
+                                   const sim::plan::ConversionPlan& plan) {
   auto verdict = [](Verdict v) {
     switch (v) {
       case Verdict::kHolds: return PlanProofObligation::holds;
@@ -927,6 +929,12 @@ warpcheck::PlanProofReport ToProto(const PlanProof& proof) {
   r.set_queries(proof.queries);
   r.set_solver_ms(proof.solver_ms);
   r.set_reason(proof.reason);
+  r.set_strategy(plan.noop ? "noop" : sim::plan::StrategyName(plan.strategy));
+  r.set_src(problem.src_attr);
+  r.set_dst(problem.dst_attr);
+  for (int64_t s : problem.shape) r.add_shape(s);
+  r.set_dtype(sim::plan::DTypeName(problem.dtype));
+  r.set_num_warps(problem.num_warps);
   return r;
 }
 

@@ -139,8 +139,11 @@ absl::StatusOr<PlanProof> ProvePlan(const sim::plan::ConversionProblem& problem,
                                     const sim::plan::ConversionPlan& plan,
                                     const PlanProveOptions& options);
 
-// The report of `prove plan` / `convert check --prove=plan`.
-warpcheck::PlanProofReport ToProto(const PlanProof& proof);
+// The report of `prove plan` / `convert check --prove=plan`: the proof, and what was
+// proven (strategy, attributes, shape, dtype, warps).
+warpcheck::PlanProofReport ToProto(const PlanProof& proof,
+                                   const sim::plan::ConversionProblem& problem,
+                                   const sim::plan::ConversionPlan& plan);
 
 }  // namespace warpcheck::verify::plan
 
