@@ -5,7 +5,7 @@
 // shared/data/convert-layout-pairs.jsonl, 1 558 of them); each is planned with the
 // default options (`convert plan`'s cheapest strategy) and the plan proven.
 //
-//   BM_ProvePlanSample   every 16th pair, one pair per iteration (time per proof)
+//   BM_ProvePlanSample   iteration i takes row 16·i mod 1558 (one plan + proof each)
 //   BM_ProvePlanAllPairs every pair once (Iterations(1)); counters: pairs, in_scope
 //                        (MakeProblem and PlanConversion accept it), proven, violated,
 //                        inconclusive, errors, median_ms, max_ms (per pair: plan + proof)
