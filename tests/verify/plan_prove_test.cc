@@ -14,6 +14,7 @@
 
 #include <functional>
 #include <map>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -142,6 +143,7 @@ void ExpectRefuted(const Planned& bad, const std::string& obligation) {
   ASSERT_TRUE(proof.counterexample.has_value());
   EXPECT_EQ(proof.counterexample->obligation, obligation) << proof.counterexample->text;
   EXPECT_FALSE(proof.counterexample->text.empty());
+  ::testing::Test::RecordProperty("counterexample", proof.counterexample->text);
   EXPECT_NE(SimFailure(bad), "") << "the simulator runs the corrupted plan correctly: "
                                  << proof.counterexample->text;
 }
@@ -347,6 +349,86 @@ TEST(PlanProveTest, ForcedConflictsArePredictedExactlyAndAWrongPredictionIsRefut
   EXPECT_EQ(c["bank_conflicts.load"], static_cast<uint64_t>(p.plan.cost.conflicts_load));
   EXPECT_NE(c["bank_conflicts.load"] + c["bank_conflicts.store"],
             static_cast<uint64_t>(wrong.plan.cost.conflicts_load + wrong.plan.cost.conflicts_store));
+}
+
+// Agreement with the simulator: random single corruptions of sampled plans. Whenever the
+// prover says "holds", the corrupted plan, run on the simulator, converts every element
+// and counts exactly the predicted wavefronts and conflicts; whenever it says
+// "violated", the simulator sees wrong data, a fault, or other counts — or the wrong
+// word is a destination broadcast copy, which the once harness does not store.
+TEST(PlanProveTest, RandomCorruptionsThatProveAlsoRunCorrectly) {
+  std::mt19937 rng(20261201);
+  int holds = 0, violated = 0, unseen_copies = 0;
+  for (const Pair& pair : SamplePairs(41, 5)) {
+    if (pair.shape.size() != 2 || pair.shape[0] * pair.shape[1] > 64 * 64) continue;
+    for (Strategy s : {Strategy::kShuffle, Strategy::kSmem}) {
+      auto base = PlanPair(pair, s);
+      if (!base || base->plan.program.ops.empty()) continue;
+      for (int trial = 0; trial < 4; ++trial) {
+        Planned p = *base;
+        auto& prog = p.plan.program;
+        auto& op = prog.ops[rng() % prog.ops.size()];
+        switch (op.kind) {
+          case OpKind::kShflBfly: op.imm ^= 1u << (rng() % 5); break;
+          case OpKind::kSelp: std::swap(op.in[0], op.in[1]); break;
+          case OpKind::kStShared:
+          case OpKind::kLdShared:
+          case OpKind::kShflIdx: {
+            sim::plan::SetupValue v = prog.setup[op.addr];
+            if (rng() % 2 && !v.coeff.empty()) {
+              v.coeff[rng() % v.coeff.size()] ^= 1u << (rng() % 4);
+            } else {
+              v.constant ^= 1u << (rng() % 4);
+            }
+            prog.setup.push_back(v);
+            op.addr = static_cast<int>(prog.setup.size()) - 1;
+            break;
+          }
+          default: continue;
+        }
+        PlanProveOptions o;
+        o.stop_at_first_violation = false;
+        auto proof = ProvePlan(p.problem, p.plan, o);
+        ASSERT_TRUE(proof.ok()) << proof.status();
+        if (proof->verdict == Verdict::kViolated) {
+          ++violated;
+          // Wrong data, a fault, or counters other than predicted: the simulator sees it.
+          std::map<std::string, uint64_t> c;
+          const std::string why = SimFailure(p, &c);
+          const bool counters_differ =
+              c["smem_wavefronts.store"] != static_cast<uint64_t>(p.plan.cost.wavefronts_store) ||
+              c["smem_wavefronts.load"] != static_cast<uint64_t>(p.plan.cost.wavefronts_load) ||
+              c["bank_conflicts.store"] != static_cast<uint64_t>(p.plan.cost.conflicts_store) ||
+              c["bank_conflicts.load"] != static_cast<uint64_t>(p.plan.cost.conflicts_load);
+          // The once harness stores one copy of each element (the canonical one), so a
+          // wrong *broadcast copy* in the destination is invisible to it; the prover
+          // still refutes it (a consumer reads every copy).
+          uint32_t free_regs = 0, free_tid = 0;
+          p.problem.dst.FreeBits(&free_regs, &free_tid);
+          const PlanCounterexample& cex = *proof->counterexample;
+          const bool copy = cex.obligation == "delivers" &&
+                            ((cex.thread & free_tid) != 0 || (cex.reg & free_regs) != 0);
+          if (why.empty() && !counters_differ && copy) ++unseen_copies;
+          EXPECT_TRUE(!why.empty() || counters_differ || copy)
+              << "line " << pair.line << ": " << cex.text;
+        }
+        if (proof->verdict != Verdict::kHolds) continue;
+        ++holds;
+        std::map<std::string, uint64_t> c;
+        EXPECT_EQ(SimFailure(p, &c), "") << "line " << pair.line << ": " << Summary(*proof);
+        EXPECT_EQ(c["smem_wavefronts.store"], static_cast<uint64_t>(p.plan.cost.wavefronts_store));
+        EXPECT_EQ(c["smem_wavefronts.load"], static_cast<uint64_t>(p.plan.cost.wavefronts_load));
+        EXPECT_EQ(c["bank_conflicts.store"], static_cast<uint64_t>(p.plan.cost.conflicts_store));
+        EXPECT_EQ(c["bank_conflicts.load"], static_cast<uint64_t>(p.plan.cost.conflicts_load));
+      }
+    }
+  }
+  // Most corruptions break something; some (a select whose arms are equal where it
+  // matters, an address bit a broadcast copy ignores) do not.
+  EXPECT_GT(violated, 10);
+  RecordProperty("holds", holds);
+  RecordProperty("violated", violated);
+  RecordProperty("wrong_broadcast_copies_the_harness_cannot_see", unseen_copies);
 }
 
 TEST(PlanProveTest, SpentRlimitIsInconclusiveNeverAVerdict) {
