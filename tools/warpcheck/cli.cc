@@ -24,6 +24,7 @@
 #include "tools/warpcheck/output.h"
 #include "tools/warpcheck/prove_conversion_command.h"
 #include "tools/warpcheck/prove_layout_command.h"
+#include "tools/warpcheck/prove_plan_command.h"
 #include "tools/warpcheck/sim_command.h"
 #include "tools/warpcheck/signal_command.h"
 #include "tools/warpcheck/signal_gpu_command.h"
@@ -255,6 +256,10 @@ const std::vector<Command>& Commands() {
        ProveConversionValueFlags(),
        {},
        [](Context& c) { return RunProveConversion(c.args, c.out, c.err, c.report_out); }},
+      {"prove plan", "prove a conversion plan with Z3 over the F2 maps (data, stores, vectors, banks)",
+       ProvePlanValueFlags(),
+       {},
+       [](Context& c) { return RunProvePlan(c.args, c.out, c.err, c.report_out); }},
       {"sim run", "run a launch spec (PTX kernel) on the warp/CTA simulator",
        {"trace", "format"},
        {},

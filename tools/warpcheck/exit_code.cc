@@ -51,6 +51,15 @@ int ForSwizzle(const Swizzle2dReport& r) {
   }
 }
 
+int ForPlanProof(const PlanProofReport& r) {
+  switch (r.verdict()) {
+    case PlanProofObligation::holds: return kExitOk;
+    case PlanProofObligation::violated: return kExitViolated;
+    case PlanProofObligation::inconclusive: return kExitInconclusive;
+    default: return kExitInternal;
+  }
+}
+
 }  // namespace
 
 static int ForProof(const ProofReport& r) {
@@ -64,6 +73,7 @@ static int ForProof(const ProofReport& r) {
 
 int ExitCodeFor(const Report& report) {
   if (report.has_proof()) return ForProof(report.proof());
+  if (report.has_plan_proof()) return ForPlanProof(report.plan_proof());
   if (report.has_signal()) return ForSignal(report.signal());
   if (report.has_swizzle2d()) return ForSwizzle(report.swizzle2d());
   if (report.has_layout_proof()) {

@@ -169,6 +169,10 @@ Term BvUlt(Term a, Term b);
 Term BvUle(Term a, Term b);
 Term BvSlt(Term a, Term b);
 Term BvSle(Term a, Term b);
+// Short forms of BvXor / BvAnd / BvOr (verify/plan writes F2 maps with them).
+inline Term operator^(Term a, Term b) { return BvXor(a, b); }
+inline Term operator&(Term a, Term b) { return BvAnd(a, b); }
+inline Term operator|(Term a, Term b) { return BvOr(a, b); }
 
 // A satisfying assignment of one kSat query. Valid while its Context lives.
 class Model {

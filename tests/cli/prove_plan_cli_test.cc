@@ -1,0 +1,124 @@
+// `warpcheck prove plan` through the CLI: verdicts, exit codes, the JSON report, and
+// errors for bad input (tests/testing/cli_runner.h runs the real dispatcher).
+#include <filesystem>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "tests/testing/cli_runner.h"
+#include "tools/warpcheck/exit_code.h"
+
+namespace warpcheck::cli {
+namespace {
+
+using testing::RunCli;
+using testing::TempPath;
+
+const char kSrc[] =
+    "--src=#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = "
+    "[4, 1], order = [1, 0]}>";
+const char kDst[] =
+    "--dst=#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = "
+    "[1, 4], order = [0, 1]}>";
+
+TEST(ProvePlanCliTest, SmemPlanHoldsWithEveryObligationInTheJson) {
+  auto r = RunCli({"prove", "plan", kSrc, kDst, "--shape=64x64", "--dtype=f16",
+                   "--format=json"});
+  ASSERT_EQ(r.code, kExitOk) << r.out << r.err;
+  const PlanProofReport& p = r.report.plan_proof();
+  EXPECT_EQ(p.verdict(), PlanProofObligation::holds);
+  EXPECT_EQ(p.strategy(), "smem");
+  EXPECT_GE(p.queries(), 6);
+  EXPECT_EQ(p.obligations_size(), 8);
+  for (const auto& o : p.obligations()) EXPECT_EQ(o.verdict(), PlanProofObligation::holds) << o.name();
+  for (const char* field : {"\"plan_proof\"", "\"verdict\":\"holds\"", "\"obligations\"",
+                            "\"name\":\"delivers\"", "\"name\":\"bank.load\"", "\"solver_ms\""}) {
+    EXPECT_NE(r.out.find(field), std::string::npos) << field << "\n" << r.out;
+  }
+}
+
+TEST(ProvePlanCliTest, EachStrategyIsProvenAndTheTextNamesTheObligations) {
+  // Same lanes and warps on both sides: registers, shuffle and smem all apply.
+  const std::string src =
+      "--src=#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = "
+      "[4, 1], order = [1, 0]}>";
+  const std::string dst =
+      "--dst=#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = "
+      "[4, 1], order = [1, 0]}>";
+  for (const char* s : {"--strategy=shuffle", "--strategy=smem", "--strategy=auto"}) {
+    auto r = RunCli({"prove", "plan", src, dst, "--shape=64x64", "--dtype=i8", s});
+    EXPECT_EQ(r.code, kExitOk) << s << "\n" << r.out << r.err;
+    EXPECT_NE(r.out.find("verdict: holds"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("delivers"), std::string::npos) << r.out;
+  }
+}
+
+TEST(ProvePlanCliTest, SpentRlimitIsInconclusiveExitFive) {
+  auto r = RunCli({"prove", "plan", kSrc, kDst, "--shape=64x64", "--dtype=f16", "--rlimit=1"});
+  EXPECT_EQ(r.code, kExitInconclusive) << r.out << r.err;
+  EXPECT_EQ(r.report.plan_proof().verdict(), PlanProofObligation::inconclusive);
+  EXPECT_NE(r.out.find("inconclusive"), std::string::npos) << r.out;
+}
+
+TEST(ProvePlanCliTest, SmtDumpDirGetsOneFilePerQuery) {
+  const std::string dir = TempPath("prove_plan_smt");
+  std::filesystem::create_directories(dir);
+  auto r = RunCli({"prove", "plan", kSrc, kDst, "--shape=64x64", "--dtype=f16",
+                   "--smt-dump-dir=" + dir});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    ++files;
+    EXPECT_EQ(e.path().extension(), ".smt2");
+  }
+  EXPECT_EQ(files, r.report.plan_proof().queries());
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ProvePlanCliTest, ViolatedReportExitsTen) {
+  // The CLI plans with the planner, whose plans hold; a violated report (what a corrupted
+  // plan gives, tests/verify/plan_prove_test.cc) maps to 10 through the one table.
+  Report report;
+  report.mutable_plan_proof()->set_verdict(PlanProofObligation::violated);
+  EXPECT_EQ(ExitCodeFor(report), kExitViolated);
+  report.mutable_plan_proof()->set_verdict(PlanProofObligation::holds);
+  EXPECT_EQ(ExitCodeFor(report), kExitOk);
+}
+
+TEST(ProvePlanCliTest, BadInputIsAnErrorNotAVerdict) {
+  struct Case {
+    std::vector<std::string> args;
+    int code;
+    const char* says;
+  };
+  const std::vector<Case> cases = {
+      {{"prove", "plan", kSrc, kDst, "--shape=64x64"}, kExitUsage, "--dtype is required"},
+      {{"prove", "plan", kSrc, kDst, "--shape=64x64", "--dtype=f17"}, kExitInputError, "f17"},
+      {{"prove", "plan", kSrc, kDst, "--shape=64xx", "--dtype=f16"}, kExitInputError, "--shape"},
+      {{"prove", "plan", "--src=#ttg.blocked<{", kDst, "--shape=64x64", "--dtype=f16"},
+       kExitInputError, ""},
+      {{"prove", "plan", kSrc, kDst, "--shape=64x64", "--dtype=f16", "--rlimit=-3"},
+       kExitUsage, "--rlimit"},
+      {{"prove", "plan", kSrc, kDst, "--shape=64x64", "--dtype=f16", "--strategy=magic"},
+       kExitUsage, "--strategy"},
+      {{"prove", "plan", kSrc, kDst, "--shape=64x64", "--dtype=f16", "--strategy=registers"},
+       kExitInputError, "registers"},
+  };
+  for (const Case& c : cases) {
+    auto r = RunCli(c.args);
+    EXPECT_EQ(r.code, c.code) << r.err;
+    EXPECT_NE(r.err.find("warpcheck: error: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+    EXPECT_FALSE(r.report.has_plan_proof());
+  }
+}
+
+TEST(ProvePlanCliTest, HelpListsTheCommand) {
+  auto r = RunCli({"help"});
+  EXPECT_NE(r.out.find("prove plan"), std::string::npos);
+  auto h = RunCli({"prove", "plan", "--help"});
+  EXPECT_EQ(h.code, kExitOk);
+  EXPECT_NE(h.out.find("--rlimit"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace warpcheck::cli

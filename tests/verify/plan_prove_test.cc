@@ -1,0 +1,456 @@
+// Plan proofs (verify/plan/plan_prove.h):
+//
+//   * every plan the planner makes for a sample of Triton's test pairs (all three
+//     strategies, 8-, 16-, 32- and 64-bit elements) is proven, obligation by obligation;
+//   * corrupted plans are refuted: a shuffle's lane map, a select's choice, a swizzle bit
+//     of the store addresses, a vector's alignment and width, a dropped broadcast
+//     predicate, a wrong bank-conflict prediction. Each counterexample is checked here
+//     independently of the prover: the corrupted plan, emitted as PTX and run on the
+//     simulator, really fails (wrong data, a fault, or counters that differ from the
+//     prediction);
+//   * a spent rlimit is inconclusive, and a plan that does not fit its problem is an
+//     error, not a verdict.
+#include "verify/plan/plan_prove.h"
+
+#include <functional>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "gtest/gtest.h"
+#include "sim/base/tsv.h"
+#include "sim/machine/launch.h"
+#include "sim/plan/planner.h"
+#include "sim/plan/problem.h"
+#include "sim/ptx/codegen.h"
+#include "sim/ptx/parser.h"
+
+namespace warpcheck::verify::plan {
+namespace {
+
+using sim::plan::ConversionPlan;
+using sim::plan::ConversionProblem;
+using sim::plan::OpKind;
+using sim::plan::Strategy;
+
+struct Pair {
+  int line = 0;
+  std::string src, dst, dtype;
+  std::vector<int64_t> shape;
+  int warps = 4;
+};
+
+// Every `every`-th in-scope row of corpus/plan/triton_costs.tsv (Triton's test pairs,
+// shared/data/convert-layout-pairs.jsonl), starting at `offset`.
+std::vector<Pair> SamplePairs(int every, int offset = 0) {
+  auto t = sim::base::ReadTsvFile(std::string(WARPCHECK_SOURCE_DIR) +
+                                  "/corpus/plan/triton_costs.tsv");
+  EXPECT_TRUE(t.ok()) << t.status();
+  std::vector<Pair> out;
+  if (!t.ok()) return out;
+  int row = 0;
+  for (const auto& c : t->rows) {
+    if (t->Cell(c, "status") != "ok" || (row++ % every) != offset) continue;
+    Pair p;
+    (void)absl::SimpleAtoi(t->Cell(c, "line"), &p.line);
+    p.src = t->Cell(c, "src");
+    p.dst = t->Cell(c, "dst");
+    for (absl::string_view s : absl::StrSplit(t->Cell(c, "shape"), 'x')) {
+      int64_t v = 0;
+      (void)absl::SimpleAtoi(s, &v);
+      p.shape.push_back(v);
+    }
+    p.dtype = t->Cell(c, "dtype");
+    (void)absl::SimpleAtoi(t->Cell(c, "num_warps"), &p.warps);
+    out.push_back(p);
+  }
+  return out;
+}
+
+struct Planned {
+  ConversionProblem problem;
+  ConversionPlan plan;
+};
+
+std::optional<Planned> PlanPair(const Pair& pair, Strategy s, const std::string& dtype = "") {
+  auto dt = sim::plan::ParseDType(dtype.empty() ? pair.dtype : dtype);
+  if (!dt.ok()) return std::nullopt;
+  auto problem = sim::plan::MakeProblem(pair.src, pair.dst, pair.shape, *dt, pair.warps);
+  if (!problem.ok()) return std::nullopt;
+  sim::plan::PlanOptions o;
+  o.strategy = s;
+  auto plan = sim::plan::PlanConversion(*problem, o);
+  if (!plan.ok()) return std::nullopt;
+  return Planned{*std::move(problem), *std::move(plan)};
+}
+
+// The first sampled plan of strategy `s` that `want` accepts.
+std::optional<Planned> FindPlan(Strategy s, const std::function<bool(const Planned&)>& want,
+                                const std::string& dtype = "") {
+  for (const Pair& pair : SamplePairs(3)) {
+    auto p = PlanPair(pair, s, dtype);
+    if (p && p->plan.strategy == s && want(*p)) return p;
+  }
+  return std::nullopt;
+}
+
+bool HasOp(const Planned& p, OpKind k) {
+  for (const auto& op : p.plan.program.ops) if (op.kind == k) return true;
+  return false;
+}
+
+// Runs the plan's `once` harness on the simulator: "" when it converts every element
+// (random data and distinct tags), else what failed; `counters` from the random run.
+std::string SimFailure(const Planned& p, std::map<std::string, uint64_t>* counters = nullptr) {
+  const std::string ptx = sim::ptx::EmitHarness(p.problem, p.plan, nullptr, sim::ptx::Harness::kOnce);
+  auto module = sim::ptx::ParseModule(ptx, "<emitted>");
+  if (!module.ok()) return std::string(module.status().message());
+  for (auto fill : {BufferParam::RANDOM, BufferParam::IOTA}) {
+    LaunchSpec spec = sim::ptx::HarnessLaunchSpec(p.problem, "<emitted>", fill, 7, 1);
+    auto run = sim::machine::RunLaunchSpecOnModule(spec, *module, ".", sim::machine::RunOptions{});
+    if (!run.ok()) return std::string(run.status().message());
+    if (!run->report.ok()) return run->report.DebugString().substr(0, 400);
+    if (counters && fill == BufferParam::RANDOM) {
+      for (const auto& [k, v] : run->report.counters()) (*counters)[k] = v;
+    }
+  }
+  return "";
+}
+
+PlanProof Prove(const Planned& p) {
+  auto proof = ProvePlan(p.problem, p.plan, PlanProveOptions{});
+  EXPECT_TRUE(proof.ok()) << proof.status();
+  return proof.ok() ? *proof : PlanProof{};
+}
+
+std::string Summary(const PlanProof& proof) {
+  std::string s = VerdictName(proof.verdict);
+  for (const auto& ob : proof.obligations) {
+    s += " | " + ob.name + ": " + VerdictName(ob.verdict) + " " + ob.detail;
+  }
+  return s;
+}
+
+// Refuted with a counterexample of `obligation`, and the simulator agrees that the
+// corrupted plan is wrong.
+void ExpectRefuted(const Planned& bad, const std::string& obligation) {
+  PlanProof proof = Prove(bad);
+  ASSERT_EQ(proof.verdict, Verdict::kViolated) << Summary(proof);
+  ASSERT_TRUE(proof.counterexample.has_value());
+  EXPECT_EQ(proof.counterexample->obligation, obligation) << proof.counterexample->text;
+  EXPECT_FALSE(proof.counterexample->text.empty());
+  ::testing::Test::RecordProperty("counterexample", proof.counterexample->text);
+  EXPECT_NE(SimFailure(bad), "") << "the simulator runs the corrupted plan correctly: "
+                                 << proof.counterexample->text;
+}
+
+TEST(PlanProveTest, RealPlansOfSampledPairsAreProven) {
+  std::map<Strategy, int> by_strategy;
+  std::set<int> bits;
+  int proven = 0;
+  for (const Pair& pair : SamplePairs(61)) {
+    for (const std::string& dtype : {pair.dtype, std::string("i8"), std::string("f32"),
+                                     std::string("f64")}) {
+      for (Strategy s : {Strategy::kAuto, Strategy::kRegisters, Strategy::kShuffle,
+                         Strategy::kSmem}) {
+        auto p = PlanPair(pair, s, dtype);
+        if (!p) continue;
+        PlanProof proof = Prove(*p);
+        EXPECT_EQ(proof.verdict, Verdict::kHolds)
+            << "line " << pair.line << " " << dtype << " "
+            << sim::plan::StrategyName(p->plan.strategy) << ": " << Summary(proof);
+        if (proof.verdict != Verdict::kHolds) continue;
+        ++proven;
+        ++by_strategy[p->plan.strategy];
+        bits.insert(p->problem.element_bits);
+      }
+    }
+  }
+  EXPECT_GT(proven, 60);
+  EXPECT_GT(by_strategy[Strategy::kRegisters], 2);
+  EXPECT_GT(by_strategy[Strategy::kShuffle], 2);
+  EXPECT_GT(by_strategy[Strategy::kSmem], 20);
+  EXPECT_EQ(bits, (std::set<int>{8, 16, 32, 64}));
+}
+
+TEST(PlanProveTest, ObligationsOfAnSmemPlanAreNamedAndEachProven) {
+  auto p = FindPlan(Strategy::kSmem, [](const Planned&) { return true; });
+  ASSERT_TRUE(p.has_value());
+  PlanProof proof = Prove(*p);
+  ASSERT_EQ(proof.verdict, Verdict::kHolds) << Summary(proof);
+  std::vector<std::string> names;
+  for (const auto& ob : proof.obligations) {
+    names.push_back(ob.name);
+    EXPECT_EQ(ob.verdict, Verdict::kHolds) << ob.name;
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"vector.aligned", "store.injective", "store.once",
+                                             "store.every", "delivers", "barrier.scope",
+                                             "bank.store", "bank.load"}));
+  EXPECT_GE(proof.queries, 6);
+}
+
+TEST(PlanProveTest, ShuffleLaneMapMutationIsRefuted) {
+  auto p = FindPlan(Strategy::kShuffle, [](const Planned& x) { return HasOp(x, OpKind::kShflBfly); });
+  ASSERT_TRUE(p.has_value());
+  ASSERT_EQ(Prove(*p).verdict, Verdict::kHolds);
+  for (auto& op : p->plan.program.ops) {
+    if (op.kind == OpKind::kShflBfly) {
+      op.imm ^= op.imm == 1 ? 3 : 1;
+      break;
+    }
+  }
+  ExpectRefuted(*p, "delivers");
+}
+
+TEST(PlanProveTest, ShuffleIndexMapMutationIsRefuted) {
+  auto p = FindPlan(Strategy::kShuffle, [](const Planned& x) { return HasOp(x, OpKind::kShflIdx); });
+  if (!p) GTEST_SKIP() << "no sampled shuffle plan uses shfl.idx";
+  auto& prog = p->plan.program;
+  for (auto& op : prog.ops) {
+    if (op.kind == OpKind::kShflIdx) {
+      sim::plan::SetupValue v = prog.setup[op.addr];
+      v.constant ^= 1;  // every receiver reads the neighbouring lane
+      prog.setup.push_back(v);
+      op.addr = static_cast<int>(prog.setup.size()) - 1;
+      break;
+    }
+  }
+  ExpectRefuted(*p, "delivers");
+}
+
+TEST(PlanProveTest, SelectChoiceMutationIsRefuted) {
+  auto p = FindPlan(Strategy::kShuffle, [](const Planned& x) { return HasOp(x, OpKind::kSelp); });
+  ASSERT_TRUE(p.has_value());
+  for (auto& op : p->plan.program.ops) {
+    if (op.kind == OpKind::kSelp) {
+      std::swap(op.in[0], op.in[1]);
+      break;
+    }
+  }
+  ExpectRefuted(*p, "delivers");
+}
+
+TEST(PlanProveTest, SwizzleBitMutationIsRefuted) {
+  auto p = FindPlan(Strategy::kSmem, [](const Planned&) { return true; });
+  ASSERT_TRUE(p.has_value());
+  auto& prog = p->plan.program;
+  // The store addresses of lane bit 0 get one more offset bit (a different XOR swizzle).
+  for (auto& op : prog.ops) {
+    if (op.kind != OpKind::kStShared) continue;
+    sim::plan::SetupValue v = prog.setup[op.addr];
+    v.coeff[0] ^= 1u << 3;
+    prog.setup.push_back(v);
+    op.addr = static_cast<int>(prog.setup.size()) - 1;
+  }
+  PlanProof proof = Prove(*p);
+  ASSERT_EQ(proof.verdict, Verdict::kViolated) << Summary(proof);
+  EXPECT_NE(SimFailure(*p), "") << proof.counterexample->text;
+}
+
+TEST(PlanProveTest, VectorAlignmentMutationIsRefuted) {
+  auto p = FindPlan(Strategy::kSmem, [](const Planned& x) {
+    for (const auto& op : x.plan.program.ops) {
+      if (op.kind == OpKind::kLdShared && op.out.size() * op.elem_bytes >= 8) return true;
+    }
+    return false;
+  });
+  ASSERT_TRUE(p.has_value());
+  for (auto& op : p->plan.program.ops) {
+    if (op.kind == OpKind::kLdShared && op.out.size() * op.elem_bytes >= 8) {
+      op.imm += 4;
+      break;
+    }
+  }
+  ExpectRefuted(*p, "vector.aligned");
+}
+
+TEST(PlanProveTest, VectorWidthMutationIsRefuted) {
+  auto p = FindPlan(Strategy::kSmem, [](const Planned& x) {
+    for (const auto& op : x.plan.program.ops) {
+      if (op.kind == OpKind::kStShared && op.in.size() == 4) return true;
+    }
+    return false;
+  });
+  ASSERT_TRUE(p.has_value());
+  for (auto& op : p->plan.program.ops) {
+    if (op.kind == OpKind::kStShared && op.in.size() == 4) {
+      op.in.resize(2);  // st.v4 -> st.v2: half of the vector is never stored
+      break;
+    }
+  }
+  PlanProof proof = Prove(*p);
+  ASSERT_EQ(proof.verdict, Verdict::kViolated) << Summary(proof);
+  EXPECT_EQ(proof.counterexample->obligation, "store.every") << proof.counterexample->text;
+  EXPECT_NE(SimFailure(*p), "");
+}
+
+TEST(PlanProveTest, DroppedBroadcastPredicateIsRefuted) {
+  auto p = FindPlan(Strategy::kSmem, [](const Planned& x) {
+    for (const auto& op : x.plan.program.ops) {
+      if (op.kind == OpKind::kStShared && op.pred >= 0) return true;
+    }
+    return false;
+  });
+  ASSERT_TRUE(p.has_value());
+  ASSERT_EQ(Prove(*p).verdict, Verdict::kHolds);
+  for (auto& op : p->plan.program.ops) {
+    if (op.kind == OpKind::kStShared) op.pred = -1;
+  }
+  PlanProof proof = Prove(*p);
+  ASSERT_EQ(proof.verdict, Verdict::kViolated) << Summary(proof);
+  ASSERT_EQ(proof.counterexample->obligation, "store.injective") << proof.counterexample->text;
+  EXPECT_NE(proof.counterexample->other_thread, proof.counterexample->thread);
+  // Two threads write one shared byte: the simulator reports the race (or the wavefronts
+  // differ from the prediction, which counted one store per element).
+  std::map<std::string, uint64_t> c;
+  const std::string why = SimFailure(*p, &c);
+  EXPECT_TRUE(!why.empty() || c["smem_wavefronts.store"] !=
+                                  static_cast<uint64_t>(p->plan.cost.wavefronts_store))
+      << why;
+}
+
+TEST(PlanProveTest, ForcedConflictsArePredictedExactlyAndAWrongPredictionIsRefuted) {
+  const std::string src =
+      "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], "
+      "order = [1, 0]}>";
+  const std::string dst =
+      "#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], "
+      "order = [0, 1]}>";
+  auto problem = sim::plan::MakeProblem(src, dst, {64, 64}, sim::plan::DType::kF32, 4);
+  ASSERT_TRUE(problem.ok());
+  sim::plan::PlanOptions o;
+  o.strategy = Strategy::kSmem;
+  o.no_swizzle = true;
+  o.max_vector_bytes = 4;
+  auto plan = sim::plan::PlanConversion(*problem, o);
+  ASSERT_TRUE(plan.ok());
+  Planned p{*problem, *plan};
+  ASSERT_GT(p.plan.cost.conflicts_store + p.plan.cost.conflicts_load, 0);
+  PlanProof proof = Prove(p);
+  EXPECT_EQ(proof.verdict, Verdict::kHolds) << Summary(proof);
+  // One conflict fewer predicted than the accesses cause.
+  Planned wrong = p;
+  if (wrong.plan.cost.conflicts_load > 0) {
+    --wrong.plan.cost.conflicts_load;
+  } else {
+    --wrong.plan.cost.conflicts_store;
+  }
+  proof = Prove(wrong);
+  ASSERT_EQ(proof.verdict, Verdict::kViolated) << Summary(proof);
+  EXPECT_TRUE(proof.counterexample->obligation == "bank.load" ||
+              proof.counterexample->obligation == "bank.store");
+  // The simulator counts what the unaltered prediction said, not the altered one.
+  std::map<std::string, uint64_t> c;
+  ASSERT_EQ(SimFailure(p, &c), "");
+  EXPECT_EQ(c["bank_conflicts.load"], static_cast<uint64_t>(p.plan.cost.conflicts_load));
+  EXPECT_NE(c["bank_conflicts.load"] + c["bank_conflicts.store"],
+            static_cast<uint64_t>(wrong.plan.cost.conflicts_load + wrong.plan.cost.conflicts_store));
+}
+
+// Agreement with the simulator: random single corruptions of sampled plans. Whenever the
+// prover says "holds", the corrupted plan, run on the simulator, converts every element
+// and counts exactly the predicted wavefronts and conflicts; whenever it says
+// "violated", the simulator sees wrong data, a fault, or other counts — or the wrong
+// word is a destination broadcast copy, which the once harness does not store.
+TEST(PlanProveTest, RandomCorruptionsThatProveAlsoRunCorrectly) {
+  std::mt19937 rng(20261201);
+  int holds = 0, violated = 0, unseen_copies = 0;
+  for (const Pair& pair : SamplePairs(41, 5)) {
+    if (pair.shape.size() != 2 || pair.shape[0] * pair.shape[1] > 64 * 64) continue;
+    for (Strategy s : {Strategy::kShuffle, Strategy::kSmem}) {
+      auto base = PlanPair(pair, s);
+      if (!base || base->plan.program.ops.empty()) continue;
+      for (int trial = 0; trial < 4; ++trial) {
+        Planned p = *base;
+        auto& prog = p.plan.program;
+        auto& op = prog.ops[rng() % prog.ops.size()];
+        switch (op.kind) {
+          case OpKind::kShflBfly: op.imm ^= 1u << (rng() % 5); break;
+          case OpKind::kSelp: std::swap(op.in[0], op.in[1]); break;
+          case OpKind::kStShared:
+          case OpKind::kLdShared:
+          case OpKind::kShflIdx: {
+            sim::plan::SetupValue v = prog.setup[op.addr];
+            if (rng() % 2 && !v.coeff.empty()) {
+              v.coeff[rng() % v.coeff.size()] ^= 1u << (rng() % 4);
+            } else {
+              v.constant ^= 1u << (rng() % 4);
+            }
+            prog.setup.push_back(v);
+            op.addr = static_cast<int>(prog.setup.size()) - 1;
+            break;
+          }
+          default: continue;
+        }
+        PlanProveOptions o;
+        o.stop_at_first_violation = false;
+        auto proof = ProvePlan(p.problem, p.plan, o);
+        ASSERT_TRUE(proof.ok()) << proof.status();
+        if (proof->verdict == Verdict::kViolated) {
+          ++violated;
+          // Wrong data, a fault, or counters other than predicted: the simulator sees it.
+          std::map<std::string, uint64_t> c;
+          const std::string why = SimFailure(p, &c);
+          const bool counters_differ =
+              c["smem_wavefronts.store"] != static_cast<uint64_t>(p.plan.cost.wavefronts_store) ||
+              c["smem_wavefronts.load"] != static_cast<uint64_t>(p.plan.cost.wavefronts_load) ||
+              c["bank_conflicts.store"] != static_cast<uint64_t>(p.plan.cost.conflicts_store) ||
+              c["bank_conflicts.load"] != static_cast<uint64_t>(p.plan.cost.conflicts_load);
+          // The once harness stores one copy of each element (the canonical one), so a
+          // wrong *broadcast copy* in the destination is invisible to it; the prover
+          // still refutes it (a consumer reads every copy).
+          uint32_t free_regs = 0, free_tid = 0;
+          p.problem.dst.FreeBits(&free_regs, &free_tid);
+          const PlanCounterexample& cex = *proof->counterexample;
+          const bool copy = cex.obligation == "delivers" &&
+                            ((cex.thread & free_tid) != 0 || (cex.reg & free_regs) != 0);
+          if (why.empty() && !counters_differ && copy) ++unseen_copies;
+          EXPECT_TRUE(!why.empty() || counters_differ || copy)
+              << "line " << pair.line << ": " << cex.text;
+        }
+        if (proof->verdict != Verdict::kHolds) continue;
+        ++holds;
+        std::map<std::string, uint64_t> c;
+        EXPECT_EQ(SimFailure(p, &c), "") << "line " << pair.line << ": " << Summary(*proof);
+        EXPECT_EQ(c["smem_wavefronts.store"], static_cast<uint64_t>(p.plan.cost.wavefronts_store));
+        EXPECT_EQ(c["smem_wavefronts.load"], static_cast<uint64_t>(p.plan.cost.wavefronts_load));
+        EXPECT_EQ(c["bank_conflicts.store"], static_cast<uint64_t>(p.plan.cost.conflicts_store));
+        EXPECT_EQ(c["bank_conflicts.load"], static_cast<uint64_t>(p.plan.cost.conflicts_load));
+      }
+    }
+  }
+  // Most corruptions break something; some (a select whose arms are equal where it
+  // matters, an address bit a broadcast copy ignores) do not.
+  EXPECT_GT(violated, 10);
+  RecordProperty("holds", holds);
+  RecordProperty("violated", violated);
+  RecordProperty("wrong_broadcast_copies_the_harness_cannot_see", unseen_copies);
+}
+
+TEST(PlanProveTest, SpentRlimitIsInconclusiveNeverAVerdict) {
+  auto p = FindPlan(Strategy::kSmem, [](const Planned&) { return true; });
+  ASSERT_TRUE(p.has_value());
+  PlanProveOptions o;
+  o.solver.rlimit = 1;
+  auto proof = ProvePlan(p->problem, p->plan, o);
+  ASSERT_TRUE(proof.ok()) << proof.status();
+  EXPECT_EQ(proof->verdict, Verdict::kInconclusive) << Summary(*proof);
+  EXPECT_NE(proof->reason.find("unknown"), std::string::npos) << proof->reason;
+}
+
+TEST(PlanProveTest, PlanThatDoesNotFitItsProblemIsInvalidArgument) {
+  auto p = FindPlan(Strategy::kSmem, [](const Planned&) { return true; });
+  ASSERT_TRUE(p.has_value());
+  p->plan.program.outputs.pop_back();
+  auto proof = ProvePlan(p->problem, p->plan, PlanProveOptions{});
+  ASSERT_FALSE(proof.ok());
+  EXPECT_EQ(proof.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(proof.status().message().find("output words"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace warpcheck::verify::plan

@@ -1,0 +1,62 @@
+// The concrete side of plan proofs (private to verify/plan): what each word byte of a
+// view holds, and an interpreter that runs a Program for every thread of the CTA on tags.
+//
+// A tag names "byte b of element e" as e * 8 + b. The interpreter runs the ops in order,
+// all threads in lockstep (the program is straight-line and warp-uniform), with shared
+// memory as a byte array of tags. It is the re-check of every counterexample the solver
+// finds: a violation is reported only when this run shows it.
+#ifndef WARPCHECK_VERIFY_PLAN_PLAN_CONCRETE_H_
+#define WARPCHECK_VERIFY_PLAN_PLAN_CONCRETE_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "sim/plan/planner.h"
+#include "sim/plan/problem.h"
+#include "sim/plan/program.h"
+
+namespace warpcheck::verify::plan {
+
+inline constexpr uint32_t kJunkTag = 0xFFFFFFFEu;      // a byte no element has
+inline constexpr uint32_t kUnwrittenTag = 0xFFFFFFFDu;  // shared memory never stored
+inline uint32_t Tag(uint32_t element, uint32_t byte) { return element * 8 + byte; }
+
+// Which (register, byte of its element) byte j of word `word` of a view holds; nullopt
+// for bytes the view leaves unused (above an unpacked 8/16-bit element).
+// Requires: word < view.words(), j < 4.
+std::optional<std::pair<uint32_t, uint32_t>> WordByte(const sim::plan::WordView& view,
+                                                      int element_bytes, uint32_t word,
+                                                      int j);
+
+// u32 value of a kTidLinear / kSmemAddr setup value at thread `tid` (kSmemAddr relative
+// to its buffer: bytes * (map ^ constant)); predicates as 0/1.
+uint32_t SetupAt(const sim::plan::SetupValue& v, uint32_t tid);
+
+struct ConcreteRun {
+  int threads = 0;
+  // words[tid * num_words + id]: the four byte tags of word `id` in thread `tid`.
+  std::vector<std::array<uint32_t, 4>> words;
+  int num_words = 0;
+  // Shared memory (one buffer): byte tags and how many live stores wrote each byte.
+  std::vector<uint32_t> smem;
+  std::vector<uint16_t> writers;
+  // The first out-of-bounds access (op index, thread), if any.
+  std::optional<std::pair<int, int>> out_of_bounds;
+
+  const std::array<uint32_t, 4>& Word(int tid, int id) const {
+    return words[static_cast<size_t>(tid) * num_words + id];
+  }
+};
+
+// Runs `plan.program` for every thread on the source layout's tags.
+// Ensures: InvalidArgument when the program does not fit the problem.
+absl::StatusOr<ConcreteRun> RunConcrete(const sim::plan::ConversionProblem& problem,
+                                        const sim::plan::ConversionPlan& plan);
+
+}  // namespace warpcheck::verify::plan
+
+#endif  // WARPCHECK_VERIFY_PLAN_PLAN_CONCRETE_H_
