@@ -1420,7 +1420,9 @@ absl::StatusOr<ConversionPlan> PlanConversion(const ConversionProblem& p,
                planner.cta_barrier_);
       // stmatrix/ldmatrix where a side fits the matrix tiles (matrix.h).
       PlanStage mstage;
-      if (auto m = PlanMatrixSmem(p, sv, dv, options, mstage.mutable_smem()); m.ok()) {
+      if (options.no_matrix) {
+        // The caller asked for plans without matrix stages.
+      } else if (auto m = PlanMatrixSmem(p, sv, dv, options, mstage.mutable_smem()); m.ok()) {
         consider(Strategy::kSmem, std::move(m->program), mstage, m->wavefronts_store,
                  m->wavefronts_load, m->min_store, m->min_load, m->cta_barrier);
       }

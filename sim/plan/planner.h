@@ -107,6 +107,9 @@ struct PlanOptions {
   // (bytes; 0 = no cap). For forcing conflicting plans (bank model vs hardware).
   bool no_swizzle = false;
   int max_vector_bytes = 0;
+  // Smem only: no stmatrix/ldmatrix candidates (matrix.h) — the plans the plan prover
+  // (verify/plan) encodes; `prove plan --no-matrix`.
+  bool no_matrix = false;
   // Not owned; null: search every time. Only for the problem it was first used with.
   SmemSearchMemo* smem_memo = nullptr;
 };

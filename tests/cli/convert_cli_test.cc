@@ -59,8 +59,27 @@ TEST(ConvertCliTest, CheckRunsBothHarnessesAndMatchesTheCostModel) {
                    "--format=json"});
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_TRUE(r.report.convert_check().ok());
-  EXPECT_EQ(r.report.convert_check().runs_size(), 4);
-  EXPECT_EQ(r.report.convert_check().proof(), "not_run");
+  // Two harnesses x (random, IOTA, the Z3 proof of the kernel).
+  EXPECT_EQ(r.report.convert_check().runs_size(), 6);
+  EXPECT_EQ(r.report.convert_check().proof(), "holds");
+  EXPECT_EQ(r.report.convert_check().plan_proof(), "");
+  auto none = RunCli({"convert", "check", kSrc, kDst, "--shape=64x64", "--dtype=i8",
+                      "--prove=none", "--format=json"});
+  ASSERT_EQ(none.code, 0) << none.err;
+  EXPECT_EQ(none.report.convert_check().runs_size(), 4);
+  EXPECT_EQ(none.report.convert_check().proof(), "not_run");
+}
+
+TEST(ConvertCliTest, CheckProvesThePlansWithProveAll) {
+  // i8: no matrix stage (16-bit only), which the plan prover does not encode.
+  auto r = RunCli({"convert", "check", kSrc, kDst, "--shape=64x64", "--dtype=i8",
+                   "--prove=all", "--format=json"});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(r.report.convert_check().proof(), "holds");
+  EXPECT_EQ(r.report.convert_check().plan_proof(), "holds");
+  EXPECT_EQ(r.report.convert_check().runs_size(), 8);
+  EXPECT_EQ(RunCli({"convert", "check", kSrc, kDst, "--shape=64x64", "--dtype=f16",
+                    "--prove=sometimes"}).code, 1);
 }
 
 TEST(ConvertCliTest, ForcedStrategyThatCannotApplyIsAnInputErrorSayingWhy) {

@@ -21,7 +21,7 @@ const char kDst[] =
     "[1, 4], order = [0, 1]}>";
 
 TEST(ProvePlanCliTest, SmemPlanHoldsWithEveryObligationInTheJson) {
-  auto r = RunCli({"prove", "plan", kSrc, kDst, "--shape=64x64", "--dtype=f16",
+  auto r = RunCli({"prove", "plan", kSrc, kDst, "--shape=64x64", "--dtype=f16", "--no-matrix",
                    "--format=json"});
   ASSERT_EQ(r.code, kExitOk) << r.out << r.err;
   const PlanProofReport& p = r.report.plan_proof();
@@ -53,7 +53,7 @@ TEST(ProvePlanCliTest, EachStrategyIsProvenAndTheTextNamesTheObligations) {
 }
 
 TEST(ProvePlanCliTest, SpentRlimitIsInconclusiveExitFive) {
-  auto r = RunCli({"prove", "plan", kSrc, kDst, "--shape=64x64", "--dtype=f16", "--rlimit=1"});
+  auto r = RunCli({"prove", "plan", kSrc, kDst, "--shape=64x64", "--dtype=f16", "--no-matrix", "--rlimit=1"});
   EXPECT_EQ(r.code, kExitInconclusive) << r.out << r.err;
   EXPECT_EQ(r.report.plan_proof().verdict(), PlanProofObligation::inconclusive);
   EXPECT_NE(r.out.find("inconclusive"), std::string::npos) << r.out;
@@ -62,7 +62,7 @@ TEST(ProvePlanCliTest, SpentRlimitIsInconclusiveExitFive) {
 TEST(ProvePlanCliTest, SmtDumpDirGetsOneFilePerQuery) {
   const std::string dir = TempPath("prove_plan_smt");
   std::filesystem::create_directories(dir);
-  auto r = RunCli({"prove", "plan", kSrc, kDst, "--shape=64x64", "--dtype=f16",
+  auto r = RunCli({"prove", "plan", kSrc, kDst, "--shape=64x64", "--dtype=f16", "--no-matrix",
                    "--smt-dump-dir=" + dir});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   int files = 0;
@@ -96,11 +96,11 @@ TEST(ProvePlanCliTest, BadInputIsAnErrorNotAVerdict) {
       {{"prove", "plan", kSrc, kDst, "--shape=64xx", "--dtype=f16"}, kExitInputError, "--shape"},
       {{"prove", "plan", "--src=#ttg.blocked<{", kDst, "--shape=64x64", "--dtype=f16"},
        kExitInputError, ""},
-      {{"prove", "plan", kSrc, kDst, "--shape=64x64", "--dtype=f16", "--rlimit=-3"},
+      {{"prove", "plan", kSrc, kDst, "--shape=64x64", "--dtype=f16", "--no-matrix", "--rlimit=-3"},
        kExitUsage, "--rlimit"},
-      {{"prove", "plan", kSrc, kDst, "--shape=64x64", "--dtype=f16", "--strategy=magic"},
+      {{"prove", "plan", kSrc, kDst, "--shape=64x64", "--dtype=f16", "--no-matrix", "--strategy=magic"},
        kExitUsage, "--strategy"},
-      {{"prove", "plan", kSrc, kDst, "--shape=64x64", "--dtype=f16", "--strategy=registers"},
+      {{"prove", "plan", kSrc, kDst, "--shape=64x64", "--dtype=f16", "--no-matrix", "--strategy=registers"},
        kExitInputError, "registers"},
   };
   for (const Case& c : cases) {

@@ -22,6 +22,7 @@
 #include "sim/plan/problem.h"
 #include "sim/ptx/codegen.h"
 #include "sim/ptx/parser.h"
+#include "verify/plan/plan_prove.h"
 #include "verify/ptx/prove_conversion.h"
 #include "tools/warpcheck/exit_code.h"
 #include "tools/warpcheck/output.h"
@@ -33,7 +34,7 @@ constexpr char kUsage[] =
     "usage: warpcheck convert plan  --src=ATTR --dst=ATTR --shape=RxC --dtype=T [options]\n"
     "       warpcheck convert emit  (same) [--harness=roundtrip|once] -o kernel.ptx\n"
     "                               [--launch-out=launch.textproto] [--iters=N]\n"
-    "       warpcheck convert check (same) [--seed=N] [--prove=ptx|none]\n"
+    "       warpcheck convert check (same) [--seed=N] [--prove=ptx|plan|all|none]\n"
     "\n"
     "Plans the conversion of a tensor between two distributed layouts of one CTA\n"
     "(registers, warp shuffles or shared memory; the cheapest by the cost model), emits\n"
@@ -48,7 +49,9 @@ constexpr char kUsage[] =
     "  --harness=roundtrip|once  emit: iters x (src->dst, dst->src), or one src->dst\n"
     "  --iters=N                 the launch spec's iteration count (default 1)\n"
     "  --seed=N                  check: the random input's seed (default 1)\n"
-    "  --prove=ptx|none          check: prove both emitted kernels with Z3 (default ptx)\n"
+    "  --prove=ptx|plan|all|none check: prove with Z3 both emitted kernels (ptx, the\n"
+    "                            default), both plans over their F2 maps (plan), or\n"
+    "                            both (all)\n"
     "  --format=text|json|textproto\n"
     "\n"
     "check runs the round-trip and once harnesses on random data and on distinct tags\n"
@@ -469,6 +472,43 @@ int RunEmit(const ParsedArgs& args, const sim::plan::ConversionProblem& problem,
   return kExitOk;
 }
 
+// --prove=plan|all: both directions' plans proven over the F2 maps (verify/plan).
+void ProvePlans(const sim::plan::ConversionProblem& problem, const sim::ptx::RoundTrip& trip,
+                ConvertCheckReport* check, bool* inconclusive) {
+  check->set_plan_proof("holds");
+  const sim::plan::ConversionProblem back = problem.Reversed();
+  for (int dir = 0; dir < 2; ++dir) {
+    const sim::plan::ConversionProblem& p = dir == 0 ? problem : back;
+    const sim::plan::ConversionPlan& plan = dir == 0 ? trip.forward : trip.backward;
+    auto proof = verify::plan::ProvePlan(p, plan, {});
+    ConvertCheckReport::Run* r = check->add_runs();
+    r->set_fill(dir == 0 ? "forward/plan-proof" : "backward/plan-proof");
+    if (!proof.ok()) {
+      // Plans outside the encoding (e.g. shared memory mixed with register ops) are not
+      // proven: inconclusive, with the reason.
+      r->set_ok(false);
+      r->set_detail(absl::StrCat("not proven: ", proof.status().message()));
+      *inconclusive = true;
+      if (check->plan_proof() == "holds") check->set_plan_proof("inconclusive");
+      continue;
+    }
+    r->set_ok(proof->verdict == verify::plan::Verdict::kHolds);
+    r->set_detail(proof->verdict == verify::plan::Verdict::kHolds
+                      ? absl::StrFormat("holds (%d queries, %.1f ms solver)", proof->queries,
+                                        proof->solver_ms)
+                      : absl::StrCat(verify::plan::VerdictName(proof->verdict), ": ",
+                                     proof->counterexample ? proof->counterexample->text
+                                                           : proof->reason));
+    if (proof->verdict == verify::plan::Verdict::kViolated) {
+      check->set_ok(false);
+      check->set_plan_proof("violated");
+    } else if (proof->verdict == verify::plan::Verdict::kInconclusive) {
+      *inconclusive = true;
+      if (check->plan_proof() == "holds") check->set_plan_proof("inconclusive");
+    }
+  }
+}
+
 int RunCheck(const ParsedArgs& args, const sim::plan::ConversionProblem& problem,
              const sim::ptx::RoundTrip* trip, Report& report, OutputFormat format,
              std::ostream& out, std::ostream& err, Report* report_out) {
@@ -477,15 +517,21 @@ int RunCheck(const ParsedArgs& args, const sim::plan::ConversionProblem& problem
     PrintError(err, seed.status().message());
     return kExitUsage;
   }
-  std::string prove = args.Get("prove").value_or("ptx");
-  if (prove != "ptx" && prove != "none") {
-    PrintError(err, absl::StrCat("--prove: '", prove, "' is not ptx or none"));
+  std::string prove_flag = args.Get("prove").value_or("ptx");
+  if (prove_flag != "ptx" && prove_flag != "plan" && prove_flag != "all" && prove_flag != "none") {
+    PrintError(err, absl::StrCat("--prove: '", prove_flag, "' is not ptx, plan, all or none"));
     return kExitUsage;
   }
+  // `prove` below: the emitted PTX; the plans' own proofs (verify/plan) with plan|all.
+  const std::string prove = prove_flag == "plan" || prove_flag == "none" ? "none" : "ptx";
+  const bool prove_plans = prove_flag == "plan" || prove_flag == "all";
   ConvertCheckReport* check = report.mutable_convert_check();
   check->set_ok(true);
   check->set_proof(prove == "none" ? "not_run" : "holds");
   bool inconclusive = false;
+  if (prove_plans) {
+    ProvePlans(problem, *trip, check, &inconclusive);
+  }
   for (sim::ptx::Harness h : {sim::ptx::Harness::kRoundTrip, sim::ptx::Harness::kOnce}) {
     std::string ptx = sim::ptx::EmitHarness(problem, trip->forward, &trip->backward, h);
     auto module = sim::ptx::ParseModule(ptx, "<emitted>");

@@ -26,6 +26,8 @@ constexpr char kUsage[] =
     "Options:\n"
     "  --num-warps=N              checked against the layouts\n"
     "  --strategy=auto|registers|shuffle|smem\n"
+    "  --no-matrix                plan without stmatrix/ldmatrix stages (this prover does\n"
+    "                             not encode them; exit 2 when the plan has one)\n"
     "  --rlimit=N                 Z3 resource limit per query (deterministic budget)\n"
     "  --smt-dump-dir=DIR         write every query as DIR/<query>.smt2\n"
     "  --format=text|json|textproto\n"
@@ -80,6 +82,7 @@ int RunProvePlan(const ParsedArgs& args, std::ostream& out, std::ostream& err,
     return kExitUsage;
   }
   sim::plan::PlanOptions plan_options;
+  plan_options.no_matrix = args.Has("no-matrix");
   if (auto s = args.Get("strategy")) {
     auto strategy = sim::plan::ParseStrategy(*s);
     if (!strategy.ok()) {

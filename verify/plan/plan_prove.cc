@@ -833,6 +833,11 @@ absl::StatusOr<PlanProof> Prover::Run() {
   if (auto s = Validate(); !s.ok()) return s;
   bool smem = false, regops = false;
   for (const sim::plan::Op& op : p_.ops) {
+    if (op.kind == OpKind::kStMatrix || op.kind == OpKind::kLdMatrix) {
+      return absl::UnimplementedError(
+          "plan: stmatrix/ldmatrix stages are not encoded by the plan prover (prove the "
+          "emitted kernel with `prove conversion`, or plan without them: --no-matrix)");
+    }
     smem |= IsAccess(op);
     regops |= op.kind == OpKind::kSelp || op.kind == OpKind::kShflBfly ||
               op.kind == OpKind::kShflIdx || op.kind == OpKind::kPrmt;
