@@ -26,8 +26,8 @@ printf '%s\n' "${targets[@]}" | xargs -P "$jobs" -I{} bash -c 'run_one {}'
 printf '%-16s %12s %10s %8s  %s\n' target execs execs/s seconds artifacts
 for t in "${targets[@]}"; do
   log="$out/$t/log"
-  execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | awk '{print $2}')
-  rate=$(grep -o 'stat::average_exec_per_sec: [0-9]*' "$log" | awk '{print $2}')
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | awk '{print $2}')
+  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | awk '{print $2}')
   secs=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | awk '{print $5}')
   arts=$(cd "$out/$t" && ls -1 crash-* timeout-* oom-* leak-* slow-unit-* 2>/dev/null | tr '\n' ' ')
   printf '%-16s %12s %10s %8s  %s\n' "$t" "${execs:-?}" "${rate:-?}" "${secs:-?}" "${arts:-none}"
