@@ -316,8 +316,8 @@ absl::StatusOr<LaunchResult> RunLaunchSpec(const warpcheck::LaunchSpec& spec,
 absl::StatusOr<LaunchResult> RunLaunchSpecFileWithBuffers(const std::string& path,
                                                           const RunOptions& options) {
   ASSIGN_OR_RETURN(warpcheck::LaunchSpec spec, launch::LoadLaunchSpec(path));
-  std::string dir = std::filesystem::path(path).parent_path().string();
-  if (dir.empty()) dir = ".";
+  const std::string parent = std::filesystem::path(path).parent_path().string();
+  const std::string dir = parent.empty() ? std::string(".") : parent;
   absl::StatusOr<LaunchResult> result = RunLaunchSpec(spec, dir, options);
   // An error about the spec itself ("launch spec: grid too large", "param 2 ...") names
   // the spec's file, as every reader's error names where; one that already points into
