@@ -5,6 +5,7 @@
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
 #include "sim/base/file.h"
+#include "sim/base/text_limit.h"
 
 namespace warpcheck::sim::base {
 namespace {
@@ -25,10 +26,35 @@ class FirstErrorCollector : public google::protobuf::io::ErrorCollector {
   std::string first_;
 };
 
+// True when `text` has nothing but whitespace and `#` comments: no field at all.
+bool HasNoFields(absl::string_view text) {
+  bool in_comment = false;
+  for (char c : text) {
+    if (in_comment) {
+      in_comment = c != '\n';
+    } else if (c == '#') {
+      in_comment = true;
+    } else if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v') {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 absl::Status ParseTextProto(absl::string_view text, absl::string_view origin,
                             google::protobuf::Message* msg) {
+  if (absl::Status size = CheckTextSize(text, origin, kTextProtoMaxBytes,
+                                        absl::StrCat("a ", msg->GetDescriptor()->full_name()));
+      !size.ok()) {
+    return size;
+  }
+  if (HasNoFields(text)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(origin, ":1:1: empty input: no fields of ",
+                     msg->GetDescriptor()->full_name(), " (the text is empty or only comments)"));
+  }
   FirstErrorCollector errors{std::string(origin)};
   google::protobuf::TextFormat::Parser parser;
   parser.RecordErrorsTo(&errors);

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "sim/base/status_macros.h"
+#include "sim/base/text_limit.h"
 #include "sim/expr/lexer.h"
 
 namespace warpcheck::sim::expr {
@@ -595,6 +596,7 @@ bool IsReservedWord(absl::string_view word) {
 
 absl::StatusOr<Program> ParseProgram(absl::string_view source_name,
                                      absl::string_view text, const Dialect& dialect) {
+  RETURN_IF_ERROR(base::CheckTextSize(text, source_name, kMaxProgramBytes, "a program"));
   for (const ClauseSpec& c : dialect.clauses) {
     if (IsReservedWord(c.keyword)) {
       return absl::InvalidArgumentError(
@@ -607,6 +609,7 @@ absl::StatusOr<Program> ParseProgram(absl::string_view source_name,
 absl::StatusOr<ExprPtr> ParseExpr(
     absl::string_view source_name, absl::string_view text,
     const std::vector<std::pair<std::string, Type>>& names) {
+  RETURN_IF_ERROR(base::CheckTextSize(text, source_name, kMaxProgramBytes, "an expression"));
   Parser p(source_name, text, nullptr);
   for (const auto& [name, type] : names) p.DeclareForExpr(name, type);
   return p.ParseStandaloneExpr();

@@ -48,9 +48,13 @@
 // otherwise follow recursively until the stack overflows. A let-bound name is a leaf of
 // the expression that uses it, so a long computation split into lets is not limited.
 // Past either limit: "expression nested too deeply" at the operator that crossed it.
+// A program (or a standalone expression) is at most kMaxProgramBytes of text (real
+// specs are a few KB; the parser holds every token); past that the error points at the
+// first byte over (sim/base/text_limit.h).
 #ifndef WARPCHECK_SIM_EXPR_PARSER_H_
 #define WARPCHECK_SIM_EXPR_PARSER_H_
 
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -63,6 +67,9 @@ namespace warpcheck::sim::expr {
 
 // The most operators on one root-to-leaf path of a parsed expression (see "Limits").
 inline constexpr int kMaxExpressionHeight = 500;
+
+// The most text ParseProgram and ParseExpr read (see "Limits").
+inline constexpr size_t kMaxProgramBytes = size_t{1} << 20;
 
 // Which names a clause may use.
 enum class Scope : uint8_t {

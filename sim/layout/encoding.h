@@ -26,6 +26,7 @@
 #ifndef WARPCHECK_SIM_LAYOUT_ENCODING_H_
 #define WARPCHECK_SIM_LAYOUT_ENCODING_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -196,6 +197,8 @@ struct TtgirFile {
 // earlier aliases) and the `module attributes {...}` dictionary. Everything else
 // (operations, functions) is skipped. Alias definitions of non-layout attributes
 // (e.g. `#smem = #ttg.shared_memory`, `#loc = loc(...)`) are skipped.
+// Text past kMaxTtgirBytes is an error at the first byte over (sim/base/text_limit.h).
+inline constexpr size_t kMaxTtgirBytes = size_t{64} << 20;
 absl::StatusOr<TtgirFile> ParseTtgir(absl::string_view text,
                                      const SourceLocation& where);
 
@@ -213,9 +216,14 @@ std::string PrintEncoding(const Encoding& encoding);
 // "<source>:<line>:<column>: " (Encoding::positions), so callers must not add another.
 absl::Status CheckAgainstModule(const Encoding& encoding, const ModuleInfo& module);
 
+// The most elements a shape may have: 2^30, so that no in-dim of a layout built for it
+// needs more than 30 bases (LinearLayout's limit). Real CTA tiles are far smaller.
+inline constexpr int kMaxShapeElementsLog2 = 30;
+
 // Triton 3.6's toLinearLayout(shape, attr) (shared/spec/linear-layouts.md §2).
 // InvalidArgument when the shape does not fit the encoding (rank mismatch, a
-// non-power-of-two extent, a shared_linear whose shape differs, ...).
+// non-power-of-two extent, more than 2^kMaxShapeElementsLog2 elements, a shared_linear
+// whose shape differs, ...).
 absl::StatusOr<LinearLayout> ToLinearLayout(const Encoding& encoding,
                                             absl::Span<const int64_t> shape);
 

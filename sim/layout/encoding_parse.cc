@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "sim/base/status_macros.h"
+#include "sim/base/text_limit.h"
 #include "sim/layout/attr_lexer.h"
 #include "sim/layout/encoding.h"
 #include "sim/layout/encoding_parse_internal.h"
@@ -330,6 +331,7 @@ absl::Status CheckAgainstModule(const Encoding& encoding, const ModuleInfo& modu
 
 absl::StatusOr<TtgirFile> ParseTtgir(absl::string_view text,
                                      const SourceLocation& where) {
+  RETURN_IF_ERROR(base::CheckTextSize(text, where.source, kMaxTtgirBytes, "a TTGIR file"));
   TtgirFile file;
   Parser p(text, where, &file);
   Lexer& lex = p.lexer();

@@ -13,6 +13,7 @@
 // differs from the spec text, the behaviour of the 3.6.0 wheel wins; those places are
 // marked "Triton 3.6:" below.
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -1171,9 +1172,30 @@ absl::StatusOr<LinearLayout> Convert(const Encoding& encoding, Shape shape) {
 
 }  // namespace
 
+namespace {
+
+// Ensures: OK, or InvalidArgument when the positive extents of `shape` multiply to more
+//          than 2^kMaxShapeElementsLog2 (checked before anything is built: a 2^30 x 2^30
+//          shape would otherwise ask LinearLayout for 60 register bases).
+absl::Status CheckShapeSize(absl::Span<const int64_t> shape) {
+  int bits = 0;
+  for (int64_t extent : shape) {
+    if (extent <= 0) return absl::OkStatus();  // Convert names the bad extent
+    bits += std::bit_width(static_cast<uint64_t>(extent - 1));
+  }
+  if (bits <= kMaxShapeElementsLog2) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "shape ", FormatList(shape), " has about 2^", bits, " elements; a layout covers at most 2^",
+      kMaxShapeElementsLog2, " (", kMaxShapeElementsLog2, " bases per in-dim)"));
+}
+
+}  // namespace
+
 absl::StatusOr<LinearLayout> ToLinearLayout(const Encoding& encoding,
                                             absl::Span<const int64_t> shape) {
-  absl::StatusOr<LinearLayout> result = Convert(encoding, shape);
+  absl::Status size = CheckShapeSize(shape);
+  absl::StatusOr<LinearLayout> result =
+      size.ok() ? Convert(encoding, shape) : absl::StatusOr<LinearLayout>(size);
   if (result.ok()) {
     absl::Status check = CheckResult(encoding, shape, *result);
     if (!check.ok() && std::holds_alternative<LinearEncoding>(encoding.kind)) {

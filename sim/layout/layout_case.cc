@@ -56,7 +56,7 @@ std::string DescribeDifference(const LinearLayout& got, const LinearLayout& want
       continue;
     }
     const auto& got_bases = *std::find_if(got.bases().begin(), got.bases().end(),
-                                          [&](const auto& p) { return p.first == name; });
+                                          [&name = name](const auto& p) { return p.first == name; });
     if (got_bases.second != bases) absl::StrAppend(&out, name, " bases differ; ");
   }
   return absl::StrCat(out, "got ", got.ToString(), ", want ", want.ToString());

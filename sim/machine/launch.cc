@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/strip.h"
@@ -315,8 +316,18 @@ absl::StatusOr<LaunchResult> RunLaunchSpec(const warpcheck::LaunchSpec& spec,
 absl::StatusOr<LaunchResult> RunLaunchSpecFileWithBuffers(const std::string& path,
                                                           const RunOptions& options) {
   ASSIGN_OR_RETURN(warpcheck::LaunchSpec spec, launch::LoadLaunchSpec(path));
-  std::string dir = std::filesystem::path(path).parent_path().string();
-  return RunLaunchSpec(spec, dir.empty() ? "." : dir, options);
+  const std::string parent = std::filesystem::path(path).parent_path().string();
+  const std::string dir = parent.empty() ? std::string(".") : parent;
+  absl::StatusOr<LaunchResult> result = RunLaunchSpec(spec, dir, options);
+  // An error about the spec itself ("launch spec: grid too large", "param 2 ...") names
+  // the spec's file, as every reader's error names where; one that already points into
+  // a file (the spec, or its PTX at "<dir>/...:line:col") stays as it is.
+  if (result.ok() || absl::StartsWith(result.status().message(), path) ||
+      absl::StartsWith(result.status().message(), dir + "/")) {
+    return result;
+  }
+  return absl::Status(result.status().code(),
+                      absl::StrCat(path, ": ", result.status().message()));
 }
 
 absl::StatusOr<warpcheck::SimReport> RunLaunchSpecFile(const std::string& path,

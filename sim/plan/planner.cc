@@ -1370,7 +1370,7 @@ absl::StatusOr<ConversionPlan> PlanConversion(const ConversionProblem& p,
         : absl::StrCat("packed", sv.pack == std::vector<int>{0} || sv.pack == std::vector<int>{0, 1} ? "" : "@", 
                        sv.pack.empty() ? 0 : sv.pack[0]);
     const char* pack_name = pack_str.c_str();
-    auto consider = [&](Strategy s, absl::StatusOr<Program> prog, PlanStage stage,
+    auto consider = [&, &sv = sv, &dv = dv](Strategy s, absl::StatusOr<Program> prog, PlanStage stage,
                         int64_t wfs, int64_t wfl, int64_t mins, int64_t minl, bool cta) {
       if (!prog.ok()) {
         if (options.strategy == s) why_not = std::string(prog.status().message());

@@ -37,13 +37,25 @@ bool IsIdentChar(char c) { return absl::ascii_isalnum(c) || c == '_' || c == '$'
 
 class LexerImpl {
  public:
-  explicit LexerImpl(absl::string_view text) : text_(text) {}
+  LexerImpl(absl::string_view text, size_t max_tokens)
+      : text_(text), max_tokens_(max_tokens) {}
 
   std::vector<Token> Run() {
     std::vector<Token> out;
     out.reserve(text_.size() / 4 + 16);  // emitted PTX: about one token per 4-5 bytes
     while (true) {
       if (!SkipSpaceAndComments(out)) break;
+      if (out.size() >= max_tokens_ && pos_ < text_.size()) {
+        Token t;
+        t.kind = TokenKind::kError;
+        t.line = line_;
+        t.column = Column();
+        t.text = std::string(1, Peek());
+        t.error = absl::StrCat("more than ", max_tokens_,
+                               " tokens, the most a PTX module may have");
+        out.push_back(std::move(t));
+        break;
+      }
       Token t = Next();
       bool stop = t.kind == TokenKind::kEof || t.kind == TokenKind::kError;
       out.push_back(std::move(t));
@@ -276,6 +288,7 @@ class LexerImpl {
   }
 
   absl::string_view text_;
+  size_t max_tokens_;
   size_t pos_ = 0;
   int line_ = 1;
   size_t line_start_ = 0;
@@ -283,6 +296,8 @@ class LexerImpl {
 
 }  // namespace
 
-std::vector<Token> Lex(absl::string_view text) { return LexerImpl(text).Run(); }
+std::vector<Token> Lex(absl::string_view text, size_t max_tokens) {
+  return LexerImpl(text, max_tokens).Run();
+}
 
 }  // namespace warpcheck::sim::ptx

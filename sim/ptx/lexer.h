@@ -10,6 +10,7 @@
 #ifndef WARPCHECK_SIM_PTX_LEXER_H_
 #define WARPCHECK_SIM_PTX_LEXER_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -47,8 +48,9 @@ struct Token {
 std::string Describe(const Token& token);
 
 // Ensures: every token of `text`, ending with exactly one kEof; a kError token is
-// followed by kEof.
-std::vector<Token> Lex(absl::string_view text);
+// followed by kEof. Past `max_tokens` tokens the next one is a kError token ("more than
+// N tokens"), so a hostile text costs at most max_tokens tokens of memory.
+std::vector<Token> Lex(absl::string_view text, size_t max_tokens = SIZE_MAX);
 
 }  // namespace warpcheck::sim::ptx
 

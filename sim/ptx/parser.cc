@@ -12,6 +12,7 @@
 #include "sim/base/bits.h"
 #include "sim/base/file.h"
 #include "sim/base/status_macros.h"
+#include "sim/base/text_limit.h"
 #include "sim/ptx/lexer.h"
 
 namespace warpcheck::sim::ptx {
@@ -490,7 +491,12 @@ class Parser {
         k.body.push_back(std::move(s));
         continue;
       }
+      RETURN_IF_ERROR(CountStatement(t));
       if (t.Is('{')) {
+        if (scopes_.size() > static_cast<size_t>(kMaxPtxScopeDepth)) {
+          return ErrorAt(t, absl::StrCat("blocks nest more than ", kMaxPtxScopeDepth,
+                                         " deep, the most a PTX kernel may have"));
+        }
         Statement s;
         s.kind = Statement::Kind::kScopeBegin;
         s.loc = Loc(t);
@@ -593,7 +599,18 @@ class Parser {
     return absl::OkStatus();
   }
 
+  // Every statement of a body counts against kMaxPtxStatements (at its first token).
+  absl::Status CountStatement(const Token& at) {
+    if (++statements_ <= kMaxPtxStatements) return absl::OkStatus();
+    return ErrorAt(at, absl::StrCat("more than ", kMaxPtxStatements,
+                                    " statements, the most a PTX module may have"));
+  }
+
   absl::Status Declare(Kernel& k, std::string name, Type ty, const Token& at) {
+    if (k.registers.size() >= kMaxPtxRegisters) {
+      return ErrorAt(at, absl::StrCat("more than ", kMaxPtxRegisters,
+                                      " registers declared, the most a PTX kernel may have"));
+    }
     auto& scope = scopes_.back();
     if (scope.contains(name)) {
       return ErrorAt(at,
@@ -919,6 +936,7 @@ class Parser {
   std::string file_;
   Kernel* kernel_ = nullptr;
   const Module* module_ = nullptr;
+  size_t statements_ = 0;  // CountStatement
   std::vector<absl::flat_hash_map<std::string, int>> scopes_;
   std::vector<std::pair<std::string, SourceLoc>> label_refs_;
   std::vector<std::pair<std::string, SourceLoc>> symbol_refs_;
@@ -947,7 +965,9 @@ int SpecialRegBits(SpecialReg r) {
 }
 
 absl::StatusOr<Module> ParseModule(absl::string_view text, const std::string& file_name) {
-  Parser p(Lex(text), file_name);
+  RETURN_IF_ERROR(base::CheckTextSize(text, file_name.empty() ? "<ptx>" : file_name,
+                                      kMaxPtxBytes, "a PTX module"));
+  Parser p(Lex(text, kMaxPtxTokens), file_name);
   return p.Run();
 }
 

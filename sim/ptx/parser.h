@@ -11,6 +11,7 @@
 #ifndef WARPCHECK_SIM_PTX_PARSER_H_
 #define WARPCHECK_SIM_PTX_PARSER_H_
 
+#include <cstddef>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -18,6 +19,16 @@
 #include "sim/ptx/ast.h"
 
 namespace warpcheck::sim::ptx {
+
+// Limits on hostile input. Each is far above real PTX (a Triton kernel is a few thousand
+// statements; debug sections a few hundred thousand tokens) and keeps a hostile file to
+// a few hundred MB: past one, ParseModule answers InvalidArgument at the position where
+// it was crossed. The tree costs ~0.5 KB per statement, a token ~0.1 KB.
+inline constexpr size_t kMaxPtxBytes = size_t{32} << 20;  // the text (text_limit.h)
+inline constexpr size_t kMaxPtxTokens = size_t{1} << 20;
+inline constexpr size_t kMaxPtxStatements = size_t{1} << 18;  // all kernel bodies
+inline constexpr int kMaxPtxScopeDepth = 64;                 // nested `{ }` in a body
+inline constexpr size_t kMaxPtxRegisters = size_t{1} << 20;  // declared in one kernel
 
 // Requires: nothing. Ensures: the module, or InvalidArgument naming `file_name:line:col`
 // of the first error ("<ptx>" when file_name is empty).

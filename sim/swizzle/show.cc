@@ -93,7 +93,7 @@ absl::StatusOr<std::vector<int64_t>> SpecPoint(
   }
   for (const auto& [name, range] : given) {
     bool known = std::any_of(spec.params().begin(), spec.params().end(),
-                             [&](const expr::Stmt* s) { return s->name == name; });
+                             [&name = name](const expr::Stmt* s) { return s->name == name; });
     if (!known) {
       return absl::InvalidArgumentError(
           absl::StrCat("--params: ", spec.source_name(), " has no parameter '", name, "'"));

@@ -1,5 +1,7 @@
 #include "sim/swizzle/spec.h"
 
+#include <algorithm>
+
 #include <filesystem>
 #include <limits>
 #include <system_error>
@@ -7,6 +9,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "sim/base/check.h"
@@ -129,7 +132,18 @@ absl::StatusOr<SwizzleSpec> SwizzleSpec::Parse(absl::string_view source_name,
                                                absl::string_view text) {
   ASSIGN_OR_RETURN(expr::Program program,
                    expr::ParseProgram(source_name, text, SwizzleDialect()));
-  return FromProgram(std::move(program));
+  absl::StatusOr<SwizzleSpec> spec = FromProgram(std::move(program));
+  // A clause missing from the whole program ("<source>: missing 'domain ...") is
+  // reported where it is missing: at the end of the text.
+  const std::string missing = absl::StrCat(source_name, ": missing '");
+  if (spec.ok() || !absl::StartsWith(spec.status().message(), missing)) return spec;
+  const size_t last_newline = text.rfind('\n');
+  const size_t line = 1 + std::count(text.begin(), text.end(), '\n');
+  const size_t column =
+      1 + (last_newline == absl::string_view::npos ? text.size() : text.size() - last_newline - 1);
+  return absl::Status(spec.status().code(),
+                      absl::StrCat(source_name, ":", line, ":", column, ":",
+                                   spec.status().message().substr(source_name.size() + 1)));
 }
 
 absl::StatusOr<SwizzleSpec> SwizzleSpec::Load(const std::string& path) {

@@ -158,6 +158,10 @@ TEST(MachineLaunchTest, InputErrors) {
        absl::StatusCode::kInvalidArgument, "at most 1024 are allowed"},
       {"ptx_file: \"copy.ptx\"\nblock { x: 32 }\n", absl::StatusCode::kInvalidArgument,
        "grid.x must be at least 1"},
+      // A run-time check of the spec names the spec's file (hostile input, issue 12).
+      {"ptx_file: \"copy.ptx\"\ngrid { x: 1000000 y: 1000000 z: 1000000 }\n"
+       "block { x: 32 }\n",
+       absl::StatusCode::kInvalidArgument, "bad.textproto: launch spec: grid too large"},
   };
   cases.push_back(
       {CopySpec(8, 1, 32, "expect { buffers_equal { a: \"in\" b: \"nope\" } }\n"),

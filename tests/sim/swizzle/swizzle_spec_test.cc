@@ -134,11 +134,11 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadSpec{
             "grid x = 1;\nout x = iter;",
-            "bad.swz: missing 'domain = ...;' (the number of iterations, e.g. domain = "
+            "bad.swz:2:14: missing 'domain = ...;' (the number of iterations, e.g. domain = "
             "R * C;)"},
         BadSpec{
             "domain = 3;\nout x = iter;",
-            "bad.swz: missing 'grid' clauses (the extent of each tile coordinate, e.g. "
+            "bad.swz:2:14: missing 'grid' clauses (the extent of each tile coordinate, e.g. "
             "grid row = R; grid col = C;)"},
         BadSpec{"domain = 3;\ngrid y = 3;\nout x = iter;",
                 "bad.swz:2:6: 'grid y' has no matching 'out y = ...;' (a grid gives the "

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The sanitizer job (issue 12, item 5): the readers' unit tests, the hostile-input
+# catalogue and the fuzz seed corpora under ASan + UBSan.
+#
+# Builds with gcc's -fsanitize=address,undefined (-DSANITIZE, applied to every warpcheck
+# target; -fno-sanitize-recover=all makes any UB report fatal) into
+# ${ASAN_BUILD_DIR:-build-asan}, without benchmarks or CUDA. Only the targets below are
+# built: a sanitized build of the whole suite does not fit CI's 30-minute budget next
+# to the main job (tests/fuzz/README.md has the measured times). Each unit-test binary
+# runs once as one process (ctest would start one ASan process per test case); the
+# hostile catalogue and the fuzz replays run through ctest (labels hostile, fuzz-replay).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${ASAN_BUILD_DIR:-$root/build-asan}"
+unit_tests=(ptx_parser_test expr_parser_test encoding_parse_test encoding_to_linear_test
+            launch_spec_test file_test swizzle_spec_test swizzle_problem_test
+            signal_hostile_input_test machine_launch_test)
+replays=()
+for f in "$root"/tests/fuzz/*_fuzzer.cc; do replays+=("$(basename "${f%.cc}")_replay"); done
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+export WARPCHECK_SOURCE_DIR="$root"
+TARGETS="warpcheck hostile_input_test ${unit_tests[*]} ${replays[*]}" BUILD_DIR="$build" \
+  "$root/tools/build.sh" -DSANITIZE=address,undefined -DWITH_BENCHMARKS=OFF -DWITH_CUDA=OFF
+cd "$build"
+failed=()
+for t in "${unit_tests[@]}"; do
+  echo "sanitize: $t"
+  (cd tests && "./$t" --gtest_brief=1) || failed+=("$t")
+done
+ctest --output-on-failure -j "${JOBS:-$(nproc)}" -L 'hostile|fuzz-replay' || failed+=(ctest)
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "sanitize: FAILED: ${failed[*]}" >&2
+  exit 1
+fi
+echo "sanitize: all passed under ASan + UBSan"
