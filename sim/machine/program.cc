@@ -25,7 +25,9 @@ uint64_t WidthMask(int bits) {
   return bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
 }
 
-// The bits of immediate `o` used as an operand of type `t`.
+
+}  // namespace
+
 uint64_t ImmValue(const Operand& o, Type t) {
   int bits = ptx::TypeBits(t);
   switch (o.imm_kind) {
@@ -67,8 +69,6 @@ uint64_t ImmValue(const Operand& o, Type t) {
   }
   return o.bits;
 }
-
-}  // namespace
 
 DecodeCtx::DecodeCtx(const ptx::Module& module, const ptx::Kernel& kernel,
                      Program* program)
@@ -137,6 +137,7 @@ absl::Status DecodeCtx::Init() {
         }
         shared = AlignUp(shared, align);
         symbols_[v.name] = Symbol{Space::kShared, kSharedBase + shared};
+        p.shared_symbols.emplace_back(v.name, kSharedBase + shared);
         shared += size;
         return absl::OkStatus();
       case Space::kLocal:
@@ -174,6 +175,7 @@ absl::Status DecodeCtx::Init() {
       static_cast<uint32_t>(AlignUp(shared, p.dynamic_shared_align));
   for (const ptx::Variable* v : dynamic) {
     symbols_[v->name] = Symbol{Space::kShared, kSharedBase + p.dynamic_shared_offset};
+    p.shared_symbols.emplace_back(v->name, kSharedBase + p.dynamic_shared_offset);
   }
   p.local_bytes = static_cast<uint32_t>(AlignUp(local, 8));
   return absl::OkStatus();

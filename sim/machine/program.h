@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -149,12 +150,20 @@ struct Program {
   // Offset of the dynamic array (= static bytes rounded up to its alignment).
   uint32_t dynamic_shared_offset = 0;
   bool has_dynamic_shared = false;
+  // Shared-space address of every .shared variable (static arrays and the .extern one),
+  // as shared-memory operands see them (from kSharedBase).
+  std::vector<std::pair<std::string, uint64_t>> shared_symbols;
   uint32_t local_bytes = 0;  // per thread
   std::vector<int> reqntid;  // from the kernel, may be empty
   std::vector<int> maxntid;
   // Names of registers per slot (for messages).
   std::vector<std::string> slot_names;
 };
+
+// The bits of immediate `o` used as an operand of type `t` (integers truncated; float
+// immediates converted between f32 and f64; integer immediates of a float type become
+// that float).
+uint64_t ImmValue(const ptx::Operand& o, ptx::Type t);
 
 // Decodes `kernel` of `module` (the module supplies variables).
 // Ensures: InvalidArgument `file:line:col: what` for an instruction the machine cannot

@@ -192,6 +192,17 @@ absl::StatusOr<RoundTripCost> MeasureRoundTrip(const sim::plan::ConversionProble
   return cost;
 }
 
+// An emitted harness kernel proven for every input (verify/ptx), with `iters` round trips
+// (the once harness: 1), element coordinates in the problem's shape.
+absl::StatusOr<verify::ptx::ConversionProof> ProveHarness(
+    const sim::plan::ConversionProblem& problem, const sim::ptx::Module& module, uint32_t iters) {
+  LaunchSpec spec =
+      sim::ptx::HarnessLaunchSpec(problem, "<emitted>", BufferParam::RANDOM, 1, iters);
+  verify::ptx::ConversionProofOptions options;
+  options.shape = problem.shape;
+  return verify::ptx::ProveLaunch(spec, module, options);
+}
+
 // --prove: the round-trip kernel proven for every input (verify/ptx).
 void ProveRow(const sim::plan::ConversionProblem& problem, const sim::ptx::RoundTrip& trip,
               ConvertCompareReport::Row* r) {
@@ -199,11 +210,8 @@ void ProveRow(const sim::plan::ConversionProblem& problem, const sim::ptx::Round
   std::string ptx =
       sim::ptx::EmitHarness(problem, trip.forward, &trip.backward, sim::ptx::Harness::kRoundTrip);
   auto module = sim::ptx::ParseModule(ptx, "<emitted>");
-  LaunchSpec spec = sim::ptx::HarnessLaunchSpec(problem, "<emitted>", BufferParam::RANDOM, 1, 2);
-  verify::ptx::ConversionProofOptions po;
-  po.shape = problem.shape;
   absl::StatusOr<verify::ptx::ConversionProof> proof =
-      module.ok() ? verify::ptx::ProveLaunch(spec, *module, po)
+      module.ok() ? ProveHarness(problem, *module, 2)
                   : absl::StatusOr<verify::ptx::ConversionProof>(module.status());
   r->set_proof(proof.ok() ? verify::ptx::ProofVerdictName(proof->verdict) : "error");
   if (proof.ok() && proof->verdict != verify::ptx::ProofVerdict::kHolds) {
@@ -569,11 +577,7 @@ int RunCheck(const ParsedArgs& args, const sim::plan::ConversionProblem& problem
     if (prove == "ptx") {
       // The same kernel proven for every input (verify/ptx): the round trip with two
       // iterations, the once harness with one.
-      LaunchSpec spec = sim::ptx::HarnessLaunchSpec(
-          problem, "<emitted>", BufferParam::RANDOM, 1, h == sim::ptx::Harness::kRoundTrip ? 2 : 1);
-      verify::ptx::ConversionProofOptions po;
-      po.shape = problem.shape;
-      auto proof = verify::ptx::ProveLaunch(spec, *module, po);
+      auto proof = ProveHarness(problem, *module, h == sim::ptx::Harness::kRoundTrip ? 2 : 1);
       ConvertCheckReport::Run* r = check->add_runs();
       r->set_fill(absl::StrCat(h == sim::ptx::Harness::kRoundTrip ? "roundtrip/" : "once/", "proof"));
       if (!proof.ok()) {

@@ -24,51 +24,6 @@ using sp::Type;
 namespace {
 
 uint64_t AlignUp(uint64_t v, uint64_t a) { return a <= 1 ? v : (v + a - 1) / a * a; }
-uint32_t ElemBytes(Type t) { return std::max(1, sp::TypeBits(t) / 8); }
-uint64_t Mask(int bits) { return bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1; }
-
-// The immediate's bits for an operand of `type`, as the simulator's decoder converts it.
-uint64_t ImmBits(const sp::Operand& o, Type t) {
-  int bits = sp::TypeBits(t);
-  switch (o.imm_kind) {
-    case sp::ImmKind::kInt:
-      if (t == Type::kF32) {
-        float f = static_cast<float>(static_cast<int64_t>(o.bits));
-        uint32_t b;
-        std::memcpy(&b, &f, 4);
-        return b;
-      }
-      if (t == Type::kF64) {
-        double d = static_cast<double>(static_cast<int64_t>(o.bits));
-        uint64_t b;
-        std::memcpy(&b, &d, 8);
-        return b;
-      }
-      return o.bits & Mask(bits);
-    case sp::ImmKind::kF32:
-      if (t == Type::kF64) {
-        float f;
-        uint32_t b32 = static_cast<uint32_t>(o.bits);
-        std::memcpy(&f, &b32, 4);
-        double d = f;
-        uint64_t b;
-        std::memcpy(&b, &d, 8);
-        return b;
-      }
-      return o.bits & Mask(bits);
-    case sp::ImmKind::kF64:
-      if (t == Type::kF32) {
-        double d;
-        std::memcpy(&d, &o.bits, 8);
-        float f = static_cast<float>(d);
-        uint32_t b;
-        std::memcpy(&b, &f, 4);
-        return b;
-      }
-      return o.bits & Mask(bits);
-  }
-  return 0;
-}
 
 }  // namespace
 
@@ -98,13 +53,6 @@ absl::Status SetUpCode(SymbolicLaunch::Impl& m) {
       m.labels[s.label] = static_cast<uint32_t>(m.code.size());
     } else if (s.kind == sp::Statement::Kind::kInstruction) {
       m.code.push_back(&s.insn);
-    } else if (s.kind == sp::Statement::Kind::kVariable) {
-      const sp::Variable& v = s.var;
-      if (v.space != Space::kShared) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            m.module->file, ":", v.loc.line, ": the prover takes no .local/.global "
-            "variables inside a kernel ('", v.name, "')"));
-      }
     }
   }
   for (const sp::Register& r : m.kernel->registers) {
@@ -113,38 +61,17 @@ absl::Status SetUpCode(SymbolicLaunch::Impl& m) {
   return absl::OkStatus();
 }
 
-// Shared variables as sim/machine places them (program.cc): static arrays from
-// kSharedBase in declaration order, then the dynamic array at its alignment.
-absl::Status SetUpShared(SymbolicLaunch::Impl& m) {
-  uint64_t shared = 0;
-  uint64_t dyn_align = 1;
-  std::vector<const sp::Variable*> dynamic;
-  auto place = [&](const sp::Variable& v) -> absl::Status {
-    if (v.space != Space::kShared) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(m.module->file, ":", v.loc.line,
-                       ": the prover takes no module-scope .global/.const variables ('",
-                       v.name, "')"));
-    }
-    uint64_t elem = ElemBytes(v.type);
-    uint64_t align = v.align > 0 ? static_cast<uint64_t>(v.align) : elem;
-    if (v.is_extern) {
-      dyn_align = std::max(dyn_align, align);
-      dynamic.push_back(&v);
-      return absl::OkStatus();
-    }
-    shared = AlignUp(shared, align);
-    m.shared_symbols[v.name] = sm::kSharedBase + shared;
-    shared += elem * static_cast<uint64_t>(v.count < 0 ? 1 : v.count);
-    return absl::OkStatus();
-  };
-  for (const sp::Variable& v : m.module->variables) RETURN_IF_ERROR(place(v));
-  for (const sp::Statement& s : m.kernel->body) {
-    if (s.kind == sp::Statement::Kind::kVariable) RETURN_IF_ERROR(place(s.var));
+// Shared variables where sim/machine's decoder placed them; the shared window the
+// machine gives the launch (static arrays, then the dynamic one).
+absl::Status SetUpShared(SymbolicLaunch::Impl& m, const sm::Program& program) {
+  if (!program.globals.empty() || program.local_bytes > 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        m.module->file, ": the prover takes no .global/.const or .local variables"));
   }
-  uint64_t dyn_off = AlignUp(shared, dyn_align);
-  for (const sp::Variable* v : dynamic) m.shared_symbols[v->name] = sm::kSharedBase + dyn_off;
-  uint64_t total = dynamic.empty() ? shared : dyn_off + m.spec.dynamic_shared_bytes();
+  for (const auto& [name, address] : program.shared_symbols) m.shared_symbols[name] = address;
+  uint64_t total = program.has_dynamic_shared
+                       ? uint64_t{program.dynamic_shared_offset} + m.spec.dynamic_shared_bytes()
+                       : program.static_shared_bytes;
   if (total > (1u << 30)) return absl::InvalidArgumentError("shared memory too large");
   m.shared_bytes = static_cast<uint32_t>(total);
   return absl::OkStatus();
@@ -152,8 +79,8 @@ absl::Status SetUpShared(SymbolicLaunch::Impl& m) {
 
 // Parameters and buffers: parameter memory as the simulator lays it out; every buffer a
 // global region and an input region.
-absl::Status SetUpParams(SymbolicLaunch::Impl& m) {
-  const auto& params = m.kernel->params;
+absl::Status SetUpParams(SymbolicLaunch::Impl& m, const sm::Program& program) {
+  const auto& params = program.params;
   if (static_cast<size_t>(m.spec.param_size()) != params.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("launch spec: ", m.spec.param_size(), " params for a kernel with ",
@@ -161,14 +88,10 @@ absl::Status SetUpParams(SymbolicLaunch::Impl& m) {
   }
   uint64_t next_base = sm::kGlobalBase;
   uint64_t input_bits = 0;
-  uint32_t off = 0;
+  m.params.assign(program.param_bytes, 0);
   for (size_t i = 0; i < params.size(); ++i) {
-    const sp::Param& prm = params[i];
-    uint32_t elem = ElemBytes(prm.type);
-    uint32_t size = prm.count > 0 ? elem * static_cast<uint32_t>(prm.count) : elem;
-    uint32_t align = std::max<uint32_t>(prm.align > 0 && prm.count > 0 ? prm.align : elem, 1);
-    off = static_cast<uint32_t>(AlignUp(off, align));
-    m.param_offset[prm.name] = off;
+    const sm::ParamSlot& prm = params[i];
+    m.param_offset[prm.name] = prm.offset;
     const warpcheck::Param& p = m.spec.param(static_cast<int>(i));
     uint64_t address = 0;
     if (p.has_buffer()) {
@@ -194,9 +117,7 @@ absl::Status SetUpParams(SymbolicLaunch::Impl& m) {
       m.inputs.push_back(std::move(in));
     }
     sim::launch::ParamValue v = sim::launch::EncodeParam(p, address);
-    m.params.resize(off + size, 0);
-    std::memcpy(m.params.data() + off, &v.bits, std::min<uint32_t>(size, 8));
-    off += size;
+    std::memcpy(m.params.data() + prm.offset, &v.bits, std::min<uint32_t>(prm.size, 8));
   }
   if (input_bits / 8 + uint64_t{m.shared_bytes} > m.options.max_input_bytes) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -229,9 +150,9 @@ absl::StatusOr<std::unique_ptr<SymbolicLaunch>> SymbolicLaunch::Create(
                            " kernels; name one with `kernel:`")
             : absl::StrCat(module.file, ": no kernel named '", spec.kernel(), "'"));
   }
-  // The simulator's decoder is the judge of the subset: what it rejects, we reject with
-  // its message.
-  RETURN_IF_ERROR(sm::Decode(module, *m->kernel).status());
+  // The simulator's decoder is the judge of the subset (what it rejects, we reject with
+  // its message), and the one place parameters and shared variables are laid out.
+  ASSIGN_OR_RETURN(sm::Program program, sm::Decode(module, *m->kernel));
   m->block[0] = sim::launch::DimOr1(spec.block().x());
   m->block[1] = sim::launch::DimOr1(spec.block().y());
   m->block[2] = sim::launch::DimOr1(spec.block().z());
@@ -239,31 +160,37 @@ absl::StatusOr<std::unique_ptr<SymbolicLaunch>> SymbolicLaunch::Create(
   m->grid[1] = sim::launch::DimOr1(spec.grid().y());
   m->grid[2] = sim::launch::DimOr1(spec.grid().z());
   RETURN_IF_ERROR(SetUpCode(*m));
-  RETURN_IF_ERROR(SetUpShared(*m));
-  RETURN_IF_ERROR(SetUpParams(*m));
+  RETURN_IF_ERROR(SetUpShared(*m, program));
+  RETURN_IF_ERROR(SetUpParams(*m, program));
   return std::unique_ptr<SymbolicLaunch>(new SymbolicLaunch(std::move(m)));
 }
 
 const std::vector<InputRegion>& SymbolicLaunch::inputs() const { return impl_->inputs; }
 smt::Term SymbolicLaunch::ToTerm(const Value& v) { return impl_->TermOf(v); }
 
+size_t SymbolicLaunch::Impl::RegionIndex(uint64_t bit) const {
+  auto it = std::upper_bound(inputs.begin(), inputs.end(), bit,
+                             [](uint64_t b, const InputRegion& r) { return b < r.first_bit; });
+  return static_cast<size_t>(it - inputs.begin()) - 1;
+}
+
+smt::Term SymbolicLaunch::Impl::ElementVar(size_t region, uint64_t element) {
+  uint64_t key = (uint64_t{region} << 40) | element;
+  auto it = element_vars.find(key);
+  if (it != element_vars.end()) return it->second;
+  const InputRegion& r = inputs[region];
+  smt::Term t = ctx->BvVar(absl::StrCat(r.name, "[", element, "]"),
+                           static_cast<int>(8 * r.element_bytes));
+  element_vars.emplace(key, t);
+  return t;
+}
+
 const InputRegion& SymbolicLaunch::RegionOf(uint64_t bit) const {
-  const auto& in = impl_->inputs;
-  auto it = std::upper_bound(in.begin(), in.end(), bit, [](uint64_t b, const InputRegion& r) {
-    return b < r.first_bit;
-  });
-  return *(it - 1);
+  return impl_->inputs[impl_->RegionIndex(bit)];
 }
 
 smt::Term SymbolicLaunch::ElementVar(size_t region, uint64_t element) {
-  uint64_t key = (uint64_t{region} << 40) | element;
-  auto it = impl_->element_vars.find(key);
-  if (it != impl_->element_vars.end()) return it->second;
-  const InputRegion& r = impl_->inputs[region];
-  smt::Term t = impl_->ctx->BvVar(absl::StrCat(r.name, "[", element, "]"),
-                                  static_cast<int>(8 * r.element_bytes));
-  impl_->element_vars.emplace(key, t);
-  return t;
+  return impl_->ElementVar(region, element);
 }
 
 std::vector<SymbolicLaunch::ElementVarRef> SymbolicLaunch::ElementVars() const {
@@ -345,8 +272,7 @@ smt::Term SymbolicLaunch::Impl::TermOf(const Value& v) {
       pieces.push_back(lo == 0 && hi == t.bv_width() - 1 ? t : smt::Extract(t, hi, lo));
     } else {
       uint64_t bit = InputBit(a);
-      size_t region = 0;
-      while (region + 1 < inputs.size() && inputs[region + 1].first_bit <= bit) ++region;
+      size_t region = RegionIndex(bit);
       const InputRegion& r = inputs[region];
       uint64_t rel = bit - r.first_bit;
       uint64_t ebits = 8ull * r.element_bytes;
@@ -356,15 +282,7 @@ smt::Term SymbolicLaunch::Impl::TermOf(const Value& v) {
              lo + (j - i) < static_cast<int>(ebits)) {
         ++j;
       }
-      uint64_t key = (uint64_t{region} << 40) | element;
-      smt::Term var;
-      auto it = element_vars.find(key);
-      if (it != element_vars.end()) {
-        var = it->second;
-      } else {
-        var = ctx->BvVar(absl::StrCat(r.name, "[", element, "]"), static_cast<int>(ebits));
-        element_vars.emplace(key, var);
-      }
+      smt::Term var = ElementVar(region, element);
       int hi = lo + (j - i) - 1;
       pieces.push_back(lo == 0 && hi == static_cast<int>(ebits) - 1 ? var
                                                                    : smt::Extract(var, hi, lo));
@@ -427,7 +345,7 @@ Value SymbolicLaunch::Impl::Read(const Thread& t, const sp::Operand& o, Type typ
     case OperandKind::kReg:
       return Resize(t.regs[static_cast<size_t>(o.reg)], bits);
     case OperandKind::kImm:
-      return Value::Concrete(ImmBits(o, type), bits);
+      return Value::Concrete(sm::ImmValue(o, type), bits);
     case OperandKind::kSpecial: {
       bool ok;
       uint32_t v = SpecialValue(t, o.special, &ok);

@@ -126,6 +126,10 @@ struct SymbolicLaunch::Impl {
   Value FromTerm(smt::Term term, int width, uint32_t pc);
   Value FromBool(smt::Term b, uint32_t pc);
   smt::Term TermOf(const Value& v);
+  // The input region holding input bit `bit`, and the variable of one of its elements
+  // (made on first use, "<region>[<element>]").
+  size_t RegionIndex(uint64_t bit) const;
+  smt::Term ElementVar(size_t region, uint64_t element);
 
   uint32_t SpecialValue(const Thread& t, sp::SpecialReg r, bool* ok) const;
   uint32_t Warps() const;
