@@ -17,3 +17,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+# Triton (pip, CPU only) is the oracle for what Triton generates: `fuzz layouts
+# --against=triton` and its ctest sample, which skips (77) when this fails.
+if ! python3 -c 'import triton' >/dev/null 2>&1; then
+  echo "install_deps: pip install triton==3.6.0 (optional: the Triton fuzz sample skips without it)"
+  python3 -m pip install --quiet --timeout 60 triton==3.6.0 \
+    || echo "install_deps: triton not installed; its tests will skip"
+fi

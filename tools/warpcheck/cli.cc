@@ -19,6 +19,7 @@
 #include "sim/base/text_proto.h"
 #include "tools/warpcheck/args.h"
 #include "tools/warpcheck/corpus_command.h"
+#include "tools/warpcheck/fuzz_command.h"
 #include "tools/warpcheck/convert_command.h"
 #include "tools/warpcheck/layout_render.h"
 #include "tools/warpcheck/output.h"
@@ -288,6 +289,10 @@ const std::vector<Command>& Commands() {
        kSignalCudaValueFlags,
        kSignalCudaSwitchFlags,
        [](Context& c) { return RunSignalCuda(c.args, c.out, c.err); }},
+      {"fuzz layouts", "plan, emit, simulate and prove random layout pairs; shrink failures",
+       FuzzValueFlags(),
+       {},
+       [](Context& c) { return RunFuzzLayouts(c.args, c.out, c.err, c.report_out); }},
       {"corpus check", "run every corpus case and compare with its expected verdict",
        {"format"},
        {"verbose"},

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -22,7 +23,7 @@
 #include "sim/plan/problem.h"
 #include "sim/ptx/codegen.h"
 #include "sim/ptx/parser.h"
-#include "verify/plan/plan_prove.h"
+#include "verify/fuzz/conversion_check.h"
 #include "verify/ptx/prove_conversion.h"
 #include "tools/warpcheck/exit_code.h"
 #include "tools/warpcheck/output.h"
@@ -143,20 +144,6 @@ void PrintPlanText(const Plan& plan, const sim::plan::ConversionPlan& cp, std::o
   }
 }
 
-// What a failed run shows: its faults and failed expectations.
-std::string FailureText(const SimReport& report) {
-  std::vector<std::string> why;
-  for (const SimFault& f : report.faults()) {
-    why.push_back(absl::StrCat(f.kind(), " line ", f.line(), ": ", f.text()));
-  }
-  for (const SimExpectationResult& e : report.expectations()) {
-    if (!e.ok()) {
-      why.push_back(absl::StrCat(e.name(), e.detail().empty() ? " fails" : ": ", e.detail()));
-    }
-  }
-  return absl::StrJoin(why, "; ");
-}
-
 // Per-round-trip counters of a harness: iters=2 minus iters=1.
 struct RoundTripCost {
   int64_t warp_instructions = 0, wavefronts = 0, barriers = 0, shfl = 0;
@@ -177,7 +164,7 @@ absl::StatusOr<RoundTripCost> MeasureRoundTrip(const sim::plan::ConversionProble
     auto run = sim::machine::RunLaunchSpecOnModule(spec, *module, ".", ro);
     if (!run.ok()) return run.status();
     if (!run->report.ok()) {
-      *why_not = absl::StrCat("iters=", it, ": ", FailureText(run->report));
+      *why_not = absl::StrCat("iters=", it, ": ", verify::fuzz::FailureText(run->report));
       return RoundTripCost{};
     }
     c[it - 1] = std::map<std::string, uint64_t>(run->report.counters().begin(),
@@ -192,17 +179,6 @@ absl::StatusOr<RoundTripCost> MeasureRoundTrip(const sim::plan::ConversionProble
   return cost;
 }
 
-// An emitted harness kernel proven for every input (verify/ptx), with `iters` round trips
-// (the once harness: 1), element coordinates in the problem's shape.
-absl::StatusOr<verify::ptx::ConversionProof> ProveHarness(
-    const sim::plan::ConversionProblem& problem, const sim::ptx::Module& module, uint32_t iters) {
-  LaunchSpec spec =
-      sim::ptx::HarnessLaunchSpec(problem, "<emitted>", BufferParam::RANDOM, 1, iters);
-  verify::ptx::ConversionProofOptions options;
-  options.shape = problem.shape;
-  return verify::ptx::ProveLaunch(spec, module, options);
-}
-
 // --prove: the round-trip kernel proven for every input (verify/ptx).
 void ProveRow(const sim::plan::ConversionProblem& problem, const sim::ptx::RoundTrip& trip,
               ConvertCompareReport::Row* r) {
@@ -211,7 +187,7 @@ void ProveRow(const sim::plan::ConversionProblem& problem, const sim::ptx::Round
       sim::ptx::EmitHarness(problem, trip.forward, &trip.backward, sim::ptx::Harness::kRoundTrip);
   auto module = sim::ptx::ParseModule(ptx, "<emitted>");
   absl::StatusOr<verify::ptx::ConversionProof> proof =
-      module.ok() ? ProveHarness(problem, *module, 2)
+      module.ok() ? verify::fuzz::ProveHarness(problem, *module, 2)
                   : absl::StatusOr<verify::ptx::ConversionProof>(module.status());
   r->set_proof(proof.ok() ? verify::ptx::ProofVerdictName(proof->verdict) : "error");
   if (proof.ok() && proof->verdict != verify::ptx::ProofVerdict::kHolds) {
@@ -481,42 +457,6 @@ int RunEmit(const ParsedArgs& args, const sim::plan::ConversionProblem& problem,
 }
 
 // --prove=plan|all: both directions' plans proven over the F2 maps (verify/plan).
-void ProvePlans(const sim::plan::ConversionProblem& problem, const sim::ptx::RoundTrip& trip,
-                ConvertCheckReport* check, bool* inconclusive) {
-  check->set_plan_proof("holds");
-  const sim::plan::ConversionProblem back = problem.Reversed();
-  for (int dir = 0; dir < 2; ++dir) {
-    const sim::plan::ConversionProblem& p = dir == 0 ? problem : back;
-    const sim::plan::ConversionPlan& plan = dir == 0 ? trip.forward : trip.backward;
-    auto proof = verify::plan::ProvePlan(p, plan, {});
-    ConvertCheckReport::Run* r = check->add_runs();
-    r->set_fill(dir == 0 ? "forward/plan-proof" : "backward/plan-proof");
-    if (!proof.ok()) {
-      // Plans outside the encoding (e.g. shared memory mixed with register ops) are not
-      // proven: inconclusive, with the reason.
-      r->set_ok(false);
-      r->set_detail(absl::StrCat("not proven: ", proof.status().message()));
-      *inconclusive = true;
-      if (check->plan_proof() == "holds") check->set_plan_proof("inconclusive");
-      continue;
-    }
-    r->set_ok(proof->verdict == verify::plan::Verdict::kHolds);
-    r->set_detail(proof->verdict == verify::plan::Verdict::kHolds
-                      ? absl::StrFormat("holds (%d queries, %.1f ms solver)", proof->queries,
-                                        proof->solver_ms)
-                      : absl::StrCat(verify::plan::VerdictName(proof->verdict), ": ",
-                                     proof->counterexample ? proof->counterexample->text
-                                                           : proof->reason));
-    if (proof->verdict == verify::plan::Verdict::kViolated) {
-      check->set_ok(false);
-      check->set_plan_proof("violated");
-    } else if (proof->verdict == verify::plan::Verdict::kInconclusive) {
-      *inconclusive = true;
-      if (check->plan_proof() == "holds") check->set_plan_proof("inconclusive");
-    }
-  }
-}
-
 int RunCheck(const ParsedArgs& args, const sim::plan::ConversionProblem& problem,
              const sim::ptx::RoundTrip* trip, Report& report, OutputFormat format,
              std::ostream& out, std::ostream& err, Report* report_out) {
@@ -533,100 +473,24 @@ int RunCheck(const ParsedArgs& args, const sim::plan::ConversionProblem& problem
   // `prove` below: the emitted PTX; the plans' own proofs (verify/plan) with plan|all.
   const std::string prove = prove_flag == "plan" || prove_flag == "none" ? "none" : "ptx";
   const bool prove_plans = prove_flag == "plan" || prove_flag == "all";
-  ConvertCheckReport* check = report.mutable_convert_check();
-  check->set_ok(true);
-  check->set_proof(prove == "none" ? "not_run" : "holds");
+  verify::fuzz::CheckOptions options;
+  options.seed = static_cast<uint64_t>(seed->value_or(1));
+  options.prove_ptx = prove == "ptx";
+  options.prove_plans = prove_plans;
   bool inconclusive = false;
-  if (prove_plans) {
-    ProvePlans(problem, *trip, check, &inconclusive);
-  }
-  for (sim::ptx::Harness h : {sim::ptx::Harness::kRoundTrip, sim::ptx::Harness::kOnce}) {
-    std::string ptx = sim::ptx::EmitHarness(problem, trip->forward, &trip->backward, h);
-    auto module = sim::ptx::ParseModule(ptx, "<emitted>");
-    if (!module.ok()) {
-      PrintError(err, absl::StrCat("convert check: the emitted PTX does not parse: ",
-                                   module.status().message()));
+  ConvertCheckReport* check = report.mutable_convert_check();
+  *check = verify::fuzz::CheckConversion(problem, *trip, report.plan(), options, &inconclusive);
+  for (const auto& r : check->runs()) {
+    if (absl::EndsWith(r.fill(), "/parse")) {
+      PrintError(err, absl::StrCat("convert check: ", r.detail()));
       return kExitInternal;
     }
-    for (BufferParam::Fill fill : {BufferParam::RANDOM, BufferParam::IOTA}) {
-      LaunchSpec spec = sim::ptx::HarnessLaunchSpec(
-          problem, "<emitted>", fill, static_cast<uint64_t>(seed->value_or(1)),
-          h == sim::ptx::Harness::kRoundTrip ? 2 : 1);
-      sim::machine::RunOptions ro;
-      auto run = sim::machine::RunLaunchSpecOnModule(spec, *module, ".", ro);
-      ConvertCheckReport::Run* r = check->add_runs();
-      r->set_fill(absl::StrCat(h == sim::ptx::Harness::kRoundTrip ? "roundtrip/" : "once/",
-                               fill == BufferParam::RANDOM ? "random" : "iota"));
-      if (!run.ok()) {
-        r->set_ok(false);
-        r->set_detail(std::string(run.status().message()));
-        check->set_ok(false);
-        continue;
-      }
-      r->set_ok(run->report.ok());
-      if (!run->report.ok()) {
-        check->set_ok(false);
-        r->set_detail(FailureText(run->report));
-      }
-      if (h == sim::ptx::Harness::kOnce && fill == BufferParam::RANDOM) {
-        for (const auto& [k, v] : run->report.counters()) {
-          (*check->mutable_measured())[k] = static_cast<int64_t>(v);
-        }
-      }
-    }
-    if (prove == "ptx") {
-      // The same kernel proven for every input (verify/ptx): the round trip with two
-      // iterations, the once harness with one.
-      auto proof = ProveHarness(problem, *module, h == sim::ptx::Harness::kRoundTrip ? 2 : 1);
-      ConvertCheckReport::Run* r = check->add_runs();
-      r->set_fill(absl::StrCat(h == sim::ptx::Harness::kRoundTrip ? "roundtrip/" : "once/", "proof"));
-      if (!proof.ok()) {
-        r->set_ok(false);
-        r->set_detail(std::string(proof.status().message()));
-        check->set_ok(false);
-        check->set_proof("error");
-        continue;
-      }
-      r->set_ok(proof->verdict == verify::ptx::ProofVerdict::kHolds);
-      r->set_detail(proof->verdict == verify::ptx::ProofVerdict::kHolds
-                        ? absl::StrFormat("holds for every input (%d elements, %.1f ms solver)",
-                                          proof->elements, proof->solver_ms)
-                        : absl::StrCat(verify::ptx::ProofVerdictName(proof->verdict), ": ",
-                                       proof->reason));
-      if (proof->verdict == verify::ptx::ProofVerdict::kViolated) {
-        check->set_ok(false);
-        check->set_proof("violated");
-      } else if (proof->verdict == verify::ptx::ProofVerdict::kInconclusive) {
-        inconclusive = true;
-        if (check->proof() == "holds") check->set_proof("inconclusive");
-      }
-    }
-  }
-  // The once harness measures one conversion's shared-memory traffic exactly (its global
-  // loads and stores do not touch shared memory).
-  const auto& m = check->measured();
-  auto get = [&](const char* k) { auto it = m.find(k); return it == m.end() ? 0 : it->second; };
-  Plan* plan = report.mutable_plan();
-  bool model_ok = get("smem_wavefronts.store") == plan->wavefronts().store() &&
-                  get("smem_wavefronts.load") == plan->wavefronts().load() &&
-                  get("bank_conflicts.store") == plan->bank_conflicts().store() &&
-                  get("bank_conflicts.load") == plan->bank_conflicts().load();
-  if (!model_ok) {
-    check->set_ok(false);
-    ConvertCheckReport::Run* r = check->add_runs();
-    r->set_fill("cost-model");
-    r->set_ok(false);
-    r->set_detail(absl::StrFormat(
-        "predicted wavefronts store %d load %d, conflicts %d/%d; simulated %d %d, %d/%d",
-        plan->wavefronts().store(), plan->wavefronts().load(),
-        plan->bank_conflicts().store(), plan->bank_conflicts().load(),
-        get("smem_wavefronts.store"), get("smem_wavefronts.load"),
-        get("bank_conflicts.store"), get("bank_conflicts.load")));
   }
   if (report_out) *report_out = report;
   if (!PrintMachineReport(report, format, out)) {
-    out << (check->ok() ? "ok" : "NOT ok") << ": " << sim::base::EnumName(plan->strategy()) << ", "
-        << plan->counts().instructions() << " instructions per conversion\n";
+    out << (check->ok() ? "ok" : "NOT ok") << ": "
+        << sim::base::EnumName(report.plan().strategy()) << ", "
+        << report.plan().counts().instructions() << " instructions per conversion\n";
     for (const auto& r : check->runs()) {
       out << "  " << r.fill() << ": " << (r.ok() ? "ok" : "FAILS")
           << (r.detail().empty() ? "" : absl::StrCat(" (", r.detail(), ")")) << "\n";

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "proto/fuzz.pb.h"
 #include "proto/layout.pb.h"
 #include "proto/swizzle.pb.h"
 #include "sim/base/file.h"
@@ -18,6 +19,7 @@
 #include "sim/swizzle/problem.h"
 #include "tools/warpcheck/exit_code.h"
 #include "tools/warpcheck/output.h"
+#include "verify/fuzz/campaign.h"
 #include "verify/swizzle_check.h"
 
 namespace warpcheck::cli {
@@ -119,6 +121,44 @@ absl::StatusOr<std::vector<CaseResult>> CheckSignalFile(const std::string& path,
   return FileCase(path, check.ok, check.detail);
 }
 
+// A saved conversion pair (fuzz layouts --corpus-out): the whole check, compared with
+// the expected verdict (and stage, when the case expects a failure).
+absl::StatusOr<std::vector<CaseResult>> CheckConversionFile(const std::string& path) {
+  ConversionCase c;
+  RETURN_IF_ERROR(sim::base::ParseTextProtoFile(path, &c));
+  const std::string& want = c.expect().verdict();
+  if (want != "ok" && want != "failed" && want != "out_of_scope" && want != "inconclusive") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": expect.verdict must be \"ok\", \"failed\", \"out_of_scope\" or "
+              "\"inconclusive\" (got \"", want, "\")"));
+  }
+  std::vector<int64_t> shape(c.shape().begin(), c.shape().end());
+  auto pair = verify::fuzz::PairFromText(c.src(), c.dst(), shape, c.dtype(), c.num_warps());
+  if (!pair.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": ", pair.status().message()));
+  verify::fuzz::CheckOptions options;
+  options.prove_ptx = !c.skip_proof();
+  verify::fuzz::PairOutcome o;
+  if (c.subject() == "triton") {
+    // Triton's kernel as it was compiled when the case was found.
+    const std::string ptx_path = (fs::path(path).parent_path() / c.ptx_file()).string();
+    ASSIGN_OR_RETURN(std::string ptx, sim::base::ReadFile(ptx_path));
+    o = verify::fuzz::CheckTritonKernel(*pair, ptx, ptx_path, c.shared_bytes(), options);
+  } else if (c.subject().empty() || c.subject() == "ours") {
+    o = verify::fuzz::CheckPair(*pair, options);
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": subject must be \"ours\" or \"triton\" (got \"", c.subject(), "\")"));
+  }
+  std::string got = verify::fuzz::PairVerdictName(o.verdict);
+  bool ok = got == want && (c.expect().stage().empty() || c.expect().stage() == o.stage);
+  std::string detail =
+      ok ? "" : absl::StrCat("expected ", want,
+                             c.expect().stage().empty() ? "" : " at " + c.expect().stage(),
+                             ", got ", got, o.stage.empty() ? "" : " at " + o.stage,
+                             o.detail.empty() ? "" : ": " + o.detail);
+  return std::vector<CaseResult>{Case(path, c.name().empty() ? fs::path(path).stem().string() : c.name(), ok, detail)};
+}
+
 }  // namespace
 
 const std::vector<CorpusKind>& CorpusKinds() {
@@ -126,6 +166,7 @@ const std::vector<CorpusKind>& CorpusKinds() {
       {"warpcheck.LayoutCorpus", CheckLayoutFile},
       {"warpcheck.SwizzleProblem", CheckSwizzleFile},
       {"warpcheck.LaunchSpec", CheckLaunchFile},
+      {"warpcheck.ConversionCase", CheckConversionFile},
       {"warpcheck.SignalProgram",
        [](const std::string& path) { return CheckSignalFile(path, /*trace=*/false); }},
       {"warpcheck.SignalTrace",

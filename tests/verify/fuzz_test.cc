@@ -1,0 +1,197 @@
+// verify/fuzz: the pair generator, shrinking, the pipeline check and the campaign.
+#include <algorithm>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "gtest/gtest.h"
+#include "sim/base/bits.h"
+#include "sim/plan/planner.h"
+#include "verify/fuzz/campaign.h"
+#include "verify/fuzz/conversion_check.h"
+#include "verify/fuzz/pair_gen.h"
+
+namespace warpcheck::verify::fuzz {
+namespace {
+
+constexpr char kBlockedRows[] =
+    "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], "
+    "order = [1, 0]}>";
+constexpr char kBlockedCols[] =
+    "#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], "
+    "order = [0, 1]}>";
+
+FuzzPair Transpose() {
+  return *PairFromText(kBlockedRows, kBlockedCols, {64, 64}, "f16", 4);
+}
+
+TEST(GeneratePair, IsAFunctionOfSeedAndIndex) {
+  for (int64_t i = 0; i < 200; ++i) {
+    EXPECT_EQ(GeneratePair(7, i).CommandLine(), GeneratePair(7, i).CommandLine());
+  }
+  int differ = 0;
+  for (int64_t i = 0; i < 50; ++i) {
+    differ += GeneratePair(7, i).CommandLine() != GeneratePair(8, i).CommandLine();
+  }
+  EXPECT_GE(differ, 45);
+}
+
+// The generator's contract: power-of-two shapes of at most 2^14 elements, 1-16 warps,
+// every strategy used, and most pairs inside the planner's scope (what is not is
+// counted by the campaign, but a generator that mostly misses tests nothing).
+TEST(GeneratePair, MostlyInScopeAndCoversEveryStrategy) {
+  std::map<std::string, int> used, in_scope;
+  std::set<int> ranks, warps;
+  const int n = 1500;
+  for (int64_t i = 0; i < n; ++i) {
+    FuzzPair p = GeneratePair(1, i);
+    int64_t elements = 1;
+    for (int64_t s : p.shape) {
+      ASSERT_TRUE(sim::base::IsPowerOf2(s)) << p.CommandLine();
+      elements *= s;
+    }
+    ASSERT_LE(elements, 1 << 14) << p.CommandLine();
+    ranks.insert(static_cast<int>(p.shape.size()));
+    warps.insert(p.num_warps);
+    ++used[p.strategy];
+    auto problem = p.Problem();
+    if (problem.ok()) {
+      ++in_scope[p.strategy];
+      EXPECT_EQ(problem->num_warps, p.num_warps) << p.CommandLine();
+    }
+  }
+  EXPECT_EQ(used.size(), GeneratorStrategies().size());
+  EXPECT_EQ(ranks, (std::set<int>{1, 2, 3}));
+  EXPECT_EQ(warps, (std::set<int>{1, 2, 4, 8, 16}));
+  int total = 0;
+  for (const auto& [s, k] : in_scope) {
+    EXPECT_GE(k * 10, used[s] * 7) << s << ": " << k << " of " << used[s] << " in scope";
+    total += k;
+  }
+  EXPECT_GE(total * 10, n * 8);
+}
+
+TEST(ShrinkSteps, EveryStepIsStrictlySmaller) {
+  for (int64_t i = 0; i < 400; ++i) {
+    FuzzPair p = GeneratePair(3, i);
+    for (const FuzzPair& q : ShrinkSteps(p)) {
+      EXPECT_LT(Complexity(q), Complexity(p)) << p.CommandLine() << "\n -> " << q.CommandLine();
+    }
+  }
+}
+
+// A planted failure ("fails" while there are >= 2 warps, a dimension of >= 8 and 16-bit
+// data) shrinks to its local minimum: exactly 2 warps, that dimension 8, the other 1,
+// both sides the default blocked layout.
+TEST(Shrink, ReachesTheMinimalPairOfAPlantedFailure) {
+  auto fails = [](const FuzzPair& q) {
+    if (!q.Problem().ok()) return false;
+    const int64_t big = *std::max_element(q.shape.begin(), q.shape.end());
+    return q.num_warps >= 2 && big >= 8 && sim::plan::DTypeBits(q.dtype) == 16;
+  };
+  FuzzPair p = *PairFromText(kBlockedRows, kBlockedCols, {64, 64}, "bf16", 4);
+  ASSERT_TRUE(fails(p));
+  ShrinkResult r = Shrink(p, fails, 1000);
+  EXPECT_FALSE(r.bounded);
+  EXPECT_EQ(r.pair.num_warps, 2);
+  std::vector<int64_t> shape = r.pair.shape;
+  std::sort(shape.begin(), shape.end());
+  EXPECT_EQ(shape, (std::vector<int64_t>{1, 8}));
+  EXPECT_EQ(r.pair.SrcText(), r.pair.DstText()) << r.pair.CommandLine();
+  EXPECT_TRUE(fails(r.pair));
+  for (const FuzzPair& q : ShrinkSteps(r.pair)) EXPECT_FALSE(fails(q)) << q.CommandLine();
+}
+
+TEST(Shrink, StopsAtTheCheckBound) {
+  int calls = 0;
+  ShrinkResult r = Shrink(Transpose(), [&](const FuzzPair&) { return ++calls, false; }, 2);
+  EXPECT_TRUE(r.bounded);
+  EXPECT_EQ(r.checks, 2);
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(r.steps, 0);
+}
+
+TEST(CheckPair, ARealTransposeHoldsEverywhere) {
+  PairOutcome o = CheckPair(Transpose(), CheckOptions{});
+  EXPECT_EQ(o.verdict, PairVerdict::kOk) << o.stage << ": " << o.detail;
+  EXPECT_TRUE(o.proved);
+}
+
+TEST(CheckPair, ASharedEncodingIsOutOfScope) {
+  auto p = PairFromText("#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>",
+                        kBlockedCols, {64, 64}, "f16", 4);
+  ASSERT_TRUE(p.ok()) << p.status();
+  PairOutcome o = CheckPair(*p, CheckOptions{});
+  EXPECT_EQ(o.verdict, PairVerdict::kOutOfScope);
+  EXPECT_EQ(o.stage, "problem");
+  EXPECT_NE(o.detail.find("shared-memory encoding"), std::string::npos) << o.detail;
+}
+
+// The check fails a wrong program: the forward conversion with two destination words
+// swapped is caught by the once harness (and the proof), and FirstFailure names the
+// step. The round trip with iters = 2 applies the swap twice and passes: an involution
+// is invisible to it, which is why the check runs the once harness too.
+TEST(CheckConversion, CatchesAWrongProgram) {
+  auto problem = Transpose().Problem();
+  ASSERT_TRUE(problem.ok());
+  auto trip = sim::ptx::PlanRoundTrip(*problem, sim::plan::PlanOptions{});
+  ASSERT_TRUE(trip.ok());
+  ASSERT_GE(trip->forward.program.outputs.size(), 2u);
+  std::swap(trip->forward.program.outputs[0], trip->forward.program.outputs[1]);
+  bool inconclusive = false;
+  ConvertCheckReport r = CheckConversion(*problem, *trip, sim::plan::ToProto(*problem, trip->forward),
+                                         CheckOptions{}, &inconclusive);
+  EXPECT_FALSE(r.ok());
+  const ConvertCheckReport::Run* first = FirstFailure(r);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->fill(), "once/random");
+  EXPECT_EQ(r.proof(), "violated");
+  for (const auto& run : r.runs()) {
+    if (run.fill() == "roundtrip/random") EXPECT_TRUE(run.ok());
+    if (run.fill() == "once/iota") EXPECT_FALSE(run.ok());
+    if (run.fill() == "once/proof") EXPECT_FALSE(run.ok());
+  }
+}
+
+TEST(RunCampaign, ShardsPartitionTheCampaignAndCountEveryPair) {
+  CampaignOptions o;
+  o.seed = 11;
+  o.count = 12;
+  o.seconds = 0;
+  o.prove_share = 0;
+  std::set<int64_t> seen;
+  for (int i = 0; i < 3; ++i) {
+    o.shard_index = i;
+    o.shard_count = 3;
+    o.on_pair = [&](int64_t index, const FuzzPair& p) {
+      seen.insert(index);
+      EXPECT_EQ(p.CommandLine(), GeneratePair(11, index).CommandLine());
+    };
+    CampaignResult r = RunCampaign(o);
+    EXPECT_EQ(r.pairs, 12);
+    EXPECT_EQ(r.ok + r.out_of_scope + r.inconclusive + r.failed, r.pairs);
+    EXPECT_EQ(r.proved, 0);
+    int64_t by_strategy = 0;
+    for (const auto& [s, c] : r.by_strategy) by_strategy += c.pairs;
+    EXPECT_EQ(by_strategy, 12);
+    EXPECT_TRUE(r.failures.empty()) << r.failures[0].outcome.stage << ": "
+                                    << r.failures[0].outcome.detail << "\n"
+                                    << r.failures[0].minimal.CommandLine();
+  }
+  EXPECT_EQ(seen.size(), 36u);
+  EXPECT_EQ(*seen.rbegin(), 35);
+}
+
+TEST(ProvenIndex, SampleShareIsRoughlyTheShareAndDeterministic) {
+  int proven = 0;
+  for (int64_t i = 0; i < 4000; ++i) {
+    proven += ProvenIndex(5, i, 0.25);
+    EXPECT_EQ(ProvenIndex(5, i, 0.25), ProvenIndex(5, i, 0.25));
+    EXPECT_TRUE(ProvenIndex(5, i, 1));
+    EXPECT_FALSE(ProvenIndex(5, i, 0));
+  }
+  EXPECT_NEAR(proven, 1000, 120);
+}
+
+}  // namespace
+}  // namespace warpcheck::verify::fuzz

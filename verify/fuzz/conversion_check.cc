@@ -1,0 +1,201 @@
+#include "verify/fuzz/conversion_check.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_join.h"
+#include "sim/machine/launch.h"
+#include "verify/plan/plan_prove.h"
+
+namespace warpcheck::verify::fuzz {
+namespace {
+
+using sim::ptx::Harness;
+
+// Both plans proven over their F2 maps (verify/plan): runs "forward/plan-proof" and
+// "backward/plan-proof".
+void ProvePlans(const sim::plan::ConversionProblem& problem, const sim::ptx::RoundTrip& trip,
+                ConvertCheckReport* check, bool* inconclusive) {
+  check->set_plan_proof("holds");
+  const sim::plan::ConversionProblem back = problem.Reversed();
+  for (int dir = 0; dir < 2; ++dir) {
+    const sim::plan::ConversionProblem& p = dir == 0 ? problem : back;
+    const sim::plan::ConversionPlan& plan = dir == 0 ? trip.forward : trip.backward;
+    auto proof = verify::plan::ProvePlan(p, plan, {});
+    ConvertCheckReport::Run* r = check->add_runs();
+    r->set_fill(dir == 0 ? "forward/plan-proof" : "backward/plan-proof");
+    if (!proof.ok()) {
+      // Plans outside the encoding are not proven: inconclusive, with the reason.
+      r->set_ok(false);
+      r->set_detail(absl::StrCat("not proven: ", proof.status().message()));
+      *inconclusive = true;
+      if (check->plan_proof() == "holds") check->set_plan_proof("inconclusive");
+      continue;
+    }
+    r->set_ok(proof->verdict == verify::plan::Verdict::kHolds);
+    r->set_detail(proof->verdict == verify::plan::Verdict::kHolds
+                      ? absl::StrFormat("holds (%d queries, %.1f ms solver)", proof->queries,
+                                        proof->solver_ms)
+                      : absl::StrCat(verify::plan::VerdictName(proof->verdict), ": ",
+                                     proof->counterexample ? proof->counterexample->text
+                                                           : proof->reason));
+    if (proof->verdict == verify::plan::Verdict::kViolated) {
+      check->set_ok(false);
+      check->set_plan_proof("violated");
+    } else if (proof->verdict == verify::plan::Verdict::kInconclusive) {
+      *inconclusive = true;
+      if (check->plan_proof() == "holds") check->set_plan_proof("inconclusive");
+    }
+  }
+}
+
+// One harness on the simulator with one fill: run "<harness>/<fill>".
+void RunHarness(const sim::plan::ConversionProblem& problem, const sim::ptx::Module& module,
+                Harness h, BufferParam::Fill fill, uint64_t seed, ConvertCheckReport* check) {
+  LaunchSpec spec = sim::ptx::HarnessLaunchSpec(problem, "<emitted>", fill, seed,
+                                                h == Harness::kRoundTrip ? 2 : 1);
+  sim::machine::RunOptions ro;
+  auto run = sim::machine::RunLaunchSpecOnModule(spec, module, ".", ro);
+  ConvertCheckReport::Run* r = check->add_runs();
+  r->set_fill(absl::StrCat(h == Harness::kRoundTrip ? "roundtrip/" : "once/",
+                           fill == BufferParam::RANDOM ? "random" : "iota"));
+  if (!run.ok()) {
+    r->set_ok(false);
+    r->set_detail(std::string(run.status().message()));
+    check->set_ok(false);
+    return;
+  }
+  r->set_ok(run->report.ok());
+  if (!run->report.ok()) {
+    check->set_ok(false);
+    r->set_detail(FailureText(run->report));
+  }
+  if (h == Harness::kOnce && fill == BufferParam::RANDOM) {
+    for (const auto& [k, v] : run->report.counters()) {
+      (*check->mutable_measured())[k] = static_cast<int64_t>(v);
+    }
+  }
+}
+
+// The same kernel proven for every input (verify/ptx): run "<harness>/proof".
+void ProveOne(const sim::plan::ConversionProblem& problem, const sim::ptx::Module& module,
+              Harness h, ConvertCheckReport* check, bool* inconclusive) {
+  auto proof = ProveHarness(problem, module, h == Harness::kRoundTrip ? 2 : 1);
+  ConvertCheckReport::Run* r = check->add_runs();
+  r->set_fill(absl::StrCat(h == Harness::kRoundTrip ? "roundtrip/" : "once/", "proof"));
+  if (!proof.ok()) {
+    r->set_ok(false);
+    r->set_detail(std::string(proof.status().message()));
+    check->set_ok(false);
+    check->set_proof("error");
+    return;
+  }
+  r->set_ok(proof->verdict == ptx::ProofVerdict::kHolds);
+  r->set_detail(proof->verdict == ptx::ProofVerdict::kHolds
+                    ? absl::StrFormat("holds for every input (%d elements, %.1f ms solver)",
+                                      proof->elements, proof->solver_ms)
+                    : absl::StrCat(ptx::ProofVerdictName(proof->verdict), ": ", proof->reason));
+  if (proof->verdict == ptx::ProofVerdict::kViolated) {
+    check->set_ok(false);
+    check->set_proof("violated");
+  } else if (proof->verdict == ptx::ProofVerdict::kInconclusive) {
+    *inconclusive = true;
+    if (check->proof() == "holds") check->set_proof("inconclusive");
+  }
+}
+
+// The once harness measures one conversion's shared-memory traffic exactly (its global
+// loads and stores do not touch shared memory): run "cost-model" when it disagrees.
+void CheckModel(const Plan& plan, ConvertCheckReport* check) {
+  const auto& m = check->measured();
+  auto get = [&](const char* k) {
+    auto it = m.find(k);
+    return it == m.end() ? 0 : it->second;
+  };
+  if (get("smem_wavefronts.store") == plan.wavefronts().store() &&
+      get("smem_wavefronts.load") == plan.wavefronts().load() &&
+      get("bank_conflicts.store") == plan.bank_conflicts().store() &&
+      get("bank_conflicts.load") == plan.bank_conflicts().load()) {
+    return;
+  }
+  check->set_ok(false);
+  ConvertCheckReport::Run* r = check->add_runs();
+  r->set_fill("cost-model");
+  r->set_ok(false);
+  r->set_detail(absl::StrFormat(
+      "predicted wavefronts store %d load %d, conflicts %d/%d; simulated %d %d, %d/%d",
+      plan.wavefronts().store(), plan.wavefronts().load(), plan.bank_conflicts().store(),
+      plan.bank_conflicts().load(), get("smem_wavefronts.store"), get("smem_wavefronts.load"),
+      get("bank_conflicts.store"), get("bank_conflicts.load")));
+}
+
+}  // namespace
+
+std::string FailureText(const SimReport& report) {
+  std::vector<std::string> why;
+  for (const SimFault& f : report.faults()) {
+    why.push_back(absl::StrCat(f.kind(), " line ", f.line(), ": ", f.text()));
+  }
+  for (const SimExpectationResult& e : report.expectations()) {
+    if (!e.ok()) {
+      why.push_back(absl::StrCat(e.name(), e.detail().empty() ? " fails" : ": ", e.detail()));
+    }
+  }
+  return absl::StrJoin(why, "; ");
+}
+
+absl::StatusOr<ptx::ConversionProof> ProveHarness(const sim::plan::ConversionProblem& problem,
+                                                  const sim::ptx::Module& module,
+                                                  uint32_t iters) {
+  LaunchSpec spec =
+      sim::ptx::HarnessLaunchSpec(problem, "<emitted>", BufferParam::RANDOM, 1, iters);
+  ptx::ConversionProofOptions options;
+  options.shape = problem.shape;
+  return ptx::ProveLaunch(spec, module, options);
+}
+
+ConvertCheckReport CheckConversion(const sim::plan::ConversionProblem& problem,
+                                   const sim::ptx::RoundTrip& trip, const Plan& plan,
+                                   const CheckOptions& options, bool* inconclusive) {
+  ConvertCheckReport check;
+  check.set_ok(true);
+  check.set_proof(options.prove_ptx ? "holds" : "not_run");
+  if (options.prove_plans) ProvePlans(problem, trip, &check, inconclusive);
+  std::vector<Harness> harnesses = {Harness::kOnce};
+  if (options.roundtrip) harnesses.insert(harnesses.begin(), Harness::kRoundTrip);
+  for (Harness h : harnesses) {
+    std::string text = sim::ptx::EmitHarness(problem, trip.forward, &trip.backward, h);
+    auto module = sim::ptx::ParseModule(text, "<emitted>");
+    if (!module.ok()) {
+      ConvertCheckReport::Run* r = check.add_runs();
+      r->set_fill(h == Harness::kRoundTrip ? "roundtrip/parse" : "once/parse");
+      r->set_ok(false);
+      r->set_detail(absl::StrCat("the emitted PTX does not parse: ", module.status().message()));
+      check.set_ok(false);
+      continue;
+    }
+    RunHarness(problem, *module, h, BufferParam::RANDOM, options.seed, &check);
+    if (options.iota) RunHarness(problem, *module, h, BufferParam::IOTA, options.seed, &check);
+    if (options.prove_ptx) ProveOne(problem, *module, h, &check, inconclusive);
+  }
+  CheckModel(plan, &check);
+  return check;
+}
+
+const ConvertCheckReport::Run* FirstFailure(const ConvertCheckReport& report) {
+  if (report.ok()) return nullptr;
+  for (const auto& r : report.runs()) {
+    // Inconclusive proofs are not failures (a plan outside verify/plan's encoding, or
+    // a solver bound).
+    if (!r.ok() && !absl::StartsWith(r.detail(), "not proven") &&
+        !absl::StartsWith(r.detail(), "inconclusive")) {
+      return &r;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace warpcheck::verify::fuzz

@@ -1,0 +1,64 @@
+// CheckConversion: the whole check of one planned conversion, shared by
+// `warpcheck convert check` and `warpcheck fuzz layouts`.
+//
+// A planned pair is checked three ways, the three executions of ARCHITECTURE.md:
+//
+//   run     the round-trip harness (iters = 2) and the once harness, each on random data
+//           and on distinct tags (IOTA), on the simulator; any fault or a wrong `out` fails;
+//   prove   the same PTX proven for every input by verify/ptx (Z3), and optionally both
+//           plans over their F2 maps by verify/plan;
+//   model   the once harness's shared-memory counters (wavefronts, bank conflicts, store
+//           and load) equal the cost model's prediction in `plan`.
+//
+// Each step is one `ConvertCheckReport::Run`, named by what it ran ("roundtrip/random",
+// "once/iota", "roundtrip/proof", "forward/plan-proof", "cost-model"), so a failure says
+// where it failed; `FirstFailure` picks it out. Nothing here prints or touches files.
+#ifndef WARPCHECK_VERIFY_FUZZ_CONVERSION_CHECK_H_
+#define WARPCHECK_VERIFY_FUZZ_CONVERSION_CHECK_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "proto/plan.pb.h"
+#include "proto/report.pb.h"
+#include "sim/plan/problem.h"
+#include "sim/ptx/codegen.h"
+#include "sim/ptx/parser.h"
+#include "verify/ptx/prove_conversion.h"
+
+namespace warpcheck::verify::fuzz {
+
+struct CheckOptions {
+  uint64_t seed = 1;         // the random input's seed
+  bool roundtrip = true;     // run (and prove) the round-trip harness too, not only once
+  bool iota = true;          // also run on distinct tags
+  bool prove_ptx = true;     // verify/ptx on each emitted kernel
+  bool prove_plans = false;  // verify/plan on both plans
+};
+
+// What a failed simulator run shows: its faults and failed expectations, "; "-joined.
+std::string FailureText(const SimReport& report);
+
+// An emitted harness kernel proven for every input (verify/ptx) with `iters` round trips
+// (the once harness: 1); element coordinates in the problem's shape.
+absl::StatusOr<ptx::ConversionProof> ProveHarness(const sim::plan::ConversionProblem& problem,
+                                                  const sim::ptx::Module& module,
+                                                  uint32_t iters);
+
+// Runs the checks above on `trip` (plan: the forward plan's proto, for the model check).
+// Ensures: result.ok() is false iff some run failed, a proof was violated or could not
+// run, or the model disagreed; *inconclusive (not null) is set when a proof answered
+// inconclusive or a plan is outside verify/plan's encoding. result.proof is "holds",
+// "violated", "inconclusive", "error" or "not_run"; result.plan_proof is set only with
+// prove_plans. result.measured holds the once harness's counters on random data.
+ConvertCheckReport CheckConversion(const sim::plan::ConversionProblem& problem,
+                                   const sim::ptx::RoundTrip& trip, const Plan& plan,
+                                   const CheckOptions& options, bool* inconclusive);
+
+// The first failed run of a report (nullptr when it is ok).
+const ConvertCheckReport::Run* FirstFailure(const ConvertCheckReport& report);
+
+}  // namespace warpcheck::verify::fuzz
+
+#endif  // WARPCHECK_VERIFY_FUZZ_CONVERSION_CHECK_H_
