@@ -13,6 +13,7 @@
 #include <bit>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace warpcheck::sim::plan {
@@ -75,6 +76,59 @@ class F2Span {
   };
   std::vector<Row> rows_;
   int count_ = 0;
+};
+
+// The linear map tensor direction -> offset of an offset basis (offset bit j holds
+// tensor direction basis[j]): the basis's inverse, as the images of the direction bits.
+// The shared-memory planners invert every basis they price, so the usual case (a basis
+// of n directions below 2^n, invertible: the bases end with the unit vectors and the
+// swizzle moves keep the rank) is Gauss-Jordan on the stack; anything else falls back to
+// F2Span. Either way col[i] is the unique solution, so both give the same map.
+class OffsetMap {
+ public:
+  explicit OffsetMap(const std::vector<uint32_t>& basis) {
+    const int n = static_cast<int>(basis.size());
+    uint32_t val[32], comb[32];
+    for (int j = 0; j < n; ++j) {
+      if (n >= 32 || (basis[j] >> n) != 0) {
+        SlowInverse(basis);
+        return;
+      }
+      val[j] = basis[j];
+      comb[j] = 1u << j;
+    }
+    for (int i = 0; i < n; ++i) {
+      int r = i;
+      while (r < n && !((val[r] >> i) & 1)) ++r;
+      if (r == n) {
+        SlowInverse(basis);
+        return;
+      }
+      std::swap(val[i], val[r]);
+      std::swap(comb[i], comb[r]);
+      for (int q = 0; q < n; ++q) {
+        if (q != i && ((val[q] >> i) & 1)) {
+          val[q] ^= val[i];
+          comb[q] ^= comb[i];
+        }
+      }
+    }
+    for (int i = 0; i < n; ++i) col_[i] = comb[i];
+  }
+
+  // The offset of tensor direction (element index) e.
+  uint32_t operator()(uint32_t e) const {
+    uint32_t o = 0;
+    for (; e != 0; e &= e - 1) o ^= col_[std::countr_zero(e)];
+    return o;
+  }
+
+ private:
+  void SlowInverse(const std::vector<uint32_t>& basis) {
+    F2Span span(basis);
+    for (size_t i = 0; i < basis.size(); ++i) col_[i] = *span.Solve(1u << i);
+  }
+  uint32_t col_[32] = {};
 };
 
 // XOR of the entries of `basis` selected by the set bits of `x`.

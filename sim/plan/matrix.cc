@@ -4,7 +4,6 @@
 #include <bit>
 #include <cstdint>
 #include <limits>
-#include <map>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -18,19 +17,7 @@ namespace {
 
 enum class Kind { kPlain, kMatrix, kTrans };
 
-// The linear map tensor direction -> offset of a basis (offset bit j -> basis[j]).
-struct Map {
-  uint32_t col[32] = {};
-  explicit Map(const std::vector<uint32_t>& basis) {
-    F2Span span(basis);
-    for (size_t i = 0; i < basis.size(); ++i) col[i] = *span.Solve(1u << i);
-  }
-  uint32_t operator()(uint32_t e) const {
-    uint32_t o = 0;
-    for (int i = 0; e != 0; ++i, e >>= 1) if (e & 1) o ^= col[i];
-    return o;
-  }
-};
+using Map = OffsetMap;  // the offset map of a basis (f2_span.h)
 
 uint32_t Spread(const std::vector<int>& bits, uint32_t j, int from = 0) {
   uint32_t r = 0;
@@ -107,29 +94,33 @@ std::optional<Side> MakeSide(const ConversionProblem& p, bool store, const WordV
 std::optional<Access> SideAccess(const Side& s, const Map& m, int eb) {
   const FlatLayout& l = *s.l;
   Access a;
+  // The map is linear: every offset below is an XOR of these images.
+  uint32_t img[32], warp_low = 0;
+  for (int i = 0; i < l.reg_bits(); ++i) img[i] = m(l.reg[i]);
+  for (uint32_t w : l.warp) warp_low |= m(w);
+  const uint32_t all_regs = static_cast<uint32_t>(l.num_regs()) - 1;
   if (s.kind != Kind::kPlain) {
     for (int i = 0; i < 3; ++i) if (m(s.cols[i]) != (1u << i)) return std::nullopt;
-    uint32_t low = 0;
-    for (int i = 0; i < l.reg_bits(); ++i) if (i != s.v->pack[0]) low |= m(l.reg[i]);
-    for (uint32_t r : s.rows) low |= m(r);
-    for (uint32_t w : l.warp) low |= m(w);
+    uint32_t low = warp_low, row_img[3], sel_img[2] = {};
+    for (int i = 0; i < l.reg_bits(); ++i) if (i != s.v->pack[0]) low |= img[i];
+    for (int i = 0; i < 3; ++i) low |= row_img[i] = m(s.rows[i]);
     if (low & 7) return std::nullopt;  // rows (with the pack bit for .trans) aligned
     a.skip = s.Fixed();
     const int x = 1 << s.select.size();
+    for (size_t k = 0; k < s.select.size(); ++k) sel_img[k] = img[s.select[k]];
     uint32_t rows[32] = {};
     for (int i = 0; i < x; ++i) {
+      const uint32_t sel = (i & 1 ? sel_img[0] : 0) ^ (i & 2 ? sel_img[1] : 0);
       for (uint32_t r = 0; r < 8; ++r) {
-        uint32_t e = ApplyBasis(std::vector<uint32_t>(s.rows, s.rows + 3), r) ^
-                     ApplyBasis(l.reg, Spread(s.select, static_cast<uint32_t>(i)));
-        rows[8 * i + r] = m(e) * static_cast<uint32_t>(eb);
+        const uint32_t row = (r & 1 ? row_img[0] : 0) ^ (r & 2 ? row_img[1] : 0) ^
+                             (r & 4 ? row_img[2] : 0);
+        rows[8 * i + r] = (row ^ sel) * static_cast<uint32_t>(eb);
       }
     }
     a.cost = bank::MatrixRequestCost(rows, x);
     a.per_thread = l.num_regs() >> (1 + s.select.size());
     return a;
   }
-  uint32_t img[32];
-  for (int i = 0; i < l.reg_bits(); ++i) img[i] = l.reg[i] == 0 ? 0 : m(l.reg[i]);
   int limit = 0;
   while ((eb << (limit + 1)) <= 16) ++limit;
   for (int k = 0; k < limit; ++k) {
@@ -140,22 +131,25 @@ std::optional<Access> SideAccess(const Side& s, const Map& m, int eb) {
     if (found < 0) break;
     a.vec.push_back(found);
   }
-  uint32_t vmask = 0, low = 0;
+  uint32_t lane_img[5] = {};
+  for (int j = 0; j < l.lane_bits() && j < 5; ++j) lane_img[j] = m(l.lane[j]);
+  uint32_t vmask = 0, low = warp_low;
   for (int i : a.vec) vmask |= 1u << i;
   for (int i = 0; i < l.reg_bits(); ++i) if (!((vmask >> i) & 1)) low |= img[i];
-  for (uint32_t b : l.lane) low |= m(b);
-  for (uint32_t b : l.warp) low |= m(b);
+  for (int j = 0; j < l.lane_bits(); ++j) low |= m(l.lane[j]);
   while (!a.vec.empty() && (low & ((1u << a.vec.size()) - 1)) != 0) a.vec.pop_back();
   if (static_cast<int>(a.vec.size()) < s.v->pk()) return std::nullopt;
   for (int k = 0; k < s.v->pk(); ++k) if (a.vec[k] != s.v->pack[k]) return std::nullopt;
   a.skip = vmask | s.free_regs;
-  for (uint32_t r = 0; r < static_cast<uint32_t>(l.num_regs()); ++r) {
-    if ((r & a.skip) == 0) ++a.per_thread;
-  }
-  uint32_t addr[32];
+  a.per_thread = 1 << (l.reg_bits() - std::popcount(a.skip & all_regs));
+  uint32_t offset[32], addr[32];
   uint32_t mask = 0;
+  offset[0] = 0;  // lane l's offset: lane l & (l - 1)'s and the image of l's lowest bit
+  for (uint32_t lane = 1; lane < 32; ++lane) {
+    offset[lane] = offset[lane & (lane - 1)] ^ lane_img[std::countr_zero(lane)];
+  }
   for (uint32_t lane = 0; lane < 32; ++lane) {
-    addr[lane] = m(ApplyBasis(l.lane, lane)) * static_cast<uint32_t>(eb);
+    addr[lane] = offset[lane] * static_cast<uint32_t>(eb);
     if ((lane & s.free_tid) == 0) mask |= 1u << lane;
   }
   a.cost = bank::SharedRequestCost(addr, mask, static_cast<uint32_t>(eb << a.vec.size()));
@@ -169,20 +163,15 @@ class MatrixPlanner {
 
   // (wavefronts, instructions) of a basis; max when a side does not fit.
   std::pair<int64_t, int64_t> Score(const std::vector<uint32_t>& basis) const {
-    auto it = cache_.find(basis);
-    if (it != cache_.end()) return it->second;
     Map m(basis);
     auto a = SideAccess(st_, m, eb_);
     auto b = a ? SideAccess(ld_, m, eb_) : std::nullopt;
-    std::pair<int64_t, int64_t> s{std::numeric_limits<int64_t>::max(),
-                                  std::numeric_limits<int64_t>::max()};
-    if (a && b) {
-      s = {int64_t{a->cost.wavefronts} * a->per_thread * st_.warps +
-               int64_t{b->cost.wavefronts} * b->per_thread * ld_.warps,
-           a->per_thread + b->per_thread};
+    if (!a || !b) {
+      return {std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::max()};
     }
-    cache_[basis] = s;
-    return s;
+    return {int64_t{a->cost.wavefronts} * a->per_thread * st_.warps +
+                int64_t{b->cost.wavefronts} * b->per_thread * ld_.warps,
+            a->per_thread + b->per_thread};
   }
 
   // The best basis found from the base orders, or empty when none fits.
@@ -214,9 +203,9 @@ class MatrixPlanner {
       for (const FlatLayout* l : {other.l, mat.l}) for (uint32_t v : l->warp) add(v);
       for (int i = 0; i < n_; ++i) add(1u << i);
       if (static_cast<int>(basis.size()) != n_) continue;
-      Climb(basis);
-      if (Score(basis) < best_score) {
-        best_score = Score(basis);
+      const auto score = Climb(basis);
+      if (score < best_score) {
+        best_score = score;
         best = basis;
       }
     }
@@ -225,8 +214,8 @@ class MatrixPlanner {
 
  private:
   // XOR swizzles above the 16-byte rows (bank bit j ^= offset bit k, j >= 3), kept while
-  // they lower the score.
-  void Climb(std::vector<uint32_t>& basis) const {
+  // they lower the score. Ensures: the score of the basis it returns in `basis`.
+  std::pair<int64_t, int64_t> Climb(std::vector<uint32_t>& basis) const {
     auto score = Score(basis);
     for (int pass = 0; pass < 8; ++pass) {
       bool improved = false;
@@ -245,13 +234,13 @@ class MatrixPlanner {
       }
       if (!improved) break;
     }
+    return score;
   }
 
   const ConversionProblem& p_;
   const Side& st_;
   const Side& ld_;
   int eb_, n_;
-  mutable std::map<std::vector<uint32_t>, std::pair<int64_t, int64_t>> cache_;
 };
 
 // Every warp reads only what it wrote (as the smem planner's WarpLocal).

@@ -914,52 +914,7 @@ class SmemPlanner {
     return basis;
   }
 
-  // offset of element e under basis (offset bit j -> element basis[j]).
-  // The linear map element -> offset, as the images of the element bits.
-  // (The basis is invertible: BaseOrder ends with the unit vectors and the swizzle
-  // moves keep the rank, so the inverse is unique and Gauss-Jordan on the stack finds
-  // it without the heap; F2Span stays the fallback for anything else.)
-  struct Map {
-    uint32_t col[32] = {};
-    explicit Map(const std::vector<uint32_t>& basis) {
-      const int n = static_cast<int>(basis.size());
-      uint32_t val[32], comb[32];
-      for (int j = 0; j < n; ++j) {
-        if (n >= 32 || (basis[j] >> n) != 0) {
-          SlowInverse(basis);
-          return;
-        }
-        val[j] = basis[j];
-        comb[j] = 1u << j;
-      }
-      for (int i = 0; i < n; ++i) {
-        int r = i;
-        while (r < n && !((val[r] >> i) & 1)) ++r;
-        if (r == n) {
-          SlowInverse(basis);
-          return;
-        }
-        std::swap(val[i], val[r]);
-        std::swap(comb[i], comb[r]);
-        for (int q = 0; q < n; ++q) {
-          if (q != i && ((val[q] >> i) & 1)) {
-            val[q] ^= val[i];
-            comb[q] ^= comb[i];
-          }
-        }
-      }
-      for (int i = 0; i < n; ++i) col[i] = comb[i];
-    }
-    void SlowInverse(const std::vector<uint32_t>& basis) {
-      F2Span span(basis);
-      for (size_t i = 0; i < basis.size(); ++i) col[i] = *span.Solve(1u << i);
-    }
-    uint32_t operator()(uint32_t e) const {
-      uint32_t o = 0;
-      for (; e != 0; e &= e - 1) o ^= col[std::countr_zero(e)];
-      return o;
-    }
-  };
+  using Map = OffsetMap;  // the offset map of a basis (f2_span.h)
 
   // The offsets of each side's bases under the offset map: FlatLayout order (register
   // bits, lane bits, warp bits), side 0 the source, 1 the destination. The bank search
