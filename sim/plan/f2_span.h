@@ -131,6 +131,11 @@ class OffsetMap {
   uint32_t col_[32] = {};
 };
 
+// The swizzle move basis[k] ^= basis[j] (j != k) of an offset basis maps every offset o
+// of its OffsetMap to this: the planners keep offsets current under a move instead of
+// inverting the moved basis. An involution.
+inline uint32_t SwizzleMove(uint32_t o, int j, int k) { return o ^ (((o >> k) & 1u) << j); }
+
 // XOR of the entries of `basis` selected by the set bits of `x`.
 inline uint32_t ApplyBasis(const std::vector<uint32_t>& basis, uint32_t x) {
   uint32_t v = 0;

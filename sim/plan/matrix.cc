@@ -88,22 +88,47 @@ std::optional<Side> MakeSide(const ConversionProblem& p, bool store, const WordV
   return s;
 }
 
-// Ensures: the side's access under `m`, or nullopt when it does not fit (a matrix side
-// whose cols are not offset bits 0-2 or whose rows are not 16-byte aligned; a plain side
-// whose packed words cannot be accessed whole).
-std::optional<Access> SideAccess(const Side& s, const Map& m, int eb) {
+// The offsets of one side's bases under an offset map (the map is linear: every offset
+// an access needs is an XOR of these). The climb keeps them current under its swizzle
+// moves instead of inverting every basis it tries.
+struct SideImages {
+  uint32_t reg[32] = {}, lane[5] = {}, warp[32] = {}, rows[3] = {}, cols[3] = {};
+  int reg_bits = 0, lane_bits = 0, warp_bits = 0;
+
+  SideImages(const Side& s, const Map& m)
+      : reg_bits(s.l->reg_bits()), lane_bits(s.l->lane_bits()), warp_bits(s.l->warp_bits()) {
+    for (int i = 0; i < reg_bits; ++i) reg[i] = m(s.l->reg[i]);
+    for (int i = 0; i < lane_bits && i < 5; ++i) lane[i] = m(s.l->lane[i]);
+    for (int i = 0; i < warp_bits; ++i) warp[i] = m(s.l->warp[i]);
+    for (int i = 0; i < 3; ++i) rows[i] = m(s.rows[i]);
+    for (int i = 0; i < 3; ++i) cols[i] = m(s.cols[i]);
+  }
+  // The images after the move basis[k] ^= basis[j] (an involution).
+  void Move(int j, int k) {
+    for (int i = 0; i < reg_bits; ++i) reg[i] = SwizzleMove(reg[i], j, k);
+    for (uint32_t& o : lane) o = SwizzleMove(o, j, k);
+    for (int i = 0; i < warp_bits; ++i) warp[i] = SwizzleMove(warp[i], j, k);
+    for (uint32_t& o : rows) o = SwizzleMove(o, j, k);
+    for (uint32_t& o : cols) o = SwizzleMove(o, j, k);
+  }
+};
+
+// Ensures: the side's access under the offset map of `im`, or nullopt when it does not
+// fit (a matrix side whose cols are not offset bits 0-2 or whose rows are not 16-byte
+// aligned; a plain side whose packed words cannot be accessed whole).
+std::optional<Access> SideAccess(const Side& s, const SideImages& im, int eb) {
   const FlatLayout& l = *s.l;
   Access a;
-  // The map is linear: every offset below is an XOR of these images.
-  uint32_t img[32], warp_low = 0;
-  for (int i = 0; i < l.reg_bits(); ++i) img[i] = m(l.reg[i]);
-  for (uint32_t w : l.warp) warp_low |= m(w);
+  const uint32_t* img = im.reg;
+  uint32_t warp_low = 0;
+  for (int i = 0; i < im.warp_bits; ++i) warp_low |= im.warp[i];
   const uint32_t all_regs = static_cast<uint32_t>(l.num_regs()) - 1;
   if (s.kind != Kind::kPlain) {
-    for (int i = 0; i < 3; ++i) if (m(s.cols[i]) != (1u << i)) return std::nullopt;
-    uint32_t low = warp_low, row_img[3], sel_img[2] = {};
+    for (int i = 0; i < 3; ++i) if (im.cols[i] != (1u << i)) return std::nullopt;
+    const uint32_t* row_img = im.rows;
+    uint32_t low = warp_low, sel_img[2] = {};
     for (int i = 0; i < l.reg_bits(); ++i) if (i != s.v->pack[0]) low |= img[i];
-    for (int i = 0; i < 3; ++i) low |= row_img[i] = m(s.rows[i]);
+    for (int i = 0; i < 3; ++i) low |= row_img[i];
     if (low & 7) return std::nullopt;  // rows (with the pack bit for .trans) aligned
     a.skip = s.Fixed();
     const int x = 1 << s.select.size();
@@ -131,12 +156,11 @@ std::optional<Access> SideAccess(const Side& s, const Map& m, int eb) {
     if (found < 0) break;
     a.vec.push_back(found);
   }
-  uint32_t lane_img[5] = {};
-  for (int j = 0; j < l.lane_bits() && j < 5; ++j) lane_img[j] = m(l.lane[j]);
+  const uint32_t* lane_img = im.lane;
   uint32_t vmask = 0, low = warp_low;
   for (int i : a.vec) vmask |= 1u << i;
   for (int i = 0; i < l.reg_bits(); ++i) if (!((vmask >> i) & 1)) low |= img[i];
-  for (int j = 0; j < l.lane_bits(); ++j) low |= m(l.lane[j]);
+  for (int j = 0; j < l.lane_bits() && j < 5; ++j) low |= lane_img[j];
   while (!a.vec.empty() && (low & ((1u << a.vec.size()) - 1)) != 0) a.vec.pop_back();
   if (static_cast<int>(a.vec.size()) < s.v->pk()) return std::nullopt;
   for (int k = 0; k < s.v->pk(); ++k) if (a.vec[k] != s.v->pack[k]) return std::nullopt;
@@ -161,17 +185,21 @@ class MatrixPlanner {
   MatrixPlanner(const ConversionProblem& p, const Side& st, const Side& ld)
       : p_(p), st_(st), ld_(ld), eb_(p.element_bytes()), n_(p.elem_bits_log2) {}
 
-  // (wavefronts, instructions) of a basis; max when a side does not fit.
-  std::pair<int64_t, int64_t> Score(const std::vector<uint32_t>& basis) const {
-    Map m(basis);
-    auto a = SideAccess(st_, m, eb_);
-    auto b = a ? SideAccess(ld_, m, eb_) : std::nullopt;
+  // (wavefronts, instructions) of a basis, given as its sides' images; max when a side
+  // does not fit.
+  std::pair<int64_t, int64_t> Score(const SideImages& st, const SideImages& ld) const {
+    auto a = SideAccess(st_, st, eb_);
+    auto b = a ? SideAccess(ld_, ld, eb_) : std::nullopt;
     if (!a || !b) {
       return {std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::max()};
     }
     return {int64_t{a->cost.wavefronts} * a->per_thread * st_.warps +
                 int64_t{b->cost.wavefronts} * b->per_thread * ld_.warps,
             a->per_thread + b->per_thread};
+  }
+  std::pair<int64_t, int64_t> Score(const std::vector<uint32_t>& basis) const {
+    Map m(basis);
+    return Score(SideImages(st_, m), SideImages(ld_, m));
   }
 
   // The best basis found from the base orders, or empty when none fits.
@@ -216,19 +244,25 @@ class MatrixPlanner {
   // XOR swizzles above the 16-byte rows (bank bit j ^= offset bit k, j >= 3), kept while
   // they lower the score. Ensures: the score of the basis it returns in `basis`.
   std::pair<int64_t, int64_t> Climb(std::vector<uint32_t>& basis) const {
-    auto score = Score(basis);
+    Map m(basis);
+    SideImages st(st_, m), ld(ld_, m);
+    auto score = Score(st, ld);
     for (int pass = 0; pass < 8; ++pass) {
       bool improved = false;
       for (int j = 3; j < n_ && !improved; ++j) {
         if ((int64_t{eb_} << j) >= 128) break;
         for (int k = j + 1; k < n_ && !improved; ++k) {
           basis[k] ^= basis[j];
-          auto s = Score(basis);
+          st.Move(j, k);
+          ld.Move(j, k);
+          auto s = Score(st, ld);
           if (s < score) {
             score = s;
             improved = true;
           } else {
             basis[k] ^= basis[j];
+            st.Move(j, k);
+            ld.Move(j, k);
           }
         }
       }
@@ -354,8 +388,8 @@ absl::StatusOr<MatrixSmemPlan> PlanMatrixSmem(const ConversionProblem& p, const 
       auto score = planner.Score(basis);
       if (best && score >= best_score) continue;
       Map m(basis);
-      Access sa = *SideAccess(*st, m, p.element_bytes());
-      Access la = *SideAccess(*ld, m, p.element_bytes());
+      Access sa = *SideAccess(*st, SideImages(*st, m), p.element_bytes());
+      Access la = *SideAccess(*ld, SideImages(*ld, m), p.element_bytes());
       MatrixSmemPlan plan;
       Program& prog = plan.program;
       for (int i = 0; i < sv.words(); ++i) prog.inputs.push_back(prog.NewWord());

@@ -936,7 +936,7 @@ class SmemPlanner {
   // An involution: applying it twice restores the images (j != k).
   static void MoveImages(Images& im, int j, int k) {
     for (auto& side : im.side) {
-      for (uint32_t& o : side) o ^= ((o >> k) & 1u) << j;
+      for (uint32_t& o : side) o = SwizzleMove(o, j, k);
     }
   }
 
