@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "sim/bank/bank_model.h"
 #include "sim/plan/f2_span.h"
+#include "sim/plan/lane_cost.h"
 
 namespace warpcheck::sim::plan {
 namespace {
@@ -115,8 +116,10 @@ struct SideImages {
 
 // Ensures: the side's access under the offset map of `im`, or nullopt when it does not
 // fit (a matrix side whose cols are not offset bits 0-2 or whose rows are not 16-byte
-// aligned; a plain side whose packed words cannot be accessed whole).
-std::optional<Access> SideAccess(const Side& s, const SideImages& im, int eb) {
+// aligned; a plain side whose packed words cannot be accessed whole). `memo`: the side's
+// bank costs.
+std::optional<Access> SideAccess(const Side& s, const SideImages& im, int eb,
+                                 BankCostMemo& memo) {
   const FlatLayout& l = *s.l;
   Access a;
   const uint32_t* img = im.reg;
@@ -133,16 +136,19 @@ std::optional<Access> SideAccess(const Side& s, const SideImages& im, int eb) {
     a.skip = s.Fixed();
     const int x = 1 << s.select.size();
     for (size_t k = 0; k < s.select.size(); ++k) sel_img[k] = img[s.select[k]];
-    uint32_t rows[32] = {};
-    for (int i = 0; i < x; ++i) {
-      const uint32_t sel = (i & 1 ? sel_img[0] : 0) ^ (i & 2 ? sel_img[1] : 0);
-      for (uint32_t r = 0; r < 8; ++r) {
-        const uint32_t row = (r & 1 ? row_img[0] : 0) ^ (r & 2 ? row_img[1] : 0) ^
-                             (r & 4 ? row_img[2] : 0);
-        rows[8 * i + r] = (row ^ sel) * static_cast<uint32_t>(eb);
+    const uint32_t key[5] = {row_img[0], row_img[1], row_img[2], sel_img[0], sel_img[1]};
+    a.cost = memo.Get(key, static_cast<uint32_t>(x), 0, [&] {
+      uint32_t rows[32] = {};
+      for (int i = 0; i < x; ++i) {
+        const uint32_t sel = (i & 1 ? sel_img[0] : 0) ^ (i & 2 ? sel_img[1] : 0);
+        for (uint32_t r = 0; r < 8; ++r) {
+          const uint32_t row = (r & 1 ? row_img[0] : 0) ^ (r & 2 ? row_img[1] : 0) ^
+                               (r & 4 ? row_img[2] : 0);
+          rows[8 * i + r] = (row ^ sel) * static_cast<uint32_t>(eb);
+        }
       }
-    }
-    a.cost = bank::MatrixRequestCost(rows, x);
+      return bank::MatrixRequestCost(rows, x);
+    });
     a.per_thread = l.num_regs() >> (1 + s.select.size());
     return a;
   }
@@ -166,17 +172,12 @@ std::optional<Access> SideAccess(const Side& s, const SideImages& im, int eb) {
   for (int k = 0; k < s.v->pk(); ++k) if (a.vec[k] != s.v->pack[k]) return std::nullopt;
   a.skip = vmask | s.free_regs;
   a.per_thread = 1 << (l.reg_bits() - std::popcount(a.skip & all_regs));
-  uint32_t offset[32], addr[32];
   uint32_t mask = 0;
-  offset[0] = 0;  // lane l's offset: lane l & (l - 1)'s and the image of l's lowest bit
-  for (uint32_t lane = 1; lane < 32; ++lane) {
-    offset[lane] = offset[lane & (lane - 1)] ^ lane_img[std::countr_zero(lane)];
-  }
-  for (uint32_t lane = 0; lane < 32; ++lane) {
-    addr[lane] = offset[lane] * static_cast<uint32_t>(eb);
-    if ((lane & s.free_tid) == 0) mask |= 1u << lane;
-  }
-  a.cost = bank::SharedRequestCost(addr, mask, static_cast<uint32_t>(eb << a.vec.size()));
+  for (uint32_t lane = 0; lane < 32; ++lane) if ((lane & s.free_tid) == 0) mask |= 1u << lane;
+  const uint32_t bytes = static_cast<uint32_t>(eb << a.vec.size());
+  a.cost = memo.Get(lane_img, mask, bytes, [&] {
+    return LaneRequestCost(lane_img, mask, bytes, static_cast<uint32_t>(eb));
+  });
   return a;
 }
 
@@ -188,8 +189,8 @@ class MatrixPlanner {
   // (wavefronts, instructions) of a basis, given as its sides' images; max when a side
   // does not fit.
   std::pair<int64_t, int64_t> Score(const SideImages& st, const SideImages& ld) const {
-    auto a = SideAccess(st_, st, eb_);
-    auto b = a ? SideAccess(ld_, ld, eb_) : std::nullopt;
+    auto a = SideAccess(st_, st, eb_, memo_[0]);
+    auto b = a ? SideAccess(ld_, ld, eb_, memo_[1]) : std::nullopt;
     if (!a || !b) {
       return {std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::max()};
     }
@@ -200,6 +201,13 @@ class MatrixPlanner {
   std::pair<int64_t, int64_t> Score(const std::vector<uint32_t>& basis) const {
     Map m(basis);
     return Score(SideImages(st_, m), SideImages(ld_, m));
+  }
+  // Requires: both sides fit the basis behind `m`.
+  Access StoreAccess(const Map& m) const {
+    return *SideAccess(st_, SideImages(st_, m), eb_, memo_[0]);
+  }
+  Access LoadAccess(const Map& m) const {
+    return *SideAccess(ld_, SideImages(ld_, m), eb_, memo_[1]);
   }
 
   // The best basis found from the base orders, or empty when none fits.
@@ -275,6 +283,8 @@ class MatrixPlanner {
   const Side& st_;
   const Side& ld_;
   int eb_, n_;
+  // The store side's bank costs, the load side's (a search prices about 50 bases).
+  mutable BankCostMemo memo_[2] = {BankCostMemo(64), BankCostMemo(64)};
 };
 
 // Every warp reads only what it wrote (as the smem planner's WarpLocal).
@@ -388,8 +398,7 @@ absl::StatusOr<MatrixSmemPlan> PlanMatrixSmem(const ConversionProblem& p, const 
       auto score = planner.Score(basis);
       if (best && score >= best_score) continue;
       Map m(basis);
-      Access sa = *SideAccess(*st, SideImages(*st, m), p.element_bytes());
-      Access la = *SideAccess(*ld, SideImages(*ld, m), p.element_bytes());
+      Access sa = planner.StoreAccess(m), la = planner.LoadAccess(m);
       MatrixSmemPlan plan;
       Program& prog = plan.program;
       for (int i = 0; i < sv.words(); ++i) prog.inputs.push_back(prog.NewWord());
