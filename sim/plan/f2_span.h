@@ -31,7 +31,8 @@ class F2Span {
   bool Add(uint32_t v) {
     uint32_t combo = uint32_t{1} << count_;
     ++count_;
-    for (const Row& r : rows_) {
+    for (int i = 0; i < rank_; ++i) {
+      const Row& r = rows_[i];
       if (v & r.pivot) {
         v ^= r.value;
         combo ^= r.combo;
@@ -40,24 +41,26 @@ class F2Span {
     if (v == 0) return false;
     uint32_t pivot = v & (~v + 1);  // lowest set bit
     // Keep the rows fully reduced on the new pivot.
-    for (Row& r : rows_) {
+    for (int i = 0; i < rank_; ++i) {
+      Row& r = rows_[i];
       if (r.value & pivot) {
         r.value ^= v;
         r.combo ^= combo;
       }
     }
-    rows_.push_back(Row{v, combo, pivot});
+    rows_[rank_++] = Row{v, combo, pivot};  // at most 32: one pivot per bit
     return true;
   }
 
-  int rank() const { return static_cast<int>(rows_.size()); }
+  int rank() const { return rank_; }
   int count() const { return count_; }
 
   // Ensures: a mask of generators whose XOR is `target` (the free generators, those that
   //          are combinations of earlier ones, are 0), or nullopt when outside the span.
   std::optional<uint32_t> Solve(uint32_t target) const {
     uint32_t combo = 0;
-    for (const Row& r : rows_) {
+    for (int i = 0; i < rank_; ++i) {
+      const Row& r = rows_[i];
       if (target & r.pivot) {
         target ^= r.value;
         combo ^= r.combo;
@@ -74,7 +77,8 @@ class F2Span {
     uint32_t combo;
     uint32_t pivot;
   };
-  std::vector<Row> rows_;
+  Row rows_[32];  // the first rank_ (on the stack: the planners build many spans)
+  int rank_ = 0;
   int count_ = 0;
 };
 
