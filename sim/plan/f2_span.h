@@ -13,6 +13,7 @@
 #include <bit>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace warpcheck::sim::plan {
@@ -30,7 +31,8 @@ class F2Span {
   bool Add(uint32_t v) {
     uint32_t combo = uint32_t{1} << count_;
     ++count_;
-    for (const Row& r : rows_) {
+    for (int i = 0; i < rank_; ++i) {
+      const Row& r = rows_[i];
       if (v & r.pivot) {
         v ^= r.value;
         combo ^= r.combo;
@@ -39,24 +41,26 @@ class F2Span {
     if (v == 0) return false;
     uint32_t pivot = v & (~v + 1);  // lowest set bit
     // Keep the rows fully reduced on the new pivot.
-    for (Row& r : rows_) {
+    for (int i = 0; i < rank_; ++i) {
+      Row& r = rows_[i];
       if (r.value & pivot) {
         r.value ^= v;
         r.combo ^= combo;
       }
     }
-    rows_.push_back(Row{v, combo, pivot});
+    rows_[rank_++] = Row{v, combo, pivot};  // at most 32: one pivot per bit
     return true;
   }
 
-  int rank() const { return static_cast<int>(rows_.size()); }
+  int rank() const { return rank_; }
   int count() const { return count_; }
 
   // Ensures: a mask of generators whose XOR is `target` (the free generators, those that
   //          are combinations of earlier ones, are 0), or nullopt when outside the span.
   std::optional<uint32_t> Solve(uint32_t target) const {
     uint32_t combo = 0;
-    for (const Row& r : rows_) {
+    for (int i = 0; i < rank_; ++i) {
+      const Row& r = rows_[i];
       if (target & r.pivot) {
         target ^= r.value;
         combo ^= r.combo;
@@ -73,9 +77,68 @@ class F2Span {
     uint32_t combo;
     uint32_t pivot;
   };
-  std::vector<Row> rows_;
+  Row rows_[32];  // the first rank_ (on the stack: the planners build many spans)
+  int rank_ = 0;
   int count_ = 0;
 };
+
+// The linear map tensor direction -> offset of an offset basis (offset bit j holds
+// tensor direction basis[j]): the basis's inverse, as the images of the direction bits.
+// The shared-memory planners invert every basis they price, so the usual case (a basis
+// of n directions below 2^n, invertible: the bases end with the unit vectors and the
+// swizzle moves keep the rank) is Gauss-Jordan on the stack; anything else falls back to
+// F2Span. Either way col[i] is the unique solution, so both give the same map.
+class OffsetMap {
+ public:
+  explicit OffsetMap(const std::vector<uint32_t>& basis) {
+    const int n = static_cast<int>(basis.size());
+    uint32_t val[32], comb[32];
+    for (int j = 0; j < n; ++j) {
+      if (n >= 32 || (basis[j] >> n) != 0) {
+        SlowInverse(basis);
+        return;
+      }
+      val[j] = basis[j];
+      comb[j] = 1u << j;
+    }
+    for (int i = 0; i < n; ++i) {
+      int r = i;
+      while (r < n && !((val[r] >> i) & 1)) ++r;
+      if (r == n) {
+        SlowInverse(basis);
+        return;
+      }
+      std::swap(val[i], val[r]);
+      std::swap(comb[i], comb[r]);
+      for (int q = 0; q < n; ++q) {
+        if (q != i && ((val[q] >> i) & 1)) {
+          val[q] ^= val[i];
+          comb[q] ^= comb[i];
+        }
+      }
+    }
+    for (int i = 0; i < n; ++i) col_[i] = comb[i];
+  }
+
+  // The offset of tensor direction (element index) e.
+  uint32_t operator()(uint32_t e) const {
+    uint32_t o = 0;
+    for (; e != 0; e &= e - 1) o ^= col_[std::countr_zero(e)];
+    return o;
+  }
+
+ private:
+  void SlowInverse(const std::vector<uint32_t>& basis) {
+    F2Span span(basis);
+    for (size_t i = 0; i < basis.size(); ++i) col_[i] = *span.Solve(1u << i);
+  }
+  uint32_t col_[32] = {};
+};
+
+// The swizzle move basis[k] ^= basis[j] (j != k) of an offset basis maps every offset o
+// of its OffsetMap to this: the planners keep offsets current under a move instead of
+// inverting the moved basis. An involution.
+inline uint32_t SwizzleMove(uint32_t o, int j, int k) { return o ^ (((o >> k) & 1u) << j); }
 
 // XOR of the entries of `basis` selected by the set bits of `x`.
 inline uint32_t ApplyBasis(const std::vector<uint32_t>& basis, uint32_t x) {

@@ -4,7 +4,6 @@
 #include <bit>
 #include <cstdint>
 #include <limits>
-#include <map>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -12,25 +11,14 @@
 #include "absl/status/status.h"
 #include "sim/bank/bank_model.h"
 #include "sim/plan/f2_span.h"
+#include "sim/plan/lane_cost.h"
 
 namespace warpcheck::sim::plan {
 namespace {
 
 enum class Kind { kPlain, kMatrix, kTrans };
 
-// The linear map tensor direction -> offset of a basis (offset bit j -> basis[j]).
-struct Map {
-  uint32_t col[32] = {};
-  explicit Map(const std::vector<uint32_t>& basis) {
-    F2Span span(basis);
-    for (size_t i = 0; i < basis.size(); ++i) col[i] = *span.Solve(1u << i);
-  }
-  uint32_t operator()(uint32_t e) const {
-    uint32_t o = 0;
-    for (int i = 0; e != 0; ++i, e >>= 1) if (e & 1) o ^= col[i];
-    return o;
-  }
-};
+using Map = OffsetMap;  // the offset map of a basis (f2_span.h)
 
 uint32_t Spread(const std::vector<int>& bits, uint32_t j, int from = 0) {
   uint32_t r = 0;
@@ -101,35 +89,69 @@ std::optional<Side> MakeSide(const ConversionProblem& p, bool store, const WordV
   return s;
 }
 
-// Ensures: the side's access under `m`, or nullopt when it does not fit (a matrix side
-// whose cols are not offset bits 0-2 or whose rows are not 16-byte aligned; a plain side
-// whose packed words cannot be accessed whole).
-std::optional<Access> SideAccess(const Side& s, const Map& m, int eb) {
+// The offsets of one side's bases under an offset map (the map is linear: every offset
+// an access needs is an XOR of these). The climb keeps them current under its swizzle
+// moves instead of inverting every basis it tries.
+struct SideImages {
+  uint32_t reg[32] = {}, lane[5] = {}, warp[32] = {}, rows[3] = {}, cols[3] = {};
+  int reg_bits = 0, lane_bits = 0, warp_bits = 0;
+
+  SideImages(const Side& s, const Map& m)
+      : reg_bits(s.l->reg_bits()), lane_bits(s.l->lane_bits()), warp_bits(s.l->warp_bits()) {
+    for (int i = 0; i < reg_bits; ++i) reg[i] = m(s.l->reg[i]);
+    for (int i = 0; i < lane_bits && i < 5; ++i) lane[i] = m(s.l->lane[i]);
+    for (int i = 0; i < warp_bits; ++i) warp[i] = m(s.l->warp[i]);
+    for (int i = 0; i < 3; ++i) rows[i] = m(s.rows[i]);
+    for (int i = 0; i < 3; ++i) cols[i] = m(s.cols[i]);
+  }
+  // The images after the move basis[k] ^= basis[j] (an involution).
+  void Move(int j, int k) {
+    for (int i = 0; i < reg_bits; ++i) reg[i] = SwizzleMove(reg[i], j, k);
+    for (uint32_t& o : lane) o = SwizzleMove(o, j, k);
+    for (int i = 0; i < warp_bits; ++i) warp[i] = SwizzleMove(warp[i], j, k);
+    for (uint32_t& o : rows) o = SwizzleMove(o, j, k);
+    for (uint32_t& o : cols) o = SwizzleMove(o, j, k);
+  }
+};
+
+// Ensures: the side's access under the offset map of `im`, or nullopt when it does not
+// fit (a matrix side whose cols are not offset bits 0-2 or whose rows are not 16-byte
+// aligned; a plain side whose packed words cannot be accessed whole). `memo`: the side's
+// bank costs.
+std::optional<Access> SideAccess(const Side& s, const SideImages& im, int eb,
+                                 BankCostMemo& memo) {
   const FlatLayout& l = *s.l;
   Access a;
+  const uint32_t* img = im.reg;
+  uint32_t warp_low = 0;
+  for (int i = 0; i < im.warp_bits; ++i) warp_low |= im.warp[i];
+  const uint32_t all_regs = static_cast<uint32_t>(l.num_regs()) - 1;
   if (s.kind != Kind::kPlain) {
-    for (int i = 0; i < 3; ++i) if (m(s.cols[i]) != (1u << i)) return std::nullopt;
-    uint32_t low = 0;
-    for (int i = 0; i < l.reg_bits(); ++i) if (i != s.v->pack[0]) low |= m(l.reg[i]);
-    for (uint32_t r : s.rows) low |= m(r);
-    for (uint32_t w : l.warp) low |= m(w);
+    for (int i = 0; i < 3; ++i) if (im.cols[i] != (1u << i)) return std::nullopt;
+    const uint32_t* row_img = im.rows;
+    uint32_t low = warp_low, sel_img[2] = {};
+    for (int i = 0; i < l.reg_bits(); ++i) if (i != s.v->pack[0]) low |= img[i];
+    for (int i = 0; i < 3; ++i) low |= row_img[i];
     if (low & 7) return std::nullopt;  // rows (with the pack bit for .trans) aligned
     a.skip = s.Fixed();
     const int x = 1 << s.select.size();
-    uint32_t rows[32] = {};
-    for (int i = 0; i < x; ++i) {
-      for (uint32_t r = 0; r < 8; ++r) {
-        uint32_t e = ApplyBasis(std::vector<uint32_t>(s.rows, s.rows + 3), r) ^
-                     ApplyBasis(l.reg, Spread(s.select, static_cast<uint32_t>(i)));
-        rows[8 * i + r] = m(e) * static_cast<uint32_t>(eb);
+    for (size_t k = 0; k < s.select.size(); ++k) sel_img[k] = img[s.select[k]];
+    const uint32_t key[5] = {row_img[0], row_img[1], row_img[2], sel_img[0], sel_img[1]};
+    a.cost = memo.Get(key, static_cast<uint32_t>(x), 0, [&] {
+      uint32_t rows[32] = {};
+      for (int i = 0; i < x; ++i) {
+        const uint32_t sel = (i & 1 ? sel_img[0] : 0) ^ (i & 2 ? sel_img[1] : 0);
+        for (uint32_t r = 0; r < 8; ++r) {
+          const uint32_t row = (r & 1 ? row_img[0] : 0) ^ (r & 2 ? row_img[1] : 0) ^
+                               (r & 4 ? row_img[2] : 0);
+          rows[8 * i + r] = (row ^ sel) * static_cast<uint32_t>(eb);
+        }
       }
-    }
-    a.cost = bank::MatrixRequestCost(rows, x);
+      return bank::MatrixRequestCost(rows, x);
+    });
     a.per_thread = l.num_regs() >> (1 + s.select.size());
     return a;
   }
-  uint32_t img[32];
-  for (int i = 0; i < l.reg_bits(); ++i) img[i] = l.reg[i] == 0 ? 0 : m(l.reg[i]);
   int limit = 0;
   while ((eb << (limit + 1)) <= 16) ++limit;
   for (int k = 0; k < limit; ++k) {
@@ -140,25 +162,22 @@ std::optional<Access> SideAccess(const Side& s, const Map& m, int eb) {
     if (found < 0) break;
     a.vec.push_back(found);
   }
-  uint32_t vmask = 0, low = 0;
+  const uint32_t* lane_img = im.lane;
+  uint32_t vmask = 0, low = warp_low;
   for (int i : a.vec) vmask |= 1u << i;
   for (int i = 0; i < l.reg_bits(); ++i) if (!((vmask >> i) & 1)) low |= img[i];
-  for (uint32_t b : l.lane) low |= m(b);
-  for (uint32_t b : l.warp) low |= m(b);
+  for (int j = 0; j < l.lane_bits() && j < 5; ++j) low |= lane_img[j];
   while (!a.vec.empty() && (low & ((1u << a.vec.size()) - 1)) != 0) a.vec.pop_back();
   if (static_cast<int>(a.vec.size()) < s.v->pk()) return std::nullopt;
   for (int k = 0; k < s.v->pk(); ++k) if (a.vec[k] != s.v->pack[k]) return std::nullopt;
   a.skip = vmask | s.free_regs;
-  for (uint32_t r = 0; r < static_cast<uint32_t>(l.num_regs()); ++r) {
-    if ((r & a.skip) == 0) ++a.per_thread;
-  }
-  uint32_t addr[32];
+  a.per_thread = 1 << (l.reg_bits() - std::popcount(a.skip & all_regs));
   uint32_t mask = 0;
-  for (uint32_t lane = 0; lane < 32; ++lane) {
-    addr[lane] = m(ApplyBasis(l.lane, lane)) * static_cast<uint32_t>(eb);
-    if ((lane & s.free_tid) == 0) mask |= 1u << lane;
-  }
-  a.cost = bank::SharedRequestCost(addr, mask, static_cast<uint32_t>(eb << a.vec.size()));
+  for (uint32_t lane = 0; lane < 32; ++lane) if ((lane & s.free_tid) == 0) mask |= 1u << lane;
+  const uint32_t bytes = static_cast<uint32_t>(eb << a.vec.size());
+  a.cost = memo.Get(lane_img, mask, bytes, [&] {
+    return LaneRequestCost(lane_img, mask, bytes, static_cast<uint32_t>(eb));
+  });
   return a;
 }
 
@@ -167,22 +186,28 @@ class MatrixPlanner {
   MatrixPlanner(const ConversionProblem& p, const Side& st, const Side& ld)
       : p_(p), st_(st), ld_(ld), eb_(p.element_bytes()), n_(p.elem_bits_log2) {}
 
-  // (wavefronts, instructions) of a basis; max when a side does not fit.
-  std::pair<int64_t, int64_t> Score(const std::vector<uint32_t>& basis) const {
-    auto it = cache_.find(basis);
-    if (it != cache_.end()) return it->second;
-    Map m(basis);
-    auto a = SideAccess(st_, m, eb_);
-    auto b = a ? SideAccess(ld_, m, eb_) : std::nullopt;
-    std::pair<int64_t, int64_t> s{std::numeric_limits<int64_t>::max(),
-                                  std::numeric_limits<int64_t>::max()};
-    if (a && b) {
-      s = {int64_t{a->cost.wavefronts} * a->per_thread * st_.warps +
-               int64_t{b->cost.wavefronts} * b->per_thread * ld_.warps,
-           a->per_thread + b->per_thread};
+  // (wavefronts, instructions) of a basis, given as its sides' images; max when a side
+  // does not fit.
+  std::pair<int64_t, int64_t> Score(const SideImages& st, const SideImages& ld) const {
+    auto a = SideAccess(st_, st, eb_, memo_[0]);
+    auto b = a ? SideAccess(ld_, ld, eb_, memo_[1]) : std::nullopt;
+    if (!a || !b) {
+      return {std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::max()};
     }
-    cache_[basis] = s;
-    return s;
+    return {int64_t{a->cost.wavefronts} * a->per_thread * st_.warps +
+                int64_t{b->cost.wavefronts} * b->per_thread * ld_.warps,
+            a->per_thread + b->per_thread};
+  }
+  std::pair<int64_t, int64_t> Score(const std::vector<uint32_t>& basis) const {
+    Map m(basis);
+    return Score(SideImages(st_, m), SideImages(ld_, m));
+  }
+  // Requires: both sides fit the basis behind `m`.
+  Access StoreAccess(const Map& m) const {
+    return *SideAccess(st_, SideImages(st_, m), eb_, memo_[0]);
+  }
+  Access LoadAccess(const Map& m) const {
+    return *SideAccess(ld_, SideImages(ld_, m), eb_, memo_[1]);
   }
 
   // The best basis found from the base orders, or empty when none fits.
@@ -214,9 +239,9 @@ class MatrixPlanner {
       for (const FlatLayout* l : {other.l, mat.l}) for (uint32_t v : l->warp) add(v);
       for (int i = 0; i < n_; ++i) add(1u << i);
       if (static_cast<int>(basis.size()) != n_) continue;
-      Climb(basis);
-      if (Score(basis) < best_score) {
-        best_score = Score(basis);
+      const auto score = Climb(basis);
+      if (score < best_score) {
+        best_score = score;
         best = basis;
       }
     }
@@ -225,33 +250,41 @@ class MatrixPlanner {
 
  private:
   // XOR swizzles above the 16-byte rows (bank bit j ^= offset bit k, j >= 3), kept while
-  // they lower the score.
-  void Climb(std::vector<uint32_t>& basis) const {
-    auto score = Score(basis);
+  // they lower the score. Ensures: the score of the basis it returns in `basis`.
+  std::pair<int64_t, int64_t> Climb(std::vector<uint32_t>& basis) const {
+    Map m(basis);
+    SideImages st(st_, m), ld(ld_, m);
+    auto score = Score(st, ld);
     for (int pass = 0; pass < 8; ++pass) {
       bool improved = false;
       for (int j = 3; j < n_ && !improved; ++j) {
         if ((int64_t{eb_} << j) >= 128) break;
         for (int k = j + 1; k < n_ && !improved; ++k) {
           basis[k] ^= basis[j];
-          auto s = Score(basis);
+          st.Move(j, k);
+          ld.Move(j, k);
+          auto s = Score(st, ld);
           if (s < score) {
             score = s;
             improved = true;
           } else {
             basis[k] ^= basis[j];
+            st.Move(j, k);
+            ld.Move(j, k);
           }
         }
       }
       if (!improved) break;
     }
+    return score;
   }
 
   const ConversionProblem& p_;
   const Side& st_;
   const Side& ld_;
   int eb_, n_;
-  mutable std::map<std::vector<uint32_t>, std::pair<int64_t, int64_t>> cache_;
+  // The store side's bank costs, the load side's (a search prices about 50 bases).
+  mutable BankCostMemo memo_[2] = {BankCostMemo(64), BankCostMemo(64)};
 };
 
 // Every warp reads only what it wrote (as the smem planner's WarpLocal).
@@ -365,8 +398,7 @@ absl::StatusOr<MatrixSmemPlan> PlanMatrixSmem(const ConversionProblem& p, const 
       auto score = planner.Score(basis);
       if (best && score >= best_score) continue;
       Map m(basis);
-      Access sa = *SideAccess(*st, m, p.element_bytes());
-      Access la = *SideAccess(*ld, m, p.element_bytes());
+      Access sa = planner.StoreAccess(m), la = planner.LoadAccess(m);
       MatrixSmemPlan plan;
       Program& prog = plan.program;
       for (int i = 0; i < sv.words(); ++i) prog.inputs.push_back(prog.NewWord());

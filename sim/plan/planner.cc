@@ -15,6 +15,7 @@
 #include "sim/base/status_macros.h"
 #include "sim/layout/layout_proto.h"
 #include "sim/plan/f2_span.h"
+#include "sim/plan/lane_cost.h"
 #include "sim/plan/matrix.h"
 #include "sim/plan/triton_floor.h"
 
@@ -914,52 +915,7 @@ class SmemPlanner {
     return basis;
   }
 
-  // offset of element e under basis (offset bit j -> element basis[j]).
-  // The linear map element -> offset, as the images of the element bits.
-  // (The basis is invertible: BaseOrder ends with the unit vectors and the swizzle
-  // moves keep the rank, so the inverse is unique and Gauss-Jordan on the stack finds
-  // it without the heap; F2Span stays the fallback for anything else.)
-  struct Map {
-    uint32_t col[32] = {};
-    explicit Map(const std::vector<uint32_t>& basis) {
-      const int n = static_cast<int>(basis.size());
-      uint32_t val[32], comb[32];
-      for (int j = 0; j < n; ++j) {
-        if (n >= 32 || (basis[j] >> n) != 0) {
-          SlowInverse(basis);
-          return;
-        }
-        val[j] = basis[j];
-        comb[j] = 1u << j;
-      }
-      for (int i = 0; i < n; ++i) {
-        int r = i;
-        while (r < n && !((val[r] >> i) & 1)) ++r;
-        if (r == n) {
-          SlowInverse(basis);
-          return;
-        }
-        std::swap(val[i], val[r]);
-        std::swap(comb[i], comb[r]);
-        for (int q = 0; q < n; ++q) {
-          if (q != i && ((val[q] >> i) & 1)) {
-            val[q] ^= val[i];
-            comb[q] ^= comb[i];
-          }
-        }
-      }
-      for (int i = 0; i < n; ++i) col[i] = comb[i];
-    }
-    void SlowInverse(const std::vector<uint32_t>& basis) {
-      F2Span span(basis);
-      for (size_t i = 0; i < basis.size(); ++i) col[i] = *span.Solve(1u << i);
-    }
-    uint32_t operator()(uint32_t e) const {
-      uint32_t o = 0;
-      for (; e != 0; e &= e - 1) o ^= col[std::countr_zero(e)];
-      return o;
-    }
-  };
+  using Map = OffsetMap;  // the offset map of a basis (f2_span.h)
 
   // The offsets of each side's bases under the offset map: FlatLayout order (register
   // bits, lane bits, warp bits), side 0 the source, 1 the destination. The bank search
@@ -981,7 +937,7 @@ class SmemPlanner {
   // An involution: applying it twice restores the images (j != k).
   static void MoveImages(Images& im, int j, int k) {
     for (auto& side : im.side) {
-      for (uint32_t& o : side) o ^= ((o >> k) & 1u) << j;
+      for (uint32_t& o : side) o = SwizzleMove(o, j, k);
     }
   }
 
@@ -1055,39 +1011,14 @@ class SmemPlanner {
     return mask;
   }
 
-  // The bank model's cost of one warp-wide access: lane l reads at the XOR of the
-  // offsets `lanes` of its set bits, times the element size. Memoised per side by (lane
-  // offsets, lane mask, access bytes), which determine it: a swizzle move often leaves
-  // one side's lane offsets as they were. Direct-mapped; a collision recomputes.
+  // The bank model's cost of one warp-wide access (LaneRequestCost), memoised per side
+  // by (lane offsets, lane mask, access bytes), which determine it.
   bank::BankCost BankCostOf(int side, const uint32_t lanes[5], uint32_t mask,
                             uint32_t bytes) const {
-    uint64_t h = bytes * 0x9E3779B97F4A7C15ull ^ mask * 0xC2B2AE3D27D4EB4Full;
-    for (int j = 0; j < 5; ++j) h = (h ^ lanes[j]) * 0x100000001B3ull;
-    BankMemo& e = bank_memo_[side][(h >> 32) % kBankMemo];
-    if (e.valid && e.mask == mask && e.bytes == bytes &&
-        std::equal(lanes, lanes + 5, e.lanes)) {
-      return e.cost;
-    }
-    e.valid = true;
-    e.mask = mask;
-    e.bytes = bytes;
-    std::copy(lanes, lanes + 5, e.lanes);
-    uint32_t offset[32], addr[32];
-    offset[0] = 0;  // lane l's offset: lane l & (l - 1)'s and the image of l's lowest bit
-    for (uint32_t lane = 1; lane < 32; ++lane) {
-      offset[lane] = offset[lane & (lane - 1)] ^ lanes[std::countr_zero(lane)];
-    }
-    for (uint32_t lane = 0; lane < 32; ++lane) addr[lane] = offset[lane] * eb_;
-    e.cost = bank::SharedRequestCost(addr, mask, bytes);
-    return e.cost;
+    return bank_memo_[side].Get(lanes, mask, bytes, [&] {
+      return LaneRequestCost(lanes, mask, bytes, static_cast<uint32_t>(eb_));
+    });
   }
-  struct BankMemo {
-    bool valid = false;
-    uint32_t lanes[5] = {};
-    uint32_t mask = 0, bytes = 0;
-    bank::BankCost cost;
-  };
-  static constexpr size_t kBankMemo = 256;
 
   static uint32_t Spread(const std::vector<int>& bits, uint32_t j, int from = 0) {
     uint32_t r = 0;
@@ -1312,8 +1243,7 @@ class SmemPlanner {
   uint32_t src_free_regs_ = 0, src_free_tid_ = 0, dst_free_regs_ = 0, dst_free_tid_ = 0;
   std::vector<uint32_t> best_;
   std::pair<int64_t, int64_t> best_score_;
-  mutable std::vector<BankMemo> bank_memo_[2] = {std::vector<BankMemo>(kBankMemo),
-                                                 std::vector<BankMemo>(kBankMemo)};
+  mutable BankCostMemo bank_memo_[2];
   int64_t moves_ = 0, best_moves_ = 0;
 
  public:

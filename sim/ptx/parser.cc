@@ -611,14 +611,12 @@ class Parser {
       return ErrorAt(at, absl::StrCat("more than ", kMaxPtxRegisters,
                                       " registers declared, the most a PTX kernel may have"));
     }
-    auto& scope = scopes_.back();
-    if (scope.contains(name)) {
+    const int id = static_cast<int>(k.registers.size());
+    if (!scopes_.back().try_emplace(name, id).second) {
       return ErrorAt(at,
                      absl::StrCat("register '", name, "' redeclared in the same scope"));
     }
-    int id = static_cast<int>(k.registers.size());
-    k.registers.push_back(Register{name, ty, static_cast<int>(scopes_.size()) - 1});
-    scope.emplace(std::move(name), id);
+    k.registers.push_back(Register{std::move(name), ty, static_cast<int>(scopes_.size()) - 1});
     return absl::OkStatus();
   }
 
@@ -686,11 +684,22 @@ class Parser {
     return absl::OkStatus();
   }
 
+  // The shape letters of one form of an op's operands ("d,s,s" -> "dss"); at most 16
+  // (no op has more operands). Ensures: the letter count.
+  static int FormLetters(absl::string_view form, char letters[16]) {
+    int n = 0;
+    for (absl::string_view piece : absl::StrSplit(form, ',', absl::SkipEmpty())) {
+      if (n < 16) letters[n] = piece[0];
+      ++n;
+    }
+    return n;
+  }
+
   static bool IsLabelOperand(const char* forms, size_t index) {
     for (absl::string_view form : absl::StrSplit(forms, '|')) {
-      std::vector<absl::string_view> letters =
-          absl::StrSplit(form, ',', absl::SkipEmpty());
-      if (index < letters.size() && letters[index] == "l") return true;
+      char letters[16];
+      const int n = FormLetters(form, letters);
+      if (index < static_cast<size_t>(std::min(n, 16)) && letters[index] == 'l') return true;
     }
     return false;
   }
@@ -737,29 +746,23 @@ class Parser {
 
   absl::Status CheckShapes(const Instruction& in, const Token& op) const {
     const char* forms = Desc(in.op).operands;
-    std::string best;
     for (absl::string_view form : absl::StrSplit(forms, '|')) {
-      std::vector<absl::string_view> letters =
-          absl::StrSplit(form, ',', absl::SkipEmpty());
-      if (letters.size() != in.operands.size()) continue;
-      bool ok = true;
-      for (size_t i = 0; i < letters.size() && ok; ++i) {
-        if (!Fits(in.operands[i], letters[i][0])) {
-          ok = false;
-          if (best.empty()) {
-            best = absl::StrCat("operand ", i + 1, " of '", in.opcode_text,
-                                "' has the wrong kind");
-            return ErrorAt(in.operands[i].loc, best);
-          }
+      char letters[16];
+      const int n = FormLetters(form, letters);
+      if (n > 16 || static_cast<size_t>(n) != in.operands.size()) continue;
+      for (int i = 0; i < n; ++i) {
+        if (!Fits(in.operands[i], letters[i])) {
+          return ErrorAt(in.operands[i].loc, absl::StrCat("operand ", i + 1, " of '",
+                                                          in.opcode_text,
+                                                          "' has the wrong kind"));
         }
       }
-      if (ok) return absl::OkStatus();
+      return absl::OkStatus();
     }
     std::vector<std::string> counts;
     for (absl::string_view form : absl::StrSplit(forms, '|')) {
-      counts.push_back(absl::StrCat(
-          std::vector<absl::string_view>(absl::StrSplit(form, ',', absl::SkipEmpty()))
-              .size()));
+      char letters[16];
+      counts.push_back(absl::StrCat(FormLetters(form, letters)));
     }
     return ErrorAt(
         op, absl::StrCat("'", in.opcode_text, "' takes ", absl::StrJoin(counts, " or "),
