@@ -1,5 +1,6 @@
 #include "sim/plan/problem.h"
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
@@ -149,6 +150,8 @@ absl::StatusOr<FlatLayout> Flatten(const layout::LinearLayout& l,
 // thread (e.g. register bases [4] and [4]: registers 0b01000 and 0b11000 hold elements 4
 // and 0), which the planners do not model: such layouts are out of scope, by name.
 // (Found by `fuzz layouts`: planning them as zero-basis copies converted wrongly.)
+constexpr int64_t kMaxWordsPerThread = 4096;
+
 absl::Status CheckBroadcastsAreZero(const FlatLayout& flat, absl::string_view what) {
   F2Span span;
   const std::pair<const char*, const std::vector<uint32_t>*> dims[] = {
@@ -241,6 +244,23 @@ absl::StatusOr<ConversionProblem> MakeProblem(absl::string_view src_attr,
         1 << p.dst.warp.size(), " warps; a conversion runs inside one CTA of one size"));
   }
   p.num_warps = 1 << p.src.warp.size();
+  // A thread holds 2^reg_bits elements of each layout. A GPU thread has at most 255
+  // registers; past 4096 32-bit words the emitted kernel is hundreds of thousands of PTX
+  // lines (more than the PTX reader accepts: sim/ptx/parser.h's limits), so such layouts
+  // are out of scope, by name. (Found by `fuzz layouts`: a slice whose lanes all lie on
+  // the sliced dimension gave every thread 8192 elements.)
+  const int words_per_element = std::max(1, p.element_bits / 32);
+  for (const auto& [what, flat] : {std::pair<const char*, const FlatLayout*>{"--src", &p.src},
+                                   {"--dst", &p.dst}}) {
+    const int64_t words = (int64_t{1} << flat->reg_bits()) * words_per_element;
+    if (words > kMaxWordsPerThread) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          what, ": every thread holds ", int64_t{1} << flat->reg_bits(),
+          " elements (", words, " 32-bit registers; most are broadcast copies when the "
+          "tensor is small); conversions are planned for at most ", kMaxWordsPerThread,
+          " registers per thread"));
+    }
+  }
   if (num_warps > 0 && num_warps != p.num_warps) {
     return absl::InvalidArgumentError(absl::StrCat("--num-warps=", num_warps,
                                                    ": the layouts use ", p.num_warps,
