@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sim/swizzle/spec.h"
@@ -138,8 +140,9 @@ TEST(SwizzleProveScaleTest, OutOfReachReportsSubRanges) {
   EXPECT_TRUE(proven && open);
 }
 
-// Development aid: SPEC=file.swz PARAMS=a=1..8,b=2 [RLIMIT= TMO= MAXC= RELAX=1] runs one
-// proof and prints the slow queries (skipped without SPEC).
+// Development aid: SPEC=file.swz PARAMS=a=1..8,b=2 [RLIMIT= TMO= MAXC= RELAX=1 ENC=int,bv
+// SYM=a,b] runs one proof and prints the slow queries (skipped without SPEC; ENC is the encoding
+// portfolio in order, `int`, `bv` or both).
 TEST(SwizzleProveScaleTest, Explore) {
   const char* file = std::getenv("SPEC");
   if (file == nullptr) GTEST_SKIP();
@@ -164,6 +167,16 @@ TEST(SwizzleProveScaleTest, Explore) {
   if (const char* r = std::getenv("MAXC"); r != nullptr) o.max_configs = std::atoll(r);
   if (const char* r = std::getenv("TMO"); r != nullptr) o.solver.timeout_ms = std::atoll(r);
   o.relax_upper_bounds = std::getenv("RELAX") != nullptr;
+  if (const char* r = std::getenv("SYM"); r != nullptr) {
+    o.symbolic_params = absl::StrSplit(r, ',');
+  }
+  if (const char* r = std::getenv("ENC"); r != nullptr) {
+    o.encodings.clear();
+    for (absl::string_view e : absl::StrSplit(r, ',')) {
+      o.encodings.push_back(e == "bv" ? SwizzleProveOptions::Encoding::kBitVector
+                                      : SwizzleProveOptions::Encoding::kInteger);
+    }
+  }
   ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, ranges, o));
   for (const QueryRecord& q : p.queries) {
     if (q.ms > 20 || q.result != smt::SatResult::kUnsat)
