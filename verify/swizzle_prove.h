@@ -75,9 +75,14 @@
 // `enumerate_admitted_up_to` values, which are then enumerated. A configuration whose
 // query runs out of budget is split on a symbolic parameter (the one most divisors
 // depend on first) and the children resume at that query; a configuration with every
-// parameter constant that still runs out is decided by evaluating it. When some part of
-// the box stays undecided, SwizzleProof::coverage lists the proven, enumerated and open
-// sub-boxes and the verdict is kInconclusive with that list as the reason
+// parameter constant that still runs out is decided by evaluating it. Each configuration
+// runs a portfolio of two encodings (SwizzleProveOptions::encodings): Z3 integers, and
+// signed bit-vectors whose width is sized from the declared ranges (div/mod by powers of
+// two as shifts and masks, decided by bit-blasting); the second resumes at the query the
+// first ran out on, and narrow configurations (bitvector_first_bits) try bit-vectors
+// first. A box that fits that width with every parameter symbolic is one configuration.
+// When some part of the box stays undecided, SwizzleProof::coverage lists the proven,
+// enumerated and open sub-boxes and the verdict is kInconclusive with that list as the reason
 // (verify/README.md has the strategy and the measurements).
 //
 // Counterexamples and minimisation
