@@ -55,10 +55,11 @@ namespace internal {
 
 absl::StatusOr<smt::SolverResult> QueryRunner::Run(
     smt::Context& ctx, const std::string& name, const std::vector<smt::Term>& assertions,
-    uint64_t rlimit, bool bitblast) {
+    uint64_t rlimit, bool bitblast, bool bitvector) {
   smt::SolverOptions o = options_.solver;
   if (rlimit > 0) o.rlimit = rlimit;
   if (bitblast) o.bitblast = true;
+  if (bitvector) o.bitvector = true;
   smt::SolverResult r = ctx.Check(name, assertions, o);
   proof_->num_queries += 1;
   spent_ += r.rlimit_used;

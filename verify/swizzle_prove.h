@@ -75,9 +75,14 @@
 // `enumerate_admitted_up_to` values, which are then enumerated. A configuration whose
 // query runs out of budget is split on a symbolic parameter (the one most divisors
 // depend on first) and the children resume at that query; a configuration with every
-// parameter constant that still runs out is decided by evaluating it. When some part of
-// the box stays undecided, SwizzleProof::coverage lists the proven, enumerated and open
-// sub-boxes and the verdict is kInconclusive with that list as the reason
+// parameter constant that still runs out is decided by evaluating it. Each configuration
+// runs a portfolio of two encodings (SwizzleProveOptions::encodings): Z3 integers, and
+// signed bit-vectors whose width is sized from the declared ranges (div/mod by powers of
+// two as shifts and masks, decided by bit-blasting); the second resumes at the query the
+// first ran out on, and narrow configurations (bitvector_first_bits) try bit-vectors
+// first. A box that fits that width with every parameter symbolic is one configuration.
+// When some part of the box stays undecided, SwizzleProof::coverage lists the proven,
+// enumerated and open sub-boxes and the verdict is kInconclusive with that list as the reason
 // (verify/README.md has the strategy and the measurements).
 //
 // Counterexamples and minimisation
@@ -151,6 +156,20 @@ struct SwizzleProveOptions {
   // fragment"), and after purify-arith answers "incomplete" (the purified quotients have
   // no bounds it can see) — an encoder-side bit-vector encoding is the way on.
   bool bitblast_on_unknown = false;
+  // Specs: the encodings each configuration tries, in order, until one decides (a
+  // portfolio; each with the same deterministic rlimit, and each resuming at the query
+  // the one before ran out on). kInteger: Z3's integer arithmetic, divisions by
+  // non-constants as fresh quotients. kBitVector: signed bit-vectors whose width is
+  // sized from the declared ranges (smt/expr_encoder.h, "Bit-vectors"), div/mod by
+  // powers of two as shifts and masks, decided by Z3's qfbv tactic (bit-blasting).
+  enum class Encoding : uint8_t { kInteger, kBitVector };
+  std::vector<Encoding> encodings = {Encoding::kInteger, Encoding::kBitVector};
+  // Specs: a configuration whose bit-vector encoding is at most this wide tries
+  // bit-vectors first; and by default (no symbolic_params) a box that fits this width
+  // with every parameter symbolic is proved as that one configuration (splitting it only
+  // when a query runs out). Measured on the corpus (verify/README.md): bit-blasting wins
+  // up to ~14 bits, and loses to the integer core where symbolic divisors are wide.
+  int bitvector_first_bits = 16;
   // Shrink counterexamples with Z3 and the enumeration sweep (see above).
   bool minimise = true;
   // Largest tile count the minimising sweep covers, and its iteration budget.

@@ -26,7 +26,8 @@ class QueryRunner {
   //          `rlimit` overrides the options' budget when non-zero.
   absl::StatusOr<smt::SolverResult> Run(smt::Context& ctx, const std::string& name,
                                         const std::vector<smt::Term>& assertions,
-                                        uint64_t rlimit = 0, bool bitblast = false);
+                                        uint64_t rlimit = 0, bool bitblast = false,
+                                        bool bitvector = false);
   const SwizzleProveOptions& options() const { return options_; }
   // The resource count spent by every query so far.
   uint64_t rlimit_spent() const { return spent_; }

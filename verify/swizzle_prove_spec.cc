@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -36,6 +37,7 @@ using smt::Context;
 using smt::ExprEncoder;
 using smt::SatResult;
 using smt::Term;
+using SpecEncoding = SwizzleProveOptions::Encoding;
 
 // The parameters of a spec with their (possibly overridden) ranges, and which are
 // symbolic.
@@ -258,9 +260,21 @@ enum Property : int {
 // One configuration: every parameter either a constant or a symbolic range.
 class SpecConfig {
  public:
+  // bv_width 0: the integer encoding; else signed bit-vectors of that width, decided
+  // with Z3's qfbv tactic (size it with WidthNeeded).
   SpecConfig(const SwizzleSpec& spec, const SpecBox& box, std::vector<ParamRange> ranges,
-             QueryRunner& run)
-      : spec_(spec), box_(box), ranges_(std::move(ranges)), run_(run), enc_(ctx_) {}
+             QueryRunner& run, int bv_width = 0)
+      : spec_(spec),
+        box_(box),
+        ranges_(std::move(ranges)),
+        run_(run),
+        bv_width_(bv_width),
+        enc_(ctx_, bv_width) {}
+
+  // Ensures: the fewest bits of a signed word that hold every value the encoding of this
+  //          configuration computes (every node's range, the domain, the tile count), from
+  //          an integer encoding of it. Requires: a fresh integer configuration.
+  absl::StatusOr<int> WidthNeeded();
 
   // Proves the properties from `from` to `to` (inclusive). On kUnknown, *failed is the
   // property whose query ran out of budget.
@@ -301,6 +315,18 @@ class SpecConfig {
   absl::StatusOr<smt::SolverResult> Solve(const std::string& name, std::vector<Term>& q,
                                           uint64_t rlimit);
   std::string Prefix() const;
+  // The pieces of Prove, in order (each returns kHolds to go on).
+  struct Run;
+  absl::StatusOr<ConfigOutcome> ProvePerIteration(Run& run);  // eval_error, in_range, tail
+  absl::StatusOr<ConfigOutcome> ProveCount(Run& run);
+  absl::StatusOr<ConfigOutcome> ProveInjective(Run& run);
+  absl::StatusOr<ConfigOutcome> ProveSurjective(Run& run);
+  // Ensures: the background (bounds, side conditions) followed by `extra`.
+  std::vector<Term> With(std::vector<Term> extra) const;
+  static ConfigOutcome Unknown(const smt::SolverResult& r, Property p, Property* failed);
+  Term Var(const std::string& name) {
+    return bv_width_ > 0 ? ctx_.BvVar(name, bv_width_) : ctx_.IntVar(name);
+  }
 
  public:
   // Notes for the proof (e.g. where an inverse clause was wrong).
@@ -311,6 +337,7 @@ class SpecConfig {
   const SpecBox& box_;
   std::vector<ParamRange> ranges_;
   QueryRunner& run_;
+  int bv_width_ = 0;
   Context ctx_;
   ExprEncoder enc_;
   std::vector<bool> per_iter_;
@@ -334,7 +361,8 @@ std::string SpecConfig::Prefix() const {
   std::string base = spec_.source_name();
   if (size_t slash = base.rfind('/'); slash != std::string::npos)
     base = base.substr(slash + 1);
-  return absl::StrCat(base, "[", absl::StrJoin(parts, ","), "].");
+  return absl::StrCat(base, "[", absl::StrJoin(parts, ","), "].",
+                      bv_width_ > 0 ? absl::StrCat("bv", bv_width_, ".") : "");
 }
 
 absl::Status SpecConfig::EncodeParams() {
@@ -342,14 +370,14 @@ absl::Status SpecConfig::EncodeParams() {
   per_iter_ = PerIteration(program);
   for (size_t i = 0; i < box_.names.size(); ++i) {
     if (symbolic(i)) {
-      const Term v = ctx_.IntVar(box_.names[i]);
+      const Term v = Var(box_.names[i]);
       background_.push_back(v >= ranges_[i].lo);
       upper_.push_back(v <= ranges_[i].hi);
       enc_.Bind(box_.names[i], v, ranges_[i].lo, ranges_[i].hi);
       params_.push_back(v);
     } else {
       enc_.BindConst(box_.names[i], ranges_[i].lo);
-      params_.push_back(ctx_.Int(ranges_[i].lo));
+      params_.push_back(enc_.Num(ranges_[i].lo));
     }
   }
   // Phase 1, in order, as SwizzleSpec::InstantiateUnchecked runs it: the first failing
@@ -390,7 +418,7 @@ absl::StatusOr<IterCopy> SpecConfig::EncodeIteration(const char* name,
                                                      std::optional<Term> at) {
   ExprEncoder enc = enc_.Fork();
   IterCopy c;
-  c.iter = at.has_value() ? *at : ctx_.IntVar(name);
+  c.iter = at.has_value() ? *at : Var(name);
   c.domain = {c.iter >= 0, c.iter < domain_};
   if (domain_range_.hi > 0 && domain_range_.hi <= std::numeric_limits<int64_t>::max()) {
     // Implied by iter < domain; stated so that bit-blasting finds a constant bound.
@@ -437,7 +465,7 @@ absl::Status SpecConfig::EncodeFreeTile(std::vector<Term>* tile, Term* inv,
                                         Term* defined) {
   ExprEncoder enc = enc_.Fork();
   for (size_t k = 0; k < spec_.coordinates().size(); ++k) {
-    const Term t = ctx_.IntVar(absl::StrCat("tile_", spec_.coordinates()[k]));
+    const Term t = Var(absl::StrCat("tile_", spec_.coordinates()[k]));
     const int64_t hi = static_cast<int64_t>(std::clamp<__int128>(
         extent_ranges_[k].hi - 1, 0, std::numeric_limits<int64_t>::max()));
     enc.Bind(spec_.coordinates()[k], t, 0, hi);
@@ -526,6 +554,10 @@ absl::StatusOr<ConfigOutcome> SpecConfig::MissedTile(const std::string& name,
 absl::StatusOr<smt::SolverResult> SpecConfig::Solve(const std::string& name,
                                                     std::vector<Term>& q,
                                                     uint64_t rlimit) {
+  if (bv_width_ > 0) {  // every variable needs its bounds: no relaxed query
+    q.insert(q.end(), upper_.begin(), upper_.end());
+    return run_.Run(ctx_, name, q, rlimit, /*bitblast=*/false, /*bitvector=*/true);
+  }
   if (!upper_.empty() && run_.options().relax_upper_bounds) {
     ASSIGN_OR_RETURN(smt::SolverResult r, run_.Run(ctx_, name + ".relaxed", q, rlimit));
     if (r.result == SatResult::kUnsat) return r;
@@ -538,6 +570,22 @@ absl::StatusOr<smt::SolverResult> SpecConfig::Solve(const std::string& name,
   ASSIGN_OR_RETURN(smt::SolverResult b,
                    run_.Run(ctx_, name + ".bv", q, rlimit, /*bitblast=*/true));
   return b.result == SatResult::kUnknown ? r : b;
+}
+
+absl::StatusOr<int> SpecConfig::WidthNeeded() {
+  RETURN_IF_ERROR(EncodeParams());
+  RETURN_IF_ERROR(EncodeIteration("iter").status());
+  if (spec_.inverse() != nullptr && !spec_.program().Clauses("skip").empty()) {
+    std::vector<Term> tile;
+    Term inv, defined;
+    RETURN_IF_ERROR(EncodeFreeTile(&tile, &inv, &defined));
+  }
+  smt::ValueRange tiles{1, 1};
+  for (const smt::ValueRange& r : extent_ranges_) {
+    tiles.hi = std::min<__int128>(tiles.hi * std::max<__int128>(r.hi, 1), __int128{1} << 100);
+  }
+  return std::max({enc_.RequiredWidth(), ExprEncoder::SignedBits(tiles),
+                   ExprEncoder::SignedBits(domain_range_)});
 }
 
 int64_t SpecConfig::TilesOf(const smt::Model& m) const {
@@ -553,7 +601,7 @@ absl::StatusOr<ConfigOutcome> SpecConfig::Violation(
     ViolationKind kind, const std::vector<const IterCopy*>& copies) {
   smt::Model m = model;
   if (run_.options().minimise) {
-    Term tiles = ctx_.Int(1);
+    Term tiles = enc_.Num(1);
     for (size_t k = 0; k < extents_.size(); ++k) {
       if (!is_rank_[k]) tiles = tiles * extents_[k];
     }
@@ -635,32 +683,50 @@ absl::StatusOr<ConfigOutcome> SpecConfig::Violation(
   return out;
 }
 
+// The state every property query of one SpecConfig::Prove run shares.
+struct SpecConfig::Run {
+  int from = kParamsError, to = kSurjective;
+  Property* failed = nullptr;
+  std::string prefix;
+  uint64_t rlimit = 0;    // 0: the options' budget
+  IterCopy a;             // the map at a symbolic iteration
+  std::vector<Term> base;  // the point is admitted, a.iter in the domain (and no error)
+  std::vector<Term> in_box;
+  bool Wants(Property p) const { return from <= p && to >= p; }
+};
+
+std::vector<Term> SpecConfig::With(std::vector<Term> extra) const {
+  std::vector<Term> q = background_;
+  const std::vector<Term>& side = enc_.side_conditions();  // shared by every copy
+  q.insert(q.end(), side.begin(), side.end());
+  q.insert(q.end(), extra.begin(), extra.end());
+  return q;
+}
+
+ConfigOutcome SpecConfig::Unknown(const smt::SolverResult& r, Property p, Property* failed) {
+  ConfigOutcome o;
+  o.kind = ConfigOutcome::Kind::kUnknown;
+  o.reason = internal::UnknownReason(r);
+  *failed = p;
+  return o;
+}
+
 absl::StatusOr<ConfigOutcome> SpecConfig::Prove(int from, int to, Property* failed) {
   RETURN_IF_ERROR(EncodeParams());
-  const std::string prefix = Prefix();
-  // With symbolic parameters left, a small budget: running out splits the configuration.
-  const uint64_t rlimit = any_symbolic() ? run_.options().split_rlimit : 0;  // 0: default
-  auto unknown = [&](const smt::SolverResult& r, Property p) {
-    ConfigOutcome o;
-    o.kind = ConfigOutcome::Kind::kUnknown;
-    o.reason = internal::UnknownReason(r);
-    *failed = p;
-    return o;
-  };
-  auto with = [&](std::vector<Term> extra) {
-    std::vector<Term> q = background_;
-    const std::vector<Term>& side = enc_.side_conditions();  // shared by every copy
-    q.insert(q.end(), side.begin(), side.end());
-    q.insert(q.end(), extra.begin(), extra.end());
-    return q;
-  };
-
+  Run run;
+  run.from = from;
+  run.to = to;
+  run.failed = failed;
+  run.prefix = Prefix();
+  // With symbolic parameters left, a small budget: running out splits the configuration
+  // (0: the default).
+  run.rlimit = any_symbolic() ? run_.options().split_rlimit : 0;
   // 1. Every admitted point can be instantiated (else the sweep fails too: an error).
   if (from <= kParamsError) {
-    const std::string name = prefix + "params_error";
-    std::vector<Term> q = with({smt::Or(ctx_, param_errors_)});
-    ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, rlimit));
-    if (r.result == SatResult::kUnknown) return unknown(r, kParamsError);
+    const std::string name = run.prefix + "params_error";
+    std::vector<Term> q = With({smt::Or(ctx_, param_errors_)});
+    ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, run.rlimit));
+    if (r.result == SatResult::kUnknown) return Unknown(r, kParamsError, failed);
     if (r.result == SatResult::kSat) {
       const std::vector<int64_t> point = Point(r.model);
       absl::StatusOr<sim::swizzle::SpecInstance> inst = spec_.InstantiateUnchecked(point);
@@ -669,144 +735,219 @@ absl::StatusOr<ConfigOutcome> SpecConfig::Prove(int from, int to, Property* fail
                                               " found a point the evaluator accepts"));
     }
   }
+  ASSIGN_OR_RETURN(run.a, EncodeIteration("iter"));
+  run.base = {admitted_};
+  run.base.insert(run.base.end(), run.a.domain.begin(), run.a.domain.end());
+  for (size_t k = 0; k < run.a.coords.size(); ++k) {
+    run.in_box.push_back(run.a.coords[k] >= 0 && run.a.coords[k] < extents_[k]);
+  }
+  ASSIGN_OR_RETURN(ConfigOutcome o, ProvePerIteration(run));
+  if (o.kind != ConfigOutcome::Kind::kHolds) return o;
+  ASSIGN_OR_RETURN(o, ProveCount(run));
+  if (o.kind != ConfigOutcome::Kind::kHolds) return o;
+  if (run.Wants(kInjective)) {
+    ASSIGN_OR_RETURN(o, ProveInjective(run));
+    if (o.kind != ConfigOutcome::Kind::kHolds) return o;
+  }
+  if (to >= kSurjective && !spec_.program().Clauses("skip").empty() &&
+      spec_.inverse() != nullptr) {
+    return ProveSurjective(run);
+  }
+  return ConfigOutcome{};
+}
 
-  ASSIGN_OR_RETURN(IterCopy a, EncodeIteration("iter"));
-  std::vector<Term> base = {admitted_};
-  base.insert(base.end(), a.domain.begin(), a.domain.end());
+absl::StatusOr<ConfigOutcome> SpecConfig::ProvePerIteration(Run& run) {
+  const IterCopy& a = run.a;
+  // 2. Evaluation errors, 3. in range, 4. tails: one copy of the map each.
+  struct Check {
+    Property property;
+    const char* name;
+    std::vector<Term> claim;  // a violation
+    ViolationKind kind;
+  };
+  std::vector<Check> checks = {
+      {kEvalError, "eval_error", {a.error}, ViolationKind::kEvalError},
+      {kInRange, "in_range", {a.tile, !smt::And(ctx_, run.in_box)},
+       ViolationKind::kOutOfRange},
+      {kTailSize, "tail_size", {a.tile, a.bad_tail}, ViolationKind::kTailSize}};
+  for (const Check& c : checks) {
+    if (c.property == kTailSize && spec_.program().Clauses("tail").empty()) continue;
+    if (run.Wants(c.property)) {
+      const std::string name = run.prefix + c.name;
+      std::vector<Term> q = run.base;
+      q.insert(q.end(), c.claim.begin(), c.claim.end());
+      q = With(q);
+      ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, run.rlimit));
+      if (r.result == SatResult::kUnknown) return Unknown(r, c.property, run.failed);
+      if (r.result == SatResult::kSat) return Violation(name, q, r.model, c.kind, {&a});
+    }
+    // Proved (now or by an earlier run): later queries assume it.
+    if (c.property == kEvalError) run.base.push_back(!a.error);
+  }
+  return ConfigOutcome{};
+}
 
-  // 2. Evaluation errors.
-  if (from <= kEvalError && to >= kEvalError) {
-    const std::string name = prefix + "eval_error";
-    std::vector<Term> q = base;
-    q.push_back(a.error);
-    q = with(q);
-    ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, rlimit));
-    if (r.result == SatResult::kUnknown) return unknown(r, kEvalError);
-    if (r.result == SatResult::kSat) {
-      return Violation(name, q, r.model, ViolationKind::kEvalError, {&a});
-    }
-  }
-  base.push_back(!a.error);
-  // 3. In range.
-  std::vector<Term> in_box;
-  for (size_t k = 0; k < a.coords.size(); ++k) {
-    in_box.push_back(a.coords[k] >= 0 && a.coords[k] < extents_[k]);
-  }
-  if (from <= kInRange && to >= kInRange) {
-    const std::string name = prefix + "in_range";
-    std::vector<Term> q = base;
-    q.push_back(a.tile);
-    q.push_back(!smt::And(ctx_, in_box));
-    q = with(q);
-    ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, rlimit));
-    if (r.result == SatResult::kUnknown) return unknown(r, kInRange);
-    if (r.result == SatResult::kSat) {
-      return Violation(name, q, r.model, ViolationKind::kOutOfRange, {&a});
-    }
-  }
-  // 4. Tails.
-  if (from <= kTailSize && to >= kTailSize && !spec_.program().Clauses("tail").empty()) {
-    const std::string name = prefix + "tail_size";
-    std::vector<Term> q = base;
-    q.push_back(a.tile);
-    q.push_back(a.bad_tail);
-    q = with(q);
-    ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, rlimit));
-    if (r.result == SatResult::kUnknown) return unknown(r, kTailSize);
-    if (r.result == SatResult::kSat) {
-      return Violation(name, q, r.model, ViolationKind::kTailSize, {&a});
-    }
-  }
+absl::StatusOr<ConfigOutcome> SpecConfig::ProveCount(Run& run) {
   // 5. Counting: the domain has as many iterations as the box has tiles. (With `skip`,
   //    the domain may be larger; surjectivity is then the caller's business.)
-  const bool has_skip = !spec_.program().Clauses("skip").empty();
-  if (from <= kCount && to >= kCount && !has_skip) {
-    Term box_size = ctx_.Int(1);
-    for (const Term& e : extents_) box_size = box_size * e;
-    for (int dir = 0; dir < 2; ++dir) {
-      const std::string name = prefix + (dir == 0 ? "count_small" : "count_large");
-      std::vector<Term> q =
-          with({admitted_, dir == 0 ? domain_ < box_size : domain_ > box_size});
-      ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, rlimit));
-      if (r.result == SatResult::kUnknown) return unknown(r, kCount);
-      if (r.result == SatResult::kSat) {
-        return Violation(name, q, r.model,
-                         dir == 0 ? ViolationKind::kMissed : ViolationKind::kDuplicate,
-                         {});
-      }
-    }
-  }
-  // 6. Injective. With an `inverse` clause, first the one-copy query "inv(f(i)) == i"
-  //    (a left inverse makes f injective); if the inverse is wrong somewhere, that is no
-  //    violation of the map: the direct two-copy query decides instead.
-  if (from <= kInjective && to >= kInjective) {
-    bool direct = true;
-    if (a.inv.has_value()) {
-      const std::string name = prefix + "left_inverse";
-      std::vector<Term> q = base;
-      q.push_back(a.tile);
-      q.push_back(smt::And(ctx_, in_box));
-      q.push_back(!(a.inv_defined && *a.inv == a.iter));
-      q = with(q);
-      ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, rlimit));
-      if (r.result == SatResult::kUnknown) return unknown(r, kInjective);
-      if (r.result == SatResult::kUnsat) {
-        direct = false;
-      } else {
-        notes_.push_back(absl::StrCat(
-            name, ": the inverse clause does not invert the map at ",
-            sim::swizzle::ToString(NamedPoint(r.model)), ", iter=",
-            r.model.Int(a.iter).value_or(-1), "; injectivity by the two-copy query"));
-      }
-    }
-    if (direct) {
-      ASSIGN_OR_RETURN(IterCopy b, EncodeIteration("iter2"));
-      const std::string name = prefix + "injective";
-      std::vector<Term> q = base;
-      q.push_back(a.tile);
-      q.insert(q.end(), b.domain.begin(), b.domain.end());
-      q.push_back(!b.error);
-      q.push_back(b.tile);
-      q.push_back(a.iter < b.iter);
-      // Proved above: the first copy lands in the box (this helps Z3, and changes
-      // nothing).
-      q.push_back(smt::And(ctx_, in_box));
-      for (size_t k = 0; k < a.coords.size(); ++k) q.push_back(a.coords[k] == b.coords[k]);
-      q = with(q);
-      ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, rlimit));
-      if (r.result == SatResult::kUnknown) return unknown(r, kInjective);
-      if (r.result == SatResult::kSat) {
-        return Violation(name, q, r.model, ViolationKind::kDuplicate, {&a, &b});
-      }
-    }
-  }
-  // 7. Surjective, for maps with `skip` (counting does not apply) and an inverse: every
-  //    tile t of the box has inv(t) in the domain, not skipped, mapping back to t.
-  if (to >= kSurjective && has_skip && spec_.inverse() != nullptr) {
-    const std::string name = prefix + "surjective";
-    std::vector<Term> tile;
-    Term inv, defined;
-    RETURN_IF_ERROR(EncodeFreeTile(&tile, &inv, &defined));
-    ASSIGN_OR_RETURN(IterCopy b, EncodeIteration("iter_of_tile", inv));
-    std::vector<Term> hit = {defined, !b.error, b.tile};
-    hit.insert(hit.end(), b.domain.begin(), b.domain.end());
-    for (size_t k = 0; k < tile.size(); ++k) hit.push_back(b.coords[k] == tile[k]);
-    std::vector<Term> q = {admitted_};
-    for (size_t k = 0; k < tile.size(); ++k) {
-      q.push_back(tile[k] >= 0);
-      q.push_back(tile[k] < extents_[k]);
-    }
-    q.push_back(!smt::And(ctx_, hit));
-    q = with(q);
-    ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, rlimit));
-    if (r.result == SatResult::kUnknown) return unknown(r, kSurjective);
+  if (!run.Wants(kCount) || !spec_.program().Clauses("skip").empty()) return ConfigOutcome{};
+  Term box_size = enc_.Num(1);
+  for (const Term& e : extents_) box_size = box_size * e;
+  for (int dir = 0; dir < 2; ++dir) {
+    const std::string name = run.prefix + (dir == 0 ? "count_small" : "count_large");
+    std::vector<Term> q =
+        With({admitted_, dir == 0 ? domain_ < box_size : domain_ > box_size});
+    ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, run.rlimit));
+    if (r.result == SatResult::kUnknown) return Unknown(r, kCount, run.failed);
     if (r.result == SatResult::kSat) {
-      std::vector<int64_t> t;
-      for (const Term& x : tile) t.push_back(r.model.Int(x).value_or(-1));
-      return MissedTile(name, r.model, t, failed);
+      return Violation(name, q, r.model,
+                       dir == 0 ? ViolationKind::kMissed : ViolationKind::kDuplicate, {});
     }
   }
   return ConfigOutcome{};
+}
+
+absl::StatusOr<ConfigOutcome> SpecConfig::ProveInjective(Run& run) {
+  // 6. Injective. With an `inverse` clause, first the one-copy query "inv(f(i)) == i"
+  //    (a left inverse makes f injective); if the inverse is wrong somewhere, that is no
+  //    violation of the map: the direct two-copy query decides instead.
+  const IterCopy& a = run.a;
+  if (a.inv.has_value()) {
+    const std::string name = run.prefix + "left_inverse";
+    std::vector<Term> q = run.base;
+    q.push_back(a.tile);
+    q.push_back(smt::And(ctx_, run.in_box));
+    q.push_back(!(a.inv_defined && *a.inv == a.iter));
+    q = With(q);
+    ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, run.rlimit));
+    if (r.result == SatResult::kUnknown) return Unknown(r, kInjective, run.failed);
+    if (r.result == SatResult::kUnsat) return ConfigOutcome{};
+    notes_.push_back(absl::StrCat(
+        name, ": the inverse clause does not invert the map at ",
+        sim::swizzle::ToString(NamedPoint(r.model)), ", iter=",
+        r.model.Int(a.iter).value_or(-1), "; injectivity by the two-copy query"));
+  }
+  ASSIGN_OR_RETURN(IterCopy b, EncodeIteration("iter2"));
+  const std::string name = run.prefix + "injective";
+  std::vector<Term> q = run.base;
+  q.push_back(a.tile);
+  q.insert(q.end(), b.domain.begin(), b.domain.end());
+  q.push_back(!b.error);
+  q.push_back(b.tile);
+  q.push_back(a.iter < b.iter);
+  // Proved above: the first copy lands in the box (this helps Z3, and changes nothing).
+  q.push_back(smt::And(ctx_, run.in_box));
+  for (size_t k = 0; k < a.coords.size(); ++k) q.push_back(a.coords[k] == b.coords[k]);
+  q = With(q);
+  ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, run.rlimit));
+  if (r.result == SatResult::kUnknown) return Unknown(r, kInjective, run.failed);
+  if (r.result == SatResult::kSat) {
+    return Violation(name, q, r.model, ViolationKind::kDuplicate, {&a, &b});
+  }
+  return ConfigOutcome{};
+}
+
+absl::StatusOr<ConfigOutcome> SpecConfig::ProveSurjective(Run& run) {
+  // 7. Surjective, for maps with `skip` (counting does not apply) and an inverse: every
+  //    tile t of the box has inv(t) in the domain, not skipped, mapping back to t.
+  const std::string name = run.prefix + "surjective";
+  std::vector<Term> tile;
+  Term inv, defined;
+  RETURN_IF_ERROR(EncodeFreeTile(&tile, &inv, &defined));
+  ASSIGN_OR_RETURN(IterCopy b, EncodeIteration("iter_of_tile", inv));
+  std::vector<Term> hit = {defined, !b.error, b.tile};
+  hit.insert(hit.end(), b.domain.begin(), b.domain.end());
+  for (size_t k = 0; k < tile.size(); ++k) hit.push_back(b.coords[k] == tile[k]);
+  std::vector<Term> q = {admitted_};
+  for (size_t k = 0; k < tile.size(); ++k) {
+    q.push_back(tile[k] >= 0);
+    q.push_back(tile[k] < extents_[k]);
+  }
+  q.push_back(!smt::And(ctx_, hit));
+  q = With(q);
+  ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, run.rlimit));
+  if (r.result == SatResult::kUnknown) return Unknown(r, kSurjective, run.failed);
+  if (r.result == SatResult::kSat) {
+    std::vector<int64_t> t;
+    for (const Term& x : tile) t.push_back(r.model.Int(x).value_or(-1));
+    return MissedTile(name, r.model, t, run.failed);
+  }
+  return ConfigOutcome{};
+}
+
+// One configuration through the portfolio of encodings (options.encodings, in order):
+// each encoding resumes at the property the one before it ran out on, and the first
+// decided answer wins. The bit-vector encoding is sized by an integer encoding of the
+// same configuration (SpecConfig::WidthNeeded, plus one spare bit) and skipped when that
+// needs more than 64 bits. Ensures: the outcome; on kUnknown, *failed is the property the
+// last encoding ran out on and the reason names every encoding's query.
+absl::StatusOr<ConfigOutcome> ProvePortfolio(const SwizzleSpec& spec, const SpecBox& box,
+                                             const std::vector<ParamRange>& ranges,
+                                             QueryRunner& run, int from, int to,
+                                             Property* failed,
+                                             std::vector<std::string>* notes) {
+  std::vector<SpecEncoding> encodings = run.options().encodings;
+  if (encodings.empty()) encodings = {SpecEncoding::kInteger};
+  ConfigOutcome out;
+  out.kind = ConfigOutcome::Kind::kUnknown;
+  std::vector<std::string> reasons;
+  *failed = static_cast<Property>(from);
+  int bv_width = 0;
+  if (absl::c_linear_search(encodings, SpecEncoding::kBitVector)) {
+    SpecConfig probe(spec, box, ranges, run);
+    ASSIGN_OR_RETURN(bv_width, probe.WidthNeeded());
+    bv_width += 1;  // the spare bit of the division fix-ups
+    if (bv_width <= run.options().bitvector_first_bits) {
+      std::stable_partition(encodings.begin(), encodings.end(),
+                            [](SpecEncoding e) { return e == SpecEncoding::kBitVector; });
+    }
+  }
+  for (SpecEncoding e : encodings) {
+    const int width = e == SpecEncoding::kBitVector ? bv_width : 0;
+    if (width > 64) {
+      reasons.push_back(absl::StrCat("bit-vectors: the values need ", width - 1,
+                                     " bits, more than 63"));
+      continue;
+    }
+    SpecConfig config(spec, box, ranges, run, width);
+    Property f = *failed;
+    absl::StatusOr<ConfigOutcome> o = config.Prove(*failed, to, &f);
+    if (width > 0 && absl::IsFailedPrecondition(o.status())) {
+      reasons.push_back(absl::StrCat("bit-vectors: ", o.status().message()));
+      continue;
+    }
+    if (!o.ok()) return o.status();
+    for (std::string& n : config.notes_) notes->push_back(std::move(n));
+    if (o->kind != ConfigOutcome::Kind::kUnknown) return *std::move(o);
+    *failed = f;
+    reasons.push_back(o->reason);
+  }
+  out.reason = absl::StrJoin(reasons, "; then ");
+  return out;
+}
+
+// By default (no symbolic_params given), a box whose bit-vector encoding with every
+// parameter symbolic is at most bitvector_first_bits wide is proved as one configuration
+// with every parameter symbolic: bit-blasting handles a few more bits far better than
+// one configuration per combination of small parameters (measured on the corpus, e.g.
+// tdist_ag_gemm: 1 configuration in 11 s instead of 1024 configurations, > 60 s).
+absl::Status WholeBoxAsBitVectors(const SwizzleSpec& spec, QueryRunner& run, SpecBox* box,
+                                  SwizzleProof* proof) {
+  const SwizzleProveOptions& o = run.options();
+  if (!o.symbolic_params.empty() ||
+      !absl::c_linear_search(o.encodings, SpecEncoding::kBitVector) ||
+      std::all_of(box->symbolic.begin(), box->symbolic.end(), [](bool b) { return b; })) {
+    return absl::OkStatus();
+  }
+  SpecConfig probe(spec, *box, box->ranges, run);
+  ASSIGN_OR_RETURN(const int needed, probe.WidthNeeded());
+  if (needed + 1 > o.bitvector_first_bits) return absl::OkStatus();
+  box->symbolic.assign(box->names.size(), true);
+  for (std::vector<int64_t>& v : box->values) v.clear();
+  proof->notes.push_back(absl::StrCat(
+      "every parameter symbolic: the whole box fits a ", needed + 1,
+      "-bit bit-vector encoding (bitvector_first_bits = ", o.bitvector_first_bits, ")"));
+  return absl::OkStatus();
 }
 
 // Ensures: false when a `require` that reads only enumerated parameters is false at
@@ -923,45 +1064,109 @@ std::string CoverageSummary(const std::vector<SubBox>& boxes, size_t limit = 12)
   return absl::StrJoin(kinds, " | ");
 }
 
-}  // namespace
-
-absl::StatusOr<SwizzleProof> ProveSpec(const SwizzleSpec& spec, const SpecSweep& ranges,
-                                       const SwizzleProveOptions& options) {
-  ASSIGN_OR_RETURN(SpecBox box, ResolveSpecBox(spec, ranges, options));
-  box.in_divisors = DivisorUse(spec, box.names);
-  SwizzleProof proof;
-  QueryRunner run(options, &proof);
-  const bool has_skip = !spec.program().Clauses("skip").empty();
-  SpecSweep whole_box;
-  for (size_t i = 0; i < box.names.size(); ++i) {
-    whole_box.ranges.push_back({box.names[i], box.ranges[i]});
+// With `skip` and no `inverse`, surjectivity can only be enumerated: when the box is
+// small enough, the sweep decides every property at once, so it runs first (before any
+// solver query) and is the answer. Ensures: true when it decided (*proof filled in).
+absl::StatusOr<bool> EnumerateFirst(const SwizzleSpec& spec, const SpecSweep& whole_box,
+                                    const SwizzleProveOptions& options,
+                                    SwizzleProof* proof) {
+  sim::swizzle::SweepOptions so = options.minimise_sweep;
+  so.max_points = options.max_enumerated_points;
+  absl::StatusOr<sim::swizzle::CheckResult> r = sim::swizzle::Sweep(spec, whole_box, so);
+  if (!r.ok() && !absl::IsResourceExhausted(r.status())) return r.status();
+  if (!r.ok() || r->verdict == Verdict::kInconclusive) return false;
+  proof->checked = CheckedBy::kEnumerated;
+  proof->notes.push_back(
+      "the spec has `skip` and no `inverse` clause, so surjectivity cannot be proved "
+      "symbolically; the box is small enough to enumerate, and enumeration decided it "
+      "(surjectivity enumerated, with every other property)");
+  proof->verdict = r->verdict;
+  proof->configs = r->param_points;
+  if (r->verdict == Verdict::kViolated) {
+    proof->counterexample = r->counterexample;
+    proof->minimised = true;
   }
-  // With `skip` and no `inverse`, surjectivity can only be enumerated: when the box is
-  // small enough, the sweep decides every property at once, so it runs first (before
-  // any solver query) and is the answer.
-  if (has_skip && spec.inverse() == nullptr) {
-    sim::swizzle::SweepOptions so = options.minimise_sweep;
-    so.max_points = options.max_enumerated_points;
-    absl::StatusOr<sim::swizzle::CheckResult> r = sim::swizzle::Sweep(spec, whole_box, so);
-    if (!r.ok() && !absl::IsResourceExhausted(r.status())) return r.status();
-    if (r.ok() && r->verdict != Verdict::kInconclusive) {
-      proof.checked = CheckedBy::kEnumerated;
-      proof.notes.push_back(
-          "the spec has `skip` and no `inverse` clause, so surjectivity cannot be proved "
-          "symbolically; the box is small enough to enumerate, and enumeration decided it "
-          "(surjectivity enumerated, with every other property)");
-      proof.verdict = r->verdict;
-      proof.configs = r->param_points;
-      if (r->verdict == Verdict::kViolated) {
-        proof.counterexample = r->counterexample;
-        proof.minimised = true;
-      }
-      return proof;
+  return true;
+}
+
+// A configuration to prove (every parameter a constant or a range), from property `from`.
+struct Work {
+  std::vector<ParamRange> ranges;
+  int from = kParamsError;
+};
+
+// Ensures: the parts of `w` after a query ran out on property `failed`: split on the
+// symbolic parameter that the most divisors depend on, then the one with the fewest
+// values (declaration order on ties): into its values when there are few, else into two
+// halves. The parts resume at `failed`.
+std::vector<Work> SplitWork(const SpecBox& box, const Work& w, Property failed,
+                            const SwizzleProveOptions& options) {
+  size_t pick = 0;
+  std::pair<int, int64_t> best = {1, std::numeric_limits<int64_t>::max()};
+  for (size_t i = 0; i < w.ranges.size(); ++i) {
+    const std::pair<int, int64_t> key = {-box.in_divisors[i], w.ranges[i].size()};
+    if (w.ranges[i].lo < w.ranges[i].hi && key < best) {
+      best = key;
+      pick = i;
     }
   }
+  const ParamRange r = w.ranges[pick];
+  std::vector<ParamRange> parts;
+  if (r.size() <= options.split_fanout) {
+    for (int64_t x = r.lo; x <= r.hi; ++x) parts.push_back(ParamRange::Of(x));
+  } else {
+    const int64_t mid = r.lo + (r.hi - r.lo) / 2;
+    parts = {ParamRange{r.lo, mid}, ParamRange{mid + 1, r.hi}};
+  }
+  std::vector<Work> out;
+  for (const ParamRange& part : parts) {
+    Work child = w;
+    child.ranges[pick] = part;
+    child.from = failed;
+    out.push_back(std::move(child));
+  }
+  return out;
+}
 
-  // The configurations: every combination of the enumerated parameters' values, in
-  // odometer order (the last parameter fastest), at most max_configs of them.
+// A configuration with every parameter constant whose query still ran out: evaluated
+// when it has at most enumerate_stuck_points iterations. Ensures: kHolds or kViolated
+// when evaluation decided, else kUnknown.
+absl::StatusOr<ConfigOutcome> EvaluatePoint(const SwizzleSpec& spec, const Work& w,
+                                            const SwizzleProveOptions& options) {
+  ConfigOutcome out;
+  out.kind = ConfigOutcome::Kind::kUnknown;
+  std::vector<int64_t> point;
+  for (const ParamRange& r : w.ranges) point.push_back(r.lo);
+  absl::StatusOr<sim::swizzle::SpecInstance> inst = spec.InstantiateUnchecked(point);
+  if (!inst.ok() || options.enumerate_stuck_points <= 0 ||
+      inst->domain() > options.enumerate_stuck_points) {
+    return out;
+  }
+  ASSIGN_OR_RETURN(sim::swizzle::CheckResult c, sim::swizzle::CheckSpecInstance(*inst));
+  if (c.verdict == Verdict::kHolds) out.kind = ConfigOutcome::Kind::kHolds;
+  if (c.verdict == Verdict::kViolated) {
+    out.kind = ConfigOutcome::Kind::kViolated;
+    out.witness = *c.counterexample;
+    out.tiles = inst->tiles();
+  }
+  return out;
+}
+
+// Ensures: the sub-box `r` of `box` with its outcome.
+SubBox MakeSubBox(const SpecBox& box, const std::vector<ParamRange>& r, SubBox::How how,
+                  std::string why) {
+  SubBox b;
+  b.how = how;
+  b.why = std::move(why);
+  for (size_t i = 0; i < r.size(); ++i) b.ranges.push_back({box.names[i], r[i]});
+  return b;
+}
+
+// The configurations: every combination of the enumerated parameters' values, in
+// odometer order (the last parameter fastest), at most max_configs of them; the rest of
+// the odometer goes to *open as boxes.
+std::vector<Work> Configurations(const SpecBox& box, const SwizzleProveOptions& options,
+                                 std::vector<SubBox>* open) {
   auto count_of = [&](size_t i) -> int64_t {
     return box.values[i].empty() ? box.ranges[i].size()
                                  : static_cast<int64_t>(box.values[i].size());
@@ -969,23 +1174,10 @@ absl::StatusOr<SwizzleProof> ProveSpec(const SwizzleSpec& spec, const SpecSweep&
   auto value_of = [&](size_t i, int64_t idx) -> int64_t {
     return box.values[i].empty() ? box.ranges[i].lo + idx : box.values[i][idx];
   };
-  struct Work {
-    std::vector<ParamRange> ranges;
-    int from = kParamsError;
-  };
-  std::vector<SubBox> boxes;
-  auto record = [&](const std::vector<ParamRange>& r, SubBox::How how, std::string why) {
-    SubBox b;
-    b.how = how;
-    b.why = std::move(why);
-    for (size_t i = 0; i < r.size(); ++i) b.ranges.push_back({box.names[i], r[i]});
-    boxes.push_back(std::move(b));
-  };
   std::vector<Work> roots;
   std::vector<int64_t> idx(box.names.size(), 0);
   bool empty = false;
   for (size_t i = 0; i < idx.size(); ++i) empty |= !box.symbolic[i] && count_of(i) == 0;
-  std::string budget_reason;
   auto point_ranges = [&] {
     std::vector<ParamRange> v(box.names.size());
     for (size_t i = 0; i < v.size(); ++i) {
@@ -999,14 +1191,14 @@ absl::StatusOr<SwizzleProof> ProveSpec(const SwizzleSpec& spec, const SpecSweep&
       const std::string why = absl::StrCat("max_configs = ", options.max_configs,
                                            " configurations reached");
       std::vector<ParamRange> v = point_ranges();
-      record(v, SubBox::How::kOpen, why);
+      open->push_back(MakeSubBox(box, v, SubBox::How::kOpen, why));
       for (size_t k = v.size(); k-- > 0;) {
         if (box.symbolic[k]) continue;
         if (idx[k] + 1 < count_of(k)) {
           std::vector<ParamRange> rest = v;
           rest[k] = ParamRange{value_of(k, idx[k] + 1), box.ranges[k].hi};
           for (size_t j = k + 1; j < v.size(); ++j) rest[j] = box.ranges[j];
-          record(rest, SubBox::How::kOpen, why);
+          open->push_back(MakeSubBox(box, rest, SubBox::How::kOpen, why));
         }
       }
       break;
@@ -1023,8 +1215,35 @@ absl::StatusOr<SwizzleProof> ProveSpec(const SwizzleSpec& spec, const SpecSweep&
       idx[k] = 0;
     }
   }
-  std::vector<SubBox> remainder(boxes.begin(), boxes.end());
-  boxes.clear();
+  return roots;
+}
+
+}  // namespace
+
+absl::StatusOr<SwizzleProof> ProveSpec(const SwizzleSpec& spec, const SpecSweep& ranges,
+                                       const SwizzleProveOptions& options) {
+  ASSIGN_OR_RETURN(SpecBox box, ResolveSpecBox(spec, ranges, options));
+  box.in_divisors = DivisorUse(spec, box.names);
+  SwizzleProof proof;
+  QueryRunner run(options, &proof);
+  RETURN_IF_ERROR(WholeBoxAsBitVectors(spec, run, &box, &proof));
+  const bool has_skip = !spec.program().Clauses("skip").empty();
+  SpecSweep whole_box;
+  for (size_t i = 0; i < box.names.size(); ++i) {
+    whole_box.ranges.push_back({box.names[i], box.ranges[i]});
+  }
+  if (has_skip && spec.inverse() == nullptr) {
+    ASSIGN_OR_RETURN(const bool decided, EnumerateFirst(spec, whole_box, options, &proof));
+    if (decided) return proof;
+  }
+
+  std::vector<SubBox> boxes;
+  auto record = [&](const std::vector<ParamRange>& r, SubBox::How how, std::string why) {
+    boxes.push_back(MakeSubBox(box, r, how, std::move(why)));
+  };
+  std::vector<SubBox> remainder;
+  std::vector<Work> roots = Configurations(box, options, &remainder);
+  std::string budget_reason;
 
   // Two passes: first every cheap property of every configuration, then injectivity (and
   // surjectivity by the inverse): a violation of the cheap kind is then found without
@@ -1063,10 +1282,9 @@ absl::StatusOr<SwizzleProof> ProveSpec(const SwizzleSpec& spec, const SpecSweep&
         record(w.ranges, SubBox::How::kOpen, budget_reason);
         continue;
       }
-      SpecConfig config(spec, box, w.ranges, run);
       Property failed = kParamsError;
-      ASSIGN_OR_RETURN(ConfigOutcome o, config.Prove(w.from, to, &failed));
-      for (std::string& n : config.notes_) proof.notes.push_back(std::move(n));
+      ASSIGN_OR_RETURN(ConfigOutcome o, ProvePortfolio(spec, box, w.ranges, run, w.from, to,
+                                                       &failed, &proof.notes));
       if (first_pass) proof.configs += 1;
       if (o.kind == ConfigOutcome::Kind::kViolated) {
         violated = std::move(o);
@@ -1080,57 +1298,22 @@ absl::StatusOr<SwizzleProof> ProveSpec(const SwizzleSpec& spec, const SpecSweep&
         }
         continue;
       }
-      if (!config.any_symbolic()) {
+      if (std::all_of(w.ranges.begin(), w.ranges.end(),
+                      [](const ParamRange& r) { return r.lo == r.hi; })) {
         // Every parameter is constant and a query still ran out: evaluate the point.
-        std::vector<int64_t> point;
-        for (const ParamRange& r : w.ranges) point.push_back(r.lo);
-        absl::StatusOr<sim::swizzle::SpecInstance> inst = spec.InstantiateUnchecked(point);
-        if (inst.ok() && options.enumerate_stuck_points > 0 &&
-            inst->domain() <= options.enumerate_stuck_points) {
-          ASSIGN_OR_RETURN(sim::swizzle::CheckResult c,
-                           sim::swizzle::CheckSpecInstance(*inst));
-          if (c.verdict == Verdict::kHolds) {
-            record(w.ranges, SubBox::How::kEnumerated, "");
-            continue;
-          }
-          if (c.verdict == Verdict::kViolated) {
-            ConfigOutcome v;
-            v.kind = ConfigOutcome::Kind::kViolated;
-            v.witness = *c.counterexample;
-            v.tiles = inst->tiles();
-            violated = std::move(v);
-            break;
-          }
+        ASSIGN_OR_RETURN(ConfigOutcome e, EvaluatePoint(spec, w, options));
+        if (e.kind == ConfigOutcome::Kind::kViolated) {
+          violated = std::move(e);
+          break;
         }
-        record(w.ranges, SubBox::How::kOpen, o.reason);
+        record(w.ranges,
+               e.kind == ConfigOutcome::Kind::kHolds ? SubBox::How::kEnumerated
+                                                     : SubBox::How::kOpen,
+               e.kind == ConfigOutcome::Kind::kHolds ? "" : o.reason);
         continue;
       }
-      // Split on the symbolic parameter that the most divisors depend on, then the one
-      // with the fewest values (declaration order on ties): into its values when there
-      // are few, else into two halves.
-      size_t pick = 0;
-      std::pair<int, int64_t> best = {1, std::numeric_limits<int64_t>::max()};
-      for (size_t i = 0; i < w.ranges.size(); ++i) {
-        const std::pair<int, int64_t> key = {-box.in_divisors[i], w.ranges[i].size()};
-        if (w.ranges[i].lo < w.ranges[i].hi && key < best) {
-          best = key;
-          pick = i;
-        }
-      }
-      const ParamRange r = w.ranges[pick];
-      std::vector<ParamRange> parts;
-      if (r.size() <= options.split_fanout) {
-        for (int64_t x = r.lo; x <= r.hi; ++x) parts.push_back(ParamRange::Of(x));
-      } else {
-        const int64_t mid = r.lo + (r.hi - r.lo) / 2;
-        parts = {ParamRange{r.lo, mid}, ParamRange{mid + 1, r.hi}};
-      }
-      for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
-        Work child = w;
-        child.ranges[pick] = *it;
-        child.from = failed;
-        stack.push_back(std::move(child));
-      }
+      std::vector<Work> parts = SplitWork(box, w, failed, options);
+      for (auto it = parts.rbegin(); it != parts.rend(); ++it) stack.push_back(*it);
     }
     if (violated.has_value()) break;
     pending = std::move(next);

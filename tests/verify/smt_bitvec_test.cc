@@ -1,7 +1,9 @@
 // verify/smt bit-vectors (what verify/plan builds on): the operations mean what their
 // names say, models read back as unsigned values, width mismatches poison the context
 // instead of aborting, and the QF_BV tactic decides what the SMT core decides.
+#include <algorithm>
 #include <cstdint>
+#include <string>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -71,6 +73,41 @@ TEST(SmtBitvecTest, RlimitUnderTheTacticIsUnknownNotAnAnswer) {
   SolverResult r = ctx.Check("tiny_budget",
                              {BvAdd(a, b) == ctx.Bv(12345, 32), (a ^ b) == ctx.Bv(777, 32)}, o);
   EXPECT_EQ(r.result, SatResult::kUnknown) << SatResultName(r.result);
+}
+
+// The integer operators on bit-vectors are signed two's complement (what the swizzle
+// prover's bit-vector encoding relies on), and so is Model::Int; the division family means
+// what SMT-LIB says, checked exhaustively on 4 bits against C++'s truncating division.
+TEST(SmtBitvecTest, IntegerOperatorsAreSignedOnBitVectors) {
+  Context ctx;
+  Term x = ctx.BvVar("x", 4), y = ctx.BvVar("y", 4);
+  for (int64_t a = -8; a < 8; ++a) {
+    for (int64_t b = -8; b < 8; b += 3) {
+      SolverResult r = ctx.Check("fix", {x == a, y == b}, Qfbv(true));
+      ASSERT_EQ(r.result, SatResult::kSat);
+      auto wrap = [](int64_t v) { return ((v + 8) % 16 + 16) % 16 - 8; };
+      EXPECT_THAT(r.model.Int(x), Optional(a));
+      EXPECT_THAT(r.model.Int(x + y), Optional(wrap(a + b)));
+      EXPECT_THAT(r.model.Int(x - 3), Optional(wrap(a - 3)));
+      EXPECT_THAT(r.model.Int(x * y), Optional(wrap(a * b)));
+      EXPECT_THAT(r.model.Int(-x), Optional(wrap(-a)));
+      EXPECT_THAT(r.model.Bool(x < y), Optional(a < b));
+      EXPECT_THAT(r.model.Bool(x >= -2), Optional(a >= -2));
+      EXPECT_THAT(r.model.Int(Min(x, y)), Optional(std::min(a, b)));
+      const uint64_t ua = static_cast<uint64_t>(a) & 15, ub = static_cast<uint64_t>(b) & 15;
+      if (b != 0) {
+        EXPECT_THAT(r.model.Bits(BvUdiv(x, y)), Optional(ua / ub));
+        EXPECT_THAT(r.model.Bits(BvUrem(x, y)), Optional(ua % ub));
+        EXPECT_THAT(r.model.Int(BvSrem(x, y)), Optional(a % b));
+        if (!(a == -8 && b == -1)) EXPECT_THAT(r.model.Int(BvSdiv(x, y)), Optional(a / b));
+      }
+    }
+  }
+  // Mixing an integer and a bit-vector is a sort error, not an abort.
+  Context bad;
+  Term t = bad.BvVar("x", 8) + bad.IntVar("n");
+  EXPECT_FALSE(t.valid());
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("do not fit"));
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sim/swizzle/spec.h"
@@ -116,14 +118,20 @@ inverse iter = row * C;
 // what is open, never a bare inconclusive.
 TEST(SwizzleProveScaleTest, OutOfReachReportsSubRanges) {
   SwizzleSpec spec = Load("rank_rotation.swz");
+  const SpecSweep box =
+      Box({{"nnodes", {1, 2}}, {"local_world", {1, 1}}, {"node", {0, 1}},
+           {"local_rank", {0, 0}}, {"seg_tiles", {1, 4}}, {"num_pid_n", {1, 4}}});
   SwizzleProveOptions o;
   o.max_configs = 3;
-  ASSERT_OK_AND_ASSIGN(
-      SwizzleProof p,
-      ProveSpec(spec,
-                Box({{"nnodes", {1, 2}}, {"local_world", {1, 1}}, {"node", {0, 1}},
-                     {"local_rank", {0, 0}}, {"seg_tiles", {1, 4}}, {"num_pid_n", {1, 4}}}),
-                o));
+  // By default the box fits a narrow bit-vector encoding and is one all-symbolic
+  // configuration, which the budget does not bite on.
+  ASSERT_OK_AND_ASSIGN(SwizzleProof whole, ProveSpec(spec, box, o));
+  EXPECT_EQ(whole.verdict, Verdict::kHolds) << whole.ToString();
+  EXPECT_EQ(whole.configs, 1);
+  // The integer encoding alone enumerates the small parameters and runs out of
+  // configurations.
+  o.encodings = {SwizzleProveOptions::Encoding::kInteger};
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, box, o));
   EXPECT_EQ(p.verdict, Verdict::kInconclusive);
   EXPECT_THAT(p.reason, ::testing::HasSubstr(
                             "proven: nnodes=1, local_world=1, node=0, local_rank=0, "
@@ -138,8 +146,9 @@ TEST(SwizzleProveScaleTest, OutOfReachReportsSubRanges) {
   EXPECT_TRUE(proven && open);
 }
 
-// Development aid: SPEC=file.swz PARAMS=a=1..8,b=2 [RLIMIT= TMO= MAXC= RELAX=1] runs one
-// proof and prints the slow queries (skipped without SPEC).
+// Development aid: SPEC=file.swz PARAMS=a=1..8,b=2 [RLIMIT= TMO= MAXC= RELAX=1 ENC=int,bv
+// SYM=a,b] runs one proof and prints the slow queries (skipped without SPEC; ENC is the encoding
+// portfolio in order, `int`, `bv` or both).
 TEST(SwizzleProveScaleTest, Explore) {
   const char* file = std::getenv("SPEC");
   if (file == nullptr) GTEST_SKIP();
@@ -164,6 +173,16 @@ TEST(SwizzleProveScaleTest, Explore) {
   if (const char* r = std::getenv("MAXC"); r != nullptr) o.max_configs = std::atoll(r);
   if (const char* r = std::getenv("TMO"); r != nullptr) o.solver.timeout_ms = std::atoll(r);
   o.relax_upper_bounds = std::getenv("RELAX") != nullptr;
+  if (const char* r = std::getenv("SYM"); r != nullptr) {
+    o.symbolic_params = absl::StrSplit(r, ',');
+  }
+  if (const char* r = std::getenv("ENC"); r != nullptr) {
+    o.encodings.clear();
+    for (absl::string_view e : absl::StrSplit(r, ',')) {
+      o.encodings.push_back(e == "bv" ? SwizzleProveOptions::Encoding::kBitVector
+                                      : SwizzleProveOptions::Encoding::kInteger);
+    }
+  }
   ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, ranges, o));
   for (const QueryRecord& q : p.queries) {
     if (q.ms > 20 || q.result != smt::SatResult::kUnsat)

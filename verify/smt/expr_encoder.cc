@@ -74,8 +74,34 @@ ValueRange ModRange(const ValueRange& a, const ValueRange& b) {
 
 bool ValueRange::FitsInt64() const { return lo >= kInt64Min && hi <= kInt64Max; }
 
-ExprEncoder::ExprEncoder(Context& ctx)
-    : ctx_(&ctx), side_(std::make_shared<std::vector<Term>>()) {}
+ExprEncoder::ExprEncoder(Context& ctx, int bv_width)
+    : ctx_(&ctx),
+      bv_width_(bv_width),
+      widest_(std::make_shared<int>(1)),
+      side_(std::make_shared<std::vector<Term>>()) {
+  WARPCHECK_CHECK(bv_width >= 0 && bv_width <= 64) << "ExprEncoder: width " << bv_width;
+}
+
+Term ExprEncoder::Num(int64_t v) const {
+  return bv_width_ > 0 ? ctx_->Bv(static_cast<uint64_t>(v), bv_width_) : ctx_->Int(v);
+}
+
+int ExprEncoder::SignedBits(const ValueRange& r) {
+  int w = 1;
+  while (w < 127 && (r.lo < -(i128{1} << (w - 1)) || r.hi > (i128{1} << (w - 1)) - 1)) ++w;
+  return w;
+}
+
+absl::Status ExprEncoder::NoteRange(const ValueRange& r, const Expr* at) const {
+  const int bits = SignedBits(r);
+  *widest_ = std::max(*widest_, bits);
+  if (bv_width_ == 0 || bits <= bv_width_) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "smt encoder: ",
+      at != nullptr ? absl::StrCat("the value at ", at->loc().line, ":", at->loc().col)
+                    : std::string("a bound value"),
+      " needs ", bits, " bits, more than the ", bv_width_, "-bit encoding holds"));
+}
 
 void ExprEncoder::Bind(const std::string& name, Term value, ValueRange range) {
   auto it = names_.find(name);
@@ -95,6 +121,9 @@ void ExprEncoder::Bind(const std::string& name, Term value, ValueRange range) {
   e.range = range;
   e.serial = next_serial_++;
   names_[name] = e;
+  // Counted for RequiredWidth; a caller that binds a value wider than bv_width has sized
+  // the encoding wrongly, and NoteRange's error is not recoverable here.
+  if (!value.is_bool()) (void)NoteRange(range, nullptr);
 }
 
 void ExprEncoder::Bind(const std::string& name, Term value, int64_t lo, int64_t hi) {
@@ -102,7 +131,7 @@ void ExprEncoder::Bind(const std::string& name, Term value, int64_t lo, int64_t 
 }
 
 void ExprEncoder::BindConst(const std::string& name, int64_t value) {
-  Bind(name, ctx_->Int(value), value, value);
+  Bind(name, Num(value), value, value);
 }
 
 void ExprEncoder::BindBool(const std::string& name, Term value) {
@@ -120,7 +149,46 @@ absl::StatusOr<ExprEncoder::Encoded> ExprEncoder::Encode(const sim::expr::ExprPt
   return EncodeNode(*e);
 }
 
+void ExprEncoder::FloorDivModBv(const Encoded& a, const Encoded& b, Term* q,
+                                Term* r) const {
+  if (a.range.lo >= 0 && b.range.lo >= 0) {
+    const i128 d = b.range.lo;
+    if (b.range.Constant() && d > 0 && (d & (d - 1)) == 0) {
+      int k = 0;
+      while ((i128{1} << k) < d) ++k;
+      *q = BvLshr(a.value, Num(k));
+      *r = BvAnd(a.value, Num(static_cast<int64_t>(d - 1)));
+      return;
+    }
+    *q = BvUdiv(a.value, b.value);
+    *r = BvUrem(a.value, b.value);
+    return;
+  }
+  const Term q0 = BvSdiv(a.value, b.value), r0 = BvSrem(a.value, b.value);
+  const Term fix = r0 != 0 && ((r0 < 0) != (b.value < 0));
+  *q = Ite(fix, q0 - 1, q0);
+  *r = Ite(fix, r0 + b.value, r0);
+}
+
+Term ExprEncoder::CdivBv(const Encoded& a, const Encoded& b) const {
+  Term q, r;
+  const ValueRange t_range{a.range.lo + b.range.lo - 1, a.range.hi + b.range.hi - 1};
+  if (a.range.lo >= 0 && b.range.lo > 0 && SignedBits(t_range) <= bv_width_) {
+    Encoded t = a;
+    t.value = a.value + (b.value - 1);
+    t.range = t_range;
+    FloorDivModBv(t, b, &q, &r);
+    return q;
+  }
+  Encoded neg_a = a;
+  neg_a.value = -a.value;
+  neg_a.range = {-a.range.hi, -a.range.lo};
+  FloorDivModBv(neg_a, b, &q, &r);
+  return -q;
+}
+
 void ExprEncoder::FloorDivMod(const Encoded& a, const Encoded& b, Term* q, Term* r) {
+  if (bv_width_ > 0) return FloorDivModBv(a, b, q, r);
   Context& c = *ctx_;
   if (b.range.Constant() && b.range.lo > 0) {
     // Euclidean = floor for a positive divisor; Z3 handles constant divisors linearly.
@@ -148,7 +216,7 @@ void ExprEncoder::FloorDivMod(const Encoded& a, const Encoded& b, Term* q, Term*
 }
 
 struct ExprEncoder::Node {
-  explicit Node(Context& ctx) : c(ctx) {}
+  Node(Context& ctx, bool bits) : c(ctx), bv(bits) {}
 
   // Strict operators: defined where every operand is.
   void Strict() {
@@ -160,7 +228,7 @@ struct ExprEncoder::Node {
   void IntResult(Term value, ValueRange range) {
     out.value = value;
     out.range = range;
-    if (!range.FitsInt64()) {
+    if (!range.FitsInt64() && !bv) {  // bit-vectors: too wide fails in EncodeNode
       defined.push_back(value >= c.Int(std::numeric_limits<int64_t>::min()) &&
                         value <= c.Int(std::numeric_limits<int64_t>::max()));
       // The value is only used where it is defined, i.e. within int64.
@@ -178,6 +246,7 @@ struct ExprEncoder::Node {
   }
 
   Context& c;
+  bool bv;
   std::vector<Encoded> ops;
   Encoded out;
   std::vector<Term> defined;
@@ -187,8 +256,9 @@ absl::StatusOr<ExprEncoder::Encoded> ExprEncoder::EncodeLeaf(const Expr& e) cons
   Encoded out;
   switch (e.kind()) {
     case ExprKind::kIntConst:
-      out.value = ctx_->Int(e.int_value());
       out.range = {e.int_value(), e.int_value()};
+      if (absl::Status st = NoteRange(out.range, &e); !st.ok()) return st;
+      out.value = Num(e.int_value());
       return out;  // constants are not memoised: they are cheap and have no serial
     case ExprKind::kBoolConst:
       out.value = ctx_->Bool(e.bool_value());
@@ -260,7 +330,9 @@ void ExprEncoder::EncodeDivision(ExprKind kind, Node& n) {
   neg_a.value = -ops[0].value;
   neg_a.range = {Clamp(-ops[0].range.hi), Clamp(-ops[0].range.lo)};
   Term value;
-  if (ops[1].range.Constant() && ops[1].range.lo > 0) {
+  if (bv_width_ > 0) {
+    value = CdivBv(ops[0], ops[1]);
+  } else if (ops[1].range.Constant() && ops[1].range.lo > 0) {
     // (a + b - 1) div b: one native division by a constant.
     value = Div(ops[0].value + (ops[1].value - 1), ops[1].value);
   } else {
@@ -325,7 +397,7 @@ absl::StatusOr<ExprEncoder::Encoded> ExprEncoder::EncodeNode(const Expr& e) {
     default:
       break;
   }
-  Node n(*ctx_);
+  Node n(*ctx_, bv_width_ > 0);
   n.ops.reserve(e.num_operands());
   for (const sim::expr::ExprPtr& o : e.operands()) {
     absl::StatusOr<Encoded> x = EncodeNode(*o);
@@ -367,6 +439,9 @@ absl::StatusOr<ExprEncoder::Encoded> ExprEncoder::EncodeNode(const Expr& e) {
     default:
       return absl::InternalError(absl::StrCat("smt encoder: unexpected node ",
                                               sim::expr::GetOpInfo(e.kind()).name));
+  }
+  if (!n.out.value.is_bool()) {
+    if (absl::Status st = NoteRange(n.out.range, &e); !st.ok()) return st;
   }
   if (!n.defined.empty()) n.out.defined = And(*ctx_, n.defined);
   memo_[&e] = n.out;

@@ -40,6 +40,21 @@
 // exactly when the mathematical value of the first such node leaves that range). The
 // ranges also tell the encoder when a divisor is known positive.
 //
+// Bit-vectors. ExprEncoder(ctx, w) encodes the same language as signed w-bit
+// bit-vectors (smt.h's arithmetic operators are signed on bit-vectors), for Z3's QF_BV
+// bit-blaster. It is exact because every value stays inside the width: the ranges above
+// bound every node, and a node whose range needs more than w bits makes Encode fail
+// (FailedPrecondition) instead of wrapping. Callers size w from an integer encoding of the
+// same program first: RequiredWidth() is the widest signed range seen (shared by forks),
+// so w = RequiredWidth() + 1 leaves a spare bit for the division fix-ups below. Division:
+//   * dividend >= 0 and divisor a positive power of two 2^k: a >> k and a & (2^k - 1);
+//   * dividend >= 0 and divisor >= 0: bvudiv / bvurem (Z3 bit-blasts constant divisors
+//     to small circuits);
+//   * otherwise: bvsdiv / bvsrem truncate toward zero; when the remainder is non-zero and
+//     its sign differs from the divisor's, q - 1 and r + b give floor division.
+//   cdiv(a, b) with a >= 0 and b > 0 is (a + b - 1) // b, else -((-a) // b).
+// No fresh variables are made, so side_conditions() stays empty.
+//
 // Sharing. Results are memoised by node address (Program::InlineLets returns DAGs).
 // Fork() copies the encoder — bindings, memo, ranges — so that a second copy of a
 // computation (e.g. the map at a second iteration, for an injectivity query) reuses
@@ -82,7 +97,17 @@ class ExprEncoder {
     Term Defined(Context& ctx) const { return defined ? *defined : ctx.Bool(true); }
   };
 
-  explicit ExprEncoder(Context& ctx);
+  // bv_width 0: integers; 1..64: signed bit-vectors of that width (see "Bit-vectors").
+  explicit ExprEncoder(Context& ctx, int bv_width = 0);
+
+  int bv_width() const { return bv_width_; }
+  // Ensures: the constant v in this encoder's sort (Int, or a bit-vector of bv_width).
+  Term Num(int64_t v) const;
+  // Ensures: the fewest bits of a signed word that hold every range bound or encoded so far
+  //          by this encoder and its forks (101 when some range left int64).
+  int RequiredWidth() const { return *widest_; }
+  // Ensures: the fewest bits of a signed word holding every value of `r`.
+  static int SignedBits(const ValueRange& r);
 
   // Binds a name (a parameter, input or let) to a term whose values lie in [lo, hi].
   // Rebinding a name forgets every memoised result that may depend on it (everything
@@ -121,10 +146,17 @@ class ExprEncoder {
   void EncodeDivision(sim::expr::ExprKind kind, Node& n);           // floordiv mod cdiv
   static void EncodeComparison(sim::expr::ExprKind kind, Node& n);  // == != < <= > >=
   static void EncodeLogic(sim::expr::ExprKind kind, Node& n);       // not and or select
-  // Floor division and remainder of a by b.
+  // Floor division and remainder of a by b (integers / bit-vectors).
   void FloorDivMod(const Encoded& a, const Encoded& b, Term* q, Term* r);
+  void FloorDivModBv(const Encoded& a, const Encoded& b, Term* q, Term* r) const;
+  // cdiv on bit-vectors. Ensures: the value term.
+  Term CdivBv(const Encoded& a, const Encoded& b) const;
+  // Records the width `r` needs. Ensures: FailedPrecondition when it exceeds bv_width.
+  absl::Status NoteRange(const ValueRange& r, const sim::expr::Expr* at) const;
 
   Context* ctx_;
+  int bv_width_ = 0;
+  std::shared_ptr<int> widest_;
   absl::flat_hash_map<std::string, Encoded> names_;
   absl::flat_hash_map<const sim::expr::Expr*, Encoded> memo_;
   uint64_t next_serial_ = 1;

@@ -66,11 +66,14 @@ struct TermOps {
 
   // Operand sorts an operation needs. z3++ asserts (aborts) on some mismatches instead of
   // throwing, so they are checked here and reported like Z3 errors.
-  enum class Sorts { kInt, kBool, kSame, kBv, kSameBv };
+  // kNum: both integers, or both bit-vectors of one width (signed arithmetic).
+  enum class Sorts { kInt, kNum, kBool, kSame, kBv, kSameBv };
   static bool SortOk(const z3::expr& x, Sorts s) {
     switch (s) {
       case Sorts::kInt:
         return x.is_int();
+      case Sorts::kNum:
+        return x.is_int() || x.is_bv();
       case Sorts::kBool:
         return x.is_bool();
       case Sorts::kBv:
@@ -114,7 +117,7 @@ struct TermOps {
     if (!a.valid() || !b.valid()) return Invalid(c);
     const z3::expr &x = Get(a), &y = Get(b);
     if (!SortOk(x, sorts) || !SortOk(y, sorts) ||
-        ((sorts == Sorts::kSame || sorts == Sorts::kSameBv) &&
+        ((sorts == Sorts::kSame || sorts == Sorts::kSameBv || sorts == Sorts::kNum) &&
          !z3::eq(x.get_sort(), y.get_sort()))) {
       SortError(c, what, x, &y);
       return Invalid(c);
@@ -127,10 +130,13 @@ struct TermOps {
     }
   }
 
+  // The constant v of `like`'s sort: an integer, or a bit-vector of like's width (two's
+  // complement, truncated).
   static Term Const(Term like, int64_t v) {
     WARPCHECK_CHECK(like.ctx_ != nullptr)
         << "smt: operation on a default-constructed term";
-    return like.ctx_->Int(v);
+    const int w = like.bv_width();
+    return w > 0 ? like.ctx_->Bv(static_cast<uint64_t>(v), w) : like.ctx_->Int(v);
   }
 };
 
@@ -151,7 +157,7 @@ std::string Term::ToString() const {
   Term operator op(Term a, Term b) {                                           \
     return TermOps::Binary(                                                    \
         a, b, name, [](const z3::expr& x, const z3::expr& y) { return body; }, \
-        TermOps::Sorts::kInt);                                                 \
+        TermOps::Sorts::kNum);                                                 \
   }                                                                            \
   Term operator op(Term a, int64_t b) { return a op TermOps::Const(a, b); }    \
   Term operator op(int64_t a, Term b) { return TermOps::Const(b, a) op b; }
@@ -169,17 +175,17 @@ WARPCHECK_SMT_BINARY(*, "*", x* y)
   }                                                                              \
   Term operator op(Term a, int64_t b) { return a op TermOps::Const(a, b); }
 
-WARPCHECK_SMT_COMPARE(<, "<", kInt)
-WARPCHECK_SMT_COMPARE(<=, "<=", kInt)
-WARPCHECK_SMT_COMPARE(>, ">", kInt)
-WARPCHECK_SMT_COMPARE(>=, ">=", kInt)
+WARPCHECK_SMT_COMPARE(<, "<", kNum)
+WARPCHECK_SMT_COMPARE(<=, "<=", kNum)
+WARPCHECK_SMT_COMPARE(>, ">", kNum)
+WARPCHECK_SMT_COMPARE(>=, ">=", kNum)
 WARPCHECK_SMT_COMPARE(==, "==", kSame)
 WARPCHECK_SMT_COMPARE(!=, "!=", kSame)
 #undef WARPCHECK_SMT_COMPARE
 
 Term operator-(Term a) {
   return TermOps::Unary(
-      a, "neg", [](const z3::expr& x) { return -x; }, TermOps::Sorts::kInt);
+      a, "neg", [](const z3::expr& x) { return -x; }, TermOps::Sorts::kNum);
 }
 
 Term Div(Term a, Term b) {
@@ -273,6 +279,10 @@ WARPCHECK_SMT_BV2(BvUlt, "bvult", z3::ult(x, y))
 WARPCHECK_SMT_BV2(BvUle, "bvule", z3::ule(x, y))
 WARPCHECK_SMT_BV2(BvSlt, "bvslt", x < y)
 WARPCHECK_SMT_BV2(BvSle, "bvsle", x <= y)
+WARPCHECK_SMT_BV2(BvUdiv, "bvudiv", z3::udiv(x, y))
+WARPCHECK_SMT_BV2(BvUrem, "bvurem", z3::urem(x, y))
+WARPCHECK_SMT_BV2(BvSdiv, "bvsdiv", x / y)
+WARPCHECK_SMT_BV2(BvSrem, "bvsrem", z3::srem(x, y))
 #undef WARPCHECK_SMT_BV2
 
 Term BvNot(Term a) {
@@ -327,6 +337,13 @@ std::optional<int64_t> Model::Int(Term t) const {
     z3::expr v = impl_->model.eval(TermOps::Get(t), /*model_completion=*/true);
     int64_t out;
     if (v.is_int() && v.is_numeral_i64(out)) return out;
+    uint64_t bits;
+    if (v.is_bv() && v.is_numeral_u64(bits)) {
+      // Two's complement of the term's width.
+      const int w = static_cast<int>(v.get_sort().bv_size());
+      if (w < 64 && ((bits >> (w - 1)) & 1) != 0) bits |= ~uint64_t{0} << w;
+      return static_cast<int64_t>(bits);
+    }
   } catch (const z3::exception&) {
   }
   return std::nullopt;

@@ -104,7 +104,10 @@ class Term {
   int32_t id_ = -1;
 };
 
-// Integer arithmetic (both operands int). An int64_t operand becomes a constant.
+// Integer arithmetic: both operands int, or both bit-vectors of one width, read as signed
+// two's complement (bvadd, bvsub, bvmul, bvneg, bvslt...: exact while no value leaves the
+// width, which verify/smt/expr_encoder.h guarantees by sizing the width from ranges). An
+// int64_t operand becomes a constant of the other operand's sort.
 Term operator+(Term a, Term b);
 Term operator-(Term a, Term b);
 Term operator*(Term a, Term b);
@@ -115,12 +118,12 @@ Term operator*(Term a, int64_t b);
 Term operator+(int64_t a, Term b);
 Term operator-(int64_t a, Term b);
 Term operator*(int64_t a, Term b);
-// SMT-LIB div / mod (Euclidean; floor division only for b > 0, see above).
+// SMT-LIB div / mod on integers (Euclidean; floor division only for b > 0, see above).
 Term Div(Term a, Term b);
 Term Mod(Term a, Term b);
 Term Div(Term a, int64_t b);
 Term Mod(Term a, int64_t b);
-// Comparisons (int) and equality (int or bool).
+// Comparisons (int, or signed on bit-vectors) and equality (any one sort).
 Term operator<(Term a, Term b);
 Term operator<=(Term a, Term b);
 Term operator>(Term a, Term b);
@@ -169,6 +172,13 @@ Term BvUlt(Term a, Term b);
 Term BvUle(Term a, Term b);
 Term BvSlt(Term a, Term b);
 Term BvSle(Term a, Term b);
+// Division and remainder: unsigned (bvudiv, bvurem) and signed, truncating toward zero
+// (bvsdiv, bvsrem: the remainder has the dividend's sign). Division by zero is SMT-LIB's
+// (all ones / the dividend): callers guard it.
+Term BvUdiv(Term a, Term b);
+Term BvUrem(Term a, Term b);
+Term BvSdiv(Term a, Term b);
+Term BvSrem(Term a, Term b);
 // Short forms of BvXor / BvAnd / BvOr (verify/plan writes F2 maps with them).
 inline Term operator^(Term a, Term b) { return BvXor(a, b); }
 inline Term operator&(Term a, Term b) { return BvAnd(a, b); }
@@ -179,8 +189,8 @@ class Model {
  public:
   Model() = default;
   bool has_value() const { return impl_ != nullptr; }
-  // Ensures: the value of an integer term in the model (unassigned symbols read as 0,
-  // Z3's
+  // Ensures: the value of an integer term in the model, or of a bit-vector term read as
+  // signed two's complement (unassigned symbols read as 0, Z3's
   //          model completion), or nullopt when there is no model, the term is invalid or
   //          the value does not fit in int64.
   std::optional<int64_t> Int(Term t) const;
