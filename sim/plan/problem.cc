@@ -175,7 +175,8 @@ absl::Status CheckBroadcastsAreZero(const FlatLayout& flat, absl::string_view wh
 absl::StatusOr<ConversionProblem> MakeProblem(absl::string_view src_attr,
                                               absl::string_view dst_attr,
                                               const std::vector<int64_t>& shape,
-                                              DType dtype, int num_warps) {
+                                              DType dtype, int num_warps,
+                                              bool planner_scope) {
   ConversionProblem p;
   p.shape = shape;
   p.dtype = dtype;
@@ -227,7 +228,9 @@ absl::StatusOr<ConversionProblem> MakeProblem(absl::string_view src_attr,
     }
     auto flat = Flatten(l, shape, what);
     if (!flat.ok()) return flat.status();
-    if (absl::Status s = CheckBroadcastsAreZero(*flat, what); !s.ok()) return s;
+    if (planner_scope) {
+      if (absl::Status s = CheckBroadcastsAreZero(*flat, what); !s.ok()) return s;
+    }
     if (side == 0) {
       p.src_attr = layout::PrintEncoding(*resolved->encoding);
       p.src_layout = l;
@@ -253,7 +256,7 @@ absl::StatusOr<ConversionProblem> MakeProblem(absl::string_view src_attr,
   for (const auto& [what, flat] : {std::pair<const char*, const FlatLayout*>{"--src", &p.src},
                                    {"--dst", &p.dst}}) {
     const int64_t words = (int64_t{1} << flat->reg_bits()) * words_per_element;
-    if (words > kMaxWordsPerThread) {
+    if (planner_scope && words > kMaxWordsPerThread) {
       return absl::InvalidArgumentError(absl::StrCat(
           what, ": every thread holds ", int64_t{1} << flat->reg_bits(),
           " elements (", words, " 32-bit registers; most are broadcast copies when the "

@@ -74,11 +74,14 @@ struct ConversionProblem {
 };
 
 // `num_warps` <= 0: taken from the attributes (warpsPerCTA); otherwise checked against
-// them.
+// them. `planner_scope` adds the planners' own limits (broadcasts only as zero bases, at
+// most 4096 registers per thread); without it the problem only describes the
+// conversion, e.g. to run and prove another compiler's kernel for it.
 absl::StatusOr<ConversionProblem> MakeProblem(absl::string_view src_attr,
                                               absl::string_view dst_attr,
                                               const std::vector<int64_t>& shape,
-                                              DType dtype, int num_warps);
+                                              DType dtype, int num_warps,
+                                              bool planner_scope = true);
 
 // Row-major flat index of a coordinate point (dim0 slowest).
 uint32_t FlatIndex(const std::vector<int64_t>& shape, const std::vector<int32_t>& coords);

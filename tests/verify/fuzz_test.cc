@@ -4,7 +4,11 @@
 #include <string>
 #include <utility>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
+#include "sim/base/file.h"
 #include "sim/base/bits.h"
 #include "sim/plan/planner.h"
 #include "verify/fuzz/campaign.h"
@@ -151,6 +155,32 @@ TEST(CheckConversion, CatchesAWrongProgram) {
     if (run.fill() == "once/iota") EXPECT_FALSE(run.ok());
     if (run.fill() == "once/proof") EXPECT_FALSE(run.ok());
   }
+}
+
+// Triton's own round-trip kernel for a corpus pair (corpus/triton, line 1 of the jsonl):
+// run and proven right; without its barriers the run fails (a race, or wrong data).
+TEST(CheckTritonKernel, TritonsKernelHoldsAndADroppedBarrierFails) {
+  auto pair = PairFromText(
+      "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [2, 2], "
+      "order = [0, 1]}>",
+      "#ttg.blocked<{sizePerThread = [1, 16], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], "
+      "order = [1, 0]}>",
+      {64, 64}, "f16", 4);
+  ASSERT_TRUE(pair.ok()) << pair.status();
+  auto ptx = sim::base::ReadFile(std::string(WARPCHECK_SOURCE_DIR) +
+                                 "/corpus/triton/cvt2d_l0001_64x64_f16_w4.ptx");
+  ASSERT_TRUE(ptx.ok()) << ptx.status();
+  PairOutcome o = CheckTritonKernel(*pair, *ptx, "l0001.ptx", 2048, CheckOptions{});
+  EXPECT_EQ(o.verdict, PairVerdict::kOk) << o.stage << ": " << o.detail;
+  EXPECT_TRUE(o.proved);
+
+  std::string no_barriers;
+  for (absl::string_view line : absl::StrSplit(*ptx, '\n')) {
+    if (!absl::StrContains(line, "bar.sync")) absl::StrAppend(&no_barriers, line, "\n");
+  }
+  o = CheckTritonKernel(*pair, no_barriers, "l0001-nobar.ptx", 2048, CheckOptions{});
+  EXPECT_EQ(o.verdict, PairVerdict::kFailed);
+  EXPECT_EQ(o.stage, "triton/random") << o.detail;
 }
 
 TEST(RunCampaign, ShardsPartitionTheCampaignAndCountEveryPair) {

@@ -170,7 +170,7 @@ PairOutcome CheckTritonKernel(const FuzzPair& pair, const std::string& ptx_text,
                               const std::string& ptx_name, int64_t shared_bytes,
                               const CheckOptions& options) {
   PairOutcome out;
-  auto problem = pair.Problem();
+  auto problem = pair.Problem(/*planner_scope=*/false);
   if (!problem.ok()) {
     out.verdict = PairVerdict::kOutOfScope;
     out.stage = "problem";

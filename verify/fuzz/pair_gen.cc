@@ -307,8 +307,8 @@ std::string FuzzPair::CommandLine() const {
                       " --dtype=", sim::plan::DTypeName(dtype), " --num-warps=", num_warps);
 }
 
-absl::StatusOr<sim::plan::ConversionProblem> FuzzPair::Problem() const {
-  return sim::plan::MakeProblem(SrcText(), DstText(), shape, dtype, num_warps);
+absl::StatusOr<sim::plan::ConversionProblem> FuzzPair::Problem(bool planner_scope) const {
+  return sim::plan::MakeProblem(SrcText(), DstText(), shape, dtype, num_warps, planner_scope);
 }
 
 absl::StatusOr<FuzzPair> PairFromText(absl::string_view src, absl::string_view dst,

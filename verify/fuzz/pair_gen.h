@@ -61,8 +61,9 @@ struct FuzzPair {
   std::string ShapeText() const;  // "64x64"
   // The `warpcheck convert check` arguments that reproduce the pair, shell-quoted.
   std::string CommandLine() const;
-  // sim/plan's problem (InvalidArgument when the pair is out of the planner's scope).
-  absl::StatusOr<sim::plan::ConversionProblem> Problem() const;
+  // sim/plan's problem (InvalidArgument when the pair is out of the planner's scope;
+  // with planner_scope false, only when it is not a conversion of one CTA at all).
+  absl::StatusOr<sim::plan::ConversionProblem> Problem(bool planner_scope = true) const;
 };
 
 // A pair from `convert check`'s flag values (a saved corpus case); InvalidArgument

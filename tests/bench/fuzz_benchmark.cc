@@ -1,0 +1,73 @@
+// `fuzz layouts` speed (issue: >= 5000 pairs/s on one core for plan + emit + simulate).
+// The pairs are the campaign's own (seed 1), so the mix is what a CI run sees.
+//
+//   BM_GeneratePair        pair generation alone
+//   BM_CheckPairNoProof    one pair through the whole check without Z3: plan both
+//                          directions, emit both harnesses, parse, simulate each on random
+//                          data and distinct tags (4 runs, race detection on), cost model
+//   BM_CheckPairOnceOnly   the same, once harness on random data only (plan + emit +
+//                          simulate: the issue's rate figure)
+//   BM_CheckPairProof      the full check with the Z3 proof of both kernels
+//   BM_ShrinkSteps         the shrink candidates of one pair
+// Counter pairs/s: the rate over the iterations.
+#include <cstdint>
+
+#include "benchmark/benchmark.h"
+#include "verify/fuzz/campaign.h"
+#include "verify/fuzz/pair_gen.h"
+
+namespace warpcheck::verify::fuzz {
+namespace {
+
+void Rate(benchmark::State& state) {
+  state.counters["pairs/s"] = benchmark::Counter(static_cast<double>(state.iterations()),
+                                                 benchmark::Counter::kIsRate);
+}
+
+void BM_GeneratePair(benchmark::State& state) {
+  int64_t i = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(GeneratePair(1, i++));
+  Rate(state);
+}
+BENCHMARK(BM_GeneratePair);
+
+void CheckLoop(benchmark::State& state, const CheckOptions& options) {
+  int64_t i = 0;
+  for (auto _ : state) {
+    PairOutcome o = CheckPair(GeneratePair(1, i++), options);
+    if (o.verdict == PairVerdict::kFailed) {
+      state.SkipWithError("a campaign pair failed");
+      break;
+    }
+  }
+  Rate(state);
+}
+
+void BM_CheckPairNoProof(benchmark::State& state) {
+  CheckOptions o;
+  o.prove_ptx = false;
+  CheckLoop(state, o);
+}
+BENCHMARK(BM_CheckPairNoProof);
+
+void BM_CheckPairOnceOnly(benchmark::State& state) {
+  CheckOptions o;
+  o.prove_ptx = false;
+  o.roundtrip = false;
+  o.iota = false;
+  CheckLoop(state, o);
+}
+BENCHMARK(BM_CheckPairOnceOnly);
+
+void BM_CheckPairProof(benchmark::State& state) { CheckLoop(state, CheckOptions{}); }
+BENCHMARK(BM_CheckPairProof);
+
+void BM_ShrinkSteps(benchmark::State& state) {
+  int64_t i = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(ShrinkSteps(GeneratePair(1, i++)));
+  Rate(state);
+}
+BENCHMARK(BM_ShrinkSteps);
+
+}  // namespace
+}  // namespace warpcheck::verify::fuzz
