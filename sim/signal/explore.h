@@ -15,6 +15,9 @@
 //   * the counter abstraction (README.md, "Scale"): adds to a signal word whose old value
 //     nobody uses commute (footprint mode kAdd), and a wait for a count that the agents
 //     other than b can no longer reach does not conflict with b's next step;
+//   * symmetry reduction (symmetry.h, with a rotation group): the visited set holds the
+//     least hash of a state's images under the rank rotations, so one state per orbit
+//     is expanded; the states stepped and the trails stay real;
 //   * bounds: --max-states and --max-memory; hitting either makes a verdict that needs
 //     the whole space inconclusive.
 //

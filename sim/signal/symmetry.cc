@@ -381,13 +381,13 @@ uint64_t SymmetryHasher::ClockHash(const Clock& c, int k) {
 }
 
 namespace {
-// An agent's control state apart from its rank: what a rotation carries to its image.
+// An agent's control state apart from its rank and `tmp` (which may hold a grid barrier's
+// key, naming an agent): what a rotation carries to its image unchanged.
 uint64_t ControlHash(const AgentState& as) {
   uint64_t h = HashMix(0x51ed27, static_cast<uint64_t>(as.status) |
                                      (uint64_t{as.exited_early} << 8) |
                                      (static_cast<uint64_t>(as.phase) << 16));
   h = HashMix(h, static_cast<uint64_t>(as.grid_barriers) << 32 | static_cast<uint32_t>(as.launches));
-  h = HashMix(h, static_cast<uint64_t>(as.tmp));
   for (const StackEntry& e : as.stack)
     h = HashMix(h, (static_cast<uint64_t>(static_cast<uint32_t>(e.list)) << 32) |
                    static_cast<uint32_t>(e.pos));
@@ -401,12 +401,19 @@ uint64_t SymmetryHasher::AgentHash(const State& s, int a, int k) {
   const AgentState& as = s.agents[a];
   const SymmetryGroup::Element& e = g_.elements[k];
   uint64_t h = HashMix(ControlHash(as), static_cast<uint64_t>(e.rank[m_.info(a).rank]));
+  const int op = as.status == Status::kRunning ? m_.CurrentOp(s, a) : -1;
+  uint64_t tmp = static_cast<uint64_t>(as.tmp);
+  if (op >= 0 && m_.program().ops[op].kind == GRID_BARRIER && as.phase == 1 &&
+      (tmp >> 60) == kGrid) {  // the barrier it arrived at, named by its launch's first CTA
+    const uint64_t id = (tmp >> 32) & 0x0fffffff;
+    if (id < e.agent.size()) tmp = BarrierKey(kGrid, e.agent[id], tmp & 0xffffffff);
+  }
+  h = HashMix(h, tmp);
   if (as.wait_armed) {
     int32_t wr = as.wait_rank;
     h = HashMix(h, static_cast<uint64_t>(wr >= 0 && wr < g_.order ? e.rank[wr] : wr));
     h = HashMix(h, static_cast<uint64_t>(as.wait_value));
     // The lanes as the words they poll (a lane's image polls the image word).
-    const int op = m_.CurrentOp(s, a);
     const int object = op >= 0 ? m_.program().ops[op].object : -1;
     uint64_t sum = 0;
     for (size_t l = 0; l < as.lanes.size() * 64; ++l) {
