@@ -69,6 +69,38 @@ class Detector {
     // the choice matters only when that scope (gpu, cta: who is included depends on the
     // agent) or the reader's is narrow: such words must be added to from one rank only
     // (AddersOneRank, after the walks).
+    // Control flow on a value known only at run time (an ATOMIC result, a token, a loop
+    // variable bounded by one) is walked both ways, so the walks cannot show whether
+    // the ranks branch alike when it also reads the rank (`IF old == r`): no group then.
+    // (Every other slot that differs between ranks fails the walks' frame check.)
+    std::set<int> runtime;
+    for (const Op& op : p_.ops)
+      for (int slot : {op.result_slot, op.token_slot})
+        if (slot >= 0) runtime.insert(slot);
+    auto reads = [](const Ex& e, const std::set<int>& slots) {
+      for (int slot : e.slots())
+        if (slots.count(slot)) return true;
+      return false;
+    };
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (const Op& op : p_.ops)
+        if (op.kind == FOR && !runtime.count(op.var_slot) &&
+            (reads(op.from, runtime) || reads(op.to, runtime) || reads(op.step, runtime)))
+          grew = runtime.insert(op.var_slot).second;
+    }
+    const std::set<int> rank{kSlotR};
+    for (const Op& op : p_.ops) {
+      if (op.kind != IF && op.kind != FOR) continue;
+      bool on_runtime = false, on_rank = false;
+      for (const Ex* e : {&op.cond, &op.from, &op.to, &op.step}) {
+        on_runtime |= reads(*e, runtime);
+        on_rank |= reads(*e, rank);
+      }
+      if (on_runtime && on_rank)
+        return Fail(absl::StrCat(op.path, ": control flow on the rank and a value known only "
+                                 "at run time"));
+    }
     std::set<int> added;
     for (const Op& op : p_.ops)
       if (IsAdd(op)) added.insert(op.kind == PUTSIG ? op.signal_object : op.object);

@@ -29,7 +29,9 @@
 //     (a put or a copy stays within its object);
 //   * every other operand (values, counts, compares) is equal;
 //   * an operand that depends on a value only known at run time (an ATOMIC result) must
-//     not depend on the rank, and rank and index operands must be known.
+//     not depend on the rank, and rank and index operands must be known; no loop or
+//     branch may depend on such a value and the rank together (both ways are walked,
+//     so the walks cannot show whether the ranks branch alike).
 // Anything else rejects the group with a reason (`none: <why>`), and the search runs
 // without it: a program whose ranks differ (rank 0 special), nodes (ranks_per_node),
 // releasing adds together with gpu/cta scopes (Machine::WriteWord keeps the

@@ -144,6 +144,18 @@ TEST(SymmetryDetectTest, RelativePeerLoopIsARotation) {
   EXPECT_EQ(g.kind, "rotation") << g.reason;
 }
 
+TEST(SymmetryDetectTest, BranchOnARunTimeValueIsNone) {
+  // Same code per rank, but whether a rank enters depends on a CAS result compared with
+  // its rank: the walks (both sides of the branch) cannot show it, so no group.
+  Sim s = Build(Ring(R"pb(body { kind: ATOMIC_CAS site: "cas" object: "S" rank: "r" index: "0"
+                             compare: "1" value: "2" scope: SYS sem: RELAXED result: "old" }
+                      body { kind: IF cond: "old == r"
+                             body { kind: LOAD site: "in" object: "D" rank: "r" index: "0" } })pb"));
+  SymmetryGroup g = DetectSymmetry(*s.m);
+  EXPECT_EQ(g.kind, "none");
+  EXPECT_THAT(g.reason, HasSubstr("control flow on the rank and a value known only at run time"));
+}
+
 TEST(SymmetryDetectTest, OneRankIsNone) {
   Sim s = Build(absl::StrReplaceAll(Ring(""), {{"ranks: 4", "ranks: 1"}}));
   EXPECT_EQ(DetectSymmetry(*s.m).kind, "none");
