@@ -391,6 +391,14 @@ absl::StatusOr<RunResult> RunProgram(const Program& p, const RunOptions& opt) {
   eo.reduce = opt.reduce;
   eo.counters = opt.counters;
   if (opt.max_memory_bytes > 0) eo.max_memory_bytes = opt.max_memory_bytes;
+  SymmetryGroup group;
+  if (opt.schedule == "explore") {
+    if (opt.symmetry) {
+      group = DetectSymmetry(m);
+      eo.symmetry = &group;
+    }
+    rep.set_symmetry(opt.symmetry ? group.Describe() : "off");
+  }
   ExploreResult r = Explore(m, eo);
   FillCounts(r, &rep);
   (*rep.mutable_outcome_counts())["completes"] = r.completes;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <random>
+#include <set>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/node_hash_map.h"
@@ -11,7 +12,8 @@
 
 namespace warpcheck::sim::signal {
 
-std::vector<std::string> BlockedSignature(const Machine& m, const State& s) {
+std::vector<std::string> BlockedSignature(const Machine& m, const State& s,
+                                          const SymmetryGroup::Element* image) {
   std::vector<std::string> out;
   for (int a = 0; a < m.num_agents(); ++a) {
     const AgentState& as = s.agents[a];
@@ -20,16 +22,26 @@ std::vector<std::string> BlockedSignature(const Machine& m, const State& s) {
     std::string site = as.status == Status::kNotStarted ? "not_started" : "?";
     int op = m.CurrentOp(s, a);
     if (as.status == Status::kRunning && op >= 0) site = m.program().ops[op].site;
-    out.push_back(absl::StrCat(m.info(a).name, "@", site));
+    out.push_back(absl::StrCat(m.info(image ? image->agent[a] : a).name, "@", site));
   }
   std::sort(out.begin(), out.end());
   return out;
 }
 
-std::map<std::string, int64_t> FinalValues(const Machine& m, const State& s) {
+std::map<std::string, int64_t> FinalValues(const Machine& m, const State& s,
+                                           const SymmetryGroup::Element* image) {
   std::map<std::string, int64_t> out;
-  for (const auto& [key, w] : s.words)
-    if (w.value != m.program().objects[KeyObject(key)].init) out[m.WordName(key)] = w.value;
+  for (const auto& [key, w] : s.words) {
+    const int o = KeyObject(key);
+    if (w.value == m.program().objects[o].init) continue;
+    if (!image) {
+      out[m.WordName(key)] = w.value;
+      continue;
+    }
+    const int r = KeyRank(key);
+    out[m.WordName(o, r < static_cast<int>(image->rank.size()) ? image->rank[r] : r,
+                   image->MapIndex(o, KeyIndex(key)))] = w.value;
+  }
   return out;
 }
 
@@ -435,25 +447,16 @@ class TerminalRecorder {
                 y.other_agent == x.other_agent && y.other_op == x.other_op;
       if (!seen) r_.all_races.push_back(x);
     }
-    TerminalSummary sum;
-    sum.outcome = t.ending == Ending::kFault       ? SignalTerminal::fault
-                  : t.ending == Ending::kCompletes ? SignalTerminal::completes
-                                                   : SignalTerminal::deadlock;
-    if (t.ending == Ending::kDeadlock) sum.blocked = BlockedSignature(m_, s);
-    sum.values = FinalValues(m_, s);
-    std::string key = absl::StrCat(sum.outcome);
-    for (const auto& b : sum.blocked) absl::StrAppend(&key, "|", b);
-    for (const auto& [k, v] : sum.values) absl::StrAppend(&key, "|", k, "=", v);
-    auto it = summary_index_.find(key);
-    if (it != summary_index_.end()) {
-      ++r_.terminals[it->second].count;
-      r_.terminals[it->second].race |= t.race;
-    } else if (r_.terminals.size() < 256) {
-      sum.count = 1;
-      sum.race = t.race;
-      summary_index_[key] = r_.terminals.size();
-      r_.terminals.push_back(std::move(sum));
-    }
+    const SignalTerminal::Outcome outcome =
+        t.ending == Ending::kFault       ? SignalTerminal::fault
+        : t.ending == Ending::kCompletes ? SignalTerminal::completes
+                                         : SignalTerminal::deadlock;
+    // Under a symmetry the search keeps one terminal state per orbit: the summaries list
+    // every image, so they are the terminal states of the whole space.
+    const SymmetryGroup* g = opt_.reduce_symmetry ? opt_.symmetry : nullptr;
+    const int images = g ? static_cast<int>(g->elements.size()) : 0;
+    for (int k = 0; k < std::max(images, 1); ++k)
+      AddSummary(s, t, outcome, images ? &g->elements[k] : nullptr);
     std::optional<Terminal>* slot = t.ending == Ending::kFault      ? &r_.first_fault
                                     : t.ending == Ending::kCompletes ? &r_.first_complete
                                                                      : &r_.first_deadlock;
@@ -473,6 +476,27 @@ class TerminalRecorder {
   }
 
  private:
+  void AddSummary(const State& s, const Terminal& t, SignalTerminal::Outcome outcome,
+                  const SymmetryGroup::Element* image) {
+    TerminalSummary sum;
+    sum.outcome = outcome;
+    if (t.ending == Ending::kDeadlock) sum.blocked = BlockedSignature(m_, s, image);
+    sum.values = FinalValues(m_, s, image);
+    std::string key = absl::StrCat(sum.outcome);
+    for (const auto& b : sum.blocked) absl::StrAppend(&key, "|", b);
+    for (const auto& [k, v] : sum.values) absl::StrAppend(&key, "|", k, "=", v);
+    auto it = summary_index_.find(key);
+    if (it != summary_index_.end()) {
+      ++r_.terminals[it->second].count;
+      r_.terminals[it->second].race |= t.race;
+    } else if (r_.terminals.size() < 256) {
+      sum.count = 1;
+      sum.race = t.race;
+      summary_index_[key] = r_.terminals.size();
+      r_.terminals.push_back(std::move(sum));
+    }
+  }
+
   const Machine& m_;
   const ExploreOptions& opt_;
   ExploreResult& r_;
@@ -553,8 +577,17 @@ ExploreResult Explore(const Machine& m, const ExploreOptions& opt) {
     return r;
   }
 
+  std::optional<SymmetryHasher> sym;
+  if (opt.symmetry && opt.symmetry->order > 1) sym.emplace(m, *opt.symmetry);
+  const bool symmetric = sym && opt.reduce_symmetry;
+  auto key = [&](const State& s) { return symmetric ? sym->Canonical(s) : m.Hash(s); };
   absl::flat_hash_set<uint64_t> visited;
   std::vector<Node> stack;
+  std::set<std::pair<uint64_t, bool>> orbits;
+  auto record = [&](const State& s, const Event* last) {
+    recorder.Record(s, stack, last);
+    if (opt.collect_orbits) orbits.insert({sym ? sym->Canonical(s) : m.Hash(s), s.race_count > 0});
+  };
   // The memory estimate: the stack's nodes (running sums), the visited set, the cache.
   int64_t stack_bytes = 0, stack_full_bytes = 0;
   const int comps = m.num_components();
@@ -579,10 +612,10 @@ ExploreResult Explore(const Machine& m, const ExploreOptions& opt) {
   };
   stack.emplace_back();
   stack.back().s = opt.start ? *opt.start : m.Initial();
-  visited.insert(m.Hash(stack.back().s));
+  visited.insert(key(stack.back().s));
   r.states = 1;
   expander.Expand(stack.back().s, &stack.back().choices);
-  if (stack.back().choices.empty()) recorder.Record(stack.back().s, stack, nullptr);
+  if (stack.back().choices.empty()) record(stack.back().s, nullptr);
   note_push();
   while (!stack.empty()) {
     Node& top = stack.back();
@@ -597,14 +630,14 @@ ExploreResult Explore(const Machine& m, const ExploreOptions& opt) {
     child.s = top.s;
     m.Step(child.s, t, &child.in);
     ++r.transitions;
-    if (!visited.insert(m.Hash(child.s)).second) continue;
+    if (!visited.insert(key(child.s)).second) continue;
     if (++r.states > opt.max_states) {
       r.bound_hit = true;
       break;
     }
     expander.Expand(child.s, &child.choices);
     if (child.choices.empty()) {
-      recorder.Record(child.s, stack, &child.in);
+      record(child.s, &child.in);
       if (opt.stop_at_complete && r.first_complete) break;
       continue;
     }
@@ -615,6 +648,7 @@ ExploreResult Explore(const Machine& m, const ExploreOptions& opt) {
       break;
     }
   }
+  r.terminal_orbits.assign(orbits.begin(), orbits.end());
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

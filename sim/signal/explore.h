@@ -15,6 +15,9 @@
 //   * the counter abstraction (README.md, "Scale"): adds to a signal word whose old value
 //     nobody uses commute (footprint mode kAdd), and a wait for a count that the agents
 //     other than b can no longer reach does not conflict with b's next step;
+//   * symmetry reduction (symmetry.h, with a rotation group): the visited set holds the
+//     least hash of a state's images under the rank rotations, so one state per orbit
+//     is expanded; the states stepped and the trails stay real;
 //   * bounds: --max-states and --max-memory; hitting either makes a verdict that needs
 //     the whole space inconclusive.
 //
@@ -37,6 +40,7 @@
 
 #include "proto/report.pb.h"
 #include "sim/signal/machine.h"
+#include "sim/signal/symmetry.h"
 
 namespace warpcheck::sim::signal {
 
@@ -53,6 +57,13 @@ struct ExploreOptions {
   // a wait for a count cannot pass before an adder it still needs moves; README.md,
   // "Scale"). Off: such adds conflict like any write (for the soundness test).
   bool counters = true;
+  // explore: symmetry reduction (symmetry.h): with reduce_symmetry, the visited set holds
+  // the canonical hash under this group (nullptr or kind "none": the state's own hash).
+  const SymmetryGroup* symmetry = nullptr;
+  bool reduce_symmetry = true;
+  // explore: collect ExploreResult::terminal_orbits, canonical under `symmetry` whether
+  // or not it reduces (for the soundness tests).
+  bool collect_orbits = false;
   // Replay: a transition may be taken only if this returns true (nullptr: all).
   std::function<bool(const State&, const Transition&)> allow;
   // Replay of a snapshot: the deadlock kept as first_deadlock is one this accepts, when
@@ -104,19 +115,27 @@ struct ExploreResult {
   int64_t state_bytes_full_copy = 0;
   int64_t completes = 0, deadlocks = 0, faults = 0, races = 0;  // terminal states
   std::optional<Terminal> first_deadlock, first_complete, first_race, first_fault;
-  std::vector<TerminalSummary> terminals;  // distinct, at most 256
+  // Distinct, at most 256. Under a symmetry, every image of each terminal state found
+  // (the counts above count the states found, one per orbit).
+  std::vector<TerminalSummary> terminals;
   // The distinct races (kind, access, other access) of every explored terminal state,
   // in the order found, at most kMaxRaces; first_race's state holds only its own.
   std::vector<RaceRecord> all_races;
   static constexpr size_t kMaxRaces = 64;
+  // With ExploreOptions::collect_orbits (and a group): the canonical hash of every
+  // explored terminal state and whether it races, sorted, distinct. Two explorations of
+  // one program found the same terminal states up to the symmetry when these are equal.
+  std::vector<std::pair<uint64_t, bool>> terminal_orbits;
 };
 
 ExploreResult Explore(const Machine& m, const ExploreOptions& opt);
 
-// Blocked agents of a terminal state as "name@site".
-std::vector<std::string> BlockedSignature(const Machine& m, const State& s);
-// Signal words that differ from their initial value.
-std::map<std::string, int64_t> FinalValues(const Machine& m, const State& s);
+// Blocked agents of a terminal state as "name@site" (of its image under `image`).
+std::vector<std::string> BlockedSignature(const Machine& m, const State& s,
+                                          const SymmetryGroup::Element* image = nullptr);
+// Signal words that differ from their initial value (in its image under `image`).
+std::map<std::string, int64_t> FinalValues(const Machine& m, const State& s,
+                                           const SymmetryGroup::Element* image = nullptr);
 
 }  // namespace warpcheck::sim::signal
 

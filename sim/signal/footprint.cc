@@ -366,7 +366,7 @@ void Machine::FutureOf(const State& s, int a, Footprint* out,
   }
 }
 
-void Machine::WalkProgram(
+bool Machine::WalkProgram(
     int a, const std::function<void(const Op&, const int64_t*, const std::vector<bool>&)>& visit)
     const {
   const AgentInfo& ai = info_[a];
@@ -375,6 +375,7 @@ void Machine::WalkProgram(
            &scratch};
   w.visit = &visit;
   w.List(List(a, -1), 0);
+  return !w.overflow;
 }
 
 Footprint Machine::AfterExit(const State& s, int a) const {

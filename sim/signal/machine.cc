@@ -49,6 +49,19 @@ Clock Clock::Ticked(int comp) const {
   return Make(std::move(v));
 }
 
+uint64_t Clock::HashPermuted(const std::vector<int32_t>& to,
+                             std::vector<uint32_t>* scratch) const {
+  if (!d_) return 0;
+  scratch->assign(to.size(), 0);
+  for (size_t i = 0; i < d_->v.size(); ++i) (*scratch)[to[i]] = d_->v[i];
+  size_t n = scratch->size();
+  while (n > 0 && (*scratch)[n - 1] == 0) --n;
+  if (n == 0) return 0;
+  uint64_t h = 0x1234567;
+  for (size_t i = 0; i < n; ++i) h = HashMix(h, (*scratch)[i]);
+  return h;
+}
+
 bool Clock::operator==(const Clock& o) const {
   if (d_ == o.d_) return true;
   if (!d_ || !o.d_) return false;

@@ -52,6 +52,10 @@ class Clock {
   Clock Ticked(int comp) const;
   uint64_t hash() const { return d_ ? d_->hash : 0; }
   bool operator==(const Clock& o) const;
+  // The hash of the clock whose component to[i] holds this clock's component i (the
+  // clock seen through a permutation of the agents; symmetry.h). Requires: `to` covers
+  // every component. Ensures: equal to hash() when `to` is the identity.
+  uint64_t HashPermuted(const std::vector<int32_t>& to, std::vector<uint32_t>* scratch) const;
 
  private:
   struct Data {
@@ -219,6 +223,13 @@ struct State {
   int32_t fault_agent = -1;
 };
 
+// Barrier keys (State::barriers): kind, id (a grid barrier's id is the first CTA agent
+// of its launch), instance.
+inline constexpr uint64_t kBarrierAll = 1, kCollective = 2, kGrid = 3;
+inline uint64_t BarrierKey(uint64_t kind, uint64_t id, uint64_t instance) {
+  return (kind << 60) | (id << 32) | instance;
+}
+
 inline uint64_t WordKey(int object, int rank, int64_t index) {
   return (static_cast<uint64_t>(object) << 48) | (static_cast<uint64_t>(rank) << 32) |
          static_cast<uint64_t>(index & 0xffffffff);
@@ -311,11 +322,13 @@ class Machine {
   std::vector<Footprint> NeedsAlternatives(const State& s, int agent) const;
   // Calls visit(op, frame, unknown) for every non-control op of agent a's whole program,
   // loops unrolled, both sides of branches whose condition is not known statically.
-  void WalkProgram(int a, const std::function<void(const Op&, const int64_t*,
+  // Ensures: false when the walk stopped early (too many accesses to track).
+  bool WalkProgram(int a, const std::function<void(const Op&, const int64_t*,
                                                    const std::vector<bool>&)>& visit) const;
   // Future() of an agent that exited early, as if its EXIT had not been taken.
   Footprint AfterExit(const State& s, int agent) const;
 
+  int64_t object_size(int object) const { return sizes_[object]; }
   // Current op of a running agent (-1 if none).
   int CurrentOp(const State& s, int agent) const;
   // "SIG@1[0]"
@@ -335,6 +348,10 @@ class Machine {
   bool FirstPoll(const AgentState& as, int lane) const {
     return !as.cached.empty() && !((as.polled[lane / 64] >> (lane % 64)) & 1);
   }
+  // Polling lanes of a WAIT/WAIT_UNTIL (or spin) with `count` words: NVIDIA dl.wait
+  // min(count, 32) unsigned, AMD max(count, 0), WAIT_UNTIL count capped at the CTA's
+  // threads; any other op (or a negative WAIT_UNTIL count, a fault) 1.
+  int64_t LaneCount(int a, const Op& op, int64_t count) const;
   // The op list for a StackEntry::list value.
   const std::vector<int>& List(int agent, int32_t list) const;
 

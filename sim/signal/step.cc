@@ -9,10 +9,6 @@
 namespace warpcheck::sim::signal {
 
 namespace {
-constexpr uint64_t kBarrierAll = 1, kCollective = 2, kGrid = 3;
-uint64_t BarrierKey(uint64_t kind, uint64_t id, uint64_t instance) {
-  return (kind << 60) | (id << 32) | instance;
-}
 bool UsesT0(SignalBy by) { return by != OTHER_THREADS; }
 bool UsesRest(SignalBy by) { return by == ALL_THREADS || by == OTHER_THREADS; }
 }  // namespace
@@ -66,6 +62,20 @@ void Machine::LocalOp(State& s, int a, const Op& op) const {
   as.float_current = true;
 }
 
+int64_t Machine::LaneCount(int a, const Op& op, int64_t count) const {
+  if (op.kind == WAIT) {
+    if (p_->amd) return count > 0 ? count : 0;
+    uint32_t n = static_cast<uint32_t>(count);  // setp.lt.u32
+    return std::min<uint32_t>(n, 32);
+  }
+  if (op.kind != WAIT_UNTIL || count < 0) return 1;
+  // One thread per word (`if tid < n`): words past the CTA's threads are never waited
+  // for (signaling.md §1.8).
+  if (info_[a].kind == AgentKind::kCta)
+    return std::min<int64_t>(count, p_->kernels[info_[a].kernel].threads);
+  return count;
+}
+
 void Machine::ArmWait(State& s, int a, const Op& op) const {
   AgentState& as = s.agents[a];
   int64_t rank = info_[a].rank, index = 0, count = 1, value = 0;
@@ -76,25 +86,11 @@ void Machine::ArmWait(State& s, int a, const Op& op) const {
     return;
   }
   if (op.count.present() && !Eval(s, a, op.count, &count)) return;
-  int64_t lanes = 1;
-  if (op.kind == WAIT) {
-    if (p_->amd) {
-      lanes = count > 0 ? count : 0;
-    } else {
-      uint32_t n = static_cast<uint32_t>(count);  // setp.lt.u32
-      lanes = std::min<uint32_t>(n, 32);
-    }
-  } else if (op.kind == WAIT_UNTIL) {
-    if (count < 0) {
-      Fault(s, a, absl::StrCat(op.site, ": negative count ", count));
-      return;
-    }
-    lanes = count;
-    // One thread per word (`if tid < n`): words past the CTA's threads are never waited
-    // for (signaling.md §1.8).
-    if (info_[a].kind == AgentKind::kCta)
-      lanes = std::min<int64_t>(lanes, p_->kernels[info_[a].kernel].threads);
+  if (op.kind == WAIT_UNTIL && count < 0) {
+    Fault(s, a, absl::StrCat(op.site, ": negative count ", count));
+    return;
   }
+  int64_t lanes = LaneCount(a, op, count);
   if (lanes > 4096) {
     Fault(s, a, absl::StrCat(op.site, ": ", lanes, " polling lanes; at most 4096 are modelled"));
     return;
@@ -254,7 +250,8 @@ bool Machine::AgentEnabled(const State& s, int a) const {
     case WAIT_UNTIL:
     case STREAM_WAIT:
     case ATOMIC_CAS: {
-      if (op.kind == ATOMIC_CAS && !op.spin) return true;
+      // A CAS without spin, or the write step of a split one (it read a match).
+      if (op.kind == ATOMIC_CAS && (!op.spin || as.phase == 1)) return true;
       for (size_t w = 0; w < as.lanes.size(); ++w)
         for (uint64_t bits = as.lanes[w]; bits; bits &= bits - 1)
           if (LaneReady(s, a, op, static_cast<int>(w * 64 + __builtin_ctzll(bits)))) return true;
@@ -322,8 +319,8 @@ void Machine::Step(State& s, const Transition& t, Event* ev) const {
 }
 
 // NOTIFY, SIGNAL_OP, ST_SIGNAL, ATOMIC_ADD, ATOMIC_CAS: one write (or a failed CAS) to a
-// signal word; a remote add without native P2P atomics is a read step, then a write
-// step (B16).
+// signal word; a remote add or CAS without native P2P atomics is a read step, then a
+// write step (B16).
 void Machine::StepSignalWrite(State& s, int a, const Op& op, Event* ev) const {
   AgentState& as = s.agents[a];
   const AgentInfo& ai = info_[a];
@@ -350,18 +347,27 @@ void Machine::StepSignalWrite(State& s, int a, const Op& op, Event* ev) const {
   const bool t0_side = op.kind == ST_SIGNAL || op.kind == ATOMIC_ADD || op.kind == ATOMIC_CAS
                            ? UsesT0(by == BY_DEFAULT ? THREAD0 : by)
                            : true;
-  const bool split = is_add && split_add(rank) &&
-                     (op.kind == NOTIFY || op.kind == ATOMIC_ADD);
+  // A CAS likewise: the read step compares; a failed compare ends the CAS there, a
+  // matching one is followed by a write step that stores whatever the word holds then
+  // (a write in between is lost).
+  const bool split = split_add(rank) &&
+                     ((is_add && (op.kind == NOTIFY || op.kind == ATOMIC_ADD)) ||
+                      op.kind == ATOMIC_CAS);
   Word& w = GetWord(s, key);
   if (split && as.phase == 0) {
     as.tmp = w.value;
-    as.phase = 1;
-    ev->what = "read";
-    ev->has_word = true;
-    ev->word = key;
-    ev->before = ev->after = w.value;
-    ev->text += absl::StrCat("  (non-atomic add: read ", w.value, ")");
-    return;
+    int64_t cmp = 0;
+    if (op.kind == ATOMIC_CAS && !eval(op.compare, &cmp)) return;
+    if (op.kind != ATOMIC_CAS || w.value == cmp) {
+      as.phase = 1;
+      ev->what = "read";
+      ev->has_word = true;
+      ev->word = key;
+      ev->before = ev->after = w.value;
+      ev->text += absl::StrCat("  (non-atomic ", op.kind == ATOMIC_CAS ? "CAS" : "add", ": read ",
+                               w.value, ")");
+      return;
+    }
   }
   Clock& clk = t0_side ? as.t0 : as.rest;
   const int comp = t0_side ? ai.comp_t0 : ai.comp_rest;
@@ -400,7 +406,7 @@ void Machine::StepSignalWrite(State& s, int a, const Op& op, Event* ev) const {
     int64_t cmp = 0;
     if (!eval(op.compare, &cmp)) return;
     kind = WriteKind::kCas;
-    write = old == cmp;
+    write = base == cmp;
   } else if (is_add) {
     next = base + value;
     kind = WriteKind::kAdd;

@@ -42,6 +42,8 @@ constexpr char kRunUsage[] =
     "                           default 4G); reaching it ends inconclusive with the figure\n"
     "  --no-reduction           explore without partial-order reduction\n"
     "  --no-counter-abstraction reduce without the counter abstraction (adds as writes)\n"
+    "  --symmetry=auto|off      explore one state per orbit of the rank rotations that\n"
+    "                           preserve the program, when it has them (default auto)\n"
     "  --trail-out=FILE         write the reported run as a replayable SignalTrace\n"
     "  --svg=FILE               write the wait-for graph of a deadlock\n"
     "  --format=text|json|textproto\n";
@@ -108,6 +110,7 @@ void PrintText(const SignalReport& r, std::ostream& out) {
         << absl::StrFormat("%.3f", r.seconds()) << " s"
         << (r.bound_hit() ? ", bound hit" : "") << ")";
   out << "\n";
+  if (absl::StartsWith(r.symmetry(), "rotation")) out << "symmetry: " << r.symmetry() << "\n";
   if (r.replay() != SignalReport::REPLAY_UNSET) {
     out << "replay: " << sim::base::EnumName(r.replay()) << "\n";
     if (!r.divergence().empty()) out << "divergence: " << r.divergence() << "\n";
@@ -178,7 +181,7 @@ int Finish(const ParsedArgs& args, const sig::RunResult& res, std::ostream& out,
 
 std::set<std::string> SignalRunValueFlags() {
   return {"ranks", "ctas", "iterations", "schedule", "seed", "max-states", "max-memory", "format",
-          "trail-out", "svg"};
+          "trail-out", "svg", "symmetry"};
 }
 
 int RunSignalRun(const ParsedArgs& args, std::ostream& out, std::ostream& err, Report* report) {
@@ -221,6 +224,13 @@ int RunSignalRun(const ParsedArgs& args, std::ostream& out, std::ostream& err, R
   }
   opt.reduce = !args.Has("no-reduction");
   opt.counters = !args.Has("no-counter-abstraction");
+  if (auto sym = args.Get("symmetry")) {
+    if (*sym != "off" && *sym != "auto") {
+      PrintError(err, absl::StrCat("--symmetry=", *sym, ": expected off or auto"));
+      return kExitUsage;
+    }
+    opt.symmetry = *sym == "auto";
+  }
   auto p = sig::LoadProgramFile(args.positional[0], *o);
   if (!p.ok()) {
     PrintError(err, p.status().message());

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
@@ -631,30 +632,52 @@ TEST(MachineTest, SplitAddReturnsTheValueItsReadStepSaw) {
                     }));
 }
 
-// The same for CAS (one step: the compare, the write and the result see one value): the
-// loser's result is the winner's value, which it compared against.
-TEST(MachineTest, CasReturnsTheValueItCompared) {
-  Sim s = Build(R"pb(
+// The same for CAS (issue 14 item 2): without native P2P atomics rank 1's remote CAS is a
+// read step (the compare) and a write step, and returns what its read saw. Rank 0's CAS
+// is local (one step). So besides the two runs where one CAS wins and the loser returns
+// the winner's value, rank 1 can read 0, rank 0 take the token, and rank 1 then write
+// over it: both "win" (both return 0) and TOK ends as rank 1's value.
+constexpr char kCasProgram[] = R"pb(
     ranks: 2
     ctas: 1
-    no_native_p2p_atomics: true
+    no_native_p2p_atomics: NO_NATIVE
     objects { name: "TOK" dtype: U64 size: "1" }
     objects { name: "OUT" dtype: U64 size: "1" }
     kernels {
       name: "k"
       body { kind: ATOMIC_CAS object: "TOK" rank: "0" index: "0" compare: "0" value: "r + 1" scope: SYS sem: ACQ_REL result: "old" }
       body { kind: ST_SIGNAL object: "OUT" rank: "r" index: "0" value: "old + 100" scope: SYS sem: RELAXED }
-    })pb");
-  ASSERT_NE(s.m, nullptr);
+    })pb";
+
+std::set<std::map<std::string, int64_t>> CasFinals(bool native) {
+  Sim s = Build(absl::StrReplaceAll(kCasProgram, {{"NO_NATIVE", native ? "false" : "true"}}));
+  EXPECT_NE(s.m, nullptr);
+  if (!s.m) return {};
   ExploreResult r = ExploreAll(s, /*reduce=*/false);
-  ASSERT_FALSE(r.bound_hit);
+  EXPECT_FALSE(r.bound_hit);
   std::set<std::map<std::string, int64_t>> finals;
   for (const TerminalSummary& t : r.terminals) finals.insert(t.values);
+  return finals;
+}
+
+TEST(MachineTest, SplitCasReturnsTheValueItsReadStepSaw) {
   using V = std::map<std::string, int64_t>;
-  EXPECT_EQ(finals, (std::set<V>{
-                        V{{"TOK@0[0]", 1}, {"OUT@0[0]", 100}, {"OUT@1[0]", 101}},
-                        V{{"TOK@0[0]", 2}, {"OUT@0[0]", 102}, {"OUT@1[0]", 100}},
-                    }));
+  EXPECT_EQ(CasFinals(/*native=*/false),
+            (std::set<V>{
+                V{{"TOK@0[0]", 1}, {"OUT@0[0]", 100}, {"OUT@1[0]", 101}},
+                V{{"TOK@0[0]", 2}, {"OUT@0[0]", 102}, {"OUT@1[0]", 100}},
+                V{{"TOK@0[0]", 2}, {"OUT@0[0]", 100}, {"OUT@1[0]", 100}},  // both won
+            }));
+}
+
+// With native P2P atomics the CAS is one step: compare, write and result see one value.
+TEST(MachineTest, NativeCasReturnsTheValueItCompared) {
+  using V = std::map<std::string, int64_t>;
+  EXPECT_EQ(CasFinals(/*native=*/true),
+            (std::set<V>{
+                V{{"TOK@0[0]", 1}, {"OUT@0[0]", 100}, {"OUT@1[0]", 101}},
+                V{{"TOK@0[0]", 2}, {"OUT@0[0]", 102}, {"OUT@1[0]", 100}},
+            }));
 }
 
 }  // namespace
