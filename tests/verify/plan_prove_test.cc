@@ -11,6 +11,7 @@
 //   * a spent rlimit is inconclusive, and a plan that does not fit its problem is an
 //     error, not a verdict.
 #include "verify/plan/plan_prove.h"
+#include "verify/plan/round_trip_prove.h"
 
 #include <functional>
 #include <map>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "sim/base/tsv.h"
@@ -76,13 +78,14 @@ struct Planned {
   ConversionPlan plan;
 };
 
-std::optional<Planned> PlanPair(const Pair& pair, Strategy s, const std::string& dtype = "") {
+std::optional<Planned> PlanPair(const Pair& pair, Strategy s, const std::string& dtype = "",
+                                bool matrix = false) {
   auto dt = sim::plan::ParseDType(dtype.empty() ? pair.dtype : dtype);
   if (!dt.ok()) return std::nullopt;
   auto problem = sim::plan::MakeProblem(pair.src, pair.dst, pair.shape, *dt, pair.warps);
   if (!problem.ok()) return std::nullopt;
   sim::plan::PlanOptions o;
-  o.no_matrix = true;  // matrix stages are not encoded (ProvePlan: Unimplemented)
+  o.no_matrix = !matrix;  // the plain smem tests want st/ld.shared on both sides
   o.strategy = s;
   auto plan = sim::plan::PlanConversion(*problem, o);
   if (!plan.ok()) return std::nullopt;
@@ -102,6 +105,30 @@ std::optional<Planned> FindPlan(Strategy s, const std::function<bool(const Plann
 bool HasOp(const Planned& p, OpKind k) {
   for (const auto& op : p.plan.program.ops) if (op.kind == k) return true;
   return false;
+}
+
+bool HasMatrix(const Planned& p) {
+  return HasOp(p, OpKind::kStMatrix) || HasOp(p, OpKind::kLdMatrix);
+}
+
+// Default plans (matrix stages allowed) of sampled 16-bit pairs with a stmatrix or
+// ldmatrix stage that `want` accepts, at most `max` of them.
+std::vector<Planned> MatrixPlans(size_t max, const std::function<bool(const Planned&)>& want) {
+  std::vector<Planned> out;
+  for (const Pair& pair : SamplePairs(5)) {
+    if (out.size() >= max) break;
+    if (pair.dtype != "f16" && pair.dtype != "bf16") continue;
+    if (pair.shape.size() != 2 || pair.shape[0] * pair.shape[1] > 64 * 64) continue;
+    auto p = PlanPair(pair, Strategy::kAuto, "", /*matrix=*/true);
+    if (p && HasMatrix(*p) && want(*p)) out.push_back(*std::move(p));
+  }
+  return out;
+}
+
+// The first matrix op of kind k.
+sim::plan::Op* FirstOp(Planned& p, OpKind k) {
+  for (auto& op : p.plan.program.ops) if (op.kind == k) return &op;
+  return nullptr;
 }
 
 // Runs the plan's `once` harness on the simulator: "" when it converts every element
@@ -431,6 +458,217 @@ TEST(PlanProveTest, RandomCorruptionsThatProveAlsoRunCorrectly) {
   RecordProperty("holds", holds);
   RecordProperty("violated", violated);
   RecordProperty("wrong_broadcast_copies_the_harness_cannot_see", unseen_copies);
+}
+
+// Matrix stages: every matrix plan of sampled 16-bit pairs holds, and the simulator runs
+// it correctly with exactly the wavefronts and conflicts the bank obligations priced.
+TEST(PlanProveTest, MatrixPlansOfRealPairsAreProven) {
+  std::set<std::string> seen;
+  int proven = 0;
+  for (const Planned& p : MatrixPlans(8, [](const Planned&) { return true; })) {
+    PlanProof proof = Prove(p);
+    EXPECT_EQ(proof.verdict, Verdict::kHolds) << p.problem.src_attr << " -> "
+                                              << p.problem.dst_attr << ": " << Summary(proof);
+    if (proof.verdict != Verdict::kHolds) continue;
+    ++proven;
+    for (const auto& op : p.plan.program.ops) {
+      if (op.kind == OpKind::kStMatrix || op.kind == OpKind::kLdMatrix) {
+        seen.insert(std::string(op.kind == OpKind::kStMatrix ? "st" : "ld") +
+                    (op.trans ? ".trans" : "") + ".x" +
+                    std::to_string(op.in.size() + op.out.size()));
+      }
+    }
+    std::map<std::string, uint64_t> c;
+    EXPECT_EQ(SimFailure(p, &c), "");
+    EXPECT_EQ(c["smem_wavefronts.store"], static_cast<uint64_t>(p.plan.cost.wavefronts_store));
+    EXPECT_EQ(c["smem_wavefronts.load"], static_cast<uint64_t>(p.plan.cost.wavefronts_load));
+    EXPECT_EQ(c["bank_conflicts.store"], static_cast<uint64_t>(p.plan.cost.conflicts_store));
+    EXPECT_EQ(c["bank_conflicts.load"], static_cast<uint64_t>(p.plan.cost.conflicts_load));
+  }
+  EXPECT_GE(proven, 4);
+  RecordProperty("matrix_ops", absl::StrJoin(seen, " "));
+  EXPECT_GE(seen.size(), 2u) << absl::StrJoin(seen, " ");
+}
+
+// An ldmatrix row address one 16-byte row off (lane bit 0's row moves by a row): the
+// loads read other elements.
+TEST(PlanProveTest, MatrixRowAddressMutationIsRefuted) {
+  auto ps = MatrixPlans(1, [](const Planned& x) { return HasOp(x, OpKind::kLdMatrix); });
+  ASSERT_FALSE(ps.empty());
+  Planned p = ps[0];
+  auto& prog = p.plan.program;
+  sim::plan::Op* op = FirstOp(p, OpKind::kLdMatrix);
+  sim::plan::SetupValue v = prog.setup[op->addr];
+  v.coeff[0] ^= 16 / v.element_bytes;
+  prog.setup.push_back(v);
+  op->addr = static_cast<int>(prog.setup.size()) - 1;
+  ExpectRefuted(p, "delivers");
+}
+
+// .trans flipped on one matrix op: the same rows, the bytes transposed.
+TEST(PlanProveTest, MatrixTransMutationIsRefuted) {
+  auto ps = MatrixPlans(1, [](const Planned&) { return true; });
+  ASSERT_FALSE(ps.empty());
+  Planned p = ps[0];
+  for (auto& op : p.plan.program.ops) {
+    if (op.kind == OpKind::kStMatrix || op.kind == OpKind::kLdMatrix) {
+      op.trans = !op.trans;
+      break;
+    }
+  }
+  ExpectRefuted(p, "delivers");
+}
+
+// A stmatrix .x4 that stores only two of its matrices (.x2): half its elements are
+// never stored.
+TEST(PlanProveTest, DroppedMatrixIsRefuted) {
+  auto ps = MatrixPlans(1, [](const Planned& x) {
+    for (const auto& op : x.plan.program.ops) {
+      if (op.kind == OpKind::kStMatrix && op.in.size() == 4) return true;
+    }
+    return false;
+  });
+  ASSERT_FALSE(ps.empty());
+  Planned p = ps[0];
+  for (auto& op : p.plan.program.ops) {
+    if (op.kind == OpKind::kStMatrix && op.in.size() == 4) {
+      op.in.resize(2);
+      break;
+    }
+  }
+  PlanProof proof = Prove(p);
+  ASSERT_EQ(proof.verdict, Verdict::kViolated) << Summary(proof);
+  EXPECT_EQ(proof.counterexample->obligation, "store.every") << proof.counterexample->text;
+  EXPECT_NE(proof.counterexample->text.find("never stored"), std::string::npos);
+  EXPECT_NE(SimFailure(p), "");
+}
+
+// A matrix op's row address off by 8 bytes: vector.aligned names the row and the lane.
+TEST(PlanProveTest, MisalignedMatrixRowIsRefuted) {
+  auto ps = MatrixPlans(1, [](const Planned&) { return true; });
+  ASSERT_FALSE(ps.empty());
+  Planned p = ps[0];
+  for (auto& op : p.plan.program.ops) {
+    if (op.kind == OpKind::kStMatrix || op.kind == OpKind::kLdMatrix) {
+      op.imm += 8;
+      break;
+    }
+  }
+  ExpectRefuted(p, "vector.aligned");
+}
+
+// Round trips (round_trip_prove.h), as `convert emit --harness=roundtrip` plans them.
+struct Trip {
+  ConversionProblem problem;
+  sim::ptx::RoundTrip trip;
+};
+
+std::vector<Trip> SampleTrips(int every, const std::function<bool(const Trip&)>& want,
+                              size_t max) {
+  std::vector<Trip> out;
+  for (const Pair& pair : SamplePairs(every)) {
+    if (out.size() >= max) break;
+    if (pair.shape.size() != 2 || pair.shape[0] * pair.shape[1] > 64 * 64) continue;
+    auto dt = sim::plan::ParseDType(pair.dtype);
+    if (!dt.ok()) continue;
+    auto problem = sim::plan::MakeProblem(pair.src, pair.dst, pair.shape, *dt, pair.warps);
+    if (!problem.ok()) continue;
+    auto trip = sim::ptx::PlanRoundTrip(*problem, sim::plan::PlanOptions{});
+    if (!trip.ok()) continue;
+    Trip t{*std::move(problem), *std::move(trip)};
+    if (want(t)) out.push_back(std::move(t));
+  }
+  return out;
+}
+
+RoundTripProof ProveTrip(const Trip& t) {
+  auto proof = ProveRoundTrip(t.problem, t.trip.forward, t.trip.backward, PlanProveOptions{});
+  EXPECT_TRUE(proof.ok()) << proof.status();
+  return proof.ok() ? *proof : RoundTripProof{};
+}
+
+std::string TripSummary(const RoundTripProof& p) {
+  std::string s = VerdictName(p.verdict) + " (" + p.reason + ")";
+  for (const auto& ob : p.composition) s += " | " + ob.name + ": " + ob.detail;
+  return s;
+}
+
+bool UsesSmem(const ConversionPlan& p) { return p.program.smem_bytes > 0; }
+
+TEST(PlanProveTest, RoundTripsOfSampledPairsAreProvenBothWays) {
+  int proven = 0, direct = 0, matrix = 0;
+  for (const Trip& t : SampleTrips(23, [](const Trip&) { return true; }, 40)) {
+    RoundTripProof proof = ProveTrip(t);
+    EXPECT_EQ(proof.verdict, Verdict::kHolds) << t.problem.src_attr << " -> "
+                                              << t.problem.dst_attr << ": " << TripSummary(proof);
+    if (proof.verdict != Verdict::kHolds) continue;
+    ++proven;
+    EXPECT_EQ(proof.forward.verdict, Verdict::kHolds);
+    EXPECT_EQ(proof.backward.verdict, Verdict::kHolds);
+    ASSERT_EQ(proof.composition.size(), 3u);
+    EXPECT_EQ(proof.composition[0].name, "roundtrip.chain");
+    EXPECT_EQ(proof.composition[1].name, "roundtrip.identity");
+    EXPECT_EQ(proof.composition[2].name, "roundtrip.buffers");
+    if (proof.composition[1].detail.find("directly") != std::string::npos) ++direct;
+    for (const ConversionPlan* p : {&t.trip.forward, &t.trip.backward}) {
+      for (const auto& op : p->program.ops) {
+        matrix += op.kind == OpKind::kStMatrix || op.kind == OpKind::kLdMatrix;
+      }
+    }
+  }
+  EXPECT_GE(proven, 20);
+  EXPECT_GE(direct, 1);  // register-only bodies, proven as printed
+  RecordProperty("proven", proven);
+  RecordProperty("register_bodies_proven_directly", direct);
+  RecordProperty("matrix_ops", matrix);
+}
+
+// A round trip whose only shared-memory user loses its barrier before the store: each
+// direction still holds on its own, but iteration n+1's stores race with iteration n's
+// loads.
+TEST(PlanProveTest, RoundTripMissingBackEdgeBarrierIsRefuted) {
+  auto trips = SampleTrips(3, [](const Trip& t) {
+    return UsesSmem(t.trip.forward) != UsesSmem(t.trip.backward);
+  }, 1);
+  ASSERT_FALSE(trips.empty());
+  Trip t = trips[0];
+  ConversionPlan& lone = UsesSmem(t.trip.forward) ? t.trip.forward : t.trip.backward;
+  auto& ops = lone.program.ops;
+  ASSERT_TRUE(ops[0].kind == OpKind::kBarSync || ops[0].kind == OpKind::kBarWarp)
+      << sim::plan::ProgramToString(lone.program);
+  ops.erase(ops.begin());
+  RoundTripProof proof = ProveTrip(t);
+  EXPECT_EQ(proof.forward.verdict, Verdict::kHolds) << TripSummary(proof);
+  EXPECT_EQ(proof.backward.verdict, Verdict::kHolds) << TripSummary(proof);
+  ASSERT_EQ(proof.verdict, Verdict::kViolated) << TripSummary(proof);
+  EXPECT_EQ(proof.composition[2].verdict, Verdict::kViolated);
+  EXPECT_NE(proof.composition[2].detail.find("in the next iteration"), std::string::npos)
+      << proof.composition[2].detail;
+  RecordProperty("counterexample", proof.composition[2].detail);
+}
+
+// A backward plan with a wrong select: the round trip is refuted (backward delivers, and
+// so the composition), the forward direction still holds.
+TEST(PlanProveTest, RoundTripWithCorruptedBackwardIsRefuted) {
+  auto trips = SampleTrips(3, [](const Trip& t) {
+    for (const auto& op : t.trip.backward.program.ops) if (op.kind == OpKind::kSelp) return true;
+    return false;
+  }, 1);
+  ASSERT_FALSE(trips.empty());
+  Trip t = trips[0];
+  for (auto& op : t.trip.backward.program.ops) {
+    if (op.kind == OpKind::kSelp) {
+      std::swap(op.in[0], op.in[1]);
+      break;
+    }
+  }
+  RoundTripProof proof = ProveTrip(t);
+  ASSERT_EQ(proof.verdict, Verdict::kViolated) << TripSummary(proof);
+  EXPECT_EQ(proof.forward.verdict, Verdict::kHolds);
+  EXPECT_EQ(proof.backward.verdict, Verdict::kViolated);
+  ASSERT_TRUE(proof.backward.counterexample.has_value());
+  EXPECT_EQ(proof.backward.counterexample->obligation, "delivers");
+  EXPECT_EQ(proof.composition[1].verdict, Verdict::kViolated);
 }
 
 TEST(PlanProveTest, SpentRlimitIsInconclusiveNeverAVerdict) {

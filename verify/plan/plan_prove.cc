@@ -766,7 +766,7 @@ absl::Status Prover::VectorAligned() {
                           IsMatrix(p_.ops[op]) ? " addresses a 16-byte row" : " accesses ",
                           IsMatrix(p_.ops[op]) ? "" : absl::StrCat(bytes, " bytes"), " at ",
                           addr,
-                          addr % bytes != 0 ? ": not aligned to its size"
+                          addr % bytes != 0 ? (IsMatrix(p_.ops[op]) ? ": not 16-byte aligned" : ": not aligned to its size")
                                             : absl::StrCat(": past the buffer's ",
                                                            p_.smem_bytes, " bytes"));
     Violate(ob, c);
@@ -947,27 +947,29 @@ absl::StatusOr<PlanProof> ProvePlan(const sim::plan::ConversionProblem& problem,
   return prover.Run();
 }
 
+PlanProofObligation::Verdict ToProto(Verdict v) {
+  switch (v) {
+    case Verdict::kHolds: return PlanProofObligation::holds;
+    case Verdict::kViolated: return PlanProofObligation::violated;
+    case Verdict::kInconclusive: return PlanProofObligation::inconclusive;
+  }
+  return PlanProofObligation::VERDICT_UNSET;
+}
+
+void ToProto(const ObligationResult& ob, PlanProofObligation* o) {
+  o->set_name(ob.name);
+  o->set_verdict(ToProto(ob.verdict));
+  o->set_solver_ms(ob.solver_ms);
+  o->set_queries(ob.queries);
+  o->set_detail(ob.detail);
+}
+
 warpcheck::PlanProofReport ToProto(const PlanProof& proof,
                                    const sim::plan::ConversionProblem& problem,
                                    const sim::plan::ConversionPlan& plan) {
-  auto verdict = [](Verdict v) {
-    switch (v) {
-      case Verdict::kHolds: return PlanProofObligation::holds;
-      case Verdict::kViolated: return PlanProofObligation::violated;
-      case Verdict::kInconclusive: return PlanProofObligation::inconclusive;
-    }
-    return PlanProofObligation::VERDICT_UNSET;
-  };
   warpcheck::PlanProofReport r;
-  r.set_verdict(verdict(proof.verdict));
-  for (const ObligationResult& ob : proof.obligations) {
-    PlanProofObligation* o = r.add_obligations();
-    o->set_name(ob.name);
-    o->set_verdict(verdict(ob.verdict));
-    o->set_solver_ms(ob.solver_ms);
-    o->set_queries(ob.queries);
-    o->set_detail(ob.detail);
-  }
+  r.set_verdict(ToProto(proof.verdict));
+  for (const ObligationResult& ob : proof.obligations) ToProto(ob, r.add_obligations());
   if (proof.counterexample) {
     const PlanCounterexample& c = *proof.counterexample;
     PlanProofCounterexample* x = r.mutable_counterexample();

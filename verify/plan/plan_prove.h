@@ -139,6 +139,10 @@ absl::StatusOr<PlanProof> ProvePlan(const sim::plan::ConversionProblem& problem,
                                     const sim::plan::ConversionPlan& plan,
                                     const PlanProveOptions& options);
 
+// One obligation as its report entry.
+void ToProto(const ObligationResult& ob, PlanProofObligation* out);
+PlanProofObligation::Verdict ToProto(Verdict v);
+
 // The report of `prove plan` / `convert check --prove=plan`: the proof, and what was
 // proven (strategy, attributes, shape, dtype, warps).
 warpcheck::PlanProofReport ToProto(const PlanProof& proof,
