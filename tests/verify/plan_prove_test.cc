@@ -351,7 +351,7 @@ TEST(PlanProveTest, ForcedConflictsArePredictedExactlyAndAWrongPredictionIsRefut
   auto problem = sim::plan::MakeProblem(src, dst, {64, 64}, sim::plan::DType::kF32, 4);
   ASSERT_TRUE(problem.ok());
   sim::plan::PlanOptions o;
-  o.no_matrix = true;  // matrix stages are not encoded (ProvePlan: Unimplemented)
+  o.no_matrix = true;  // plain st/ld.shared on both sides, as the conflicts are forced
   o.strategy = Strategy::kSmem;
   o.no_swizzle = true;
   o.max_vector_bytes = 4;
@@ -597,7 +597,7 @@ bool UsesSmem(const ConversionPlan& p) { return p.program.smem_bytes > 0; }
 
 TEST(PlanProveTest, RoundTripsOfSampledPairsAreProvenBothWays) {
   int proven = 0, direct = 0, matrix = 0;
-  for (const Trip& t : SampleTrips(23, [](const Trip&) { return true; }, 40)) {
+  for (const Trip& t : SampleTrips(41, [](const Trip&) { return true; }, 16)) {
     RoundTripProof proof = ProveTrip(t);
     EXPECT_EQ(proof.verdict, Verdict::kHolds) << t.problem.src_attr << " -> "
                                               << t.problem.dst_attr << ": " << TripSummary(proof);
@@ -616,35 +616,34 @@ TEST(PlanProveTest, RoundTripsOfSampledPairsAreProvenBothWays) {
       }
     }
   }
-  EXPECT_GE(proven, 20);
+  EXPECT_GE(proven, 10);
   EXPECT_GE(direct, 1);  // register-only bodies, proven as printed
   RecordProperty("proven", proven);
   RecordProperty("register_bodies_proven_directly", direct);
   RecordProperty("matrix_ops", matrix);
 }
 
-// A round trip whose only shared-memory user loses its barrier before the store: each
-// direction still holds on its own, but iteration n+1's stores race with iteration n's
-// loads.
-TEST(PlanProveTest, RoundTripMissingBackEdgeBarrierIsRefuted) {
+// Both directions moved into one buffer (as PlanRoundTrip does for large tensors) but
+// without the barrier before the backward stores: each direction still holds on its own,
+// but the backward stores race with the forward loads of the same iteration.
+TEST(PlanProveTest, RoundTripSharingABufferWithoutBarrierIsRefuted) {
   auto trips = SampleTrips(3, [](const Trip& t) {
-    return UsesSmem(t.trip.forward) != UsesSmem(t.trip.backward);
+    return UsesSmem(t.trip.forward) && UsesSmem(t.trip.backward) &&
+           t.trip.backward.program.ops[0].kind != OpKind::kBarSync;
   }, 1);
   ASSERT_FALSE(trips.empty());
   Trip t = trips[0];
-  ConversionPlan& lone = UsesSmem(t.trip.forward) ? t.trip.forward : t.trip.backward;
-  auto& ops = lone.program.ops;
-  ASSERT_TRUE(ops[0].kind == OpKind::kBarSync || ops[0].kind == OpKind::kBarWarp)
-      << sim::plan::ProgramToString(lone.program);
-  ops.erase(ops.begin());
+  for (auto& v : t.trip.backward.program.setup) v.buffer = 0;
   RoundTripProof proof = ProveTrip(t);
   EXPECT_EQ(proof.forward.verdict, Verdict::kHolds) << TripSummary(proof);
   EXPECT_EQ(proof.backward.verdict, Verdict::kHolds) << TripSummary(proof);
   ASSERT_EQ(proof.verdict, Verdict::kViolated) << TripSummary(proof);
   EXPECT_EQ(proof.composition[2].verdict, Verdict::kViolated);
-  EXPECT_NE(proof.composition[2].detail.find("in the next iteration"), std::string::npos)
+  EXPECT_NE(proof.composition[2].detail.find("later in the same iteration"), std::string::npos)
       << proof.composition[2].detail;
   RecordProperty("counterexample", proof.composition[2].detail);
+  // The same trip with its own buffers holds.
+  EXPECT_EQ(ProveTrip(trips[0]).verdict, Verdict::kHolds);
 }
 
 // A backward plan with a wrong select: the round trip is refuted (backward delivers, and
