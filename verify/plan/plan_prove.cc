@@ -445,10 +445,15 @@ absl::Status Prover::DeliversSmem() {
     const auto& out = p_.ops[k].out;
     src_of[o] = {k, static_cast<int>(std::find(out.begin(), out.end(), p_.outputs[o]) - out.begin())};
   }
-  // Ordering: every store before the first barrier, every load after it.
+  // Ordering: every store before the first barrier after the first store, every load
+  // after it. Barriers before the first store (PlanOptions::barrier_before_store: the
+  // previous use of the buffer) order nothing within the plan; roundtrip.buffers
+  // checks them where they matter.
   int first_bar = -1;
   bool warp_bar = false;
-  for (size_t k = 0; k < p_.ops.size() && first_bar < 0; ++k) {
+  size_t first_store = 0;
+  while (first_store < p_.ops.size() && !IsStore(p_.ops[first_store])) ++first_store;
+  for (size_t k = first_store; k < p_.ops.size() && first_bar < 0; ++k) {
     if (p_.ops[k].kind == OpKind::kBarSync || p_.ops[k].kind == OpKind::kBarWarp) {
       first_bar = static_cast<int>(k);
       warp_bar = p_.ops[k].kind == OpKind::kBarWarp;
@@ -459,7 +464,7 @@ absl::Status Prover::DeliversSmem() {
     if ((IsLoad(p_.ops[k]) && before) || (IsStore(p_.ops[k]) && !before)) {
       PlanCounterexample c;
       c.text = absl::StrCat("op ", k, " (", OpName(p_.ops[k]),
-                            ") is on the wrong side of the first barrier",
+                            ") is on the wrong side of the barrier after the first store",
                             first_bar < 0 ? " (there is none)" : "");
       Violate(bar, c);
     }
@@ -766,9 +771,10 @@ absl::Status Prover::VectorAligned() {
                           IsMatrix(p_.ops[op]) ? " addresses a 16-byte row" : " accesses ",
                           IsMatrix(p_.ops[op]) ? "" : absl::StrCat(bytes, " bytes"), " at ",
                           addr,
-                          addr % bytes != 0 ? (IsMatrix(p_.ops[op]) ? ": not 16-byte aligned" : ": not aligned to its size")
-                                            : absl::StrCat(": past the buffer's ",
-                                                           p_.smem_bytes, " bytes"));
+                          addr % bytes != 0
+                              ? (IsMatrix(p_.ops[op]) ? ": not 16-byte aligned"
+                                                      : ": not aligned to its size")
+                              : absl::StrCat(": past the buffer's ", p_.smem_bytes, " bytes"));
     Violate(ob, c);
   }
   proof_.obligations.push_back(ob);

@@ -51,7 +51,7 @@ ObligationResult Chain(const ConversionPlan& fwd, const ConversionPlan& bwd) {
 
 // One shared access or barrier of the loop body: which direction, which buffer.
 struct BodyOp {
-  int dir;  // 0 forward, 1 backward
+  int dir;    // 0 forward, 1 backward
   int index;  // op index in its direction's program
   OpKind kind;
   int buffer = -1;
@@ -69,7 +69,8 @@ std::vector<BodyOp> BodyOps(const ConversionPlan& fwd, const ConversionPlan& bwd
       b.load = op.kind == OpKind::kLdShared || op.kind == OpKind::kLdMatrix;
       b.cta_bar = op.kind == OpKind::kBarSync;
       b.warp_bar = op.kind == OpKind::kBarWarp;
-      if ((b.store || b.load) && op.addr >= 0 && op.addr < static_cast<int>(p.setup.size())) {
+      if ((b.store || b.load) && op.addr >= 0 &&
+          op.addr < static_cast<int>(p.setup.size())) {
         b.buffer = p.setup[op.addr].buffer;
       }
       if (b.store || b.load || b.cta_bar || b.warp_bar) out.push_back(b);
@@ -101,7 +102,8 @@ ObligationResult Buffers(const ConversionPlan& fwd, const ConversionPlan& bwd,
       }
     }
     if (dir < 0) return false;
-    for (const BodyOp& b : ops) if (b.dir == dir && b.cta_bar) return false;
+    for (const BodyOp& b : ops)
+      if (b.dir == dir && b.cta_bar) return false;
     return (dir == 0 ? fproof : bproof).verdict == Verdict::kHolds;
   };
   auto ordered = [&](int from, int to, int buffer) {  // barrier strictly between, cyclic
@@ -116,15 +118,17 @@ ObligationResult Buffers(const ConversionPlan& fwd, const ConversionPlan& bwd,
     for (int j = 0; j < n; ++j) {
       const BodyOp &a = ops[i], &b = ops[j];
       if (!(a.store || a.load) || !(b.store || b.load) || a.buffer != b.buffer) continue;
-      if (!a.store && !b.store) continue;                   // two loads
-      if (a.store && b.store && a.dir == b.dir) continue;   // one writer per byte
+      if (!a.store && !b.store) continue;                  // two loads
+      if (a.store && b.store && a.dir == b.dir) continue;  // one writer per byte
       if (i == j) continue;  // an op is a store or a load, never both
       ++pairs;
       if (ordered(i, j, a.buffer)) continue;
-      Fails(ob, Verdict::kViolated,
-            absl::StrCat(BodyOpText(a), j > i ? " and, later in the same iteration, "
-                                              : " and, in the next iteration, ",
-                         BodyOpText(b), " have no barrier between them that orders them"));
+      Fails(
+          ob, Verdict::kViolated,
+          absl::StrCat(BodyOpText(a),
+                       j > i ? " and, later in the same iteration, "
+                             : " and, in the next iteration, ",
+                       BodyOpText(b), " have no barrier between them that orders them"));
       return ob;
     }
   }
@@ -135,7 +139,8 @@ ObligationResult Buffers(const ConversionPlan& fwd, const ConversionPlan& bwd,
 // Compose(forward, backward) is the identity on elements: by the two delivers proofs,
 // and, where the simplified body has no shared memory, by proving it directly.
 absl::StatusOr<ObligationResult> Identity(const ConversionProblem& problem,
-                                          const ConversionPlan& fwd, const ConversionPlan& bwd,
+                                          const ConversionPlan& fwd,
+                                          const ConversionPlan& bwd,
                                           const RoundTripProof& rt,
                                           const PlanProveOptions& options) {
   ObligationResult ob = Named("roundtrip.identity");
@@ -146,7 +151,8 @@ absl::StatusOr<ObligationResult> Identity(const ConversionProblem& problem,
     return Verdict::kInconclusive;
   };
   const Verdict f = delivers(rt.forward), b = delivers(rt.backward);
-  if (f != Verdict::kHolds || b != Verdict::kHolds || rt.composition[0].verdict != Verdict::kHolds) {
+  if (f != Verdict::kHolds || b != Verdict::kHolds ||
+      rt.composition[0].verdict != Verdict::kHolds) {
     const bool violated = f == Verdict::kViolated || b == Verdict::kViolated ||
                           rt.composition[0].verdict == Verdict::kViolated;
     Fails(ob, violated ? Verdict::kViolated : Verdict::kInconclusive,
@@ -162,8 +168,9 @@ absl::StatusOr<ObligationResult> Identity(const ConversionProblem& problem,
             op.kind != OpKind::kShflIdx && op.kind != OpKind::kPrmt;
   }
   if (smem) {
-    Holds(ob, "by forward's and backward's delivers (tags compose); the simplified body "
-              "uses shared memory and is not proven as printed");
+    Holds(ob,
+          "by forward's and backward's delivers (tags compose); the simplified body "
+          "uses shared memory and is not proven as printed");
     return ob;
   }
   // The body as a src -> src plan of its own.
@@ -178,12 +185,14 @@ absl::StatusOr<ObligationResult> Identity(const ConversionProblem& problem,
   auto proof = ProvePlan(id, plan, options);
   if (!proof.ok()) return proof.status();
   if (proof->verdict == Verdict::kHolds) {
-    Holds(ob, absl::StrCat("by both delivers, and the simplified body (", plan.program.ops.size(),
+    Holds(ob, absl::StrCat("by both delivers, and the simplified body (",
+                           plan.program.ops.size(),
                            " register ops) proven the identity directly"));
   } else {
     Fails(ob, proof->verdict,
-          absl::StrCat("the simplified body: ",
-                       proof->counterexample ? proof->counterexample->text : proof->reason));
+          absl::StrCat("the simplified body: ", proof->counterexample
+                                                    ? proof->counterexample->text
+                                                    : proof->reason));
   }
   ob.queries = static_cast<int>(proof->queries);
   ob.solver_ms = proof->solver_ms;
@@ -198,20 +207,27 @@ absl::StatusOr<RoundTripProof> ProveRoundTrip(const ConversionProblem& problem,
                                               const PlanProveOptions& options) {
   RoundTripProof rt;
   auto f = ProvePlan(problem, forward, options);
-  if (!f.ok()) return absl::Status(f.status().code(), absl::StrCat("forward: ", f.status().message()));
+  if (!f.ok())
+    return absl::Status(f.status().code(),
+                        absl::StrCat("forward: ", f.status().message()));
   rt.forward = *std::move(f);
   const ConversionProblem back = problem.Reversed();
   auto b = ProvePlan(back, backward, options);
-  if (!b.ok()) return absl::Status(b.status().code(), absl::StrCat("backward: ", b.status().message()));
+  if (!b.ok())
+    return absl::Status(b.status().code(),
+                        absl::StrCat("backward: ", b.status().message()));
   rt.backward = *std::move(b);
   rt.composition.push_back(Chain(forward, backward));
   auto id = Identity(problem, forward, backward, rt, options);
-  if (!id.ok()) return absl::Status(id.status().code(), absl::StrCat("round-trip body: ", id.status().message()));
+  if (!id.ok())
+    return absl::Status(id.status().code(),
+                        absl::StrCat("round-trip body: ", id.status().message()));
   rt.composition.push_back(*std::move(id));
   rt.composition.push_back(Buffers(forward, backward, rt.forward, rt.backward));
-  std::vector<std::pair<std::string, Verdict>> parts = {{"forward", rt.forward.verdict},
-                                                        {"backward", rt.backward.verdict}};
-  for (const ObligationResult& ob : rt.composition) parts.emplace_back(ob.name, ob.verdict);
+  std::vector<std::pair<std::string, Verdict>> parts = {
+      {"forward", rt.forward.verdict}, {"backward", rt.backward.verdict}};
+  for (const ObligationResult& ob : rt.composition)
+    parts.emplace_back(ob.name, ob.verdict);
   rt.verdict = Verdict::kHolds;
   std::vector<std::string> why;
   for (const auto& [name, v] : parts) {

@@ -17,13 +17,15 @@
 //                       body is the identity on elements. Where the simplified body
 //                       (what codegen prints) has no shared memory, it is proven directly
 //                       too: ProvePlan of the body as a src -> src plan;
-//   roundtrip.buffers   the loop repeats the body: every two shared accesses of one buffer
+//   roundtrip.buffers   the loop repeats the body: every two shared accesses of one
+//   buffer
 //                       that may conflict (a store and a load, or stores of the two
 //                       directions), in one iteration or in consecutive ones, have a
 //                       barrier between them in the body's op order. bar.warp.sync counts
 //                       for a buffer only one direction uses whose own proof showed it
-//                       warp-local (barrier.scope); store pairs of one direction need none
-//                       (store.injective: one writer per byte, the same every iteration).
+//                       warp-local (barrier.scope); store pairs of one direction need
+//                       none (store.injective: one writer per byte, the same every
+//                       iteration).
 //
 // The last two are checked on the op lists and the direction proofs, not by Z3 (except
 // the register-only body). A mixed simplified body (shared memory and selects that
