@@ -9,6 +9,11 @@
 //   BM_ProvePlanAllPairs every pair once (Iterations(1)); counters: pairs, in_scope
 //                        (MakeProblem and PlanConversion accept it), proven, violated,
 //                        inconclusive, errors, median_ms, max_ms (per pair: plan + proof)
+//   BM_ProveRoundTripAllPairs  every pair once: sim/ptx PlanRoundTrip (what `convert emit
+//                        --harness=roundtrip` runs) and ProveRoundTrip; counters: pairs,
+//                        in_scope (PlanRoundTrip accepts it), forward_proven,
+//                        backward_proven, proven (both directions and the composition
+//                        hold), violated, inconclusive, errors, median_ms, max_ms
 //
 // Counters median_ms / max_ms are over the pairs of the run (wall clock per pair).
 #include <algorithm>
@@ -23,7 +28,9 @@
 #include "sim/base/tsv.h"
 #include "sim/plan/planner.h"
 #include "sim/plan/problem.h"
+#include "sim/ptx/codegen.h"
 #include "verify/plan/plan_prove.h"
+#include "verify/plan/round_trip_prove.h"
 
 namespace warpcheck::verify::plan {
 namespace {
@@ -128,6 +135,62 @@ void BM_ProvePlanAllPairs(benchmark::State& state) {
   Report(state, ms, counts);
 }
 BENCHMARK(BM_ProvePlanAllPairs)->Iterations(1)->Unit(benchmark::kMillisecond);
+
+struct TripCounts {
+  int out_of_scope = 0, forward = 0, backward = 0, proven = 0, violated = 0,
+      inconclusive = 0, errors = 0;
+};
+
+void ProveTrip(const Row& r, TripCounts& n) {
+  auto dtype = sim::plan::ParseDType(r.dtype);
+  if (!dtype.ok()) return void(++n.out_of_scope);
+  auto problem = sim::plan::MakeProblem(r.src, r.dst, r.shape, *dtype, r.warps);
+  if (!problem.ok()) return void(++n.out_of_scope);
+  auto trip = sim::ptx::PlanRoundTrip(*problem, sim::plan::PlanOptions{});
+  if (!trip.ok()) return void(++n.out_of_scope);
+  auto proof = ProveRoundTrip(*problem, trip->forward, trip->backward, PlanProveOptions{});
+  if (!proof.ok()) {
+    std::fprintf(stderr, "line %d: round trip: %s\n", r.line,
+                 std::string(proof.status().message()).c_str());
+    return void(++n.errors);
+  }
+  n.forward += proof->forward.verdict == Verdict::kHolds;
+  n.backward += proof->backward.verdict == Verdict::kHolds;
+  switch (proof->verdict) {
+    case Verdict::kHolds: ++n.proven; break;
+    case Verdict::kViolated: ++n.violated; break;
+    case Verdict::kInconclusive: ++n.inconclusive; break;
+  }
+  if (proof->verdict != Verdict::kHolds) {
+    std::fprintf(stderr, "line %d: round trip %s: %s\n", r.line,
+                 VerdictName(proof->verdict).c_str(), proof->reason.c_str());
+  }
+}
+
+void BM_ProveRoundTripAllPairs(benchmark::State& state) {
+  std::vector<double> ms;
+  TripCounts n;
+  for (auto _ : state) {
+    for (const Row& r : Rows()) {
+      const auto t0 = std::chrono::steady_clock::now();
+      ProveTrip(r, n);
+      ms.push_back(std::chrono::duration<double, std::milli>(
+                       std::chrono::steady_clock::now() - t0).count());
+    }
+  }
+  std::sort(ms.begin(), ms.end());
+  state.counters["median_ms"] = ms.empty() ? 0 : ms[ms.size() / 2];
+  state.counters["max_ms"] = ms.empty() ? 0 : ms.back();
+  state.counters["pairs"] = static_cast<double>(ms.size());
+  state.counters["in_scope"] = ms.size() - n.out_of_scope;
+  state.counters["forward_proven"] = n.forward;
+  state.counters["backward_proven"] = n.backward;
+  state.counters["proven"] = n.proven;
+  state.counters["violated"] = n.violated;
+  state.counters["inconclusive"] = n.inconclusive;
+  state.counters["errors"] = n.errors;
+}
+BENCHMARK(BM_ProveRoundTripAllPairs)->Iterations(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace warpcheck::verify::plan

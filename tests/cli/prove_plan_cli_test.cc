@@ -1,6 +1,8 @@
 // `warpcheck prove plan` through the CLI: verdicts, exit codes, the JSON report, and
 // errors for bad input (tests/testing/cli_runner.h runs the real dispatcher).
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -118,6 +120,55 @@ TEST(ProvePlanCliTest, HelpListsTheCommand) {
   auto h = RunCli({"prove", "plan", "--help"});
   EXPECT_EQ(h.code, kExitOk);
   EXPECT_NE(h.out.find("--rlimit"), std::string::npos);
+}
+
+// An mma accumulator -> mma accumulator (other warps) f16 conversion: the default plan
+// stores with stmatrix and loads with ldmatrix; the prover encodes both.
+const char kMmaSrc[] =
+    "--src=#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 4], "
+    "instrShape = [16, 8]}>";
+const char kMmaDst[] =
+    "--dst=#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1], "
+    "instrShape = [16, 8]}>";
+
+TEST(ProvePlanCliTest, MatrixPlanHolds) {
+  auto plan = RunCli({"convert", "emit", kMmaSrc, kMmaDst, "--shape=16x16", "--dtype=f16",
+                      "--harness=once", "-o", TempPath("prove_plan_matrix.ptx")});
+  ASSERT_EQ(plan.code, kExitOk) << plan.err;
+  std::ifstream in(TempPath("prove_plan_matrix.ptx"));
+  const std::string ptx((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(ptx.find("stmatrix.sync.aligned"), std::string::npos);
+  EXPECT_NE(ptx.find("ldmatrix.sync.aligned"), std::string::npos);
+  auto r = RunCli({"prove", "plan", kMmaSrc, kMmaDst, "--shape=16x16", "--dtype=f16",
+                   "--format=json"});
+  ASSERT_EQ(r.code, kExitOk) << r.out << r.err;
+  EXPECT_EQ(r.report.plan_proof().verdict(), PlanProofObligation::holds);
+  EXPECT_EQ(r.report.plan_proof().obligations_size(), 8);
+}
+
+TEST(ProvePlanCliTest, RoundTripProvesBothDirectionsAndTheComposition) {
+  auto r = RunCli({"prove", "plan", kMmaSrc, kMmaDst, "--shape=16x16", "--dtype=f16",
+                   "--round-trip", "--format=json"});
+  ASSERT_EQ(r.code, kExitOk) << r.out << r.err;
+  const PlanRoundTripReport& t = r.report.plan_round_trip();
+  EXPECT_EQ(t.verdict(), PlanProofObligation::holds);
+  EXPECT_EQ(t.forward().verdict(), PlanProofObligation::holds);
+  EXPECT_EQ(t.backward().verdict(), PlanProofObligation::holds);
+  EXPECT_EQ(t.backward().src(), t.forward().dst());
+  ASSERT_EQ(t.composition_size(), 3);
+  for (const auto& o : t.composition()) {
+    EXPECT_EQ(o.verdict(), PlanProofObligation::holds) << o.name() << ": " << o.detail();
+  }
+  auto text = RunCli({"prove", "plan", kMmaSrc, kMmaDst, "--shape=16x16", "--dtype=f16",
+                      "--round-trip"});
+  EXPECT_EQ(text.code, kExitOk);
+  for (const char* s : {"round trip: holds", "forward plan:", "backward plan:",
+                        "roundtrip.identity", "roundtrip.buffers"}) {
+    EXPECT_NE(text.out.find(s), std::string::npos) << s << "\n" << text.out;
+  }
+  auto bad = RunCli({"prove", "plan", kMmaSrc, kMmaDst, "--shape=16x16", "--dtype=f16",
+                     "--round-trip", "--smt-dump-dir=" + TempPath("x")});
+  EXPECT_EQ(bad.code, kExitUsage) << bad.err;
 }
 
 }  // namespace

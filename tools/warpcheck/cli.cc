@@ -259,7 +259,7 @@ const std::vector<Command>& Commands() {
        [](Context& c) { return RunProveConversion(c.args, c.out, c.err, c.report_out); }},
       {"prove plan", "prove a conversion plan with Z3 over the F2 maps (data, stores, vectors, banks)",
        ProvePlanValueFlags(),
-       {"no-matrix"},
+       {"no-matrix", "round-trip"},
        [](Context& c) { return RunProvePlan(c.args, c.out, c.err, c.report_out); }},
       {"sim run", "run a launch spec (PTX kernel) on the warp/CTA simulator",
        {"trace", "format"},

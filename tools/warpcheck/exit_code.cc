@@ -74,6 +74,11 @@ static int ForProof(const ProofReport& r) {
 int ExitCodeFor(const Report& report) {
   if (report.has_proof()) return ForProof(report.proof());
   if (report.has_plan_proof()) return ForPlanProof(report.plan_proof());
+  if (report.has_plan_round_trip()) {
+    PlanProofReport r;
+    r.set_verdict(report.plan_round_trip().verdict());
+    return ForPlanProof(r);
+  }
   if (report.has_signal()) return ForSignal(report.signal());
   if (report.has_swizzle2d()) return ForSwizzle(report.swizzle2d());
   if (report.has_layout_proof()) {

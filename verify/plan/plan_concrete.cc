@@ -1,6 +1,7 @@
 #include "verify/plan/plan_concrete.h"
 
 #include <bit>
+#include <functional>
 
 #include "absl/strings/str_cat.h"
 
@@ -23,6 +24,12 @@ std::optional<std::pair<uint32_t, uint32_t>> WordByte(const sim::plan::WordView&
   return std::make_pair(view.Reg(word, 0), b);
 }
 
+MatrixPiece MatrixByte(bool trans, uint32_t lane, int j) {
+  const uint32_t b = static_cast<uint32_t>(j);
+  if (!trans) return {lane / 4, 4 * (lane % 4) + b};
+  return {2 * (lane % 4) + b / 2, 2 * (lane / 4) + b % 2};
+}
+
 uint32_t SetupAt(const SetupValue& v, uint32_t tid) {
   switch (v.kind) {
     case SetupValue::Kind::kTidParity:
@@ -42,6 +49,41 @@ uint32_t SetupAt(const SetupValue& v, uint32_t tid) {
   }
   return 0;
 }
+
+namespace {
+
+// One matrix op for every thread: each byte of a lane's word i goes to (or comes from)
+// the row that lane 8i + row of its warp addresses. Stores follow the holder's predicate.
+void RunMatrix(const sim::plan::Program& p, int k, ConcreteRun& run,
+               const std::function<std::array<uint32_t, 4>&(int, int)>& word) {
+  const sim::plan::Op& op = p.ops[k];
+  const bool store = op.kind == OpKind::kStMatrix;
+  const std::vector<int>& ids = store ? op.in : op.out;
+  for (int tid = 0; tid < run.threads; ++tid) {
+    const uint32_t t = static_cast<uint32_t>(tid);
+    if (store && op.pred >= 0 && !SetupAt(p.setup[op.pred], t)) continue;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      for (int j = 0; j < 4; ++j) {
+        const MatrixPiece m = MatrixByte(op.trans, t & 31, j);
+        const uint32_t provider = (t & ~31u) | static_cast<uint32_t>(8 * i + m.row);
+        const uint64_t row = uint64_t{SetupAt(p.setup[op.addr], provider)} + op.imm;
+        if (row + 16 > run.smem.size()) {
+          if (!run.out_of_bounds) run.out_of_bounds = std::make_pair(k, tid);
+          continue;
+        }
+        const size_t at = row + m.col;
+        if (store) {
+          run.smem[at] = word(tid, ids[i])[j];
+          ++run.writers[at];
+        } else {
+          word(tid, ids[i])[j] = run.smem[at];
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
 
 absl::StatusOr<ConcreteRun> RunConcrete(const sim::plan::ConversionProblem& problem,
                                         const sim::plan::ConversionPlan& plan) {
@@ -74,6 +116,10 @@ absl::StatusOr<ConcreteRun> RunConcrete(const sim::plan::ConversionProblem& prob
   }
   for (size_t k = 0; k < p.ops.size(); ++k) {
     const sim::plan::Op& op = p.ops[k];
+    if (IsMatrix(op)) {
+      RunMatrix(p, static_cast<int>(k), run, word);
+      continue;
+    }
     for (int tid = 0; tid < run.threads; ++tid) {
       const uint32_t t = static_cast<uint32_t>(tid);
       switch (op.kind) {
@@ -124,6 +170,8 @@ absl::StatusOr<ConcreteRun> RunConcrete(const sim::plan::ConversionProblem& prob
         }
         case OpKind::kBarSync:
         case OpKind::kBarWarp:
+        case OpKind::kStMatrix:
+        case OpKind::kLdMatrix:
           break;
       }
     }

@@ -32,6 +32,26 @@ std::optional<std::pair<uint32_t, uint32_t>> WordByte(const sim::plan::WordView&
                                                       int element_bytes, uint32_t word,
                                                       int j);
 
+// ldmatrix / stmatrix .m8n8 .b16 (PTX ISA fragment layout; sim/machine/sem_warp.cc is
+// the reference): byte j of lane `lane`'s word i is byte `col` of row `row` of matrix i,
+// whose 16-byte row address lane 8i + row supplies. Without .trans the lane holds row
+// lane/4, columns 2(lane%4) and 2(lane%4)+1 (4 bytes of one row); with .trans the
+// halves come from rows 2(lane%4) and 2(lane%4)+1, column lane/4 (2 bytes of each).
+struct MatrixPiece {
+  uint32_t row, col;  // row 0..7 of the matrix, byte 0..15 of the row
+};
+MatrixPiece MatrixByte(bool trans, uint32_t lane, int j);
+inline bool IsMatrix(const sim::plan::Op& op) {
+  return op.kind == sim::plan::OpKind::kStMatrix || op.kind == sim::plan::OpKind::kLdMatrix;
+}
+// Matrices of a matrix op (.x1/.x2/.x4): its words.
+inline int MatrixCount(const sim::plan::Op& op) {
+  return static_cast<int>(op.kind == sim::plan::OpKind::kStMatrix ? op.in.size()
+                                                                  : op.out.size());
+}
+// Bytes of one word a shared access moves: 4 for matrix ops, elem_bytes (≤ 4) otherwise.
+inline int WordBytesOf(const sim::plan::Op& op) { return IsMatrix(op) ? 4 : op.elem_bytes; }
+
 // u32 value of a kTidLinear / kSmemAddr setup value at thread `tid` (kSmemAddr relative
 // to its buffer: bytes * (map ^ constant)); predicates as 0/1.
 uint32_t SetupAt(const sim::plan::SetupValue& v, uint32_t tid);

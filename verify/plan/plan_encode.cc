@@ -124,6 +124,25 @@ Term PlanEncoder::Address(const sim::plan::Op& op, Term tid) {
   return smt::BvAdd(a, K(op.imm, kAddrBits));
 }
 
+Term PlanEncoder::MatrixByteAddress(const sim::plan::Op& op, int i, int j, Term tid) {
+  // MatrixByte as bit fields of the lane: row and column are lane bits and j's bits.
+  const Term lane = smt::Extract(tid, 4, 0);
+  Term row = smt::Extract(lane, 4, 2), col = smt::Concat(smt::Extract(lane, 1, 0), K(j, 2));
+  if (op.trans) {
+    row = smt::Concat(smt::Extract(lane, 1, 0), K(j / 2, 1));
+    col = smt::Concat(smt::Extract(lane, 4, 2), K(j % 2, 1));
+  }
+  Term provider = smt::Concat(K(i, 2), row);
+  if (tid_bits_ > 5) provider = smt::Concat(smt::Extract(tid, tid_bits_ - 1, 5), provider);
+  return smt::BvAdd(Address(op, provider), smt::ZeroExt(col, kAddrBits - 4));
+}
+
+Term PlanEncoder::ProvidesRow(const sim::plan::Op& op, Term tid) {
+  const int n = MatrixCount(op);
+  if (n >= 4) return ctx_.Bool(true);
+  return smt::BvUlt(smt::Extract(tid, 4, 0), K(8 * n, 5));
+}
+
 int PlanEncoder::Root(Term tid) {
   threads_.push_back(tid);
   return static_cast<int>(threads_.size()) - 1;

@@ -57,6 +57,11 @@ class PlanEncoder {
   smt::Term Pred(int setup, smt::Term tid);
   smt::Term Linear(int setup, smt::Term tid);
   smt::Term Address(const sim::plan::Op& op, smt::Term tid);
+  // Matrix ops (plan_concrete.h's MatrixByte): the address of byte j of word i of thread
+  // `tid` — the row address lane 8i + row of tid's warp gives, plus the column byte —
+  // and whether tid's lane supplies a row address (lane < 8 · matrices).
+  smt::Term MatrixByteAddress(const sim::plan::Op& op, int i, int j, smt::Term tid);
+  smt::Term ProvidesRow(const sim::plan::Op& op, smt::Term tid);
 
   // The four byte tags of word `id` in the thread `thread` (an index from Thread()).
   // Words defined by loads are not values here (the smem obligations follow addresses);

@@ -52,20 +52,38 @@ ObligationResult Named(std::string name) {
   return ob;
 }
 
-bool IsAccess(const sim::plan::Op& op) {
-  return op.kind == OpKind::kStShared || op.kind == OpKind::kLdShared;
+bool IsStore(const sim::plan::Op& op) {
+  return op.kind == OpKind::kStShared || op.kind == OpKind::kStMatrix;
 }
+bool IsLoad(const sim::plan::Op& op) {
+  return op.kind == OpKind::kLdShared || op.kind == OpKind::kLdMatrix;
+}
+bool IsAccess(const sim::plan::Op& op) { return IsStore(op) || IsLoad(op); }
 
+// Bytes one thread's access covers at its address: the vector, or for a matrix op the
+// 16-byte row the lane addresses (the rows of an op are its whole footprint: each row
+// is written or read, 4 bytes per lane, by the lanes MatrixByte maps there).
 int AccessBytes(const sim::plan::Op& op) {
-  const size_t n = op.kind == OpKind::kStShared ? op.in.size() : op.out.size();
+  if (IsMatrix(op)) return 16;
+  const size_t n = IsStore(op) ? op.in.size() : op.out.size();
   return static_cast<int>(n) * op.elem_bytes;
 }
 
-// One stored byte of the per-thread program: store op (index into the program), byte
-// offset from the op's address, and what it holds (register, element byte) or junk.
+std::string OpName(const sim::plan::Op& op) {
+  if (IsMatrix(op)) {
+    return absl::StrCat(op.kind == OpKind::kStMatrix ? "stmatrix" : "ldmatrix", ".x",
+                        MatrixCount(op), op.trans ? ".trans" : "");
+  }
+  return IsStore(op) ? "st.shared" : "ld.shared";
+}
+
+// One stored byte of the per-thread program: store op (index into the program), its
+// word (position in the op) and byte j, and what it holds (register, element byte) or
+// junk. A plain store writes it at the op's address + word · elem_bytes + j; a matrix
+// store where MatrixByte puts it.
 struct StoreSlot {
   int op;
-  uint32_t offset;
+  int word, j;
   bool junk;
   uint32_t reg, byte;
 };
@@ -91,6 +109,12 @@ class Prover {
     return opt_.stop_at_first_violation && proof_.counterexample.has_value();
   }
   absl::StatusOr<const ConcreteRun*> Concrete();
+  // Concretely: thread t's access of op k is live (predicate; a matrix row's lane).
+  bool Accesses(int k, uint32_t t) const {
+    const sim::plan::Op& op = p_.ops[k];
+    if (op.pred >= 0 && SetupAt(p_.setup[op.pred], t) == 0) return false;
+    return !IsMatrix(op) || (t & 31) < 8u * MatrixCount(op);
+  }
 
   absl::Status Delivers();
   absl::Status DeliversSmem();
@@ -110,6 +134,8 @@ class Prover {
   Term TableAddress(const std::vector<int>& ops, Term k, Term tid);
   Term TableLive(const std::vector<int>& ops, Term k, Term tid);
   Term OpAddress(int op, Term tid, std::map<int, Term>& cache);
+  // The address of byte j of word `word` of op `op` in thread tid (stores and loads).
+  Term ByteAddress(int op, int word, int j, Term tid, std::map<int, Term>& cache);
   // The canonical source holder of element e: (register, thread) = src^-1(e).
   std::pair<Term, Term> Holder(Term e);
   struct Lookup {
@@ -131,6 +157,7 @@ class Prover {
   std::vector<StoreSlot> slots_;
   std::map<uint32_t, size_t> slot_of_key_;  // reg * 8 + byte -> first slot storing it
   int reg_width_ = 1;
+  bool aligned_ = false;  // vector.aligned holds (matrix rows 16-byte aligned)
 };
 
 absl::Status Prover::Validate() const {
@@ -153,6 +180,12 @@ absl::Status Prover::Validate() const {
     }
     const bool needs_pred = op.kind == OpKind::kSelp;
     const bool needs_addr = op.kind == OpKind::kShflIdx || IsAccess(op);
+    if (IsMatrix(op) && (op.in.empty() == op.out.empty() || MatrixCount(op) > 4 ||
+                         (MatrixCount(op) & (MatrixCount(op) - 1)) != 0)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "plan: op ", k, " is a matrix op of ", MatrixCount(op),
+          " words; ldmatrix/stmatrix move 1, 2 or 4 matrices"));
+    }
     const size_t ins = op.kind == OpKind::kSelp || op.kind == OpKind::kPrmt ? 2
                        : op.kind == OpKind::kShflBfly || op.kind == OpKind::kShflIdx ? 1
                                                                                      : 0;
@@ -160,7 +193,12 @@ absl::Status Prover::Validate() const {
         (ins > 0 && (op.in.size() != ins || op.out.size() != 1))) {
       return absl::InvalidArgumentError(absl::StrCat("plan: op ", k, " is malformed"));
     }
-    if (IsAccess(op) && (op.elem_bytes < 1 || op.elem_bytes > 4)) {
+    if (IsMatrix(op) && op.pred >= 0 && (p_.setup[op.pred].mask & 31) != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "plan: op ", k, " predicates ", OpName(op),
+          " lane by lane; a .sync.aligned matrix op runs in every lane of a warp or none"));
+    }
+    if (IsAccess(op) && !IsMatrix(op) && (op.elem_bytes < 1 || op.elem_bytes > 4)) {
       return absl::UnimplementedError(absl::StrCat(
           "plan: op ", k, " accesses ", op.elem_bytes,
           "-byte elements; a 32-bit word holds at most 4 bytes"));
@@ -291,13 +329,13 @@ void Prover::BuildStoreTables() {
   reg_width_ = std::max(pb_.src.reg_bits(), 1);
   for (size_t k = 0; k < p_.ops.size(); ++k) {
     const sim::plan::Op& op = p_.ops[k];
-    if (op.kind == OpKind::kLdShared) loads_.push_back(static_cast<int>(k));
-    if (op.kind != OpKind::kStShared) continue;
+    if (IsLoad(op)) loads_.push_back(static_cast<int>(k));
+    if (!IsStore(op)) continue;
     stores_.push_back(static_cast<int>(k));
     for (size_t i = 0; i < op.in.size(); ++i) {
       const int x = enc_.input_index()[op.in[i]];
-      for (int j = 0; j < op.elem_bytes; ++j) {
-        StoreSlot s{static_cast<int>(k), static_cast<uint32_t>(i * op.elem_bytes + j), true, 0, 0};
+      for (int j = 0; j < WordBytesOf(op); ++j) {
+        StoreSlot s{static_cast<int>(k), static_cast<int>(i), j, true, 0, 0};
         if (x >= 0 && enc_.def()[op.in[i]] < 0) {
           if (auto rb = WordByte(plan_.src_view, eb, static_cast<uint32_t>(x), j)) {
             s.junk = false;
@@ -323,6 +361,13 @@ Term Prover::OpAddress(int op, Term tid, std::map<int, Term>& cache) {
   return smt::BvAdd(it->second, enc_.K(o.imm, PlanEncoder::kAddrBits));
 }
 
+Term Prover::ByteAddress(int op, int word, int j, Term tid, std::map<int, Term>& cache) {
+  const sim::plan::Op& o = p_.ops[op];
+  if (IsMatrix(o)) return enc_.MatrixByteAddress(o, word, j, tid);
+  return smt::BvAdd(OpAddress(op, tid, cache),
+                    enc_.K(word * o.elem_bytes + j, PlanEncoder::kAddrBits));
+}
+
 Term Prover::TableAddress(const std::vector<int>& ops, Term k, Term tid) {
   std::map<int, Term> cache;
   const int kb = k.bv_width();
@@ -335,8 +380,12 @@ Term Prover::TableAddress(const std::vector<int>& ops, Term k, Term tid) {
 
 Term Prover::TableLive(const std::vector<int>& ops, Term k, Term tid) {
   const int kb = k.bv_width();
+  // A matrix op's access of a thread is the row it addresses: live where the lane
+  // supplies one.
   auto live = [&](int op) {
-    return p_.ops[op].pred >= 0 ? enc_.Pred(p_.ops[op].pred, tid) : ctx_.Bool(true);
+    const sim::plan::Op& o = p_.ops[op];
+    Term l = o.pred >= 0 ? enc_.Pred(o.pred, tid) : ctx_.Bool(true);
+    return IsMatrix(o) ? (l && enc_.ProvidesRow(o, tid)) : l;
   };
   Term l = live(ops.back());
   for (int i = static_cast<int>(ops.size()) - 2; i >= 0; --i) {
@@ -373,7 +422,7 @@ Prover::Lookup Prover::StoreOf(Term regp, Term bb, Term tidp) {
     const sim::plan::Op& op = p_.ops[s.op];
     Term hit = key == enc_.K(it->first, kw);
     Term live = op.pred >= 0 ? enc_.Pred(op.pred, tidp) : ctx_.Bool(true);
-    Term addr = smt::BvAdd(OpAddress(s.op, tidp, cache), enc_.K(s.offset, PlanEncoder::kAddrBits));
+    Term addr = ByteAddress(s.op, s.word, s.j, tidp, cache);
     l.found = hit || l.found;
     l.live = smt::Ite(hit, live, l.live);
     l.addr = smt::Ite(hit, addr, l.addr);
@@ -388,7 +437,7 @@ absl::Status Prover::DeliversSmem() {
   std::vector<std::pair<int, int>> src_of(words);
   for (int o = 0; o < words; ++o) {
     const int k = enc_.def()[p_.outputs[o]];
-    if (k < 0 || p_.ops[k].kind != OpKind::kLdShared) {
+    if (k < 0 || !IsLoad(p_.ops[k])) {
       return absl::UnimplementedError(absl::StrCat(
           "plan: destination word ", o, " is not a loaded word; a shared-memory plan "
           "is encoded when its outputs are its loads"));
@@ -396,10 +445,15 @@ absl::Status Prover::DeliversSmem() {
     const auto& out = p_.ops[k].out;
     src_of[o] = {k, static_cast<int>(std::find(out.begin(), out.end(), p_.outputs[o]) - out.begin())};
   }
-  // Ordering: every store before the first barrier, every load after it.
+  // Ordering: every store before the first barrier after the first store, every load
+  // after it. Barriers before the first store (PlanOptions::barrier_before_store: the
+  // previous use of the buffer) order nothing within the plan; roundtrip.buffers
+  // checks them where they matter.
   int first_bar = -1;
   bool warp_bar = false;
-  for (size_t k = 0; k < p_.ops.size() && first_bar < 0; ++k) {
+  size_t first_store = 0;
+  while (first_store < p_.ops.size() && !IsStore(p_.ops[first_store])) ++first_store;
+  for (size_t k = first_store; k < p_.ops.size() && first_bar < 0; ++k) {
     if (p_.ops[k].kind == OpKind::kBarSync || p_.ops[k].kind == OpKind::kBarWarp) {
       first_bar = static_cast<int>(k);
       warp_bar = p_.ops[k].kind == OpKind::kBarWarp;
@@ -407,11 +461,10 @@ absl::Status Prover::DeliversSmem() {
   }
   for (size_t k = 0; k < p_.ops.size() && bar.verdict != Verdict::kViolated; ++k) {
     const bool before = first_bar < 0 || static_cast<int>(k) < first_bar;
-    if ((p_.ops[k].kind == OpKind::kLdShared && before) ||
-        (p_.ops[k].kind == OpKind::kStShared && !before)) {
+    if ((IsLoad(p_.ops[k]) && before) || (IsStore(p_.ops[k]) && !before)) {
       PlanCounterexample c;
-      c.text = absl::StrCat("op ", k, " (", p_.ops[k].kind == OpKind::kLdShared ? "ld" : "st",
-                            ".shared) is on the wrong side of the first barrier",
+      c.text = absl::StrCat("op ", k, " (", OpName(p_.ops[k]),
+                            ") is on the wrong side of the barrier after the first store",
                             first_bar < 0 ? " (there is none)" : "");
       Violate(bar, c);
     }
@@ -427,11 +480,10 @@ absl::Status Prover::DeliversSmem() {
     Term loaded = ctx_.Bool(false);
     for (int o = words - 1; o >= 0; --o) {
       const sim::plan::Op& op = p_.ops[src_of[o].first];
-      Term a = smt::BvAdd(OpAddress(src_of[o].first, tid_, cache),
-                          enc_.K(src_of[o].second * op.elem_bytes + j, PlanEncoder::kAddrBits));
+      Term a = ByteAddress(src_of[o].first, src_of[o].second, j, tid_, cache);
       Term here = u == enc_.K(o, ub);
       la = o == words - 1 ? a : smt::Ite(here, a, la);
-      Term has = ctx_.Bool(j < op.elem_bytes);
+      Term has = ctx_.Bool(j < WordBytesOf(op));
       loaded = o == words - 1 ? has : smt::Ite(here, has, loaded);
     }
     auto [regp, tidp] = Holder(want->first);
@@ -529,23 +581,24 @@ absl::Status Prover::StoreInjective() {
     const uint32_t x1 = static_cast<uint32_t>(*r->model.Bits(tid_));
     const uint32_t x2 = static_cast<uint32_t>(*r->model.Bits(t2));
     auto at = [&](int k, uint32_t t) { return SetupAt(p_.setup[p_.ops[k].addr], t) + p_.ops[k].imm; };
-    auto live = [&](int k, uint32_t t) {
-      return p_.ops[k].pred < 0 || SetupAt(p_.setup[p_.ops[k].pred], t) != 0;
-    };
     const uint32_t b1 = at(s1, x1), b2 = at(s2, x2);
     const bool overlap = b1 < b2 + AccessBytes(p_.ops[s2]) && b2 < b1 + AccessBytes(p_.ops[s1]);
-    if (!overlap || !live(s1, x1) || !live(s2, x2) || (s1 == s2 && x1 == x2)) {
+    if (!overlap || !Accesses(s1, x1) || !Accesses(s2, x2) || (s1 == s2 && x1 == x2)) {
       return absl::InternalError("prove plan: store.injective counterexample does not reproduce");
     }
+    auto what = [&](int k) {
+      return absl::StrCat(OpName(p_.ops[k]), " (op ", k, ")",
+                          IsMatrix(p_.ops[k]) ? " row addressed by " : " of ");
+    };
     PlanCounterexample c;
     c.thread = x1;
     c.lane = x1 & 31;
     c.warp = x1 >> 5;
     c.other_thread = x2;
-    c.text = absl::StrCat("st.shared (op ", s1, ") of ", ThreadText(x1), " writes bytes [", b1,
-                          ", ", b1 + AccessBytes(p_.ops[s1]), ") and st.shared (op ", s2, ") of ",
-                          ThreadText(x2), " writes bytes [", b2, ", ",
-                          b2 + AccessBytes(p_.ops[s2]), "): one shared byte stored twice");
+    c.text = absl::StrCat(what(s1), ThreadText(x1), " writes bytes [", b1, ", ",
+                          b1 + AccessBytes(p_.ops[s1]), ") and ", what(s2), ThreadText(x2),
+                          " writes bytes [", b2, ", ", b2 + AccessBytes(p_.ops[s2]),
+                          "): one shared byte stored twice");
     Violate(ob, c);
   }
   proof_.obligations.push_back(ob);
@@ -673,9 +726,9 @@ absl::Status Prover::VectorAligned() {
   ops.insert(ops.end(), loads_.begin(), loads_.end());
   for (int k : ops) {
     const sim::plan::Op& op = p_.ops[k];
-    const size_t n = op.kind == OpKind::kStShared ? op.in.size() : op.out.size();
+    const size_t n = IsStore(op) ? op.in.size() : op.out.size();
     const int bytes = AccessBytes(op);
-    if ((n == 1 || n == 2 || n == 4) && bytes <= 16) continue;
+    if (IsMatrix(op) || ((n == 1 || n == 2 || n == 4) && bytes <= 16)) continue;
     PlanCounterexample c;
     c.text = absl::StrCat("op ", k, " accesses ", n, " x ", op.elem_bytes,
                           " bytes; a shared vector access is 1, 2 or 4 elements of at most 16 bytes");
@@ -699,6 +752,7 @@ absl::Status Prover::VectorAligned() {
   if (!r.ok()) return r.status();
   if (r->result == smt::SatResult::kUnsat) {
     ob.verdict = Verdict::kHolds;
+    aligned_ = true;
   } else if (r->result == smt::SatResult::kUnknown) {
     Unknown(ob, *r);
   } else {
@@ -706,18 +760,21 @@ absl::Status Prover::VectorAligned() {
     const uint32_t t = static_cast<uint32_t>(*r->model.Bits(tid_));
     const uint32_t addr = SetupAt(p_.setup[p_.ops[op].addr], t) + p_.ops[op].imm;
     const int bytes = AccessBytes(p_.ops[op]);
-    if (addr % bytes == 0 && addr + bytes <= p_.smem_bytes) {
+    if ((addr % bytes == 0 && addr + bytes <= p_.smem_bytes) || !Accesses(op, t)) {
       return absl::InternalError("prove plan: vector.aligned counterexample does not reproduce");
     }
     PlanCounterexample c;
     c.thread = t;
     c.lane = t & 31;
     c.warp = t >> 5;
-    c.text = absl::StrCat(p_.ops[op].kind == OpKind::kStShared ? "st" : "ld", ".shared (op ",
-                          op, ") of ", ThreadText(t), " accesses ", bytes, " bytes at ", addr,
-                          addr % bytes != 0 ? ": not aligned to its size"
-                                            : absl::StrCat(": past the buffer's ",
-                                                           p_.smem_bytes, " bytes"));
+    c.text = absl::StrCat(OpName(p_.ops[op]), " (op ", op, ") of ", ThreadText(t),
+                          IsMatrix(p_.ops[op]) ? " addresses a 16-byte row" : " accesses ",
+                          IsMatrix(p_.ops[op]) ? "" : absl::StrCat(bytes, " bytes"), " at ",
+                          addr,
+                          addr % bytes != 0
+                              ? (IsMatrix(p_.ops[op]) ? ": not 16-byte aligned"
+                                                      : ": not aligned to its size")
+                              : absl::StrCat(": past the buffer's ", p_.smem_bytes, " bytes"));
     Violate(ob, c);
   }
   proof_.obligations.push_back(ob);
@@ -732,6 +789,7 @@ absl::Status Prover::Bank(bool store) {
   const int64_t want_cf = store ? cost.conflicts_store : cost.conflicts_load;
   const uint32_t warps = static_cast<uint32_t>(pb_.num_warps);
   // One warp-wide request of op k in warp w, priced by sim/bank.
+  // A matrix op (warp-uniform predicate) is its rows, one 8-lane group per matrix.
   auto request = [&](int k, uint32_t w) {
     const sim::plan::Op& op = p_.ops[k];
     uint32_t addr[32], mask = 0;
@@ -741,6 +799,7 @@ absl::Status Prover::Bank(bool store) {
       if (op.pred < 0 || SetupAt(p_.setup[op.pred], t)) mask |= 1u << l;
     }
     if (mask == 0) return sim::bank::BankCost{};
+    if (IsMatrix(op)) return sim::bank::MatrixRequestCost(addr, MatrixCount(op));
     return sim::bank::SharedRequestCost(addr, mask, static_cast<uint32_t>(AccessBytes(op)));
   };
   // Every warp of every op, concretely.
@@ -753,10 +812,13 @@ absl::Status Prover::Bank(bool store) {
       }
     }
   };
+  // The lemma's XOR constant keeps a matrix row's four words together only when rows
+  // are 16-byte aligned (vector.aligned); otherwise matrix ops are priced warp by warp.
   std::vector<int> lemma, rest;
   for (int k : ops) {
     const int pr = p_.ops[k].pred;
-    (pr < 0 || p_.setup[pr].kind == SetupValue::Kind::kTidMaskZero ? lemma : rest).push_back(k);
+    const bool mask_pred = pr < 0 || p_.setup[pr].kind == SetupValue::Kind::kTidMaskZero;
+    (mask_pred && (aligned_ || !IsMatrix(p_.ops[k])) ? lemma : rest).push_back(k);
   }
   int64_t wf = 0, mn = 0;
   std::string how = "every warp's request is the reference warp's XOR one constant (Z3); "
@@ -833,11 +895,6 @@ absl::StatusOr<PlanProof> Prover::Run() {
   if (auto s = Validate(); !s.ok()) return s;
   bool smem = false, regops = false;
   for (const sim::plan::Op& op : p_.ops) {
-    if (op.kind == OpKind::kStMatrix || op.kind == OpKind::kLdMatrix) {
-      return absl::UnimplementedError(
-          "plan: stmatrix/ldmatrix stages are not encoded by the plan prover (prove the "
-          "emitted kernel with `prove conversion`, or plan without them: --no-matrix)");
-    }
     smem |= IsAccess(op);
     regops |= op.kind == OpKind::kSelp || op.kind == OpKind::kShflBfly ||
               op.kind == OpKind::kShflIdx || op.kind == OpKind::kPrmt;
@@ -854,7 +911,7 @@ absl::StatusOr<PlanProof> Prover::Run() {
       return absl::UnimplementedError("plan: shared memory is only stored or only loaded");
     }
     for (const StoreSlot& s : slots_) {
-      const int id = p_.ops[s.op].in[s.offset / p_.ops[s.op].elem_bytes];
+      const int id = p_.ops[s.op].in[s.word];
       if (enc_.input_index()[id] < 0 || enc_.def()[id] >= 0) {
         return absl::UnimplementedError(
             "plan: a store of a computed word; stores of source words are encoded");
@@ -896,27 +953,29 @@ absl::StatusOr<PlanProof> ProvePlan(const sim::plan::ConversionProblem& problem,
   return prover.Run();
 }
 
+PlanProofObligation::Verdict ToProto(Verdict v) {
+  switch (v) {
+    case Verdict::kHolds: return PlanProofObligation::holds;
+    case Verdict::kViolated: return PlanProofObligation::violated;
+    case Verdict::kInconclusive: return PlanProofObligation::inconclusive;
+  }
+  return PlanProofObligation::VERDICT_UNSET;
+}
+
+void ToProto(const ObligationResult& ob, PlanProofObligation* o) {
+  o->set_name(ob.name);
+  o->set_verdict(ToProto(ob.verdict));
+  o->set_solver_ms(ob.solver_ms);
+  o->set_queries(ob.queries);
+  o->set_detail(ob.detail);
+}
+
 warpcheck::PlanProofReport ToProto(const PlanProof& proof,
                                    const sim::plan::ConversionProblem& problem,
                                    const sim::plan::ConversionPlan& plan) {
-  auto verdict = [](Verdict v) {
-    switch (v) {
-      case Verdict::kHolds: return PlanProofObligation::holds;
-      case Verdict::kViolated: return PlanProofObligation::violated;
-      case Verdict::kInconclusive: return PlanProofObligation::inconclusive;
-    }
-    return PlanProofObligation::VERDICT_UNSET;
-  };
   warpcheck::PlanProofReport r;
-  r.set_verdict(verdict(proof.verdict));
-  for (const ObligationResult& ob : proof.obligations) {
-    PlanProofObligation* o = r.add_obligations();
-    o->set_name(ob.name);
-    o->set_verdict(verdict(ob.verdict));
-    o->set_solver_ms(ob.solver_ms);
-    o->set_queries(ob.queries);
-    o->set_detail(ob.detail);
-  }
+  r.set_verdict(ToProto(proof.verdict));
+  for (const ObligationResult& ob : proof.obligations) ToProto(ob, r.add_obligations());
   if (proof.counterexample) {
     const PlanCounterexample& c = *proof.counterexample;
     PlanProofCounterexample* x = r.mutable_counterexample();

@@ -25,10 +25,10 @@
 // How a plan is encoded
 // ---------------------
 // Data are tracked by *tags*, not values: the program only moves bytes (selp, shfl,
-// prmt, st/ld.shared), so a byte holds "byte b of element e" for every input exactly when
-// it does for distinct tags. A tag is a bit-vector e·8 + b (element bits, then 3 byte
-// bits); bytes a word does not use (an unpacked 16-bit element's upper half) hold a junk
-// tag no element has.
+// prmt, st/ld.shared, stmatrix/ldmatrix), so a byte holds "byte b of element e" for
+// every input exactly when it does for distinct tags. A tag is a bit-vector e·8 + b
+// (element bits, then 3 byte bits); bytes a word does not use (an unpacked 16-bit
+// element's upper half) hold a junk tag no element has.
 //
 //   * The thread is one symbolic bit-vector `tid` (5 lane bits, then the warp bits).
 //     A layout's F2 map is XOR/AND terms over bits: element(r, tid) = src.reg(r) ^
@@ -51,6 +51,14 @@
 //     is linear algebra on the bases (F2Span), not a search. A plan that stores another
 //     copy instead is not refuted: the concrete re-check then finds the byte delivered,
 //     and the verdict is inconclusive with that reason.
+//   * stmatrix / ldmatrix (.x1/.x2/.x4, .trans): byte j of a lane's word i lies in the
+//     row of matrix i whose address lane 8i + row of the same warp supplies, at a column
+//     byte (plan_concrete.h's MatrixByte, the PTX fragment layout): row and column are
+//     bit fields of the lane and j, so the byte's address is the address setup evaluated
+//     at the providing lane, plus the column. The data obligations follow those bytes;
+//     store.injective and vector.aligned see one 16-byte row per providing lane (the
+//     rows of a matrix are exactly its 32 lanes' bytes); banks price each op's rows with
+//     sim/bank's MatrixRequestCost.
 //   * Banks: sim/bank's cost of one warp-wide request depends only on which lanes share
 //     a 4-byte word and a bank, which XOR-ing every address of the request with one
 //     constant preserves. Z3 proves, for every op and every warp (symbolic), that the
@@ -138,6 +146,10 @@ struct PlanProof {
 absl::StatusOr<PlanProof> ProvePlan(const sim::plan::ConversionProblem& problem,
                                     const sim::plan::ConversionPlan& plan,
                                     const PlanProveOptions& options);
+
+// One obligation as its report entry.
+void ToProto(const ObligationResult& ob, PlanProofObligation* out);
+PlanProofObligation::Verdict ToProto(Verdict v);
 
 // The report of `prove plan` / `convert check --prove=plan`: the proof, and what was
 // proven (strategy, attributes, shape, dtype, warps).
