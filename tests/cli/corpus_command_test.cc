@@ -36,8 +36,8 @@ TEST(CorpusCommandTest, TableIsKeyedByEveryCorpusMessage) {
     EXPECT_NE(k.check, nullptr) << k.proto_message;
   }
   EXPECT_THAT(keys, ElementsAre("warpcheck.LayoutCorpus", "warpcheck.SwizzleProblem",
-                                "warpcheck.LaunchSpec", "warpcheck.SignalProgram",
-                                "warpcheck.SignalTrace"));
+                                "warpcheck.LaunchSpec", "warpcheck.ConversionCase",
+                                "warpcheck.SignalProgram", "warpcheck.SignalTrace"));
 }
 
 TEST(CorpusCommandTest, UnknownHeaderGivesTheSameErrorAsBefore) {
@@ -49,8 +49,8 @@ TEST(CorpusCommandTest, UnknownHeaderGivesTheSameErrorAsBefore) {
   EXPECT_EQ(r.err, "warpcheck: error: " + path +
                        ":1:1: a corpus file starts with '# proto-message: ' and one of "
                        "warpcheck.LayoutCorpus, warpcheck.SwizzleProblem, "
-                       "warpcheck.LaunchSpec, warpcheck.SignalProgram, "
-                       "warpcheck.SignalTrace (found 'warpcheck.Nope')\n");
+                       "warpcheck.LaunchSpec, warpcheck.ConversionCase, "
+                       "warpcheck.SignalProgram, warpcheck.SignalTrace (found 'warpcheck.Nope')\n");
   EXPECT_EQ(r.report.corpus().files(), 0);
   EXPECT_THAT(r.out, HasSubstr("0 files, 0 cases"));
   std::remove(path.c_str());
