@@ -18,6 +18,7 @@
 #include "sim/base/enum_name.h"
 #include "sim/signal/explore.h"
 #include "sim/signal/program.h"
+#include "tests/sim/signal/signal_corpus_util.h"
 #include "tests/testing/status_matchers.h"
 
 namespace warpcheck::sim::signal {
@@ -30,26 +31,8 @@ using ::testing::IsEmpty;
 using ::testing::Pair;
 using ::testing::UnorderedElementsAre;
 
-// A compiled program and its machine (the machine points into the program, so both live
-// on the heap and never move).
-struct Sim {
-  std::unique_ptr<Program> p;
-  std::unique_ptr<Machine> m;
-};
-
-Sim Build(const std::string& text) {
-  SignalProgram proto;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &proto)) << text;
-  Sim s;
-  absl::StatusOr<Program> p = CompileProgram(proto, "inline.textproto");
-  EXPECT_TRUE(p.ok()) << p.status();
-  if (!p.ok()) return s;
-  s.p = std::make_unique<Program>(*std::move(p));
-  absl::StatusOr<Machine> m = Machine::Create(*s.p);
-  EXPECT_TRUE(m.ok()) << m.status();
-  if (m.ok()) s.m = std::make_unique<Machine>(*std::move(m));
-  return s;
-}
+using testing::Build;
+using testing::Sim;
 
 ExploreResult ExploreAll(const Sim& s, bool reduce = true, int64_t max_states = 200000) {
   ExploreOptions o;

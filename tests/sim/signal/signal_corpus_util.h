@@ -7,16 +7,42 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <system_error>
 #include <tuple>
 #include <vector>
 
+#include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
 #include "proto/report.pb.h"
+#include "sim/signal/machine.h"
+#include "sim/signal/program.h"
 #include "sim/base/enum_name.h"
 
 namespace warpcheck::sim::signal::testing {
+
+// A compiled program and its machine (the machine points into the program, so both live
+// on the heap and never move); Build compiles an inline SignalProgram text proto.
+struct Sim {
+  std::unique_ptr<Program> p;
+  std::unique_ptr<Machine> m;
+};
+
+inline Sim Build(const std::string& text) {
+  SignalProgram proto;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &proto)) << text;
+  Sim s;
+  absl::StatusOr<Program> p = CompileProgram(proto, "inline.textproto");
+  EXPECT_TRUE(p.ok()) << p.status();
+  if (!p.ok()) return s;
+  s.p = std::make_unique<Program>(*std::move(p));
+  absl::StatusOr<Machine> m = Machine::Create(*s.p);
+  EXPECT_TRUE(m.ok()) << m.status();
+  if (m.ok()) s.m = std::make_unique<Machine>(*std::move(m));
+  return s;
+}
 
 inline std::string CorpusDir() { return std::string(WARPCHECK_SOURCE_DIR) + "/corpus/signal"; }
 

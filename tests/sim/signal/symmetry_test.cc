@@ -31,24 +31,8 @@ using testing::CorpusDir;
 using testing::CorpusFiles;
 using testing::Terminals;
 
-struct Sim {
-  std::unique_ptr<Program> p;
-  std::unique_ptr<Machine> m;
-};
-
-Sim Build(const std::string& text) {
-  SignalProgram proto;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &proto)) << text;
-  Sim s;
-  absl::StatusOr<Program> p = CompileProgram(proto, "inline.textproto");
-  EXPECT_TRUE(p.ok()) << p.status();
-  if (!p.ok()) return s;
-  s.p = std::make_unique<Program>(*std::move(p));
-  absl::StatusOr<Machine> m = Machine::Create(*s.p);
-  EXPECT_TRUE(m.ok()) << m.status();
-  if (m.ok()) s.m = std::make_unique<Machine>(*std::move(m));
-  return s;
-}
+using testing::Build;
+using testing::Sim;
 
 Sim Load(const std::string& file, int ranks) {
   LoadOverrides o;
