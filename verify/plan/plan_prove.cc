@@ -128,6 +128,11 @@ class Prover {
   uint32_t WantedTag(uint32_t tid, uint32_t u, int j) const;
   absl::Status ConfirmDelivery(ObligationResult& ob, uint32_t tid, uint32_t u,
                                bool witness_based);
+  // The `delivers` query of both encodings: some destination word u < words has a wrong
+  // byte (`wrong`). Records the verdict (a sat answer re-checked by ConfirmDelivery) and
+  // appends `ob`. Ensures: the in-range condition on u, for queries that follow.
+  absl::StatusOr<Term> DecideDelivers(ObligationResult& ob, Term u, int words,
+                                      const std::vector<Term>& wrong, bool witness_based);
 
   // Shared-memory tables.
   void BuildStoreTables();
@@ -308,6 +313,13 @@ absl::Status Prover::Delivers() {
     }
     wrong.push_back(got != enc_.Tag(want->first, want->second));
   }
+  return DecideDelivers(ob, u, words, wrong, /*witness_based=*/false).status();
+}
+
+absl::StatusOr<Term> Prover::DecideDelivers(ObligationResult& ob, Term u, int words,
+                                            const std::vector<Term>& wrong,
+                                            bool witness_based) {
+  const int ub = PlanEncoder::WidthFor(words);
   Term in_range = words == (1 << ub) ? ctx_.Bool(true) : smt::BvUlt(u, enc_.K(words, ub));
   auto r = Check(ob, "delivers", {in_range, smt::Or(ctx_, wrong)});
   if (!r.ok()) return r.status();
@@ -318,10 +330,10 @@ absl::Status Prover::Delivers() {
   } else {
     const uint32_t t = static_cast<uint32_t>(*r->model.Bits(tid_));
     const uint32_t uv = static_cast<uint32_t>(*r->model.Bits(u));
-    if (auto s = ConfirmDelivery(ob, t, uv, false); !s.ok()) return s;
+    if (auto s = ConfirmDelivery(ob, t, uv, witness_based); !s.ok()) return s;
   }
   proof_.obligations.push_back(ob);
-  return absl::OkStatus();
+  return in_range;
 }
 
 void Prover::BuildStoreTables() {
@@ -495,21 +507,10 @@ absl::Status Prover::DeliversSmem() {
                         smt::Extract(tid_, enc_.tid_bits() - 1, 5));
     }
   }
-  Term in_range = words == (1 << ub) ? ctx_.Bool(true) : smt::BvUlt(u, enc_.K(words, ub));
-  auto r = Check(ob, "delivers", {in_range, smt::Or(ctx_, wrong)});
-  if (!r.ok()) return r.status();
-  if (r->result == smt::SatResult::kUnsat) {
-    ob.verdict = Verdict::kHolds;
-  } else if (r->result == smt::SatResult::kUnknown) {
-    Unknown(ob, *r);
-  } else {
-    const uint32_t t = static_cast<uint32_t>(*r->model.Bits(tid_));
-    const uint32_t uv = static_cast<uint32_t>(*r->model.Bits(u));
-    if (auto s = ConfirmDelivery(ob, t, uv, true); !s.ok()) return s;
-  }
-  proof_.obligations.push_back(ob);
+  absl::StatusOr<Term> in_range = DecideDelivers(ob, u, words, wrong, /*witness_based=*/true);
+  if (!in_range.ok()) return in_range.status();
   if (warp_bar && !foreign.empty() && bar.verdict != Verdict::kViolated) {
-    auto rb = Check(bar, "barrier.scope", {in_range, smt::Or(ctx_, foreign)});
+    auto rb = Check(bar, "barrier.scope", {*in_range, smt::Or(ctx_, foreign)});
     if (!rb.ok()) return rb.status();
     if (rb->result == smt::SatResult::kUnknown) {
       Unknown(bar, *rb);
