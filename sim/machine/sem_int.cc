@@ -638,6 +638,113 @@ absl::Status DecodePredLogic(DecodeCtx& ctx, const ptx::Instruction& in, Insn* o
   return absl::OkStatus();
 }
 
+// mul/mad with .lo, .hi or .wide (ByWidth picks the width's semantic).
+absl::Status DecodeMul(DecodeCtx& ctx, const ptx::Instruction& in, Insn* out, Type t, int bits,
+                       bool s) {
+  bool mad = in.op == Opcode::kMad;
+  ptx::MulMode mode = in.mods.mul;
+  if (mode == ptx::MulMode::kNone)
+    return Unsupported(ctx, in, "needs .lo, .hi or .wide");
+  if (mode == ptx::MulMode::kWide) {
+    if (bits == 64) return Unsupported(ctx, in, ".wide takes 16 or 32-bit sources");
+    ASSIGN_OR_RETURN(out->d[0], ctx.Dst(in.operands[0], 2 * bits, &out->dmask));
+    out->nd = 1;
+    ASSIGN_OR_RETURN(out->s[0], ctx.Src(in.operands[1], t));
+    ASSIGN_OR_RETURN(out->s[1], ctx.Src(in.operands[2], t));
+    out->ns = 2;
+    if (mad) {
+      Type wide_t =
+          bits == 16 ? (s ? Type::kS32 : Type::kU32) : (s ? Type::kS64 : Type::kU64);
+      ASSIGN_OR_RETURN(out->s[2], ctx.Src(in.operands[3], wide_t));
+      out->ns = 3;
+    }
+    if (bits == 16) {
+      out->fn =
+          s ? (mad ? &Wide2<uint16_t, true, true> : &Wide2<uint16_t, true, false>)
+            : (mad ? &Wide2<uint16_t, false, true> : &Wide2<uint16_t, false, false>);
+    } else {
+      out->fn =
+          s ? (mad ? &Wide2<uint32_t, true, true> : &Wide2<uint32_t, true, false>)
+            : (mad ? &Wide2<uint32_t, false, true> : &Wide2<uint32_t, false, false>);
+    }
+    return absl::OkStatus();
+  }
+  RETURN_IF_ERROR(Operands(ctx, in, out, t, bits, mad ? 3 : 2, t));
+  if (mode == ptx::MulMode::kLo) {
+    out->fn = mad ? ByWidth<PickMadLo>(bits) : ByWidth<PickMulLo>(bits);
+  } else if (s) {
+    out->fn = mad ? ByWidth<PickMadHiS>(bits) : ByWidth<PickMulHiS>(bits);
+  } else {
+    out->fn = mad ? ByWidth<PickMadHiU>(bits) : ByWidth<PickMulHiU>(bits);
+  }
+  return absl::OkStatus();
+}
+
+// Bit-field and byte ops: bfe, bfi, prmt, lop3.
+absl::Status DecodeBitField(DecodeCtx& ctx, const ptx::Instruction& in, Insn* out, Type t,
+                            int bits, bool s) {
+  switch (in.op) {
+    case Opcode::kBfe: {
+      if (bits == 16) return Unsupported(ctx, in, "bfe takes 32 or 64-bit types");
+      RETURN_IF_ERROR(Operands(ctx, in, out, t, bits, 1, t));
+      ASSIGN_OR_RETURN(out->s[1], ctx.Src(in.operands[2], Type::kU32));
+      ASSIGN_OR_RETURN(out->s[2], ctx.Src(in.operands[3], Type::kU32));
+      out->ns = 3;
+      out->fn = bits == 32 ? (s ? &Bfe<uint32_t, true> : &Bfe<uint32_t, false>)
+                           : (s ? &Bfe<uint64_t, true> : &Bfe<uint64_t, false>);
+      return absl::OkStatus();
+    }
+    case Opcode::kBfi: {
+      if (bits == 16) return Unsupported(ctx, in, "bfi takes 32 or 64-bit types");
+      RETURN_IF_ERROR(Operands(ctx, in, out, t, bits, 2, t));
+      ASSIGN_OR_RETURN(out->s[2], ctx.Src(in.operands[3], Type::kU32));
+      ASSIGN_OR_RETURN(out->s[3], ctx.Src(in.operands[4], Type::kU32));
+      out->ns = 4;
+      out->fn = bits == 32 ? &Bfi<uint32_t> : &Bfi<uint64_t>;
+      return absl::OkStatus();
+    }
+    case Opcode::kPrmt: {
+      if (t != Type::kB32) return Unsupported(ctx, in, "prmt is .b32");
+      RETURN_IF_ERROR(Operands(ctx, in, out, t, 32, 3, t));
+      switch (in.mods.prmt) {
+        case ptx::PrmtMode::kDefault:
+          out->fn = &ExecPrmt<ptx::PrmtMode::kDefault>;
+          break;
+        case ptx::PrmtMode::kF4e:
+          out->fn = &ExecPrmt<ptx::PrmtMode::kF4e>;
+          break;
+        case ptx::PrmtMode::kB4e:
+          out->fn = &ExecPrmt<ptx::PrmtMode::kB4e>;
+          break;
+        case ptx::PrmtMode::kRc8:
+          out->fn = &ExecPrmt<ptx::PrmtMode::kRc8>;
+          break;
+        case ptx::PrmtMode::kEcl:
+          out->fn = &ExecPrmt<ptx::PrmtMode::kEcl>;
+          break;
+        case ptx::PrmtMode::kEcr:
+          out->fn = &ExecPrmt<ptx::PrmtMode::kEcr>;
+          break;
+        case ptx::PrmtMode::kRc16:
+          out->fn = &ExecPrmt<ptx::PrmtMode::kRc16>;
+          break;
+      }
+      return absl::OkStatus();
+    }
+    case Opcode::kLop3: {
+      if (t != Type::kB32) return Unsupported(ctx, in, "lop3 is .b32");
+      RETURN_IF_ERROR(Operands(ctx, in, out, t, 32, 3, t));
+      if (in.operands[4].bits > 0xff)
+        return ctx.Error(in.operands[4].loc, "immLut must be 0..255");
+      out->aux = in.operands[4].bits;
+      out->fn = &ExecLop3;
+      return absl::OkStatus();
+    }
+    default:
+      return Unsupported(ctx, in);
+  }
+}
+
 }  // namespace
 
 bool ExecNop(Exec&, const Insn&, uint32_t) { return true; }
@@ -668,45 +775,8 @@ absl::Status DecodeInt(DecodeCtx& ctx, const ptx::Instruction& in, Insn* out) {
       return absl::OkStatus();
     }
     case Opcode::kMul:
-    case Opcode::kMad: {
-      bool mad = in.op == Opcode::kMad;
-      ptx::MulMode mode = in.mods.mul;
-      if (mode == ptx::MulMode::kNone)
-        return Unsupported(ctx, in, "needs .lo, .hi or .wide");
-      if (mode == ptx::MulMode::kWide) {
-        if (bits == 64) return Unsupported(ctx, in, ".wide takes 16 or 32-bit sources");
-        ASSIGN_OR_RETURN(out->d[0], ctx.Dst(in.operands[0], 2 * bits, &out->dmask));
-        out->nd = 1;
-        ASSIGN_OR_RETURN(out->s[0], ctx.Src(in.operands[1], t));
-        ASSIGN_OR_RETURN(out->s[1], ctx.Src(in.operands[2], t));
-        out->ns = 2;
-        if (mad) {
-          Type wide_t =
-              bits == 16 ? (s ? Type::kS32 : Type::kU32) : (s ? Type::kS64 : Type::kU64);
-          ASSIGN_OR_RETURN(out->s[2], ctx.Src(in.operands[3], wide_t));
-          out->ns = 3;
-        }
-        if (bits == 16) {
-          out->fn =
-              s ? (mad ? &Wide2<uint16_t, true, true> : &Wide2<uint16_t, true, false>)
-                : (mad ? &Wide2<uint16_t, false, true> : &Wide2<uint16_t, false, false>);
-        } else {
-          out->fn =
-              s ? (mad ? &Wide2<uint32_t, true, true> : &Wide2<uint32_t, true, false>)
-                : (mad ? &Wide2<uint32_t, false, true> : &Wide2<uint32_t, false, false>);
-        }
-        return absl::OkStatus();
-      }
-      RETURN_IF_ERROR(Operands(ctx, in, out, t, bits, mad ? 3 : 2, t));
-      if (mode == ptx::MulMode::kLo) {
-        out->fn = mad ? ByWidth<PickMadLo>(bits) : ByWidth<PickMulLo>(bits);
-      } else if (s) {
-        out->fn = mad ? ByWidth<PickMadHiS>(bits) : ByWidth<PickMulHiS>(bits);
-      } else {
-        out->fn = mad ? ByWidth<PickMadHiU>(bits) : ByWidth<PickMulHiU>(bits);
-      }
-      return absl::OkStatus();
-    }
+    case Opcode::kMad:
+      return DecodeMul(ctx, in, out, t, bits, s);
     case Opcode::kMin:
     case Opcode::kMax:
     case Opcode::kDiv:
@@ -766,62 +836,11 @@ absl::Status DecodeInt(DecodeCtx& ctx, const ptx::Instruction& in, Insn* out) {
       }
       return absl::OkStatus();
     }
-    case Opcode::kBfe: {
-      if (bits == 16) return Unsupported(ctx, in, "bfe takes 32 or 64-bit types");
-      RETURN_IF_ERROR(Operands(ctx, in, out, t, bits, 1, t));
-      ASSIGN_OR_RETURN(out->s[1], ctx.Src(in.operands[2], Type::kU32));
-      ASSIGN_OR_RETURN(out->s[2], ctx.Src(in.operands[3], Type::kU32));
-      out->ns = 3;
-      out->fn = bits == 32 ? (s ? &Bfe<uint32_t, true> : &Bfe<uint32_t, false>)
-                           : (s ? &Bfe<uint64_t, true> : &Bfe<uint64_t, false>);
-      return absl::OkStatus();
-    }
-    case Opcode::kBfi: {
-      if (bits == 16) return Unsupported(ctx, in, "bfi takes 32 or 64-bit types");
-      RETURN_IF_ERROR(Operands(ctx, in, out, t, bits, 2, t));
-      ASSIGN_OR_RETURN(out->s[2], ctx.Src(in.operands[3], Type::kU32));
-      ASSIGN_OR_RETURN(out->s[3], ctx.Src(in.operands[4], Type::kU32));
-      out->ns = 4;
-      out->fn = bits == 32 ? &Bfi<uint32_t> : &Bfi<uint64_t>;
-      return absl::OkStatus();
-    }
-    case Opcode::kPrmt: {
-      if (t != Type::kB32) return Unsupported(ctx, in, "prmt is .b32");
-      RETURN_IF_ERROR(Operands(ctx, in, out, t, 32, 3, t));
-      switch (in.mods.prmt) {
-        case ptx::PrmtMode::kDefault:
-          out->fn = &ExecPrmt<ptx::PrmtMode::kDefault>;
-          break;
-        case ptx::PrmtMode::kF4e:
-          out->fn = &ExecPrmt<ptx::PrmtMode::kF4e>;
-          break;
-        case ptx::PrmtMode::kB4e:
-          out->fn = &ExecPrmt<ptx::PrmtMode::kB4e>;
-          break;
-        case ptx::PrmtMode::kRc8:
-          out->fn = &ExecPrmt<ptx::PrmtMode::kRc8>;
-          break;
-        case ptx::PrmtMode::kEcl:
-          out->fn = &ExecPrmt<ptx::PrmtMode::kEcl>;
-          break;
-        case ptx::PrmtMode::kEcr:
-          out->fn = &ExecPrmt<ptx::PrmtMode::kEcr>;
-          break;
-        case ptx::PrmtMode::kRc16:
-          out->fn = &ExecPrmt<ptx::PrmtMode::kRc16>;
-          break;
-      }
-      return absl::OkStatus();
-    }
-    case Opcode::kLop3: {
-      if (t != Type::kB32) return Unsupported(ctx, in, "lop3 is .b32");
-      RETURN_IF_ERROR(Operands(ctx, in, out, t, 32, 3, t));
-      if (in.operands[4].bits > 0xff)
-        return ctx.Error(in.operands[4].loc, "immLut must be 0..255");
-      out->aux = in.operands[4].bits;
-      out->fn = &ExecLop3;
-      return absl::OkStatus();
-    }
+    case Opcode::kBfe:
+    case Opcode::kBfi:
+    case Opcode::kPrmt:
+    case Opcode::kLop3:
+      return DecodeBitField(ctx, in, out, t, bits, s);
     default:
       return Unsupported(ctx, in);
   }
