@@ -41,19 +41,40 @@ TEST(ParseGpuRunArgsTest, TimeDefaults) {
   EXPECT_EQ(a.timing.iters, 2000u);
   EXPECT_EQ(a.timing.warmup, 5u);
   EXPECT_EQ(a.timing.reps, 20u);
+  EXPECT_EQ(a.timing.min_ms, 50u);
   EXPECT_THAT(a.files, ElementsAre("ours.textproto", "triton.textproto"));
 }
 
 TEST(ParseGpuRunArgsTest, TimeFlagsInBothForms) {
   ASSERT_OK_AND_ASSIGN(GpuRunArgs a,
                        Parse({"a.textproto", "--grid-x=132", "--time", "--iters", "7",
-                              "--warmup=0", "--reps", "3"}));
+                              "--warmup=0", "--reps", "3", "--min-ms=0"}));
   EXPECT_TRUE(a.time);
   EXPECT_EQ(a.timing.grid_x, 132u);
   EXPECT_EQ(a.timing.iters, 7u);
   EXPECT_EQ(a.timing.warmup, 0u);
   EXPECT_EQ(a.timing.reps, 3u);
+  EXPECT_EQ(a.timing.min_ms, 0u);
   EXPECT_THAT(a.files, ElementsAre("a.textproto"));
+}
+
+// Short kernels get rounds past `reps` until each has min_ms of samples; long ones stop
+// at `reps`; nothing runs past max(reps, kMaxTimedRounds).
+TEST(NeedsAnotherRoundTest, RepsThenMinimumTimeThenCap) {
+  TimingOptions o;
+  o.reps = 20;
+  o.min_ms = 50;
+  EXPECT_TRUE(NeedsAnotherRound(o, 0, {}));
+  EXPECT_TRUE(NeedsAnotherRound(o, 19, {100.0, 100.0}));
+  EXPECT_FALSE(NeedsAnotherRound(o, 20, {100.0, 50.0}));
+  EXPECT_TRUE(NeedsAnotherRound(o, 20, {100.0, 0.2}));
+  EXPECT_TRUE(NeedsAnotherRound(o, kMaxTimedRounds - 1, {100.0, 49.9}));
+  EXPECT_FALSE(NeedsAnotherRound(o, kMaxTimedRounds, {100.0, 49.9}));
+  o.min_ms = 0;
+  EXPECT_FALSE(NeedsAnotherRound(o, 20, {0.0}));
+  o.reps = kMaxTimedRounds + 5;
+  EXPECT_TRUE(NeedsAnotherRound(o, kMaxTimedRounds + 4, {0.0}));
+  EXPECT_FALSE(NeedsAnotherRound(o, kMaxTimedRounds + 5, {0.0}));
 }
 
 TEST(ParseGpuRunArgsTest, HelpNeedsNoFiles) {
@@ -176,6 +197,8 @@ TEST(TimingJsonTest, Timed) {
   EXPECT_EQ(f.at("iters").number_value(), 2000);
   EXPECT_EQ(f.at("warmup").number_value(), 5);
   EXPECT_EQ(f.at("reps").number_value(), 4);
+  EXPECT_EQ(f.at("min_total_ms").number_value(), 50);
+  EXPECT_EQ(f.at("timed").number_value(), 4);
   EXPECT_DOUBLE_EQ(f.at("median_ms").number_value(), 1.375);
   EXPECT_DOUBLE_EQ(f.at("min_ms").number_value(), 1.0);
   EXPECT_DOUBLE_EQ(f.at("max_ms").number_value(), 2.0);

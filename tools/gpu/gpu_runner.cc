@@ -678,16 +678,25 @@ absl::StatusOr<std::vector<TimingResult>> TimeOnGpu(const std::vector<TimingInpu
     }
     live = std::move(still);
   };
+  std::vector<double> timed_ms(inputs.size(), 0.0);
   auto run_round = [&](bool timed) {
     for (size_t i : live) {
       if (!lost.empty()) break;
       double ms = 0;
-      if (step(i, timed ? &ms : nullptr) && timed) results[i].samples_ms.push_back(ms);
+      if (step(i, timed ? &ms : nullptr) && timed) {
+        results[i].samples_ms.push_back(ms);
+        timed_ms[i] += ms;
+      }
     }
     drop_failed();
   };
   for (uint32_t w = 0; w < options.warmup && lost.empty(); ++w) run_round(false);
-  for (uint32_t k = 0; k < options.reps && lost.empty(); ++k) run_round(true);
+  for (uint32_t k = 0; lost.empty() && !live.empty(); ++k) {
+    std::vector<double> totals;
+    for (size_t i : live) totals.push_back(timed_ms[i]);
+    if (!NeedsAnotherRound(options, k, totals)) break;
+    run_round(true);
+  }
   // The check: fresh buffers, iters = 1, judged like `gpu run`.
   for (size_t i : live) {
     if (!lost.empty()) break;

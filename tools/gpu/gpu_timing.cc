@@ -12,7 +12,7 @@ namespace warpcheck::gpu {
 const char kGpuRunUsage[] =
     "usage: warpcheck_gpu_run [--dump-dir=DIR] LAUNCH.textproto...\n"
     "       warpcheck_gpu_run --time [--grid-x=528] [--iters=2000] [--warmup=5] "
-    "[--reps=20]\n"
+    "[--reps=20] [--min-ms=50]\n"
     "                         LAUNCH.textproto...\n"
     "\n"
     "Options:\n"
@@ -22,7 +22,9 @@ const char kGpuRunUsage[] =
     "  --iters=N       with --time: value of the spec's u32 `iters` parameter (default "
     "2000)\n"
     "  --warmup=N      with --time: untimed rounds over all specs first (default 5)\n"
-    "  --reps=N        with --time: timed rounds over all specs (default 20)\n";
+    "  --reps=N        with --time: timed rounds over all specs (default 20)\n"
+    "  --min-ms=N      with --time: more timed rounds (up to 10000) until every spec has\n"
+    "                  N ms of timed launches, for short kernels (default 50; 0: off)\n";
 
 namespace {
 
@@ -41,7 +43,8 @@ absl::StatusOr<GpuRunArgs> ParseGpuRunArgs(const std::vector<std::string>& args)
   const Numeric numeric[] = {{"grid-x", &out.timing.grid_x, false},
                              {"iters", &out.timing.iters, false},
                              {"warmup", &out.timing.warmup, true},
-                             {"reps", &out.timing.reps, false}};
+                             {"reps", &out.timing.reps, false},
+                             {"min-ms", &out.timing.min_ms, true}};
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--help" || a == "-h") {
@@ -94,7 +97,7 @@ absl::StatusOr<GpuRunArgs> ParseGpuRunArgs(const std::vector<std::string>& args)
   }
   if (out.help) return out;
   if (timing_flag && !out.time) {
-    return Usage("--grid-x, --iters, --warmup and --reps only apply with --time");
+    return Usage("--grid-x, --iters, --warmup, --reps and --min-ms only apply with --time");
   }
   if (out.time && !out.dump_dir.empty()) {
     return Usage(
@@ -129,6 +132,16 @@ absl::StatusOr<LaunchSpec> TimedSpec(const LaunchSpec& spec, const std::string& 
   return timed;
 }
 
+bool NeedsAnotherRound(const TimingOptions& options, uint32_t rounds,
+                       const std::vector<double>& total_ms) {
+  if (rounds < options.reps) return true;
+  if (rounds >= std::max(options.reps, kMaxTimedRounds)) return false;
+  for (double total : total_ms) {
+    if (total < options.min_ms) return true;
+  }
+  return false;
+}
+
 TimingStats Summarize(const std::vector<double>& samples_ms) {
   std::vector<double> sorted = samples_ms;
   std::sort(sorted.begin(), sorted.end());
@@ -150,7 +163,8 @@ std::string TimingJson(const TimingResult& r) {
       absl::StrCat("{\"file\": ", JsonQuote(r.file),
                    ", \"device\": ", JsonQuote(r.device), ", \"grid_x\": ", r.grid_x,
                    ", \"block_x\": ", r.block_x, ", \"iters\": ", r.options.iters,
-                   ", \"warmup\": ", r.options.warmup, ", \"reps\": ", r.options.reps);
+                   ", \"warmup\": ", r.options.warmup, ", \"reps\": ", r.options.reps,
+                   ", \"min_total_ms\": ", r.options.min_ms, ", \"timed\": ", r.samples_ms.size());
   if (!r.samples_ms.empty()) {
     const TimingStats s = Summarize(r.samples_ms);
     absl::StrAppend(

@@ -13,7 +13,12 @@
 //   1. warm-up: `warmup` rounds, each launching every spec once (A B C A B C ...);
 //   2. `reps` rounds of the same interleaved order, each launch timed alone with
 //      cuEventRecord before and after it and cuEventElapsedTime (the stream is
-//      synchronised after each launch, so launches never overlap);
+//      synchronised after each launch, so launches never overlap); then more rounds,
+//      up to kMaxTimedRounds, until every spec has `min_ms` milliseconds of timed
+//      launches. A kernel of about 10 us (a conversion that moves nothing, whose time
+//      is its launch) varies by tens of percent from launch to launch on the H200: the
+//      same two kernels (jsonl line 476, ours and Triton's) measured 18.8 and 6.6 ns per
+//      round trip in one run of 20 rounds and 5.0 and 4.5 in another of 30;
 //   3. the check: every buffer refilled from the spec, one launch with iters = 1 (same
 //      grid), buffers read back and judged by the spec's expectations, as `gpu run` does.
 //
@@ -48,7 +53,11 @@ struct TimingOptions {
   uint32_t iters = 2000;
   uint32_t warmup = 5;
   uint32_t reps = 20;
+  uint32_t min_ms = 50;  // 0: exactly `reps` rounds
 };
+
+// The most timed rounds `min_ms` may add up to (a 2 us kernel would otherwise need 25 000).
+inline constexpr uint32_t kMaxTimedRounds = 10000;
 
 // warpcheck_gpu_run's command line (without argv[0]).
 struct GpuRunArgs {
@@ -78,6 +87,12 @@ extern const char kGpuRunUsage[];
                                                    const std::string& where,
                                                    uint32_t grid_x, uint32_t iters);
 
+// Whether TimeOnGpu times another round after `rounds` rounds, given each live spec's
+// total timed milliseconds so far: yes below `reps`; no at max(reps, kMaxTimedRounds);
+// in between, while some total is below `min_ms`.
+[[nodiscard]] bool NeedsAnotherRound(const TimingOptions& options, uint32_t rounds,
+                                     const std::vector<double>& total_ms);
+
 struct TimingStats {
   double median_ms = 0;
   double min_ms = 0;
@@ -105,7 +120,7 @@ struct TimingResult {
 
 // One JSON object, one line (tools/gpu/README.md "Timing mode"):
 //   {"file": s, "device": s, "grid_x": n, "block_x": n, "iters": n, "warmup": n,
-//    "reps": n, "median_ms": x, "min_ms": x, "max_ms": x, "ns_per_round_trip": x,
+//    "reps": n, "min_total_ms": n, "timed": n (samples taken), "median_ms": x, "min_ms": x, "max_ms": x, "ns_per_round_trip": x,
 //    "samples_ms": [x, ...], "ok": b, "check": <SimReport JSON>}
 // without the four statistics when there are no samples; {"file": s, "error": s} when
 // `error` is set.

@@ -2,7 +2,8 @@
 """Times our conversion kernel against Triton's for every pair in a folder, on the GPU.
 
     tools/gpu/time_pairs.py PAIRS_DIR [--batch=8] [--grid-x=528] [--iters=2000]
-                            [--warmup=5] [--reps=20] [--gpu-run=BIN] [--out=DIR]
+                            [--warmup=5] [--reps=20] [--min-ms=50] [--gpu-run=BIN]
+                            [--out=DIR]
 
 PAIRS_DIR holds ours/<name>.textproto and triton/<name>.textproto (launch specs of the
 round-trip harness, kernel(in, out, u32 iters, ...), each with its PTX next to it); a
@@ -110,6 +111,8 @@ def main():
     ap.add_argument("--iters", type=int, default=2000)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--min-ms", type=int, default=50,
+                    help="more rounds until each spec has this many timed ms (0: off)")
     ap.add_argument("--gpu-run", default=os.environ.get(
         "GPU_RUN", "build-cuda/tools/gpu/warpcheck_gpu_run"))
     ap.add_argument("--out", default=os.environ.get("OUT") or "time-pairs")
@@ -156,7 +159,7 @@ def main():
             specs += [os.path.join(args.pairs_dir, "ours", n + ".textproto"),
                       os.path.join(args.pairs_dir, "triton", n + ".textproto")]
         cmd = [args.gpu_run, "--time", f"--grid-x={args.grid_x}", f"--iters={args.iters}",
-               f"--warmup={args.warmup}", f"--reps={args.reps}"] + specs
+               f"--warmup={args.warmup}", f"--reps={args.reps}", f"--min-ms={args.min_ms}"] + specs
         log.write("$ " + " ".join(cmd) + "\n")
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, env=env,
