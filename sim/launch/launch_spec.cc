@@ -10,19 +10,32 @@
 #include "absl/strings/str_format.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
+#include "sim/base/field_position.h"
 #include "sim/base/file.h"
 #include "sim/base/text_proto.h"
 #include "sim/launch/sha256.h"
 
 namespace warpcheck::sim::launch {
+namespace {
+
+// An error about the spec's field at `path` (sim/base/field_position.h).
+absl::Status FieldError(absl::string_view path, absl::string_view what) {
+  return base::WithField(absl::InvalidArgumentError(what), path);
+}
+
+}  // namespace
 
 absl::StatusOr<LaunchSpec> ParseLaunchSpec(absl::string_view text,
                                            absl::string_view origin) {
   LaunchSpec spec;
-  if (absl::Status parsed = base::ParseTextProto(text, origin, &spec); !parsed.ok()) return parsed;
+  if (absl::Status parsed = base::ParseTextProto(text, origin, &spec); !parsed.ok())
+    return parsed;
   absl::Status valid = ValidateLaunchSpec(spec);
   if (!valid.ok()) {
-    return absl::Status(valid.code(), absl::StrCat(origin, ": ", valid.message()));
+    // "<origin>:<line>:<col>: ..." at the field the check names, else "<origin>: ...".
+    return base::LocateInTextProto(
+        base::WithMessage(valid, absl::StrCat(origin, ": ", valid.message())), text, origin,
+        spec);
   }
   return spec;
 }
@@ -43,47 +56,49 @@ std::string SpecDir(const std::string& path) {
 
 absl::Status ValidateLaunchSpec(const LaunchSpec& spec) {
   if (spec.ptx_file().empty())
-    return absl::InvalidArgumentError("launch spec has no ptx_file");
-  if (spec.grid().x() == 0)
-    return absl::InvalidArgumentError("grid.x must be at least 1");
-  if (spec.block().x() == 0)
-    return absl::InvalidArgumentError("block.x must be at least 1");
+    return FieldError("ptx_file", "launch spec has no ptx_file");
+  if (spec.grid().x() == 0) return FieldError("grid.x", "grid.x must be at least 1");
+  if (spec.block().x() == 0) return FieldError("block.x", "block.x must be at least 1");
   uint64_t threads =
       uint64_t{spec.block().x()} * DimOr1(spec.block().y()) * DimOr1(spec.block().z());
   if (threads > 1024) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("block has ", threads, " threads; at most 1024 are allowed"));
+    return FieldError("block", absl::StrCat("block has ", threads,
+                                            " threads; at most 1024 are allowed"));
   }
   absl::flat_hash_set<std::string> names;
   for (int i = 0; i < spec.param_size(); ++i) {
     const Param& p = spec.param(i);
     if (p.kind_case() == Param::KIND_NOT_SET) {
-      return absl::InvalidArgumentError(absl::StrCat("param ", i, " has no kind"));
+      return FieldError(absl::StrCat("param[", i, "]"),
+                        absl::StrCat("param ", i, " has no kind"));
     }
     if (p.kind_case() != Param::kBuffer) continue;
     const BufferParam& b = p.buffer();
     if (b.name().empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("param ", i, ": buffer has no name"));
+      return FieldError(absl::StrCat("param[", i, "].buffer"),
+                        absl::StrCat("param ", i, ": buffer has no name"));
     }
     if (!names.insert(b.name()).second) {
-      return absl::InvalidArgumentError(
+      return FieldError(
+          absl::StrCat("param[", i, "].buffer"),
           absl::StrCat("param ", i, ": buffer name \"", b.name(), "\" is used twice"));
     }
     uint32_t eb = b.element_bytes();
     if (eb != 0 && eb != 1 && eb != 2 && eb != 4 && eb != 8) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("param ", i, ": buffer \"", b.name(),
-                       "\": element_bytes must be 1, 2, 4 or 8, got ", eb));
+      return FieldError(absl::StrCat("param[", i, "].buffer"),
+                        absl::StrCat("param ", i, ": buffer \"", b.name(),
+                                     "\": element_bytes must be 1, 2, 4 or 8, got ", eb));
     }
     if (b.fill() == BufferParam::IOTA && b.size_bytes() % (eb == 0 ? 1 : eb) != 0) {
-      return absl::InvalidArgumentError(
+      return FieldError(
+          absl::StrCat("param[", i, "].buffer"),
           absl::StrCat("param ", i, ": buffer \"", b.name(), "\": IOTA size ",
                        b.size_bytes(), " is not a multiple of element_bytes ", eb));
     }
     if (b.fill() == BufferParam::FILE && b.path().empty()) {
-      return absl::InvalidArgumentError(absl::StrCat("param ", i, ": buffer \"", b.name(),
-                                                     "\": FILE fill needs a path"));
+      return FieldError(absl::StrCat("param[", i, "].buffer"),
+                        absl::StrCat("param ", i, ": buffer \"", b.name(),
+                                     "\": FILE fill needs a path"));
     }
   }
   for (int i = 0; i < spec.expect_size(); ++i) {
@@ -92,15 +107,15 @@ absl::Status ValidateLaunchSpec(const LaunchSpec& spec) {
       case Expectation::kBuffersEqual:
         for (const std::string& n : {e.buffers_equal().a(), e.buffers_equal().b()}) {
           if (!names.contains(n)) {
-            return absl::InvalidArgumentError(
-                absl::StrCat("expectation ", i, " (", ExpectationName(e),
-                             ") names unknown buffer \"", n, "\""));
+            return FieldError(absl::StrCat("expect[", i, "]"),
+                              absl::StrCat("expectation ", i, " (", ExpectationName(e),
+                                           ") names unknown buffer \"", n, "\""));
           }
         }
         break;
       case Expectation::KIND_NOT_SET:
-        return absl::InvalidArgumentError(
-            absl::StrCat("expectation ", i, " has no kind"));
+        return FieldError(absl::StrCat("expect[", i, "]"),
+                          absl::StrCat("expectation ", i, " has no kind"));
     }
   }
   return absl::OkStatus();

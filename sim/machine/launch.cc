@@ -10,6 +10,7 @@
 #include "absl/strings/strip.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/str_format.h"
+#include "sim/base/field_position.h"
 #include "sim/base/file.h"
 #include "sim/base/status_macros.h"
 #include "sim/launch/buffer_fill.h"
@@ -28,12 +29,19 @@ absl::Status Invalid(const std::string& where, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat(where, ": ", what));
 }
 
+// The same, about the spec's field at `field` (sim/base/field_position.h).
+absl::Status Invalid(const std::string& where, absl::string_view what,
+                     absl::string_view field) {
+  return base::WithField(Invalid(where, what), field);
+}
+
 // The rules every runner shares (sim/launch); a module given directly needs no file.
 absl::Status Validate(const warpcheck::LaunchSpec& spec) {
   warpcheck::LaunchSpec checked = spec;
   if (checked.ptx_file().empty()) checked.set_ptx_file("<module>");
   absl::Status valid = sim::launch::ValidateLaunchSpec(checked);
-  if (!valid.ok()) return Invalid("launch spec", valid.message());
+  if (!valid.ok())
+    return base::WithMessage(valid, absl::StrCat("launch spec: ", valid.message()));
   return absl::OkStatus();
 }
 
@@ -43,8 +51,10 @@ absl::StatusOr<const ptx::Kernel*> FindKernel(const warpcheck::LaunchSpec& spec,
                                               const std::string& where) {
   if (spec.kernel().empty()) {
     if (module.kernels.size() != 1) {
-      return Invalid(where, absl::StrCat("the module has ", module.kernels.size(),
-                                         " kernels; name one with `kernel:`"));
+      return Invalid(where,
+                     absl::StrCat("the module has ", module.kernels.size(),
+                                  " kernels; name one with `kernel:`"),
+                     "ptx_file");
     }
     return &module.kernels[0];
   }
@@ -53,7 +63,7 @@ absl::StatusOr<const ptx::Kernel*> FindKernel(const warpcheck::LaunchSpec& spec,
     if (k.name == spec.kernel()) kernel = &k;
   }
   if (kernel == nullptr)
-    return Invalid(where, absl::StrCat("no kernel named '", spec.kernel(), "'"));
+    return Invalid(where, absl::StrCat("no kernel named '", spec.kernel(), "'"), "kernel");
   return kernel;
 }
 
@@ -71,7 +81,7 @@ absl::StatusOr<Geometry> CheckGeometry(const warpcheck::LaunchSpec& spec,
   Dim3 block{spec.block().x(), sim::launch::DimOr1(spec.block().y()),
              sim::launch::DimOr1(spec.block().z())};
   if (uint64_t(grid.x) * grid.y * grid.z > (uint64_t{1} << 31)) {
-    return Invalid("launch spec", "grid too large");
+    return Invalid("launch spec", "grid too large", "grid");
   }
   if (!program.reqntid.empty()) {
     uint32_t want[3] = {1, 1, 1};
@@ -82,7 +92,8 @@ absl::StatusOr<Geometry> CheckGeometry(const warpcheck::LaunchSpec& spec,
                      absl::StrFormat("kernel '%s' requires .reqntid %u,%u,%u; the "
                                      "block is %u,%u,%u",
                                      kernel_name, want[0], want[1], want[2], block.x,
-                                     block.y, block.z));
+                                     block.y, block.z),
+                     "block");
     }
   }
   if (!program.maxntid.empty()) {
@@ -91,14 +102,16 @@ absl::StatusOr<Geometry> CheckGeometry(const warpcheck::LaunchSpec& spec,
     if (block.Count() > most) {
       return Invalid("launch spec",
                      absl::StrCat("kernel '", kernel_name, "' allows at most ", most,
-                                  " threads (.maxntid)"));
+                                  " threads (.maxntid)"),
+                     "block");
     }
   }
   uint64_t shared = uint64_t(program.dynamic_shared_offset) + spec.dynamic_shared_bytes();
   if (program.static_shared_bytes > kMaxSharedBytes || shared > kMaxSharedBytes) {
     return Invalid("launch spec",
                    absl::StrCat("shared memory (", shared, " bytes) exceeds the ",
-                                kMaxSharedBytes, "-byte limit"));
+                                kMaxSharedBytes, "-byte limit"),
+                   "dynamic_shared_bytes");
   }
   return Geometry{grid, block};
 }
@@ -134,8 +147,10 @@ absl::StatusOr<Arguments> BuildArguments(const warpcheck::LaunchSpec& spec,
         if (n == b.name())
           return Invalid(pw, absl::StrCat("buffer name '", n, "' is used twice"));
       }
-      ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, launch::FillBuffer(b, base_dir));
-      address = global.Add(b.name(), std::move(bytes));
+      absl::StatusOr<std::vector<uint8_t>> bytes = launch::FillBuffer(b, base_dir);
+      if (!bytes.ok())
+        return base::WithField(bytes.status(), absl::StrCat("param[", i, "].buffer"));
+      address = global.Add(b.name(), *std::move(bytes));
       // Add() keeps regions sorted by base, and bases only grow, so the region of this
       // buffer is the last one.
       a.buffer_regions.emplace_back(b.name(), global.regions().size());
@@ -326,8 +341,10 @@ absl::StatusOr<LaunchResult> RunLaunchSpecFileWithBuffers(const std::string& pat
       absl::StartsWith(result.status().message(), dir + "/")) {
     return result;
   }
-  return absl::Status(result.status().code(),
-                      absl::StrCat(path, ": ", result.status().message()));
+  // At the spec's field when the error names one (sim/base/field_position.h).
+  return base::LocateInTextProtoFile(
+      base::WithMessage(result.status(), absl::StrCat(path, ": ", result.status().message())),
+      path, warpcheck::LaunchSpec());
 }
 
 absl::StatusOr<warpcheck::SimReport> RunLaunchSpecFile(const std::string& path,

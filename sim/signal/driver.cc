@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "sim/base/status_macros.h"
+#include "sim/base/field_position.h"
 #include "sim/base/text_proto.h"
 #include "sim/base/enum_name.h"
 #include "sim/signal/explain.h"
@@ -194,7 +195,12 @@ absl::StatusOr<std::pair<Program, SignalTrace>> LoadTraceFile(const std::string&
         absl::StrCat(path, ": a trace needs `program` or `program_file`"));
   }
   auto p = CompileProgram(prog, origin, o);
-  if (!p.ok()) return p.status();
+  if (!p.ok()) {
+    // At the field's line and column in whichever file spells the program.
+    if (t.has_program())
+      return sim::base::LocateInTextProtoFile(p.status(), path, t, "program.");
+    return sim::base::LocateInTextProtoFile(p.status(), origin, prog);
+  }
   return std::make_pair(std::move(*p), std::move(t));
 }
 

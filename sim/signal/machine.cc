@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "sim/base/check.h"
+#include "sim/base/field_position.h"
 #include "sim/base/status_macros.h"
 
 namespace warpcheck::sim::signal {
@@ -125,14 +126,21 @@ absl::Status Machine::Instantiate() {
   base[kSlotG] = p.ctas;
   base[kSlotE] = p.iterations;
   for (size_t i = 0; i < p.param_values.size(); ++i) base[kNumFixedSlots + i] = p.param_values[i];
-  for (const Object& o : p.objects) {
+  for (size_t i = 0; i < p.objects.size(); ++i) {
+    const Object& o = p.objects[i];
+    // An error at the object's `size` in the program file (sim/base/field_position.h).
+    auto size_error = [&](const std::string& what) {
+      return sim::base::LocateInTextProtoFile(
+          sim::base::WithField(
+              absl::InvalidArgumentError(absl::StrCat(p.file, ": object ", o.name, what)),
+              absl::StrCat("objects[", i, "].size")),
+          p.file, p.proto);
+    };
     int64_t n = 0;
     if (!o.size.Eval(base.data(), &n))
-      return absl::InvalidArgumentError(absl::StrCat(p.file, ": object ", o.name, ": size: ",
-                                                     o.size.ErrorAt(base.data())));
+      return size_error(absl::StrCat(": size: ", o.size.ErrorAt(base.data())));
     if (n < 1 || n > (int64_t{1} << 30))
-      return absl::InvalidArgumentError(absl::StrCat(
-          p.file, ": object ", o.name, ": size ", n, " is outside 1..2^30"));
+      return size_error(absl::StrCat(": size ", n, " is outside 1..2^30"));
     sizes_.push_back(n);
   }
   for (const Op& op : p.ops)

@@ -13,6 +13,7 @@
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
 #include "sim/base/status_macros.h"
+#include "sim/base/field_position.h"
 #include "sim/base/text_proto.h"
 #include "sim/expr/parser.h"
 
@@ -141,7 +142,8 @@ class Compiler {
 
  private:
   absl::Status Error(const std::string& path, const std::string& what) {
-    return absl::InvalidArgumentError(absl::StrCat(file_, ": ", path, ": ", what));
+    return sim::base::WithField(
+        absl::InvalidArgumentError(absl::StrCat(file_, ": ", path, ": ", what)), path);
   }
   int NewSlot(const std::string& name) {
     p_->slot_names.push_back(name);
@@ -665,7 +667,9 @@ absl::StatusOr<Program> LoadProgramFile(const std::string& path,
                                         const LoadOverrides& overrides) {
   SignalProgram proto;
   RETURN_IF_ERROR(sim::base::ParseTextProtoFile(path, &proto));
-  return CompileProgram(proto, path, overrides);
+  absl::StatusOr<Program> program = CompileProgram(proto, path, overrides);
+  if (!program.ok()) return sim::base::LocateInTextProtoFile(program.status(), path, proto);
+  return program;
 }
 
 }  // namespace warpcheck::sim::signal

@@ -223,14 +223,14 @@ TEST(SignalCliTest, MalformedFileExitsTwoWithWhereAndWhat) {
   EXPECT_THAT(r.err, HasSubstr("NOTIFFY"));
   EXPECT_TRUE(r.out.empty()) << r.out;
 
-  // Valid text, invalid program: "<file>: <path>: <what>".
+  // Valid text, invalid program: "<file>:<line>:<col>: <path>: <what>", at the field.
   WriteAll(bad,
            "objects { name: \"SIG\" }\n"
            "kernels { name: \"k\" body { kind: WAIT object: \"FLAG\" } }\n");
   Result c = RunCli({"signal", "run", bad});
   EXPECT_EQ(c.code, kExitInputError);
-  EXPECT_THAT(c.err, HasSubstr(bad + ": kernels[0].body[0].object: no object named 'FLAG' "
-                                     "(objects: SIG)"));
+  EXPECT_THAT(c.err, HasSubstr(bad + ":2:39: kernels[0].body[0].object: no object named "
+                                     "'FLAG' (objects: SIG)"));
   // lint and replay load the same way.
   EXPECT_EQ(RunCli({"signal", "lint", bad}).code, kExitInputError);
   EXPECT_EQ(RunCli({"signal", "replay", bad}).code, kExitInputError);

@@ -153,15 +153,15 @@ TEST(MachineLaunchTest, InputErrors) {
        absl::StatusCode::kInvalidArgument,
        "param 1 ('out_ptr'): the kernel declares .u64"},
       {"ptx_file: \"copy.ptx\"\nkernel: \"nope\"\ngrid { x: 1 }\nblock { x: 32 }\n",
-       absl::StatusCode::kInvalidArgument, "no kernel named 'nope'"},
+       absl::StatusCode::kInvalidArgument, "bad.textproto:2:1: copy.ptx: no kernel named 'nope'"},
       {"ptx_file: \"copy.ptx\"\ngrid { x: 1 }\nblock { x: 2048 }\n",
-       absl::StatusCode::kInvalidArgument, "at most 1024 are allowed"},
+       absl::StatusCode::kInvalidArgument, "bad.textproto:3:1: block has 2048 threads; at most 1024 are allowed"},
       {"ptx_file: \"copy.ptx\"\nblock { x: 32 }\n", absl::StatusCode::kInvalidArgument,
        "grid.x must be at least 1"},
       // A run-time check of the spec names the spec's file (hostile input, issue 12).
       {"ptx_file: \"copy.ptx\"\ngrid { x: 1000000 y: 1000000 z: 1000000 }\n"
        "block { x: 32 }\n",
-       absl::StatusCode::kInvalidArgument, "bad.textproto: launch spec: grid too large"},
+       absl::StatusCode::kInvalidArgument, "bad.textproto:2:1: launch spec: grid too large"},
   };
   cases.push_back(
       {CopySpec(8, 1, 32, "expect { buffers_equal { a: \"in\" b: \"nope\" } }\n"),
