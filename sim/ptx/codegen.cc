@@ -45,17 +45,48 @@ class Writer {
   std::string body_;
 };
 
-// u32 = XOR over tid bits of coeff ^ constant.
+// u32 = XOR over tid bits b of coeff[b], then ^ constant. A coefficient of one bit 2^j
+// moves tid bit b by j - b: bits that move the same distance share one `and` and one
+// shift (Triton's address code looks the same), so a row-major offset costs two
+// instructions per run of bits, not four per bit; other coefficients take
+// bfe/neg/and. Terms are XORed (OR would do where they are disjoint; XOR is the map).
 std::string EmitTidLinear(Writer& w, const std::vector<uint32_t>& coeff, uint32_t constant) {
-  std::string v = w.NewReg();
-  w.Line(absl::StrCat("mov.u32 ", v, ", ", constant, ";"));
+  std::map<int, uint32_t> by_shift;  // j - b -> the tid bits b that move by it
+  std::vector<std::string> terms;
   for (size_t b = 0; b < coeff.size(); ++b) {
     if (coeff[b] == 0) continue;
+    if ((coeff[b] & (coeff[b] - 1)) == 0) {
+      by_shift[__builtin_ctz(coeff[b]) - static_cast<int>(b)] |= 1u << b;
+      continue;
+    }
     std::string t = w.NewReg();
     w.Line(absl::StrCat("bfe.u32 ", t, ", ", w.tid, ", ", b, ", 1;"));
     w.Line(absl::StrCat("neg.s32 ", t, ", ", t, ";"));
     w.Line(absl::StrCat("and.b32 ", t, ", ", t, ", ", coeff[b], ";"));
-    w.Line(absl::StrCat("xor.b32 ", v, ", ", v, ", ", t, ";"));
+    terms.push_back(t);
+  }
+  for (const auto& [shift, mask] : by_shift) {
+    std::string t = w.NewReg();
+    w.Line(absl::StrCat("and.b32 ", t, ", ", w.tid, ", ", mask, ";"));
+    if (shift > 0) w.Line(absl::StrCat("shl.b32 ", t, ", ", t, ", ", shift, ";"));
+    if (shift < 0) w.Line(absl::StrCat("shr.u32 ", t, ", ", t, ", ", -shift, ";"));
+    terms.push_back(t);
+  }
+  if (terms.empty()) {
+    std::string v = w.NewReg();
+    w.Line(absl::StrCat("mov.u32 ", v, ", ", constant, ";"));
+    return v;
+  }
+  std::string v = terms[0];
+  for (size_t i = 1; i < terms.size(); ++i) {
+    std::string x = w.NewReg();
+    w.Line(absl::StrCat("xor.b32 ", x, ", ", v, ", ", terms[i], ";"));
+    v = x;
+  }
+  if (constant != 0) {
+    std::string x = w.NewReg();
+    w.Line(absl::StrCat("xor.b32 ", x, ", ", v, ", ", constant, ";"));
+    v = x;
   }
   return v;
 }
@@ -188,14 +219,47 @@ std::vector<uint32_t> TidCoeffs(const FlatLayout& l) {
   return c;
 }
 
-// Address of element (thread part `elem` ^ c) in buffer `base`.
-std::string GlobalAddr(Writer& w, const std::string& elem, uint32_t c, int eb,
-                       const std::string& base) {
-  std::string e = w.NewReg(), off = w.NewWide(), a = w.NewWide();
-  w.Line(absl::StrCat("xor.b32 ", e, ", ", elem, ", ", c, ";"));
-  w.Line(absl::StrCat("mul.wide.u32 ", off, ", ", e, ", ", eb, ";"));
-  w.Line(absl::StrCat("add.s64 ", a, ", ", base, ", ", off, ";"));
-  return a;
+// Addresses of the thread's elements `elem ^ c` in one global buffer. Where c shares no
+// bit with any tid coefficient (`tid_bits`), elem ^ c = elem + c, so the address is the
+// thread's one base plus an immediate, as Triton writes it; otherwise it is computed.
+class GlobalAddresses {
+ public:
+  GlobalAddresses(Writer& w, const std::string& elem, uint32_t tid_bits, int eb,
+                  const std::string& buffer)
+      : w_(w), elem_(elem), tid_bits_(tid_bits), eb_(eb), buffer_(buffer) {}
+
+  // "[%rdN]" or "[%rdN+imm]".
+  std::string At(uint32_t c) {
+    if ((c & tid_bits_) == 0) {
+      if (base_.empty()) base_ = Compute(elem_);
+      if (c == 0) return absl::StrCat("[", base_, "]");
+      return absl::StrCat("[", base_, "+", uint64_t{c} * eb_, "]");
+    }
+    std::string e = w_.NewReg();
+    w_.Line(absl::StrCat("xor.b32 ", e, ", ", elem_, ", ", c, ";"));
+    return absl::StrCat("[", Compute(e), "]");
+  }
+
+ private:
+  std::string Compute(const std::string& e) {
+    std::string off = w_.NewWide(), a = w_.NewWide();
+    w_.Line(absl::StrCat("mul.wide.u32 ", off, ", ", e, ", ", eb_, ";"));
+    w_.Line(absl::StrCat("add.s64 ", a, ", ", buffer_, ", ", off, ";"));
+    return a;
+  }
+
+  Writer& w_;
+  std::string elem_;
+  uint32_t tid_bits_;
+  int eb_;
+  std::string buffer_;
+  std::string base_;
+};
+
+uint32_t TidBits(const FlatLayout& l) {
+  uint32_t bits = 0;
+  for (uint32_t c : TidCoeffs(l)) bits |= c;
+  return bits;
 }
 
 // Register bits whose elements are consecutive in row-major global memory (vec[k] ->
@@ -251,7 +315,7 @@ std::vector<std::string> EmitGlobalLoad(Writer& w, const ConversionProblem& p,
                                         const FlatLayout& l, const WordView& v,
                                         const std::string& in, bool vector_io) {
   const int eb = p.element_bytes();
-  std::string elem = EmitTidLinear(w, TidCoeffs(l), 0);
+  GlobalAddresses addr(w, EmitTidLinear(w, TidCoeffs(l), 0), TidBits(l), eb, in);
   std::vector<std::string> words(static_cast<size_t>(v.words()));
   std::vector<int> vec = vector_io ? GlobalVector(l, v, eb) : std::vector<int>{};
   if (!vec.empty()) {
@@ -259,22 +323,22 @@ std::vector<std::string> EmitGlobalLoad(Writer& w, const ConversionProblem& p,
     for (int i : vec) vmask |= 1u << i;
     for (uint32_t r = 0; r < static_cast<uint32_t>(l.num_regs()); ++r) {
       if (r & vmask) continue;
-      std::string a = GlobalAddr(w, elem, plan::ApplyBasis(l.reg, r), eb, in);
+      std::string a = addr.At(plan::ApplyBasis(l.reg, r));
       std::vector<std::string> regs;
       for (int wi : VectorWords(v, vec, r)) {
         if (words[wi].empty()) words[wi] = w.NewReg();
         regs.push_back(words[wi]);
       }
-      w.Line(absl::StrCat("ld.global", VecMod(regs.size()), ".b32 ", Vec(regs), ", [", a, "];"));
+      w.Line(absl::StrCat("ld.global", VecMod(regs.size()), ".b32 ", Vec(regs), ", ", a, ";"));
     }
     // Registers whose bases repeat (broadcast) were loaded through their copies.
     return words;
   }
   for (int u = 0; u < v.units(); ++u) {
     if (v.upw == 2) {
-      std::string a = GlobalAddr(w, elem, plan::ApplyBasis(l.reg, u), eb, in);
+      std::string a = addr.At(plan::ApplyBasis(l.reg, u));
       std::string lo = w.NewReg(), hi = w.NewReg();
-      w.Line(absl::StrCat("ld.global.v2.b32 {", lo, ", ", hi, "}, [", a, "];"));
+      w.Line(absl::StrCat("ld.global.v2.b32 {", lo, ", ", hi, "}, ", a, ";"));
       words[2 * u] = lo;
       words[2 * u + 1] = hi;
       continue;
@@ -282,9 +346,9 @@ std::vector<std::string> EmitGlobalLoad(Writer& w, const ConversionProblem& p,
     std::string word;
     for (int s = 0; s < (1 << v.pk()); ++s) {
       uint32_t r = v.Reg(static_cast<uint32_t>(u), static_cast<uint32_t>(s));
-      std::string a = GlobalAddr(w, elem, plan::ApplyBasis(l.reg, r), eb, in);
+      std::string a = addr.At(plan::ApplyBasis(l.reg, r));
       std::string x = w.NewReg();
-      w.Line(absl::StrCat("ld.global.u", 8 * eb, " ", x, ", [", a, "];"));
+      w.Line(absl::StrCat("ld.global.u", 8 * eb, " ", x, ", ", a, ";"));
       if (s == 0) {
         word = x;
       } else {
@@ -312,26 +376,26 @@ void EmitGlobalStore(Writer& w, const ConversionProblem& p, const FlatLayout& l,
     w.Line(absl::StrCat("setp.eq.u32 ", pr, ", ", t, ", 0;"));
     guard = absl::StrCat("@", pr, " ");
   }
-  std::string elem = EmitTidLinear(w, TidCoeffs(l), 0);
+  GlobalAddresses addr(w, EmitTidLinear(w, TidCoeffs(l), 0), TidBits(l), eb, out);
   std::vector<int> vec = vector_io ? GlobalVector(l, v, eb) : std::vector<int>{};
   if (!vec.empty()) {
     uint32_t vmask = 0;
     for (int i : vec) vmask |= 1u << i;
     for (uint32_t r = 0; r < static_cast<uint32_t>(l.num_regs()); ++r) {
       if (r & (vmask | free_regs)) continue;
-      std::string a = GlobalAddr(w, elem, plan::ApplyBasis(l.reg, r), eb, out);
+      std::string a = addr.At(plan::ApplyBasis(l.reg, r));
       std::vector<std::string> regs;
       for (int wi : VectorWords(v, vec, r)) regs.push_back(words[wi]);
-      w.Line(absl::StrCat(guard, "st.global", VecMod(regs.size()), ".b32 [", a, "], ",
+      w.Line(absl::StrCat(guard, "st.global", VecMod(regs.size()), ".b32 ", a, ", ",
                           Vec(regs), ";"));
     }
     return;
   }
   for (uint32_t r = 0; r < static_cast<uint32_t>(l.num_regs()); ++r) {
     if (r & free_regs) continue;
-    std::string a = GlobalAddr(w, elem, plan::ApplyBasis(l.reg, r), eb, out);
+    std::string a = addr.At(plan::ApplyBasis(l.reg, r));
     if (v.upw == 2) {
-      w.Line(absl::StrCat(guard, "st.global.v2.b32 [", a, "], {", words[2 * r], ", ",
+      w.Line(absl::StrCat(guard, "st.global.v2.b32 ", a, ", {", words[2 * r], ", ",
                           words[2 * r + 1], "};"));
       continue;
     }
@@ -342,7 +406,7 @@ void EmitGlobalStore(Writer& w, const ConversionProblem& p, const FlatLayout& l,
       x = w.NewReg();
       w.Line(absl::StrCat("shr.u32 ", x, ", ", word, ", ", slot * 8 * eb, ";"));
     }
-    w.Line(absl::StrCat(guard, "st.global.b", 8 * eb, " [", a, "], ", x, ";"));
+    w.Line(absl::StrCat(guard, "st.global.b", 8 * eb, " ", a, ", ", x, ";"));
   }
 }
 
