@@ -182,6 +182,19 @@ struct SwizzleProveOptions {
   // Specs only. Parameters to keep symbolic (empty: the default rule above).
   std::vector<std::string> symbolic_params;
   int64_t enumerate_up_to = 4;
+  // Specs, integer encoding: a division whose divisor is not constant but whose value
+  // range reaches into 1..n is encoded as the cases divisor == v, v = 1..n (each a native
+  // division by a constant, linear for Z3), with the nonlinear fresh quotient only for
+  // the other values (smt/expr_encoder.h, "Division"). 0: off. Measured on gemm_d1,
+  // R = 100, s = 7, C in 1..192 symbolic: the group width `w` in `j // w` is 1..7;
+  // injectivity 7.7 s without, 0.3 s with.
+  int small_divisor_cases = 16;
+  // Specs, by default (no symbolic_params): the cube-and-conquer split done up front.
+  // Symbolic parameters that divisors depend on are enumerated (most divisors first, then
+  // fewest values) while the configurations stay at most this many and at least one
+  // tile-extent parameter stays symbolic; with those divisors constant (or few-valued,
+  // see small_divisor_cases) each configuration is a linear problem. 0: off.
+  int64_t cube_divisors_up_to = 4096;
   // Specs: a query of a configuration that still has symbolic parameters and runs out of
   // budget splits the configuration on one symbolic parameter (into its values, or into
   // two halves of a range wider than split_fanout); the children resume at that query.

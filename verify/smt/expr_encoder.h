@@ -101,6 +101,15 @@ class ExprEncoder {
   explicit ExprEncoder(Context& ctx, int bv_width = 0);
 
   int bv_width() const { return bv_width_; }
+  // Integers: a divisor that is not constant is split into the cases b == v for its
+  // first `n` positive values v (native division by each), a fresh quotient for the rest
+  // (0: never). See "Division".
+  void set_small_divisor_cases(int n) { small_divisor_cases_ = n; }
+  // Ensures: how many nodes encoded so far (by this encoder and its forks) are nonlinear
+  //          for the integer encoding: a product of two non-constants, or a division by a
+  //          non-constant without a case split (set_small_divisor_cases). 0: every
+  //          nonlinear term is behind a case split's fallback, if anywhere.
+  int nonlinear_nodes() const { return *nonlinear_; }
   // Ensures: the constant v in this encoder's sort (Int, or a bit-vector of bv_width).
   Term Num(int64_t v) const;
   // Ensures: the fewest bits of a signed word that hold every range bound or encoded so far
@@ -142,7 +151,7 @@ class ExprEncoder {
   absl::StatusOr<Encoded> EncodeLeaf(const sim::expr::Expr& e) const;
   // One function per family of interior nodes; each fills n.out and n.defined.
   // Requires: `kind` is of the family named; n.ops holds its operands.
-  static void EncodeArithmetic(sim::expr::ExprKind kind, Node& n);  // neg + - * min max
+  void EncodeArithmetic(sim::expr::ExprKind kind, Node& n);         // neg + - * min max
   void EncodeDivision(sim::expr::ExprKind kind, Node& n);           // floordiv mod cdiv
   static void EncodeComparison(sim::expr::ExprKind kind, Node& n);  // == != < <= > >=
   static void EncodeLogic(sim::expr::ExprKind kind, Node& n);       // not and or select
@@ -156,7 +165,9 @@ class ExprEncoder {
 
   Context* ctx_;
   int bv_width_ = 0;
+  int small_divisor_cases_ = 0;
   std::shared_ptr<int> widest_;
+  std::shared_ptr<int> nonlinear_ = std::make_shared<int>(0);
   absl::flat_hash_map<std::string, Encoded> names_;
   absl::flat_hash_map<const sim::expr::Expr*, Encoded> memo_;
   uint64_t next_serial_ = 1;
