@@ -72,7 +72,11 @@
 // Which parameters are symbolic: SwizzleProveOptions::symbolic_params, or by default the
 // parameters the non-rank `grid` extents depend on whose range has more than
 // `enumerate_up_to` values — unless a `require` of their own admits at most
-// `enumerate_admitted_up_to` values, which are then enumerated. A configuration whose
+// `enumerate_admitted_up_to` values, which are then enumerated; then the up-front cube
+// split (`cube_divisors_up_to`) enumerates the parameters that divisors depend on while
+// the configurations stay within budget and one tile-extent parameter stays symbolic, so
+// that each configuration divides by constants or by few-valued terms, which the integer
+// encoding splits into cases (`small_divisor_cases`): linear queries. A configuration whose
 // query runs out of budget is split on a symbolic parameter (the one most divisors
 // depend on first) and the children resume at that query; a configuration with every
 // parameter constant that still runs out is decided by evaluating it. Each configuration

@@ -29,6 +29,11 @@
 //     which is floor division for either sign (measured: several times faster than
 //     native div on the swizzle maps, since Z3 then sees the products it must reason
 //     about). For b = 0 both are unconstrained, and `defined` is false on that path.
+//   * optionally (set_small_divisor_cases(n)), a non-constant divisor whose range reaches
+//     into 1..n: q = ite(b == v1, a div v1, ite(b == v2, a div v2, ... q!k)) over its
+//     first n positive values, the fresh q!k (with the side conditions above, guarded to
+//     the other values) for the rest. Each case is linear; e.g. the width w = 1..s of a
+//     partial last group in `j // w` no longer needs Z3's nonlinear core.
 //   cdiv(a, b) = -(-a // b), exact for either sign.
 // The side conditions are definitional (every a, b has exactly one such q, r), so adding
 // them to a query changes neither satisfiability nor models of the original variables;
