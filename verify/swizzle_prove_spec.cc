@@ -1293,11 +1293,15 @@ absl::StatusOr<SwizzleProof> ProveSpec(const SwizzleSpec& spec, const SpecSweep&
   // surjectivity by the inverse): a violation of the cheap kind is then found without
   // paying for the expensive queries of the configurations before it. The second pass
   // starts from the pieces the first one ended with.
+  // Under a total budget (total_rlimit) one pass does every property of a configuration
+  // before the next, so that what the budget covered is reported proven, not half done.
   std::optional<ConfigOutcome> violated;
   std::vector<Work> pending = std::move(roots);
-  for (const auto& [from, to] : {std::pair<int, int>{kParamsError, kCount},
-                                 std::pair<int, int>{kInjective, kSurjective}}) {
+  std::vector<std::pair<int, int>> passes = {{kParamsError, kCount}, {kInjective, kSurjective}};
+  if (options.total_rlimit > 0) passes = {{kParamsError, kSurjective}};
+  for (const auto& [from, to] : passes) {
     const bool first_pass = from == kParamsError;
+    const bool last_pass = to == kSurjective;
     int64_t visited = 0;  // configurations of this pass, splits included
     std::vector<Work> next;
     std::vector<Work> stack;
@@ -1335,7 +1339,7 @@ absl::StatusOr<SwizzleProof> ProveSpec(const SwizzleSpec& spec, const SpecSweep&
         break;
       }
       if (o.kind == ConfigOutcome::Kind::kHolds) {
-        if (first_pass) {
+        if (!last_pass) {
           next.push_back({w.ranges, kInjective});
         } else {
           record(w.ranges, SubBox::How::kProven, "");

@@ -290,8 +290,8 @@ void RunScaledCase(benchmark::State& state, const std::string& path) {
   state.counters["coverage"] = static_cast<double>(proof->coverage.size());
   // The engine share: the fraction of the box's parameter points in proven, enumerated
   // and open sub-boxes (the whole box is proven when the coverage list is empty).
-  double share[3] = {proof->coverage.empty() && proof->verdict != Verdict::kInconclusive
-                         ? 1.0 : 0.0, 0, 0};
+  double share[3] = {proof->coverage.empty() && proof->verdict == Verdict::kHolds ? 1.0 : 0.0,
+                     0, 0};
   double total = 0;
   for (const SubBox& b : proof->coverage) total += Volume(b);
   for (const SubBox& b : proof->coverage) share[static_cast<int>(b.how)] += Volume(b) / total;

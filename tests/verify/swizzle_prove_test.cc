@@ -410,6 +410,29 @@ out col = select(row % 2 == 1, col_tiles - 1 - c, c);
   EXPECT_EQ(q.verdict, Verdict::kInconclusive) << q.ToString();
 }
 
+// Under a total budget each configuration is proved whole before the next, so the part of
+// the box the budget covered is reported proven and the rest open (not everything open
+// because injectivity, the second pass, never started).
+TEST(SwizzleProveSpecTest, TotalBudgetReportsTheProvenPart) {
+  SwizzleSpec spec = ParseOrDie("serp.swz", R"(
+param row_tiles in 1..4096;
+param col_tiles in 1..32;
+domain = row_tiles * col_tiles;
+grid row = row_tiles;
+grid col = col_tiles;
+out row = iter // col_tiles;
+let c = iter % col_tiles;
+out col = select(row % 2 == 1, col_tiles - 1 - c, c);
+)");
+  SwizzleProveOptions o;
+  o.total_rlimit = 10'000;
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, {}, o));
+  EXPECT_EQ(p.verdict, Verdict::kInconclusive) << p.ToString();
+  EXPECT_THAT(p.reason, AllOf(HasSubstr("proven: row_tiles=1..4096, col_tiles=1.."),
+                              HasSubstr("| open: "), HasSubstr("total_rlimit")))
+      << p.reason;
+}
+
 TEST(SwizzleProveSpecTest, ConfigurationsSplitWhenTheBudgetRunsOut) {
   SwizzleSpec spec = ParseOrDie("rowmajor.swz", R"(
 param R in 1..4;
