@@ -169,7 +169,8 @@ struct SwizzleProveOptions {
   enum class Encoding : uint8_t { kInteger, kBitVector };
   std::vector<Encoding> encodings = {Encoding::kInteger, Encoding::kBitVector};
   // Specs: a configuration whose bit-vector encoding is at most this wide tries
-  // bit-vectors first; and by default (no symbolic_params) a box that fits this width
+  // bit-vectors first, unless its integer encoding is linear (no nonlinear node outside a
+  // small-divisor case split: see small_divisor_cases); and by default (no symbolic_params) a box that fits this width
   // with every parameter symbolic is proved as that one configuration (splitting it only
   // when a query runs out). Measured on the corpus (verify/README.md): bit-blasting wins
   // up to ~14 bits, and loses to the integer core where symbolic divisors are wide.

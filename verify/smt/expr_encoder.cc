@@ -222,10 +222,6 @@ void ExprEncoder::FloorDivMod(const Encoded& a, const Encoded& b, Term* q, Term*
     *r = rs;
     side_->push_back(Implies(b.value > hi, a.value == b.value * q0 + r0 && r0 >= 0 &&
                                                r0 < b.value));
-    if (b.range.lo < lo) {
-      side_->push_back(Implies(b.value < lo && b.value > 0,
-                               a.value == b.value * q0 + r0 && r0 >= 0 && r0 < b.value));
-    }
     if (b.range.lo < 0) {
       side_->push_back(Implies(b.value < 0, a.value == b.value * q0 + r0 && r0 > b.value &&
                                                 r0 <= 0));
