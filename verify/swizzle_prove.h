@@ -72,7 +72,11 @@
 // Which parameters are symbolic: SwizzleProveOptions::symbolic_params, or by default the
 // parameters the non-rank `grid` extents depend on whose range has more than
 // `enumerate_up_to` values — unless a `require` of their own admits at most
-// `enumerate_admitted_up_to` values, which are then enumerated. A configuration whose
+// `enumerate_admitted_up_to` values, which are then enumerated; then the up-front cube
+// split (`cube_divisors_up_to`) enumerates the parameters that divisors depend on while
+// the configurations stay within budget and one tile-extent parameter stays symbolic, so
+// that each configuration divides by constants or by few-valued terms, which the integer
+// encoding splits into cases (`small_divisor_cases`): linear queries. A configuration whose
 // query runs out of budget is split on a symbolic parameter (the one most divisors
 // depend on first) and the children resume at that query; a configuration with every
 // parameter constant that still runs out is decided by evaluating it. Each configuration
@@ -165,7 +169,8 @@ struct SwizzleProveOptions {
   enum class Encoding : uint8_t { kInteger, kBitVector };
   std::vector<Encoding> encodings = {Encoding::kInteger, Encoding::kBitVector};
   // Specs: a configuration whose bit-vector encoding is at most this wide tries
-  // bit-vectors first; and by default (no symbolic_params) a box that fits this width
+  // bit-vectors first, unless its integer encoding is linear (no nonlinear node outside a
+  // small-divisor case split: see small_divisor_cases); and by default (no symbolic_params) a box that fits this width
   // with every parameter symbolic is proved as that one configuration (splitting it only
   // when a query runs out). Measured on the corpus (verify/README.md): bit-blasting wins
   // up to ~14 bits, and loses to the integer core where symbolic divisors are wide.
@@ -182,6 +187,19 @@ struct SwizzleProveOptions {
   // Specs only. Parameters to keep symbolic (empty: the default rule above).
   std::vector<std::string> symbolic_params;
   int64_t enumerate_up_to = 4;
+  // Specs, integer encoding: a division whose divisor is not constant but whose value
+  // range reaches into 1..n is encoded as the cases divisor == v, v = 1..n (each a native
+  // division by a constant, linear for Z3), with the nonlinear fresh quotient only for
+  // the other values (smt/expr_encoder.h, "Division"). 0: off. Measured on gemm_d1,
+  // R = 100, s = 7, C in 1..192 symbolic: the group width `w` in `j // w` is 1..7;
+  // injectivity 7.7 s without, 0.3 s with.
+  int small_divisor_cases = 16;
+  // Specs, by default (no symbolic_params): the cube-and-conquer split done up front.
+  // Symbolic parameters that divisors depend on are enumerated (most divisors first, then
+  // fewest values) while the configurations stay at most this many and at least one
+  // tile-extent parameter stays symbolic; with those divisors constant (or few-valued,
+  // see small_divisor_cases) each configuration is a linear problem. 0: off.
+  int64_t cube_divisors_up_to = 4096;
   // Specs: a query of a configuration that still has symbolic parameters and runs out of
   // budget splits the configuration on one symbolic parameter (into its values, or into
   // two halves of a range wider than split_fanout); the children resume at that query.

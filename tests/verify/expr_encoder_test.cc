@@ -48,10 +48,12 @@ ExprPtr Parse(const std::string& text) {
 enum class Binding { kConstants, kVariables };
 
 // Checks that the encoding of `e` at `env` has exactly the evaluator's value and
-// definedness. Returns false (after reporting) on a disagreement.
-void ExpectAgrees(const ExprPtr& e, const Env& env, Binding binding) {
+// definedness. Returns false (after reporting) on a disagreement. `cases`: the encoder's
+// set_small_divisor_cases.
+void ExpectAgrees(const ExprPtr& e, const Env& env, Binding binding, int cases = 0) {
   Context ctx;
   ExprEncoder enc(ctx);
+  enc.set_small_divisor_cases(cases);
   std::vector<Term> pins;
   for (const auto& [name, value] : env) {
     if (name == "p") {
@@ -103,6 +105,44 @@ TEST(ExprEncoderTest, FloorDivisionModuloAndCdivForEverySign) {
         }
       }
     }
+  }
+}
+
+// With small_divisor_cases, a divisor that is a variable is split into b == 1..3 (native
+// division by each constant) and the fresh quotient for every other value: both paths,
+// every sign, agree with the evaluator.
+TEST(ExprEncoderTest, SmallDivisorCasesAgreeWithEvaluator) {
+  const ExprPtr ops[] = {Parse("a // b"), Parse("a % b"), Parse("cdiv(a, b)"),
+                         Parse("(a + c) // (b - c) + a % (c * b)")};
+  for (int64_t a : {-7, -1, 0, 1, 6, 7}) {
+    for (int64_t b : {-3, -1, 0, 1, 2, 3, 4, 5}) {
+      for (const ExprPtr& e : ops) {
+        ExpectAgrees(e, {{"a", a}, {"b", b}, {"c", 1}, {"p", 0}}, Binding::kVariables, 3);
+      }
+    }
+  }
+  sim::expr::testing::RandomExpr gen(977);
+  for (int i = 0; i < 80 && !HasFailure(); ++i) {
+    ExprPtr e = gen.Make(Type::kInt, 1 + i % 4);
+    ExpectAgrees(e, {{"a", gen.Value()}, {"b", gen.Value()}, {"c", gen.Value()}, {"p", 0}},
+                 Binding::kVariables, 3);
+  }
+}
+
+// nonlinear_nodes: a divisor in 1..7 with cases for 1..8 leaves the encoding linear; the
+// same division without cases, or a product of two variables, does not.
+TEST(ExprEncoderTest, SmallDivisorCasesMakeTheDivisionLinear) {
+  for (int cases : {0, 8}) {
+    Context ctx;
+    ExprEncoder enc(ctx);
+    enc.set_small_divisor_cases(cases);
+    enc.Bind("a", ctx.IntVar("a"), 0, 1000);
+    enc.Bind("b", ctx.IntVar("b"), 1, 7);
+    enc.BindConst("c", 3);
+    ASSERT_OK(enc.Encode(Parse("a // b + a % b + a * c")).status());
+    EXPECT_EQ(enc.nonlinear_nodes(), cases == 0 ? 2 : 0) << cases;
+    ASSERT_OK(enc.Encode(Parse("a * b")).status());
+    EXPECT_EQ(enc.nonlinear_nodes(), cases == 0 ? 3 : 1) << cases;
   }
 }
 

@@ -31,6 +31,7 @@ using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::Field;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr int64_t k64K = int64_t{1} << 16;
 
@@ -379,6 +380,59 @@ out col = iter % (g * C) // size;
               StatusIs(absl::StatusCode::kInvalidArgument, "no parameter 'nope'"));
 }
 
+// The up-front cube split (cube_divisors_up_to): the divisor col_tiles is enumerated (32
+// configurations), row_tiles stays symbolic (up to 4096), and each configuration, now
+// linear, is proved with integers first even though it would fit 16-bit bit-vectors.
+TEST(SwizzleProveSpecTest, DivisorParametersAreCubedUpFront) {
+  SwizzleSpec spec = ParseOrDie("serp.swz", R"(
+param row_tiles in 1..4096;
+param col_tiles in 1..32;
+domain = row_tiles * col_tiles;
+grid row = row_tiles;
+grid col = col_tiles;
+out row = iter // col_tiles;
+let c = iter % col_tiles;
+out col = select(row % 2 == 1, col_tiles - 1 - c, c);
+)");
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec));
+  EXPECT_EQ(p.verdict, Verdict::kHolds) << p.ToString();
+  EXPECT_EQ(p.configs, 32);
+  EXPECT_THAT(p.queries, Contains(Field(&QueryRecord::name,
+                                        HasSubstr("serp.swz[row_tiles=1..4096,col_tiles=7]."
+                                                  "injective"))));
+  EXPECT_THAT(p.queries, Not(Contains(Field(&QueryRecord::name, HasSubstr("].bv")))));
+  SwizzleProveOptions o;
+  o.cube_divisors_up_to = 31;  // over budget: col_tiles stays symbolic
+  o.solver.rlimit = 1;         // only the configurations are counted: stop at once
+  o.max_configs = 1;
+  ASSERT_OK_AND_ASSIGN(SwizzleProof q, ProveSpec(spec, {}, o));
+  EXPECT_EQ(q.configs, 1) << q.ToString();
+  EXPECT_EQ(q.verdict, Verdict::kInconclusive) << q.ToString();
+}
+
+// Under a total budget each configuration is proved whole before the next, so the part of
+// the box the budget covered is reported proven and the rest open (not everything open
+// because injectivity, the second pass, never started).
+TEST(SwizzleProveSpecTest, TotalBudgetReportsTheProvenPart) {
+  SwizzleSpec spec = ParseOrDie("serp.swz", R"(
+param row_tiles in 1..4096;
+param col_tiles in 1..32;
+domain = row_tiles * col_tiles;
+grid row = row_tiles;
+grid col = col_tiles;
+out row = iter // col_tiles;
+let c = iter % col_tiles;
+out col = select(row % 2 == 1, col_tiles - 1 - c, c);
+)");
+  SwizzleProveOptions o;
+  o.total_rlimit = 10'000;
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, {}, o));
+  EXPECT_EQ(p.verdict, Verdict::kInconclusive) << p.ToString();
+  EXPECT_THAT(p.reason, AllOf(HasSubstr("proven: row_tiles=1..4096, col_tiles=1.."),
+                              HasSubstr("| open: "), HasSubstr("total_rlimit")))
+      << p.reason;
+}
+
 TEST(SwizzleProveSpecTest, ConfigurationsSplitWhenTheBudgetRunsOut) {
   SwizzleSpec spec = ParseOrDie("rowmajor.swz", R"(
 param R in 1..4;
@@ -461,7 +515,8 @@ TEST(SwizzleProveSpecTest, BothEncodingsRefuteAWrongMapWithTheSameCounterexample
 // The bit-vector encoding alone proves a correct map (gemm direction 1, with its
 // divisions by the symbolic s * R and group width). The box fits 16 bits, so by default
 // it is one configuration with every parameter symbolic; with bitvector_first_bits 0 the
-// small swizzle_offset is enumerated instead (7 configurations), same verdict.
+// small swizzle_offset is enumerated instead (7 configurations, with the up-front cube
+// split off: it would enumerate row_tiles too), same verdict.
 TEST(SwizzleProveSpecTest, BitVectorEncodingProvesTheGemmTranscription) {
   SwizzleSpec spec = LoadCorpus("gemm_d1");
   SpecSweep box;
@@ -478,6 +533,7 @@ TEST(SwizzleProveSpecTest, BitVectorEncodingProvesTheGemmTranscription) {
                              AllOf(HasSubstr("swizzle_offset=1..7].bv"),
                                    ::testing::EndsWith(".injective")))));
   o.bitvector_first_bits = 0;
+  o.cube_divisors_up_to = 0;
   ASSERT_OK_AND_ASSIGN(p, ProveSpec(spec, box, o));
   EXPECT_EQ(p.verdict, Verdict::kHolds) << p.ToString();
   EXPECT_EQ(p.configs, 7);

@@ -205,6 +205,29 @@ void ExprEncoder::FloorDivMod(const Encoded& a, const Encoded& b, Term* q, Term*
   *q = c.FreshInt("q");
   *r = c.FreshInt("r");
   Term defn = a.value == b.value * *q + *r;
+  if (small_divisor_cases_ <= 0 || b.range.hi < 1) ++*nonlinear_;
+  if (small_divisor_cases_ > 0 && b.range.hi >= 1) {
+    // A divisor that takes few positive values: one native (linear) division per value,
+    // the fresh quotient only for the values outside them (see "Division").
+    const int64_t lo = static_cast<int64_t>(std::max<i128>(b.range.lo, 1));
+    const int64_t hi = static_cast<int64_t>(
+        std::min<i128>(b.range.hi, lo + small_divisor_cases_ - 1));
+    Term qs = *q, rs = *r;
+    for (int64_t v = hi; v >= lo; --v) {
+      qs = Ite(b.value == v, Div(a.value, c.Int(v)), qs);
+      rs = Ite(b.value == v, Mod(a.value, c.Int(v)), rs);
+    }
+    const Term q0 = *q, r0 = *r;
+    *q = qs;
+    *r = rs;
+    side_->push_back(Implies(b.value > hi, a.value == b.value * q0 + r0 && r0 >= 0 &&
+                                               r0 < b.value));
+    if (b.range.lo < 0) {
+      side_->push_back(Implies(b.value < 0, a.value == b.value * q0 + r0 && r0 > b.value &&
+                                                r0 <= 0));
+    }
+    return;
+  }
   if (b.range.hi > 0) {
     side_->push_back(Implies(b.value > 0, defn && *r >= 0 && *r < b.value));
     // Implied (so adding it changes no model), and it saves Z3 a nonlinear step.
@@ -293,6 +316,7 @@ void ExprEncoder::EncodeArithmetic(ExprKind kind, Node& n) {
       return;
     case ExprKind::kMul: {
       const ValueRange &a = ops[0].range, &b = ops[1].range;
+      if (!a.Constant() && !b.Constant()) ++*nonlinear_;
       n.IntResult(ops[0].value * ops[1].value,
                   Hull({MulSat(a.lo, b.lo), MulSat(a.lo, b.hi), MulSat(a.hi, b.lo),
                         MulSat(a.hi, b.hi)}));

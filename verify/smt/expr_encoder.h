@@ -29,6 +29,11 @@
 //     which is floor division for either sign (measured: several times faster than
 //     native div on the swizzle maps, since Z3 then sees the products it must reason
 //     about). For b = 0 both are unconstrained, and `defined` is false on that path.
+//   * optionally (set_small_divisor_cases(n)), a non-constant divisor whose range reaches
+//     into 1..n: q = ite(b == v1, a div v1, ite(b == v2, a div v2, ... q!k)) over its
+//     first n positive values, the fresh q!k (with the side conditions above, guarded to
+//     the other values) for the rest. Each case is linear; e.g. the width w = 1..s of a
+//     partial last group in `j // w` no longer needs Z3's nonlinear core.
 //   cdiv(a, b) = -(-a // b), exact for either sign.
 // The side conditions are definitional (every a, b has exactly one such q, r), so adding
 // them to a query changes neither satisfiability nor models of the original variables;
@@ -101,6 +106,15 @@ class ExprEncoder {
   explicit ExprEncoder(Context& ctx, int bv_width = 0);
 
   int bv_width() const { return bv_width_; }
+  // Integers: a divisor that is not constant is split into the cases b == v for its
+  // first `n` positive values v (native division by each), a fresh quotient for the rest
+  // (0: never). See "Division".
+  void set_small_divisor_cases(int n) { small_divisor_cases_ = n; }
+  // Ensures: how many nodes encoded so far (by this encoder and its forks) are nonlinear
+  //          for the integer encoding: a product of two non-constants, or a division by a
+  //          non-constant without a case split (set_small_divisor_cases). 0: every
+  //          nonlinear term is behind a case split's fallback, if anywhere.
+  int nonlinear_nodes() const { return *nonlinear_; }
   // Ensures: the constant v in this encoder's sort (Int, or a bit-vector of bv_width).
   Term Num(int64_t v) const;
   // Ensures: the fewest bits of a signed word that hold every range bound or encoded so far
@@ -142,7 +156,7 @@ class ExprEncoder {
   absl::StatusOr<Encoded> EncodeLeaf(const sim::expr::Expr& e) const;
   // One function per family of interior nodes; each fills n.out and n.defined.
   // Requires: `kind` is of the family named; n.ops holds its operands.
-  static void EncodeArithmetic(sim::expr::ExprKind kind, Node& n);  // neg + - * min max
+  void EncodeArithmetic(sim::expr::ExprKind kind, Node& n);         // neg + - * min max
   void EncodeDivision(sim::expr::ExprKind kind, Node& n);           // floordiv mod cdiv
   static void EncodeComparison(sim::expr::ExprKind kind, Node& n);  // == != < <= > >=
   static void EncodeLogic(sim::expr::ExprKind kind, Node& n);       // not and or select
@@ -156,7 +170,9 @@ class ExprEncoder {
 
   Context* ctx_;
   int bv_width_ = 0;
+  int small_divisor_cases_ = 0;
   std::shared_ptr<int> widest_;
+  std::shared_ptr<int> nonlinear_ = std::make_shared<int>(0);
   absl::flat_hash_map<std::string, Encoded> names_;
   absl::flat_hash_map<const sim::expr::Expr*, Encoded> memo_;
   uint64_t next_serial_ = 1;

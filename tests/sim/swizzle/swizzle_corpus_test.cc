@@ -56,6 +56,7 @@ const Expectation kCorpus[] = {
     {"stream_k.swz", Verdict::kHolds, ""},
     {"persistent_num_sms.swz", Verdict::kHolds, ""},
     {"serpentine.swz", Verdict::kHolds, ""},
+    {"ck_m00_n0_m01_adapt.swz", Verdict::kHolds, ""},
     {"cutlass_sm90_raster.swz", Verdict::kHolds, ""},
     {"tdist_ag_gemm_multinode.swz", Verdict::kHolds, ""},
     {"tdist_ag_gemm_multinode_unaligned.swz", Verdict::kViolated,
