@@ -278,9 +278,15 @@ struct Access2 {
 };
 using Footprint = std::vector<Access2>;
 
-// A wait that an agent must pass before some of its future accesses (Future()).
+// An event that an agent must wait for before some of its future accesses (Future()):
+//   kWord: a wait on word `key` passes (its predicate holds);
+//   kBarrier: BARRIER_ALL instance `id` completes (every rank's barrier agent arrived);
+//   kExit: agent `id` (a CTA of a launch the agent joins) exits.
 struct Guard {
-  uint64_t key = 0;  // the word
+  enum class Kind : uint8_t { kWord, kBarrier, kExit };
+  Kind kind = Kind::kWord;
+  int32_t id = 0;    // kBarrier: the instance (0-based); kExit: the agent
+  uint64_t key = 0;  // kWord: the word
   int64_t expected = 0;
   SignalCmp cmp = EQ;
   int bytes = 8;
@@ -317,6 +323,11 @@ class Machine {
   // False only when no op of any agent's whole program (loops unrolled, both sides of
   // branches not known statically) can write `key`, at a known or an unknown address.
   bool MayBeWritten(uint64_t key) const;
+  // The one agent of `rank` that runs BARRIER_ALL, or -1 (none, or several: then no
+  // future access is guarded by a barrier, Guard::Kind::kBarrier).
+  int BarrierAgent(int rank) const {
+    return rank >= 0 && rank < static_cast<int>(barrier_agent_.size()) ? barrier_agent_[rank] : -1;
+  }
   // For a blocked agent: its necessary conditions, one footprint each (every one must
   // be written by someone before it can move; the explorer picks one).
   std::vector<Footprint> NeedsAlternatives(const State& s, int agent) const;
@@ -400,6 +411,9 @@ class Machine {
   std::map<uint64_t, std::vector<int>> writers_;  // word -> agents that may write it
   std::set<std::pair<int, int>> wild_writes_;    // (object, rank or -1) written at unknown index
   bool writers_known_ = true;
+  // Per rank: the one agent that runs BARRIER_ALL on it (ComputeWriters); empty when a
+  // rank has none or several, and then no future is guarded by a barrier.
+  std::vector<int> barrier_agent_;
 };
 
 }  // namespace warpcheck::sim::signal
