@@ -257,33 +257,37 @@ class Reducer {
   }
   static constexpr int kMaxGuardDepth = 4;
   // BARRIER_ALL instance `instance` cannot complete before b's next step: a rank that has
-  // not arrived has its one barrier agent b, or one whose every future arrival is
-  // guarded by b (it arrives at most once per instance, in order, so its arrival at this
-  // instance is one of those).
+  // not arrived has barrier runners (Machine::BarrierRunners) none of which can arrive
+  // before b moves — each has exited, is b, cannot start before b moves, or has every
+  // future arrival guarded by b (its arrival at this instance is one of those).
   bool BarrierHeldBy(const State& s, int b, int64_t instance, int depth) {
     auto it = s.barriers.find(BarrierKey(kBarrierAll, 0, static_cast<uint64_t>(instance)));
     if (it != s.barriers.end() && it->second.arrived >= m_.program().ranks) return false;
     if (depth >= kMaxGuardDepth) return false;
     for (int r = 0; r < m_.program().ranks; ++r) {
       if (s.barrier_calls[r] > instance) continue;  // rank r has arrived
-      const int p = m_.BarrierAgent(r);
-      if (p < 0) return false;
-      if (p == b) return true;
-      if (s.agents[p].status == Status::kExited) continue;
-      const CachedFuture& cf = Cached(s, p);
-      if (cf.wild) continue;
-      bool any = false, all = true;
-      for (const Access2& e : cf.f) {
-        if (e.res != Res::kBarrier || e.mode != Mode::kWrite || e.object != 1) continue;
-        any = true;
-        if (!GuardedBy(s, b, p, e, depth + 1)) {
-          all = false;
-          break;
-        }
+      const std::vector<int>* runners = m_.BarrierRunners(r);
+      if (!runners) return false;
+      bool held = true;
+      for (int y : *runners) {
+        if (s.agents[y].status == Status::kExited || y == b) continue;
+        if (LaunchGuarded(s, b, y, depth + 1)) continue;
+        held = ArrivalsGuarded(s, b, y, depth + 1);
+        if (!held) break;
       }
-      if (any && all) return true;
+      if (held) return true;
     }
     return false;
+  }
+  // Every BARRIER_ALL arrival in y's future is guarded by b.
+  bool ArrivalsGuarded(const State& s, int b, int y, int depth) {
+    const CachedFuture& cf = Cached(s, y);
+    if (cf.wild) return false;
+    for (const Access2& e : cf.f)
+      if (e.res == Res::kBarrier && e.mode == Mode::kWrite && e.object == 1 &&
+          !GuardedBy(s, b, y, e, depth))
+        return false;
+    return true;
   }
   // CTA y cannot exit before b's next step.
   bool ExitHeldBy(const State& s, int b, int y, int depth) {

@@ -352,7 +352,7 @@ void Machine::FutureOf(const State& s, int a, Footprint* out,
   Walker w{*this, *p_, a, ai.rank, as.frame, std::vector<bool>(as.frame.size(), false), out};
   w.launches = as.launches;
   w.guards = guards;
-  if (BarrierAgent(ai.rank) == a) w.next_barrier = s.barrier_calls[ai.rank];
+  if (NumbersBarriers(s, a)) w.next_barrier = s.barrier_calls[ai.rank];
   if (as.status == Status::kExited) return;
   if (as.status == Status::kNotLaunched || as.status == Status::kNotStarted) {
     w.frame = ai.frame0;
@@ -496,14 +496,34 @@ void Machine::ComputeWriters() {
       }
     }
   }
-  barrier_agent_.clear();
+  barrier_runners_.clear();
   for (const std::set<int>& runners : barrier_runners) {
-    if (runners.size() != 1) {
-      barrier_agent_.clear();
+    const std::vector<int> v(runners.begin(), runners.end());
+    bool sequential = v.size() == 1;
+    if (v.size() > 1) {
+      // CTAs of one stream, at most one per launch.
+      std::set<int> launches;
+      sequential = true;
+      for (int a : v) {
+        const AgentInfo& x = info_[a];
+        sequential &= x.kind == AgentKind::kCta && x.stream_agent == info_[v[0]].stream_agent &&
+                      launches.insert(x.launch).second;
+      }
+    }
+    if (!sequential) {
+      barrier_runners_.clear();
       return;
     }
-    barrier_agent_.push_back(*runners.begin());
+    barrier_runners_.push_back(v);
   }
+}
+
+bool Machine::NumbersBarriers(const State& s, int a) const {
+  const std::vector<int>* runners = BarrierRunners(info_[a].rank);
+  if (!runners || std::find(runners->begin(), runners->end(), a) == runners->end()) return false;
+  if (runners->size() == 1) return true;
+  const Status st = s.agents[a].status;
+  return st != Status::kNotLaunched && st != Status::kNotStarted;
 }
 
 Footprint Machine::Next(const State& s, int a) const {

@@ -7,7 +7,7 @@
 //     a program whose run without them needs more than kBound states is skipped);
 //   * at 2 ranks and 3 iterations, where the unreduced exploration still finishes, the
 //     same against no reduction at all;
-//   * the barrier agent of each rank is found, and none when a rank has two;
+//   * the barrier runners of each rank are found, and none when two could interleave;
 //   * P02 (two calls) at 8 ranks completes reduced in a few thousand states (without the
 //     guards: past 2,000,000).
 #include <cstdio>
@@ -120,14 +120,29 @@ std::string TestName(const ::testing::TestParamInfo<std::string>& info) {
 INSTANTIATE_TEST_SUITE_P(CorpusSignal, SyncGuardTest, ::testing::ValuesIn(Protocols()),
                          TestName);
 
-TEST(SyncGuardDetectTest, OneBarrierAgentPerRank) {
+TEST(SyncGuardDetectTest, OneBarrierRunnerPerRank) {
   const Program p = Load("p02_allgather_push.textproto", 3, -1);
   ASSERT_OK_AND_ASSIGN(Machine m, Machine::Create(p));
   for (int r = 0; r < 3; ++r) {
-    const int a = m.BarrierAgent(r);
-    ASSERT_GE(a, 0) << "rank " << r;
-    EXPECT_EQ(m.info(a).name, absl::StrCat("rank", r, ".main"));
+    const std::vector<int>* runners = m.BarrierRunners(r);
+    ASSERT_NE(runners, nullptr) << "rank " << r;
+    ASSERT_EQ(runners->size(), 1u);
+    EXPECT_EQ(m.info(runners->front()).name, absl::StrCat("rank", r, ".main"));
   }
+}
+
+TEST(SyncGuardDetectTest, CtasOfSuccessiveLaunchesAreSequentialRunners) {
+  // P09 runs BARRIER_ALL in a kernel launched once per call (E = 2): rank r's runners
+  // are the CTA of each launch that runs it, one after another.
+  const Program p = Load("p09_allreduce_one_shot.textproto", 2, -1);
+  ASSERT_OK_AND_ASSIGN(Machine m, Machine::Create(p));
+  const std::vector<int>* runners = m.BarrierRunners(1);
+  ASSERT_NE(runners, nullptr);
+  ASSERT_EQ(runners->size(), 2u);
+  EXPECT_NE(m.info((*runners)[0]).launch, m.info((*runners)[1]).launch);
+  // Before any launch, only the first could be numbered, and neither has started.
+  const State s0 = m.Initial();
+  EXPECT_FALSE(m.NumbersBarriers(s0, (*runners)[1]));
 }
 
 TEST(SyncGuardDetectTest, TwoBarrierAgentsOnARankIsNone) {
@@ -143,8 +158,8 @@ TEST(SyncGuardDetectTest, TwoBarrierAgentsOnARankIsNone) {
     streams { name: "b" body { kind: BARRIER_ALL site: "bb" } }
   )pb");
   ASSERT_NE(s.m, nullptr);
-  EXPECT_EQ(s.m->BarrierAgent(0), -1);
-  EXPECT_EQ(s.m->BarrierAgent(1), -1);
+  EXPECT_EQ(s.m->BarrierRunners(0), nullptr);
+  EXPECT_EQ(s.m->BarrierRunners(1), nullptr);
 }
 
 TEST(SyncGuardScaleTest, P02TwoCallsAt8RanksCompletes) {
