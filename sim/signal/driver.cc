@@ -396,6 +396,7 @@ absl::StatusOr<RunResult> RunProgram(const Program& p, const RunOptions& opt) {
   eo.max_states = opt.max_states > 0 ? opt.max_states : p.max_states;
   eo.reduce = opt.reduce;
   eo.counters = opt.counters;
+  eo.sync_guards = opt.sync_guards;
   if (opt.max_memory_bytes > 0) eo.max_memory_bytes = opt.max_memory_bytes;
   SymmetryGroup group;
   if (opt.schedule == "explore") {

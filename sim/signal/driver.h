@@ -36,6 +36,7 @@ struct RunOptions {
   int64_t max_memory_bytes = 0;  // 0: kDefaultMaxMemory (explore.h)
   bool reduce = true;
   bool counters = true;  // the counter abstraction (ExploreOptions::counters)
+  bool sync_guards = true;  // barrier and launch guards (ExploreOptions::sync_guards)
   bool symmetry = true;  // explore: reduce by the rank symmetry found (symmetry.h)
 };
 

@@ -85,7 +85,8 @@ int64_t ClockBytes(const Clock& c, int comps) {
 // blocked, their enabling needs) with other agents' futures.
 class Reducer {
  public:
-  Reducer(const Machine& m, bool counters) : m_(m), counters_on_(counters) {}
+  Reducer(const Machine& m, bool counters, bool sync_guards)
+      : m_(m), counters_on_(counters), sync_on_(sync_guards) {}
   // Bytes its footprint cache holds (estimated).
   int64_t cache_bytes() const { return cache_bytes_; }
 
@@ -98,7 +99,6 @@ class Reducer {
     }
     futures_.assign(n, nullptr);
     counters_.clear();
-    guards_.assign(n, nullptr);
     have_future_.assign(n, false);
     std::vector<char> is_enabled(n, 0);
     en_count_.assign(n, 0);
@@ -143,7 +143,7 @@ class Reducer {
  private:
   // An agent's future depends only on its own control state (position, frame, progress),
   // so it is cached across states by that.
-  static uint64_t ControlKey(const AgentState& as, int a) {
+  static uint64_t ControlKey(const AgentState& as, int a, int64_t barrier_calls) {
     uint64_t h = 0x9e3779b97f4a7c15ULL ^ static_cast<uint64_t>(a);
     auto mix = [&](uint64_t v) { h = HashMix(h, v); };
     mix(static_cast<uint64_t>(as.status) | (static_cast<uint64_t>(as.phase) << 8) |
@@ -151,6 +151,7 @@ class Reducer {
     for (const StackEntry& e : as.stack)
       mix((static_cast<uint64_t>(static_cast<uint32_t>(e.list)) << 32) | static_cast<uint32_t>(e.pos));
     for (int64_t v : as.frame) mix(static_cast<uint64_t>(v));
+    mix(static_cast<uint64_t>(barrier_calls));  // numbers the future's barrier guards
     return h;
   }
   // An agent's future with its guards, and its entries indexed by (resource, object):
@@ -172,12 +173,13 @@ class Reducer {
   }
   const CachedFuture& Cached(const State& s, int a) {
     if (!have_future_[a]) {
-      uint64_t key = ControlKey(s.agents[a], a);
+      uint64_t key = ControlKey(s.agents[a], a, s.barrier_calls[m_.info(a).rank]);
       auto it = cache_.find(key);
       if (it == cache_.end()) {
         CachedFuture c;
         c.f = m_.Future(s, a, &c.g);
         NoCounters(c.f);
+        NoSyncGuards(c.f);
         for (uint32_t i = 0; i < c.f.size(); ++i) {
           const Access2& x = c.f[i];
           if (x.object == -2) c.wild = true;
@@ -189,7 +191,6 @@ class Reducer {
         it = cache_.emplace(key, std::move(c)).first;
       }
       futures_[a] = &it->second;
-      guards_[a] = &it->second.g;
       have_future_[a] = true;
     }
     return *futures_[a];
@@ -200,6 +201,12 @@ class Reducer {
     if (counters_on_) return;
     for (Access2& x : f)
       if (x.res == Res::kWord && x.mode == Mode::kAdd) x.mode = Mode::kWrite;
+  }
+  // Without the synchronisation guards a barrier access names no instance.
+  void NoSyncGuards(Footprint& f) const {
+    if (sync_on_) return;
+    for (Access2& x : f)
+      if (x.res == Res::kBarrier) x.lo = x.hi = -1;
   }
   // Whether fn(f) holds for some entry f of cf that may conflict with a.
   template <typename Fn>
@@ -219,11 +226,26 @@ class Reducer {
     if (a.rank < 0) return scan(kAllRanks);
     return scan(a.rank) || scan(kAnyRank);
   }
-  // True when x's access f can only happen after x passes a wait on a word that only b
-  // writes and that does not hold yet: then f cannot come before b's next step.
-  bool GuardedBy(const State& s, int b, int x, const Access2& f) {
-    for (int g = f.guard; g >= 0; g = (*guards_[x])[g].parent) {
-      const Guard& gd = (*guards_[x])[g];
+  // True when x's access f can only happen after an event that cannot come before b's
+  // next step (f's guards, Guard in machine.h): a wait on a word that only b writes, or a
+  // count the others cannot reach (CounterShort), and that does not hold yet; a
+  // BARRIER_ALL instance that a rank's barrier agent has not reached and cannot reach
+  // before b moves (it is b, or its arrivals are guarded so); the exit of a CTA that is b
+  // or cannot exit before b moves. The chain of reasons is at most kMaxGuardDepth long
+  // (past it: not guarded, which is always sound).
+  bool GuardedBy(const State& s, int b, int x, const Access2& f, int depth = 0) {
+    if (f.guard < 0) return false;
+    const std::vector<Guard>& gs = Cached(s, x).g;
+    for (int g = f.guard; g >= 0; g = gs[g].parent) {
+      const Guard& gd = gs[g];
+      if (gd.kind == Guard::Kind::kBarrier) {
+        if (sync_on_ && BarrierHeldBy(s, b, gd.id, depth)) return true;
+        continue;
+      }
+      if (gd.kind == Guard::Kind::kExit) {
+        if (sync_on_ && ExitHeldBy(s, b, gd.id, depth)) return true;
+        continue;
+      }
       auto it = s.words.find(gd.key);
       int64_t v = it == s.words.end() ? m_.program().objects[KeyObject(gd.key)].init
                                       : it->second.value;
@@ -231,6 +253,53 @@ class Reducer {
       if (m_.OnlyWrittenAfter(s, gd.key, b)) return true;
       if (CounterShort(s, b, gd, v)) return true;
     }
+    return false;
+  }
+  static constexpr int kMaxGuardDepth = 4;
+  // BARRIER_ALL instance `instance` cannot complete before b's next step: a rank that has
+  // not arrived has barrier runners (Machine::BarrierRunners) none of which can arrive
+  // before b moves — each has exited, is b, cannot start before b moves, or has every
+  // future arrival guarded by b (its arrival at this instance is one of those).
+  bool BarrierHeldBy(const State& s, int b, int64_t instance, int depth) {
+    auto it = s.barriers.find(BarrierKey(kBarrierAll, 0, static_cast<uint64_t>(instance)));
+    if (it != s.barriers.end() && it->second.arrived >= m_.program().ranks) return false;
+    if (depth >= kMaxGuardDepth) return false;
+    for (int r = 0; r < m_.program().ranks; ++r) {
+      if (s.barrier_calls[r] > instance) continue;  // rank r has arrived
+      const std::vector<int>* runners = m_.BarrierRunners(r);
+      if (!runners) return false;
+      bool held = true;
+      for (int y : *runners) {
+        if (s.agents[y].status == Status::kExited || y == b) continue;
+        if (LaunchGuarded(s, b, y, depth + 1)) continue;
+        held = ArrivalsGuarded(s, b, y, depth + 1);
+        if (!held) break;
+      }
+      if (held) return true;
+    }
+    return false;
+  }
+  // Every BARRIER_ALL arrival in y's future is guarded by b.
+  bool ArrivalsGuarded(const State& s, int b, int y, int depth) {
+    const CachedFuture& cf = Cached(s, y);
+    if (cf.wild) return false;
+    for (const Access2& e : cf.f)
+      if (e.res == Res::kBarrier && e.mode == Mode::kWrite && e.object == 1 &&
+          !GuardedBy(s, b, y, e, depth))
+        return false;
+    return true;
+  }
+  // CTA y cannot exit before b's next step.
+  bool ExitHeldBy(const State& s, int b, int y, int depth) {
+    if (s.agents[y].status == Status::kExited) return false;
+    if (y == b) return true;
+    if (depth >= kMaxGuardDepth) return false;
+    if (LaunchGuarded(s, b, y, depth + 1)) return true;
+    const CachedFuture& cf = Cached(s, y);
+    if (cf.wild) return false;
+    for (const Access2& e : cf.f)
+      if (e.res == Res::kLaunch && e.mode == Mode::kWrite && e.object == y)
+        return GuardedBy(s, b, y, e, depth + 1);
     return false;
   }
   // The counter abstraction's guard: every agent still to write gd.key only adds known
@@ -280,14 +349,25 @@ class Reducer {
     }
     return counters_.emplace(key, std::move(c)).first->second;
   }
-  // True when CTA x cannot start before b's next step: it belongs to a later launch on
-  // its stream, and a CTA of the launch before it is b itself or cannot exit before b
-  // moves (its exit is guarded by a wait only b can satisfy).
+  // True when CTA x cannot start before b's next step: its stream is b, or the stream's
+  // LAUNCH of it is guarded by b (GuardedBy: a barrier or an earlier launch before it),
+  // or it belongs to a later launch on its stream and a CTA of the launch before it is b
+  // itself or cannot exit before b moves (its exit is guarded by b).
   bool LaunchGuarded(const State& s, int b, int x, int depth = 0) {
     const AgentInfo& xi = m_.info(x);
     if (xi.kind != AgentKind::kCta || s.agents[x].status != Status::kNotLaunched ||
-        xi.launch <= 0 || depth > 4)
+        depth > kMaxGuardDepth)
       return false;
+    if (sync_on_ && xi.stream_agent == b) return true;
+    const CachedFuture& sf = Cached(s, xi.stream_agent);
+    if (sync_on_ && !sf.wild) {
+      for (const Access2& e : sf.f)
+        if (e.res == Res::kLaunch && e.mode == Mode::kWrite && e.object == x) {
+          if (GuardedBy(s, b, xi.stream_agent, e, depth + 1)) return true;
+          break;
+        }
+    }
+    if (xi.launch <= 0) return false;
     const AgentInfo& st = m_.info(xi.stream_agent);
     int first = st.launches[xi.launch - 1], n = st.launch_sizes[xi.launch - 1];
     for (int y = first; y < first + n; ++y) {
@@ -300,7 +380,7 @@ class Reducer {
       const Footprint& fy = FutureOf(s, y);
       for (const Access2& f : fy)
         if (f.res == Res::kLaunch && f.mode == Mode::kWrite && f.object == y &&
-            GuardedBy(s, b, y, f))
+            GuardedBy(s, b, y, f, depth + 1))
           return true;
     }
     return false;
@@ -343,6 +423,7 @@ class Reducer {
       if (is_enabled[b]) {
         probe = m_.Next(s, b);
         NoCounters(probe);
+        NoSyncGuards(probe);
       } else {
         // A blocked agent: one necessary condition suffices; prefer one that agents
         // already in the set (or nobody) can satisfy, else the one that adds fewest.
@@ -379,8 +460,8 @@ class Reducer {
 
   const Machine& m_;
   const bool counters_on_;
+  const bool sync_on_;
   std::vector<const CachedFuture*> futures_;
-  std::vector<const std::vector<Guard>*> guards_;
   // node_hash_map: pointers into it stay valid while it grows.
   absl::node_hash_map<uint64_t, CachedFuture> cache_;
   int64_t cache_bytes_ = 0;
@@ -509,7 +590,7 @@ class TerminalRecorder {
 class Expander {
  public:
   Expander(const Machine& m, const ExploreOptions& opt)
-      : m_(m), opt_(opt), reducer_(m, opt.counters) {}
+      : m_(m), opt_(opt), reducer_(m, opt.counters, opt.sync_guards) {}
 
   void Expand(const State& s, std::vector<Transition>* choices) {
     m_.Enabled(s, &enabled_);

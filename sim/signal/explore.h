@@ -15,6 +15,9 @@
 //   * the counter abstraction (README.md, "Scale"): adds to a signal word whose old value
 //     nobody uses commute (footprint mode kAdd), and a wait for a count that the agents
 //     other than b can no longer reach does not conflict with b's next step;
+//   * barrier and launch guards: an access another agent can only make after a
+//     BARRIER_ALL instance completes, or after a launch it joins ends, does not conflict
+//     with b's next step when that barrier or launch cannot finish before b moves;
 //   * symmetry reduction (symmetry.h, with a rotation group): the visited set holds the
 //     least hash of a state's images under the rank rotations, so one state per orbit
 //     is expanded; the states stepped and the trails stay real;
@@ -57,6 +60,12 @@ struct ExploreOptions {
   // a wait for a count cannot pass before an adder it still needs moves; README.md,
   // "Scale"). Off: such adds conflict like any write (for the soundness test).
   bool counters = true;
+  // With reduce: the synchronisation guards (README.md, "Scale: barrier and launch
+  // guards"): a future access behind a BARRIER_ALL instance or a launch's end that
+  // cannot complete before b moves does not conflict with b's next step, and arrivals at
+  // different barrier instances do not conflict. Off: only word guards (for the
+  // soundness test).
+  bool sync_guards = true;
   // explore: symmetry reduction (symmetry.h): with reduce_symmetry, the visited set holds
   // the canonical hash under this group (nullptr or kind "none": the state's own hash).
   const SymmetryGroup* symmetry = nullptr;

@@ -8,6 +8,7 @@
 // past the cap the footprint is "everything", which is always sound.
 #include <algorithm>
 #include <functional>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "sim/signal/machine.h"
@@ -17,6 +18,11 @@ namespace warpcheck::sim::signal {
 namespace {
 
 constexpr size_t kMaxEntries = 20000;
+
+// The BARRIER_ALL instance an agent between arrive and leave has arrived at.
+int64_t BarrierInstance(const AgentState& as) {
+  return static_cast<int64_t>(static_cast<uint64_t>(as.tmp) & 0xffffffff);
+}
 
 struct Walker {
   const Machine& m;
@@ -31,6 +37,11 @@ struct Walker {
   int current_op = -1;
   std::vector<Guard>* guards = nullptr;
   int guard = -1;  // innermost guard passed so far
+  // The instance of the next BARRIER_ALL this walk reaches (the agent is its rank's one
+  // barrier agent), or -1: no barrier guards (also once a barrier was reached under a
+  // branch or loop whose outcome is not known, where the count is not known either).
+  int64_t next_barrier = -1;
+  int uncertain = 0;  // unknown branches and loops the walk is inside
   const std::function<void(const Op&, const int64_t*, const std::vector<bool>&)>* visit = nullptr;
 
   bool Known(const Ex& e) const {
@@ -192,10 +203,18 @@ struct Walker {
         Range(Res::kData, Mode::kWrite, op.object, op.rank, me, op.index, &op.count, 1);
         break;
       }
-      case BARRIER_ALL:
-        Add(Res::kBarrier, Mode::kWrite, 1, me, -1, -1);
-        Add(Res::kBarrier, Mode::kRead, 1, -1, -1, -1);
+      case BARRIER_ALL: {
+        // The instance (lo) when the count is known: arrivals at different instances
+        // touch different barriers. The leave, and what follows, come after the instance
+        // completes.
+        if (uncertain > 0) next_barrier = -1;
+        const int64_t inst = next_barrier, end = inst < 0 ? -1 : inst + 1;
+        Add(Res::kBarrier, Mode::kWrite, 1, me, inst, end);
+        if (guards && inst >= 0) PushGuard(Guard::Kind::kBarrier, inst);
+        if (inst >= 0) ++next_barrier;
+        Add(Res::kBarrier, Mode::kRead, 1, -1, inst, end);
         break;
+      }
       case HOST_COLLECTIVE:
         Add(Res::kBarrier, Mode::kWrite, 2, me, -1, -1);
         Add(Res::kBarrier, Mode::kRead, 2, -1, -1, -1);
@@ -240,7 +259,9 @@ struct Walker {
       } else {
         bool was = unknown[op.var_slot];
         unknown[op.var_slot] = true;
+        ++uncertain;
         List(op.body, 0);
+        --uncertain;
         unknown[op.var_slot] = was;
       }
       return;
@@ -251,10 +272,12 @@ struct Walker {
         List(c ? op.body : op.else_body, 0);
       } else {
         int saved = guard;
+        ++uncertain;
         List(op.body, 0);
         guard = saved;
         List(op.else_body, 0);
         guard = saved;
+        --uncertain;
       }
       return;
     }
@@ -262,7 +285,26 @@ struct Walker {
     if (guards && (op.kind == WAIT || op.kind == WAIT_UNTIL || op.kind == STREAM_WAIT) &&
         GuardedWait(op))
       return;
+    const int launch = launches;
     Op1(op);
+    if (!guards) return;
+    if (op.kind == LAUNCH) GuardLaunch(launch);
+  }
+  // What follows in the walk comes after event (kind, id).
+  void PushGuard(Guard::Kind kind, int64_t id) {
+    Guard g;
+    g.kind = kind;
+    g.id = static_cast<int32_t>(id);
+    g.parent = guard;
+    guards->push_back(g);
+    guard = static_cast<int>(guards->size()) - 1;
+  }
+  // A stream's launch ends when each of its CTAs has exited: what follows comes after.
+  void GuardLaunch(int launch) {
+    const AgentInfo& ai = m.info(agent);
+    if (launch < 0 || launch >= static_cast<int>(ai.launches.size())) return;
+    for (int c = 0; c < ai.launch_sizes[launch]; ++c)
+      PushGuard(Guard::Kind::kExit, ai.launches[launch] + c);
   }
   // A wait with known words: one read per lane, each guarded by its own predicate (a
   // lane cannot sample before its word satisfies it), then every lane guards what
@@ -310,6 +352,7 @@ void Machine::FutureOf(const State& s, int a, Footprint* out,
   Walker w{*this, *p_, a, ai.rank, as.frame, std::vector<bool>(as.frame.size(), false), out};
   w.launches = as.launches;
   w.guards = guards;
+  if (NumbersBarriers(s, a)) w.next_barrier = s.barrier_calls[ai.rank];
   if (as.status == Status::kExited) return;
   if (as.status == Status::kNotLaunched || as.status == Status::kNotStarted) {
     w.frame = ai.frame0;
@@ -327,12 +370,18 @@ void Machine::FutureOf(const State& s, int a, Footprint* out,
         // the write of a non-atomic add.
         const Op& op = p_->ops[list[e.pos]];
         if (op.kind == BARRIER_ALL || op.kind == HOST_COLLECTIVE || op.kind == GRID_BARRIER) {
+          // Arrived at instance tmp, not left: the leave and what follows come after it
+          // completes.
+          const int64_t inst = op.kind == BARRIER_ALL ? BarrierInstance(as) : -1;
+          if (guards && inst >= 0 && w.next_barrier >= 0)
+            w.PushGuard(Guard::Kind::kBarrier, inst);
           w.Add(Res::kBarrier, Mode::kRead,
                 op.kind == BARRIER_ALL ? 1 : op.kind == HOST_COLLECTIVE ? 2 : 3 + ai.launch_first,
-                -1, -1, -1);
+                -1, inst, inst < 0 ? -1 : inst + 1);
         } else if (op.kind == LAUNCH) {
           for (int c = 0; c < ai.launch_sizes[as.launches]; ++c)
             w.Add(Res::kLaunch, Mode::kRead, ai.launches[as.launches] + c, -1, -1, -1);
+          if (guards) w.GuardLaunch(as.launches);
           ++w.launches;
         } else {
           w.Op1(op);
@@ -422,6 +471,7 @@ bool Machine::MayBeWritten(uint64_t key) const {
 
 void Machine::ComputeWriters() {
   State s0 = Initial();
+  std::vector<std::set<int>> barrier_runners(p_->ranks);
   for (int a = 0; a < num_agents(); ++a) {
     Footprint f;
     AgentState copy = s0.agents[a];
@@ -433,6 +483,8 @@ void Machine::ComputeWriters() {
       return;
     }
     for (const Access2& x : f) {
+      if (x.res == Res::kBarrier && x.mode == Mode::kWrite && x.object == 1)
+        barrier_runners[info_[a].rank].insert(a);
       if (x.res != Res::kWord || x.mode == Mode::kRead) continue;
       if (x.lo < 0 || x.rank < 0 || x.hi - x.lo > 65536) {
         wild_writes_.insert({x.object, x.rank});
@@ -444,6 +496,34 @@ void Machine::ComputeWriters() {
       }
     }
   }
+  barrier_runners_.clear();
+  for (const std::set<int>& runners : barrier_runners) {
+    const std::vector<int> v(runners.begin(), runners.end());
+    bool sequential = v.size() == 1;
+    if (v.size() > 1) {
+      // CTAs of one stream, at most one per launch.
+      std::set<int> launches;
+      sequential = true;
+      for (int a : v) {
+        const AgentInfo& x = info_[a];
+        sequential &= x.kind == AgentKind::kCta && x.stream_agent == info_[v[0]].stream_agent &&
+                      launches.insert(x.launch).second;
+      }
+    }
+    if (!sequential) {
+      barrier_runners_.clear();
+      return;
+    }
+    barrier_runners_.push_back(v);
+  }
+}
+
+bool Machine::NumbersBarriers(const State& s, int a) const {
+  const std::vector<int>* runners = BarrierRunners(info_[a].rank);
+  if (!runners || std::find(runners->begin(), runners->end(), a) == runners->end()) return false;
+  if (runners->size() == 1) return true;
+  const Status st = s.agents[a].status;
+  return st != Status::kNotLaunched && st != Status::kNotStarted;
 }
 
 Footprint Machine::Next(const State& s, int a) const {
@@ -477,12 +557,17 @@ Footprint Machine::Next(const State& s, int a) const {
     } else {
       x.res = Res::kBarrier;
       x.object = op.kind == BARRIER_ALL ? 1 : op.kind == HOST_COLLECTIVE ? 2 : 3 + ai.launch_first;
+      if (op.kind == BARRIER_ALL) {
+        x.lo = BarrierInstance(as);
+        x.hi = x.lo + 1;
+      }
       f.push_back(x);
     }
     return f;
   }
   Walker w{*this, *p_, a, ai.rank, as.frame, std::vector<bool>(as.frame.size(), false), &f};
   w.launches = as.launches;
+  w.next_barrier = s.barrier_calls[ai.rank];  // an arrival now takes this instance
   if (as.wait_armed) {
     // Only the lanes that can sample now: lanes of one agent commute with each other, so
     // a still-disabled lane is not part of this step (see explore.h).

@@ -278,9 +278,15 @@ struct Access2 {
 };
 using Footprint = std::vector<Access2>;
 
-// A wait that an agent must pass before some of its future accesses (Future()).
+// An event that an agent must wait for before some of its future accesses (Future()):
+//   kWord: a wait on word `key` passes (its predicate holds);
+//   kBarrier: BARRIER_ALL instance `id` completes (every rank's barrier agent arrived);
+//   kExit: agent `id` (a CTA of a launch the agent joins) exits.
 struct Guard {
-  uint64_t key = 0;  // the word
+  enum class Kind : uint8_t { kWord, kBarrier, kExit };
+  Kind kind = Kind::kWord;
+  int32_t id = 0;    // kBarrier: the instance (0-based); kExit: the agent
+  uint64_t key = 0;  // kWord: the word
   int64_t expected = 0;
   SignalCmp cmp = EQ;
   int bytes = 8;
@@ -317,6 +323,20 @@ class Machine {
   // False only when no op of any agent's whole program (loops unrolled, both sides of
   // branches not known statically) can write `key`, at a known or an unknown address.
   bool MayBeWritten(uint64_t key) const;
+  // The agents of `rank` that run BARRIER_ALL (its barrier runners), when they arrive
+  // one after another: one agent, or CTAs of different launches of one stream (a launch
+  // starts after the one before it has ended). Null when the rank has none or its
+  // runners could interleave: then no future access is guarded by a barrier
+  // (Guard::Kind::kBarrier).
+  const std::vector<int>* BarrierRunners(int rank) const {
+    return rank >= 0 && rank < static_cast<int>(barrier_runners_.size()) ? &barrier_runners_[rank]
+                                                                        : nullptr;
+  }
+  // True when a walk of agent a's future from state s can number its BARRIER_ALL
+  // instances from s.barrier_calls: a is its rank's only runner, or a sequential runner
+  // that has started (the runners before it have exited, the ones after it have not
+  // started).
+  bool NumbersBarriers(const State& s, int a) const;
   // For a blocked agent: its necessary conditions, one footprint each (every one must
   // be written by someone before it can move; the explorer picks one).
   std::vector<Footprint> NeedsAlternatives(const State& s, int agent) const;
@@ -400,6 +420,9 @@ class Machine {
   std::map<uint64_t, std::vector<int>> writers_;  // word -> agents that may write it
   std::set<std::pair<int, int>> wild_writes_;    // (object, rank or -1) written at unknown index
   bool writers_known_ = true;
+  // Per rank: its barrier runners (BarrierRunners; ComputeWriters). Empty when some rank
+  // has none or runners that could interleave.
+  std::vector<std::vector<int>> barrier_runners_;
 };
 
 }  // namespace warpcheck::sim::signal
