@@ -82,6 +82,19 @@ class F2Span {
   int count_ = 0;
 };
 
+// Ensures: the rank over F2 of v[0..n) (which it overwrites): F2Span's rank without the
+// solutions, for the bank costs' inner loop.
+inline int F2Rank(uint32_t* v, int n) {
+  int rank = 0;
+  for (int i = 0; i < n; ++i) {
+    if (v[i] == 0) continue;
+    ++rank;
+    const uint32_t pivot = v[i] & (~v[i] + 1);  // lowest set bit
+    for (int k = i + 1; k < n; ++k) if (v[k] & pivot) v[k] ^= v[i];
+  }
+  return rank;
+}
+
 // The linear map tensor direction -> offset of an offset basis (offset bit j holds
 // tensor direction basis[j]): the basis's inverse, as the images of the direction bits.
 // The shared-memory planners invert every basis they price, so the usual case (a basis

@@ -138,16 +138,8 @@ std::optional<Access> SideAccess(const Side& s, const SideImages& im, int eb,
     for (size_t k = 0; k < s.select.size(); ++k) sel_img[k] = img[s.select[k]];
     const uint32_t key[5] = {row_img[0], row_img[1], row_img[2], sel_img[0], sel_img[1]};
     a.cost = memo.Get(key, static_cast<uint32_t>(x), 0, [&] {
-      uint32_t rows[32] = {};
-      for (int i = 0; i < x; ++i) {
-        const uint32_t sel = (i & 1 ? sel_img[0] : 0) ^ (i & 2 ? sel_img[1] : 0);
-        for (uint32_t r = 0; r < 8; ++r) {
-          const uint32_t row = (r & 1 ? row_img[0] : 0) ^ (r & 2 ? row_img[1] : 0) ^
-                               (r & 4 ? row_img[2] : 0);
-          rows[8 * i + r] = (row ^ sel) * static_cast<uint32_t>(eb);
-        }
-      }
-      return bank::MatrixRequestCost(rows, x);
+      return MatrixRowsCost(row_img, sel_img, static_cast<int>(s.select.size()),
+                            static_cast<uint32_t>(eb));
     });
     a.per_thread = l.num_regs() >> (1 + s.select.size());
     return a;
