@@ -162,7 +162,15 @@ inline uint32_t ApplyBasis(const std::vector<uint32_t>& basis, uint32_t x) {
   return v;
 }
 
-inline bool Parity(uint32_t x) { return (std::popcount(x) & 1) != 0; }
+// (Folded by hand: without -mpopcnt, std::popcount is a library call.)
+constexpr bool Parity(uint32_t x) {
+  x ^= x >> 16;
+  x ^= x >> 8;
+  x ^= x >> 4;
+  x ^= x >> 2;
+  x ^= x >> 1;
+  return (x & 1) != 0;
+}
 
 }  // namespace warpcheck::sim::plan
 
