@@ -91,6 +91,8 @@ absl::Status DecodeCtx::Init() {
   sink_pred_ = 2;
   uint32_t npreds = 3;
   uint32_t nslots = 0;
+  reg_index_.reserve(kernel_.registers.size());
+  p.slot_names.reserve(kernel_.registers.size() + 1);
   for (const ptx::Register& r : kernel_.registers) {
     if (r.type == Type::kPred) {
       reg_index_.push_back(npreds++);
@@ -359,6 +361,8 @@ absl::StatusOr<Program> Decode(const ptx::Module& module, const ptx::Kernel& ker
     if (s.kind == ptx::Statement::Kind::kInstruction) ++pc;
   }
   ctx.SetLabelPcs(std::move(labels));
+  p.code.reserve(pc + 1);  // the instructions and the exit at the end
+  p.text.Reserve(pc + 1);
   for (const ptx::Statement& s : kernel.body) {
     if (s.kind != ptx::Statement::Kind::kInstruction) continue;
     const ptx::Instruction& in = s.insn;

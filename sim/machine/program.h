@@ -117,6 +117,7 @@ struct AddressSlot {
 // Requires: the module Decode read outlives the Program.
 class InsnTexts {
  public:
+  void Reserve(size_t n) { insns_.reserve(n); }
   void Add(const ptx::Instruction* in) { insns_.push_back(in); }
   void AddFixed(std::string text) {
     insns_.push_back(nullptr);

@@ -82,6 +82,19 @@ class F2Span {
   int count_ = 0;
 };
 
+// Ensures: the rank over F2 of v[0..n) (which it overwrites): F2Span's rank without the
+// solutions, for the bank costs' inner loop.
+inline int F2Rank(uint32_t* v, int n) {
+  int rank = 0;
+  for (int i = 0; i < n; ++i) {
+    if (v[i] == 0) continue;
+    ++rank;
+    const uint32_t pivot = v[i] & (~v[i] + 1);  // lowest set bit
+    for (int k = i + 1; k < n; ++k) if (v[k] & pivot) v[k] ^= v[i];
+  }
+  return rank;
+}
+
 // The linear map tensor direction -> offset of an offset basis (offset bit j holds
 // tensor direction basis[j]): the basis's inverse, as the images of the direction bits.
 // The shared-memory planners invert every basis they price, so the usual case (a basis
@@ -149,7 +162,15 @@ inline uint32_t ApplyBasis(const std::vector<uint32_t>& basis, uint32_t x) {
   return v;
 }
 
-inline bool Parity(uint32_t x) { return (std::popcount(x) & 1) != 0; }
+// (Folded by hand: without -mpopcnt, std::popcount is a library call.)
+constexpr bool Parity(uint32_t x) {
+  x ^= x >> 16;
+  x ^= x >> 8;
+  x ^= x >> 4;
+  x ^= x >> 2;
+  x ^= x >> 1;
+  return (x & 1) != 0;
+}
 
 }  // namespace warpcheck::sim::plan
 

@@ -7,6 +7,15 @@
 // LaneRequestCost); a matrix access by the offsets of its row and select bits. A swizzle
 // move often leaves one side's offsets as they were, so each side keeps a BankCostMemo
 // keyed by what determines its cost.
+//
+// Both accesses are linear over F2 (offsets are XORs of images, the byte address a shift
+// of the offset), and that gives the bank model a closed form. The lanes that take part,
+// {l : l & z == 0}, are a subspace; a lane group is a coset of the group's low lane bits,
+// so its keys (the words, or the aligned slots of wide accesses) are a coset of one
+// subspace K of keys, and a translate only permutes the banks. Every bank K reaches then
+// holds |K ∩ ker(bank)| = 2^(rank K - rank bank(K)) distinct keys: that is the group's
+// wavefronts, the same for every group that takes part. Misaligned wide accesses (no
+// planner makes one) and other lane masks go through the bank model itself.
 #ifndef WARPCHECK_SIM_PLAN_LANE_COST_H_
 #define WARPCHECK_SIM_PLAN_LANE_COST_H_
 
@@ -14,16 +23,69 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "sim/bank/bank_model.h"
+#include "sim/plan/f2_span.h"
 
 namespace warpcheck::sim::plan {
+
+// Ensures: 2^(rank of keys[0..n) - rank of (keys[k] & bank_mask)): the distinct keys of
+// the span of `keys` in each bank the span reaches.
+// Requires: n <= 5.
+inline uint32_t DistinctPerBank(const uint32_t* keys, int n, uint32_t bank_mask) {
+  uint32_t all[5], banks[5];
+  for (int k = 0; k < n; ++k) {
+    all[k] = keys[k];
+    banks[k] = keys[k] & bank_mask;
+  }
+  return 1u << (F2Rank(all, n) - F2Rank(banks, n));
+}
+
+// The closed form of LaneRequestCost (the essay above), or nullopt where it does not
+// apply: `mask` not of the form {l : l & z == 0}, an element size or access size the
+// bank model does not take, or a misaligned wide access.
+inline std::optional<bank::BankCost> LinearLaneRequestCost(const uint32_t lanes[5],
+                                                           uint32_t mask, uint32_t bytes,
+                                                           uint32_t element_bytes) {
+  if (!std::has_single_bit(element_bytes) || !std::has_single_bit(bytes) || bytes > 16) {
+    return std::nullopt;
+  }
+  // z: the lane bits no lane of the mask has; kClear[j]: the lanes with bit j clear.
+  static constexpr uint32_t kClear[5] = {0x55555555u, 0x33333333u, 0x0f0f0f0fu, 0x00ff00ffu,
+                                         0x0000ffffu};
+  uint32_t z = 0, lanes_without_z = ~0u;
+  for (int j = 0; j < 5; ++j) {
+    if (!((mask >> (1u << j)) & 1)) {
+      z |= 1u << j;
+      lanes_without_z &= kClear[j];
+    }
+  }
+  if (mask != lanes_without_z) return std::nullopt;
+  const int group_bits = bytes <= 4 ? 5 : bytes == 8 ? 4 : 3;  // lanes per group
+  const int slot_shift = bytes <= 4 ? 2 : std::countr_zero(bytes);  // address -> key
+  const uint32_t shift = static_cast<uint32_t>(std::countr_zero(element_bytes));
+  uint32_t keys[5], any = 0;
+  int n = 0;
+  for (int j = 0; j < group_bits; ++j) {
+    if (!((z >> j) & 1)) keys[n++] = (lanes[j] << shift) >> slot_shift;
+  }
+  for (int j = 0; j < 5; ++j) if (!((z >> j) & 1)) any |= lanes[j] << shift;
+  if (bytes > 4 && (any & (bytes - 1)) != 0) return std::nullopt;
+  uint32_t groups = 1;  // the lane groups that take part: 2^(high lane bits not in z)
+  for (int j = group_bits; j < 5; ++j) groups <<= ((z >> j) & 1) ^ 1;
+  bank::BankCost cost;
+  cost.minimum = groups;
+  cost.wavefronts = groups * DistinctPerBank(keys, n, 31u >> (slot_shift - 2));
+  return cost;
+}
 
 // Ensures: the bank model's cost of the warp-wide access in which lane l (in `mask`)
 // accesses `bytes` at (XOR of lanes[j] over l's set bits j) * element_bytes.
 inline bank::BankCost LaneRequestCost(const uint32_t lanes[5], uint32_t mask, uint32_t bytes,
                                       uint32_t element_bytes) {
+  if (auto c = LinearLaneRequestCost(lanes, mask, bytes, element_bytes)) return *c;
   uint32_t offset[32], addr[32];
   offset[0] = 0;  // lane l's offset: lane l & (l - 1)'s and the image of l's lowest bit
   for (uint32_t lane = 1; lane < 32; ++lane) {
@@ -31,6 +93,35 @@ inline bank::BankCost LaneRequestCost(const uint32_t lanes[5], uint32_t mask, ui
   }
   for (uint32_t lane = 0; lane < 32; ++lane) addr[lane] = offset[lane] * element_bytes;
   return bank::SharedRequestCost(addr, mask, bytes);
+}
+
+// Ensures: the bank model's cost of the `1 << sels` 8x8 matrices (ldmatrix/stmatrix) of
+// which matrix i reads row r at (XOR of rows[k] over r's set bits k, and of sel[k] over
+// i's set bits k) * element_bytes. Requires: sels <= 2.
+inline bank::BankCost MatrixRowsCost(const uint32_t rows[3], const uint32_t sel[2], int sels,
+                                     uint32_t element_bytes) {
+  const int x = 1 << sels;
+  uint32_t any = 0;  // every row address is an XOR of these
+  for (int k = 0; k < 3; ++k) any |= rows[k] * element_bytes;
+  for (int k = 0; k < sels; ++k) any |= sel[k] * element_bytes;
+  if ((any & 15) == 0 && std::has_single_bit(element_bytes)) {
+    // Aligned: each matrix's row slots are a coset of the span of the rows' slots.
+    uint32_t keys[3];
+    for (int k = 0; k < 3; ++k) keys[k] = (rows[k] * element_bytes) >> 4;
+    bank::BankCost cost;
+    cost.minimum = static_cast<uint32_t>(x);
+    cost.wavefronts = static_cast<uint32_t>(x) * DistinctPerBank(keys, 3, 7);
+    return cost;
+  }
+  uint32_t addr[32] = {};
+  for (int i = 0; i < x; ++i) {
+    const uint32_t s = (i & 1 ? sel[0] : 0) ^ (i & 2 ? sel[1] : 0);
+    for (uint32_t r = 0; r < 8; ++r) {
+      const uint32_t row = (r & 1 ? rows[0] : 0) ^ (r & 2 ? rows[1] : 0) ^ (r & 4 ? rows[2] : 0);
+      addr[8 * i + r] = (row ^ s) * element_bytes;
+    }
+  }
+  return bank::MatrixRequestCost(addr, x);
 }
 
 // Direct-mapped memo of one side's bank costs, keyed by five offsets and two tags that

@@ -47,7 +47,11 @@ struct Side {
 
 // How one side accesses shared memory under a basis, and what it costs a warp.
 struct Access {
-  std::vector<int> vec;  // plain: register bits of one access, vec[k] -> offset bit k
+  // Plain: the register bits of one access, vec[k] -> offset bit k (at most 4: 16 bytes
+  // of 1-byte elements), in place (the climb prices thousands of accesses).
+  int vec[4] = {};
+  int a = 0;
+  std::vector<int> Vec() const { return std::vector<int>(vec, vec + a); }
   uint32_t skip = 0;     // register bits that do not start an access
   int per_thread = 0;
   bank::BankCost cost;
@@ -104,11 +108,13 @@ struct SideImages {
     for (int i = 0; i < 3; ++i) rows[i] = m(s.rows[i]);
     for (int i = 0; i < 3; ++i) cols[i] = m(s.cols[i]);
   }
-  // The images after the move basis[k] ^= basis[j] (an involution).
+  // The images after the move basis[k] ^= basis[j] (an involution). Whole arrays (the
+  // unused entries are 0, which every move keeps): fixed trip counts the compiler
+  // vectorises.
   void Move(int j, int k) {
-    for (int i = 0; i < reg_bits; ++i) reg[i] = SwizzleMove(reg[i], j, k);
+    for (uint32_t& o : reg) o = SwizzleMove(o, j, k);
     for (uint32_t& o : lane) o = SwizzleMove(o, j, k);
-    for (int i = 0; i < warp_bits; ++i) warp[i] = SwizzleMove(warp[i], j, k);
+    for (uint32_t& o : warp) o = SwizzleMove(o, j, k);
     for (uint32_t& o : rows) o = SwizzleMove(o, j, k);
     for (uint32_t& o : cols) o = SwizzleMove(o, j, k);
   }
@@ -138,16 +144,8 @@ std::optional<Access> SideAccess(const Side& s, const SideImages& im, int eb,
     for (size_t k = 0; k < s.select.size(); ++k) sel_img[k] = img[s.select[k]];
     const uint32_t key[5] = {row_img[0], row_img[1], row_img[2], sel_img[0], sel_img[1]};
     a.cost = memo.Get(key, static_cast<uint32_t>(x), 0, [&] {
-      uint32_t rows[32] = {};
-      for (int i = 0; i < x; ++i) {
-        const uint32_t sel = (i & 1 ? sel_img[0] : 0) ^ (i & 2 ? sel_img[1] : 0);
-        for (uint32_t r = 0; r < 8; ++r) {
-          const uint32_t row = (r & 1 ? row_img[0] : 0) ^ (r & 2 ? row_img[1] : 0) ^
-                               (r & 4 ? row_img[2] : 0);
-          rows[8 * i + r] = (row ^ sel) * static_cast<uint32_t>(eb);
-        }
-      }
-      return bank::MatrixRequestCost(rows, x);
+      return MatrixRowsCost(row_img, sel_img, static_cast<int>(s.select.size()),
+                            static_cast<uint32_t>(eb));
     });
     a.per_thread = l.num_regs() >> (1 + s.select.size());
     return a;
@@ -160,21 +158,21 @@ std::optional<Access> SideAccess(const Side& s, const SideImages& im, int eb,
       if (l.reg[i] != 0 && img[i] == (1u << k)) found = i;
     }
     if (found < 0) break;
-    a.vec.push_back(found);
+    a.vec[a.a++] = found;
   }
   const uint32_t* lane_img = im.lane;
   uint32_t vmask = 0, low = warp_low;
-  for (int i : a.vec) vmask |= 1u << i;
+  for (int k = 0; k < a.a; ++k) vmask |= 1u << a.vec[k];
   for (int i = 0; i < l.reg_bits(); ++i) if (!((vmask >> i) & 1)) low |= img[i];
   for (int j = 0; j < l.lane_bits() && j < 5; ++j) low |= lane_img[j];
-  while (!a.vec.empty() && (low & ((1u << a.vec.size()) - 1)) != 0) a.vec.pop_back();
-  if (static_cast<int>(a.vec.size()) < s.v->pk()) return std::nullopt;
+  while (a.a > 0 && (low & ((1u << a.a) - 1)) != 0) --a.a;
+  if (a.a < s.v->pk()) return std::nullopt;
   for (int k = 0; k < s.v->pk(); ++k) if (a.vec[k] != s.v->pack[k]) return std::nullopt;
   a.skip = vmask | s.free_regs;
   a.per_thread = 1 << (l.reg_bits() - std::popcount(a.skip & all_regs));
   uint32_t mask = 0;
   for (uint32_t lane = 0; lane < 32; ++lane) if ((lane & s.free_tid) == 0) mask |= 1u << lane;
-  const uint32_t bytes = static_cast<uint32_t>(eb << a.vec.size());
+  const uint32_t bytes = static_cast<uint32_t>(eb << a.a);
   a.cost = memo.Get(lane_img, mask, bytes, [&] {
     return LaneRequestCost(lane_img, mask, bytes, static_cast<uint32_t>(eb));
   });
@@ -260,17 +258,16 @@ class MatrixPlanner {
       for (int j = 3; j < n_ && !improved; ++j) {
         if ((int64_t{eb_} << j) >= 128) break;
         for (int k = j + 1; k < n_ && !improved; ++k) {
-          basis[k] ^= basis[j];
-          st.Move(j, k);
-          ld.Move(j, k);
-          auto s = Score(st, ld);
+          SideImages st_moved = st, ld_moved = ld;  // kept only if the move helps
+          st_moved.Move(j, k);
+          ld_moved.Move(j, k);
+          auto s = Score(st_moved, ld_moved);
           if (s < score) {
+            basis[k] ^= basis[j];
+            st = st_moved;
+            ld = ld_moved;
             score = s;
             improved = true;
-          } else {
-            basis[k] ^= basis[j];
-            st.Move(j, k);
-            ld.Move(j, k);
           }
         }
       }
@@ -349,8 +346,9 @@ void EmitSide(const Side& s, const Access& a, const Map& m, int eb, int buffer, 
     if (s.kind == Kind::kPlain) {
       op.kind = s.store ? OpKind::kStShared : OpKind::kLdShared;
       op.elem_bytes = 4;
-      for (uint32_t j = 0; j < (1u << (a.vec.size() - 1)); ++j) {
-        units.push_back(static_cast<int>(v.Unit(r | Spread(a.vec, j, 1))));
+      const std::vector<int> vec = a.Vec();
+      for (uint32_t j = 0; j < (1u << (vec.size() - 1)); ++j) {
+        units.push_back(static_cast<int>(v.Unit(r | Spread(vec, j, 1))));
       }
     } else {
       op.kind = s.store ? OpKind::kStMatrix : OpKind::kLdMatrix;
@@ -432,8 +430,8 @@ absl::StatusOr<MatrixSmemPlan> PlanMatrixSmem(const ConversionProblem& p, const 
       plan.cta_barrier = !warp_local;
       stage->clear_offset_basis();
       for (uint32_t b : basis) stage->add_offset_basis(b);
-      stage->set_store_vector_bytes(ks == Kind::kPlain ? p.element_bytes() << sa.vec.size() : 16);
-      stage->set_load_vector_bytes(kl == Kind::kPlain ? p.element_bytes() << la.vec.size() : 16);
+      stage->set_store_vector_bytes(ks == Kind::kPlain ? p.element_bytes() << sa.a : 16);
+      stage->set_load_vector_bytes(kl == Kind::kPlain ? p.element_bytes() << la.a : 16);
       stage->set_warp_local(warp_local);
       stage->set_store_predicate_mask(st->free_tid);
       best = std::move(plan);

@@ -219,9 +219,17 @@ class SelectBuilder {
     }
     return n;
   }
+  // kOdd[u]: the lanes l with Parity(l & u).
+  static constexpr std::array<uint32_t, 32> kOdd = [] {
+    std::array<uint32_t, 32> odd{};
+    for (uint32_t u = 0; u < 32; ++u) {
+      for (uint32_t l = 0; l < 32; ++l) odd[u] |= uint32_t{Parity(l & u)} << l;
+    }
+    return odd;
+  }();
   static void Split(const LaneTable& t, uint32_t u, LaneTable* t0, LaneTable* t1) {
     for (int l = 0; l < 32; ++l) {
-      bool odd = Parity(static_cast<uint32_t>(l) & u);
+      bool odd = (kOdd[u & 31] >> l) & 1;
       (*t0)[l] = odd ? -1 : t[l];
       (*t1)[l] = odd ? t[l] : -1;
     }
@@ -920,7 +928,7 @@ class SmemPlanner {
   // The offsets of each side's bases under the offset map: FlatLayout order (register
   // bits, lane bits, warp bits), side 0 the source, 1 the destination. The bank search
   // keeps them current instead of inverting every basis it tries: the swizzle move
-  // basis[k] ^= basis[j] maps every offset o to o ^ (bit k of o) << j (MoveImages).
+  // basis[k] ^= basis[j] maps every offset o to o ^ (bit k of o) << j (MovedImages).
   struct Images {
     std::vector<uint32_t> side[2];
   };
@@ -934,10 +942,14 @@ class SmemPlanner {
     }
     return im;
   }
-  // An involution: applying it twice restores the images (j != k).
-  static void MoveImages(Images& im, int j, int k) {
-    for (auto& side : im.side) {
-      for (uint32_t& o : side) o = SwizzleMove(o, j, k);
+  // Ensures: `out` holds the images of `im` after the move basis[k] ^= basis[j] (the
+  // climb prices a move in `out` and keeps `im` for the moves it rejects).
+  static void MovedImages(const Images& im, int j, int k, Images& out) {
+    for (int s = 0; s < 2; ++s) {
+      out.side[s].resize(im.side[s].size());
+      for (size_t i = 0; i < im.side[s].size(); ++i) {
+        out.side[s][i] = SwizzleMove(im.side[s][i], j, k);
+      }
     }
   }
 
@@ -1066,7 +1078,7 @@ class SmemPlanner {
   // moves that change which bank an element lands in. `score`: the basis's on entry,
   // the result's on return.
   void Search(std::vector<uint32_t>& basis, int fixed, Scored& score) {
-    Images im = ImagesOf(Map(basis));
+    Images im = ImagesOf(Map(basis)), trial;
     for (int pass = 0; pass < 8 && score.conflicts > 0; ++pass) {
       bool improved = false;
       for (int j = 0; j < n_ && !improved; ++j) {
@@ -1074,17 +1086,15 @@ class SmemPlanner {
         if (byte < 4) continue;
         if (byte >= 128) break;
         for (int k = std::max(fixed, j + 1); k < n_ && !improved; ++k) {
-          basis[k] ^= basis[j];
-          MoveImages(im, j, k);
-          Scored s = ScoreImages(im);
+          MovedImages(im, j, k, trial);
+          Scored s = ScoreImages(trial);
           if (s.score < score.score) {
+            basis[k] ^= basis[j];
+            std::swap(im, trial);
             score = s;
             improved = true;
             ++moves_;
-            continue;
           }
-          basis[k] ^= basis[j];
-          MoveImages(im, j, k);
         }
       }
       if (!improved) break;

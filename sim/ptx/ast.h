@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "sim/ptx/op_table.h"
 
 namespace warpcheck::sim::ptx {
@@ -87,7 +88,7 @@ enum class SpecialReg : uint8_t {
 // Ensures: the PTX spelling, e.g. "%tid.x".
 const char* SpecialRegName(SpecialReg r);
 // Ensures: the special register spelled `name`, if it is one of the subset.
-std::optional<SpecialReg> ParseSpecialReg(const std::string& name);
+std::optional<SpecialReg> ParseSpecialReg(absl::string_view name);
 // Ensures: 32 or 64 (clock64, globaltimer).
 int SpecialRegBits(SpecialReg r);
 

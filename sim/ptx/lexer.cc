@@ -42,7 +42,7 @@ class LexerImpl {
 
   std::vector<Token> Run() {
     std::vector<Token> out;
-    out.reserve(text_.size() / 4 + 16);  // emitted PTX: about one token per 4-5 bytes
+    out.reserve(text_.size() / 2 + 16);  // emitted PTX: about one token per 3 bytes
     while (true) {
       if (!SkipSpaceAndComments(out)) break;
       if (out.size() >= max_tokens_ && pos_ < text_.size()) {
@@ -50,7 +50,7 @@ class LexerImpl {
         t.kind = TokenKind::kError;
         t.line = line_;
         t.column = Column();
-        t.text = std::string(1, Peek());
+        t.text = text_.substr(pos_, 1);
         t.error = absl::StrCat("more than ", max_tokens_,
                                " tokens, the most a PTX module may have");
         out.push_back(std::move(t));
@@ -89,7 +89,7 @@ class LexerImpl {
       } else if (c == '/' && Peek(1) == '/') {
         while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
       } else if (c == '/' && Peek(1) == '*') {
-        Token err = Make(TokenKind::kError, "/*");
+        Token err = Make(TokenKind::kError, text_.substr(pos_, 2));
         pos_ += 2;
         bool closed = false;
         while (pos_ < text_.size()) {
@@ -116,17 +116,17 @@ class LexerImpl {
     return true;
   }
 
-  Token Make(TokenKind kind, std::string text) const {
+  Token Make(TokenKind kind, absl::string_view text) const {
     Token t;
     t.kind = kind;
-    t.text = std::move(text);
+    t.text = text;
     t.line = line_;
     t.column = Column();
     return t;
   }
 
   Token Error(size_t len, std::string why) {
-    Token t = Make(TokenKind::kError, std::string(text_.substr(pos_, len)));
+    Token t = Make(TokenKind::kError, text_.substr(pos_, len));
     t.error = std::move(why);
     pos_ += len;
     return t;
@@ -156,14 +156,14 @@ class LexerImpl {
       Token t = Make(TokenKind::kDirective, "");
       ++pos_;
       ReadWordTail(/*allow_dots=*/false);
-      t.text = std::string(text_.substr(start, pos_ - start));
+      t.text = text_.substr(start, pos_ - start);
       return t;
     }
     if (IsIdentStart(c)) {
       Token t = Make(TokenKind::kIdent, "");
       ++pos_;
       ReadWordTail(/*allow_dots=*/true);
-      t.text = std::string(text_.substr(start, pos_ - start));
+      t.text = text_.substr(start, pos_ - start);
       if (t.text == "%" || t.text == "$") {
         t.kind = TokenKind::kError;
         t.error = absl::StrCat("'", t.text, "' must be followed by a name");
@@ -179,12 +179,12 @@ class LexerImpl {
         pos_ = start;
         return Error(1, "unterminated string");
       }
-      t.text = std::string(text_.substr(start + 1, pos_ - start - 1));
+      t.text = text_.substr(start + 1, pos_ - start - 1);
       ++pos_;
       return t;
     }
     if (std::strchr("{}[](),;:@!+-|<>=", c) != nullptr) {
-      Token t = Make(TokenKind::kPunct, std::string(1, c));
+      Token t = Make(TokenKind::kPunct, text_.substr(pos_, 1));
       ++pos_;
       return t;
     }
@@ -212,7 +212,7 @@ class LexerImpl {
       t.bits =
           std::strtoull(std::string(text_.substr(pos_ + 2, want)).c_str(), nullptr, 16);
       pos_ = end;
-      t.text = std::string(text_.substr(start, pos_ - start));
+      t.text = text_.substr(start, pos_ - start);
       return t;
     }
     if (Peek() == '0' && (c1 == 'x' || c1 == 'X')) {
@@ -226,7 +226,7 @@ class LexerImpl {
       pos_ = end;
       if (Peek() == 'U') ++pos_;
       if (IsIdentChar(Peek())) return Error(1, "bad character after integer literal");
-      t.text = std::string(text_.substr(start, pos_ - start));
+      t.text = text_.substr(start, pos_ - start);
       return t;
     }
     if (Peek() == '0' && (c1 == 'b' || c1 == 'B')) {
@@ -238,7 +238,7 @@ class LexerImpl {
       t.bits = v;
       pos_ = p;
       if (Peek() == 'U') ++pos_;
-      t.text = std::string(text_.substr(start, pos_ - start));
+      t.text = text_.substr(start, pos_ - start);
       return t;
     }
     size_t p = pos_;
@@ -266,8 +266,8 @@ class LexerImpl {
       std::memcpy(&bits, &d, 8);
       t.kind = TokenKind::kF64;
       t.bits = bits;
+      t.text = text_.substr(pos_, p - pos_);
       pos_ = p;
-      t.text = lit;
       return t;
     }
     bool octal = lit.size() > 1 && lit[0] == '0';
@@ -283,7 +283,7 @@ class LexerImpl {
     pos_ = p;
     if (Peek() == 'U') ++pos_;
     if (IsIdentChar(Peek())) return Error(1, "bad character after integer literal");
-    t.text = std::string(text_.substr(start, pos_ - start));
+    t.text = text_.substr(start, pos_ - start);
     return t;
   }
 

@@ -31,9 +31,11 @@ enum class TokenKind : uint8_t {
   kError,      // text = the offending characters, error = why
 };
 
+// `text` points into the lexed text (Lex's argument), which must outlive the tokens:
+// lexing copies no characters.
 struct Token {
   TokenKind kind = TokenKind::kEof;
-  std::string text;
+  absl::string_view text;
   int line = 0;
   int column = 0;
   uint64_t bits = 0;

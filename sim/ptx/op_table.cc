@@ -250,7 +250,7 @@ const char* CmpName(CmpOp c) {
 
 const char* TypeName(Type t) { return kTypeNames[int(t)]; }
 
-std::optional<Type> ParseType(const std::string& word) {
+std::optional<Type> ParseType(absl::string_view word) {
   for (int i = 0; i < int(sizeof(kTypeNames) / sizeof(kTypeNames[0])); ++i) {
     if (word == kTypeNames[i]) return Type(i);
   }
@@ -526,13 +526,14 @@ absl::StatusOr<ParsedOpcode> ParseOpcodeUncached(const std::string& text) {
 // A kernel spells few distinct opcodes many times (an emitted harness: ~20 spellings in
 // 500 instructions), and splitting one against the table costs a microsecond, so the
 // successful parses are memoised per thread (bounded; errors are not cached).
-absl::StatusOr<ParsedOpcode> ParseOpcode(const std::string& text) {
+absl::StatusOr<ParsedOpcode> ParseOpcode(absl::string_view text) {
   constexpr size_t kMaxCached = 4096;
   thread_local absl::flat_hash_map<std::string, ParsedOpcode> cache;
   auto it = cache.find(text);
   if (it != cache.end()) return it->second;
-  absl::StatusOr<ParsedOpcode> parsed = ParseOpcodeUncached(text);
-  if (parsed.ok() && cache.size() < kMaxCached) cache.emplace(text, *parsed);
+  const std::string word(text);
+  absl::StatusOr<ParsedOpcode> parsed = ParseOpcodeUncached(word);
+  if (parsed.ok() && cache.size() < kMaxCached) cache.emplace(word, *parsed);
   return parsed;
 }
 

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 
 namespace warpcheck::sim::ptx {
@@ -58,7 +59,7 @@ enum class Type : uint8_t {
   kF64,
 };
 const char* TypeName(Type t);  // "b32" (no dot)
-std::optional<Type> ParseType(const std::string& word);
+std::optional<Type> ParseType(absl::string_view word);
 int TypeBits(Type t);   // 1 for pred, 8..128
 bool IsSigned(Type t);  // sN
 bool IsFloat(Type t);   // f16 f16x2 bf16 bf16x2 f32 f64
@@ -302,7 +303,7 @@ struct ParsedOpcode {
   Opcode op;
   Modifiers mods;
 };
-absl::StatusOr<ParsedOpcode> ParseOpcode(const std::string& text);
+absl::StatusOr<ParsedOpcode> ParseOpcode(absl::string_view text);
 
 // Ensures: a canonical spelling of (op, mods) that ParseOpcode reads back to the same
 // value, with modifiers in the order of OpDesc::modifiers.

@@ -108,14 +108,14 @@ class Parser {
     const Token& t = Peek();
     if (t.kind == TokenKind::kError) return ErrorAt(t, t.error);
     if (t.kind != TokenKind::kDirective) return Unexpected(t, "a directive");
-    const std::string d = t.text;
+    const absl::string_view d = t.text;
     if (d == ".version") {
       Take();
       const Token& v = Take();
       if (v.kind != TokenKind::kF64 && v.kind != TokenKind::kInt) {
         return Unexpected(v, "a version number");
       }
-      m.version = v.text;
+      m.version = std::string(v.text);
       return absl::OkStatus();
     }
     if (d == ".target") {
@@ -124,7 +124,7 @@ class Parser {
       while (true) {
         const Token& v = Take();
         if (v.kind != TokenKind::kIdent) return Unexpected(v, "a target name");
-        parts.push_back(v.text);
+        parts.emplace_back(v.text);
         if (!Peek().Is(',')) break;
         Take();
       }
@@ -233,7 +233,7 @@ class Parser {
     }
     if (!have_type) return Unexpected(Peek(), "a variable type");
     if (Peek().kind != TokenKind::kIdent) return Unexpected(Peek(), "a variable name");
-    v.name = Take().text;
+    v.name = std::string(Take().text);
     if (Peek().Is('[')) {
       v.count = 1;
       bool unsized = false;
@@ -338,7 +338,7 @@ class Parser {
     const Token& e = Take();
     k.loc = Loc(e);
     if (Peek().kind != TokenKind::kIdent) return Unexpected(Peek(), "a kernel name");
-    k.name = Take().text;
+    k.name = std::string(Take().text);
     for (const Kernel& o : m.kernels) {
       if (o.name == k.name)
         return ErrorAt(k.loc, absl::StrCat("kernel '", k.name, "' redeclared"));
@@ -455,7 +455,7 @@ class Parser {
     }
     if (!have_type) return Unexpected(Peek(), "a parameter type");
     if (Peek().kind != TokenKind::kIdent) return Unexpected(Peek(), "a parameter name");
-    p.name = Take().text;
+    p.name = std::string(Take().text);
     if (Peek().Is('[')) {
       Take();
       ASSIGN_OR_RETURN(int64_t n, ExpectInt());
@@ -539,7 +539,7 @@ class Parser {
         Statement s;
         s.kind = Statement::Kind::kLabel;
         s.loc = Loc(t);
-        s.label = t.text;
+        s.label = std::string(t.text);
         if (!labels_.insert(s.label).second) {
           return ErrorAt(t, absl::StrCat("label '", s.label, "' redefined"));
         }
@@ -577,13 +577,15 @@ class Parser {
       if (name.kind != TokenKind::kIdent) return Unexpected(name, "a register name");
       RegDecl d;
       d.type = *ty;
-      d.name = name.text;
+      d.name = std::string(name.text);
       if (Peek().Is('<')) {
         Take();
         ASSIGN_OR_RETURN(int64_t n, ExpectInt());
         if (n <= 0 || n > (1 << 20)) return ErrorAt(name, "register range out of bounds");
         d.count = static_cast<int>(n);
         RETURN_IF_ERROR(Expect('>'));
+        scopes_.back().reserve(scopes_.back().size() + d.count);
+        k.registers.reserve(k.registers.size() + d.count);
         for (int i = 0; i < d.count; ++i) {
           RETURN_IF_ERROR(Declare(k, absl::StrCat(d.name, i), *ty, name));
         }
@@ -620,7 +622,7 @@ class Parser {
     return absl::OkStatus();
   }
 
-  int Lookup(const std::string& name) const {
+  int Lookup(absl::string_view name) const {
     for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
       auto f = it->find(name);
       if (f != it->end()) return f->second;
@@ -639,7 +641,7 @@ class Parser {
       }
       const Token& p = Take();
       if (p.kind != TokenKind::kIdent) return Unexpected(p, "a predicate register");
-      g.name = p.text;
+      g.name = std::string(p.text);
       g.reg = Lookup(p.text);
       if (g.reg < 0)
         return ErrorAt(p, absl::StrCat("undeclared register '", p.text, "'"));
@@ -651,7 +653,7 @@ class Parser {
     const Token& op = Take();
     if (op.kind != TokenKind::kIdent) return Unexpected(op, "an instruction");
     in.loc = Loc(op);
-    in.opcode_text = op.text;
+    in.opcode_text = std::string(op.text);
     absl::StatusOr<ParsedOpcode> parsed = ParseOpcode(op.text);
     if (!parsed.ok()) return ErrorAt(op, parsed.status().message());
     in.op = parsed->op;
@@ -668,11 +670,10 @@ class Parser {
     RETURN_IF_ERROR(Expect(';'));
     RETURN_IF_ERROR(CheckShapes(in, op));
     // Record label and symbol references for the end-of-body check.
-    const char* forms = Desc(in.op).operands;
     for (size_t i = 0; i < in.operands.size(); ++i) {
       Operand& o = in.operands[i];
       if (o.kind == OperandKind::kSymbol) {
-        if (IsLabelOperand(forms, i)) {
+        if (IsLabelOperand(in.op, i)) {
           label_refs_.emplace_back(o.name, o.loc);
         } else {
           symbol_refs_.emplace_back(o.name, o.loc);
@@ -695,11 +696,28 @@ class Parser {
     return n;
   }
 
-  static bool IsLabelOperand(const char* forms, size_t index) {
-    for (absl::string_view form : absl::StrSplit(forms, '|')) {
-      char letters[16];
-      const int n = FormLetters(form, letters);
-      if (index < static_cast<size_t>(std::min(n, 16)) && letters[index] == 'l') return true;
+  // The shape letters of each form of `op`'s operands ("d,s,s|d,s" -> "dss", "ds"; at
+  // most 16 kept, as FormLetters), split once per opcode and thread.
+  struct Form {
+    char letters[16];
+    int n;
+  };
+  static const std::vector<Form>& FormsOf(Opcode op) {
+    thread_local absl::flat_hash_map<int, std::vector<Form>> cache;
+    auto [it, fresh] = cache.try_emplace(static_cast<int>(op));
+    if (fresh) {
+      for (absl::string_view form : absl::StrSplit(Desc(op).operands, '|')) {
+        Form f;
+        f.n = FormLetters(form, f.letters);
+        it->second.push_back(f);
+      }
+    }
+    return it->second;
+  }
+
+  static bool IsLabelOperand(Opcode op, size_t index) {
+    for (const Form& f : FormsOf(op)) {
+      if (index < static_cast<size_t>(std::min(f.n, 16)) && f.letters[index] == 'l') return true;
     }
     return false;
   }
@@ -746,12 +764,11 @@ class Parser {
 
   absl::Status CheckShapes(const Instruction& in, const Token& op) const {
     const char* forms = Desc(in.op).operands;
-    for (absl::string_view form : absl::StrSplit(forms, '|')) {
-      char letters[16];
-      const int n = FormLetters(form, letters);
+    for (const Form& f : FormsOf(in.op)) {
+      const int n = f.n;
       if (n > 16 || static_cast<size_t>(n) != in.operands.size()) continue;
       for (int i = 0; i < n; ++i) {
-        if (!Fits(in.operands[i], letters[i])) {
+        if (!Fits(in.operands[i], f.letters[i])) {
           return ErrorAt(in.operands[i].loc, absl::StrCat("operand ", i + 1, " of '",
                                                           in.opcode_text,
                                                           "' has the wrong kind"));
@@ -805,20 +822,20 @@ class Parser {
       int id = Lookup(t.text);
       if (id >= 0) {
         o.kind = OperandKind::kReg;
-        o.name = t.text;
+        o.name = std::string(t.text);
         o.reg = id;
         return o;
       }
       if (std::optional<SpecialReg> sr = ParseSpecialReg(t.text); sr.has_value()) {
         o.kind = OperandKind::kSpecial;
         o.special = *sr;
-        o.name = t.text;
+        o.name = std::string(t.text);
         return o;
       }
       return ErrorAt(t, absl::StrCat("undeclared register '", t.text, "'"));
     }
     o.kind = OperandKind::kSymbol;
-    o.name = t.text;
+    o.name = std::string(t.text);
     return o;
   }
 
@@ -956,7 +973,7 @@ void ClearOperand(Operand& o) {
 
 const char* SpecialRegName(SpecialReg r) { return kSpecialNames[int(r)]; }
 
-std::optional<SpecialReg> ParseSpecialReg(const std::string& name) {
+std::optional<SpecialReg> ParseSpecialReg(absl::string_view name) {
   for (int i = 0; i < int(sizeof(kSpecialNames) / sizeof(kSpecialNames[0])); ++i) {
     if (name == kSpecialNames[i]) return SpecialReg(i);
   }

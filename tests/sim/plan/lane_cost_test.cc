@@ -1,0 +1,96 @@
+// The shared-memory planners' bank costs (sim/plan/lane_cost.h) against the bank model
+// itself: the closed form (rank of the keys' span over rank of their banks) must give
+// the bank model's wavefronts and minimum for every linear access, and the accesses it
+// does not take (lane masks of another form, misaligned wide accesses) must still get
+// the bank model's figure.
+#include "sim/plan/lane_cost.h"
+
+#include <cstdint>
+#include <random>
+
+#include "gtest/gtest.h"
+#include "sim/bank/bank_model.h"
+
+namespace warpcheck::sim::plan {
+namespace {
+
+// The bank model's cost of the access, lane by lane (the definition LaneRequestCost
+// states).
+bank::BankCost ModelLaneCost(const uint32_t lanes[5], uint32_t mask, uint32_t bytes,
+                             uint32_t element_bytes) {
+  uint32_t addr[32];
+  for (uint32_t l = 0; l < 32; ++l) {
+    uint32_t offset = 0;
+    for (int j = 0; j < 5; ++j) if ((l >> j) & 1) offset ^= lanes[j];
+    addr[l] = offset * element_bytes;
+  }
+  return bank::SharedRequestCost(addr, mask, bytes);
+}
+
+uint32_t LanesWithout(uint32_t z) {
+  uint32_t mask = 0;
+  for (uint32_t l = 0; l < 32; ++l) if ((l & z) == 0) mask |= 1u << l;
+  return mask;
+}
+
+TEST(LaneCost, ClosedFormIsTheBankModel) {
+  std::mt19937 rng(7);
+  int closed = 0;
+  for (int t = 0; t < 20000; ++t) {
+    uint32_t lanes[5];
+    // Small offsets so that lanes share banks and words often; sometimes a zero image.
+    const uint32_t range = 1u << (4 + rng() % 10);
+    for (uint32_t& v : lanes) v = rng() % 5 == 0 ? 0 : rng() % range;
+    const uint32_t eb = 1u << (rng() % 4);
+    uint32_t bytes = eb << (rng() % 3);
+    if (bytes > 16) bytes = 16;
+    if (bytes > 4 && rng() % 2 == 0) {
+      for (uint32_t& v : lanes) v &= ~((bytes / eb) - 1);  // aligned wide accesses
+    }
+    const uint32_t mask = rng() % 8 == 0 ? static_cast<uint32_t>(rng()) : LanesWithout(rng() % 32);
+    const bank::BankCost want = ModelLaneCost(lanes, mask, bytes, eb);
+    const bank::BankCost got = LaneRequestCost(lanes, mask, bytes, eb);
+    ASSERT_EQ(got.wavefronts, want.wavefronts) << "trial " << t;
+    ASSERT_EQ(got.minimum, want.minimum) << "trial " << t;
+    closed += LinearLaneRequestCost(lanes, mask, bytes, eb).has_value();
+  }
+  EXPECT_GT(closed, 10000);  // most trials exercise the closed form
+}
+
+TEST(LaneCost, StrideTwoWordsIsTwoWavefronts) {
+  // Lane l reads 4 bytes at 8 l: banks 0, 2, ..., 30 twice each (the bank model's example).
+  const uint32_t lanes[5] = {2, 4, 8, 16, 32};
+  const bank::BankCost c = LaneRequestCost(lanes, 0xffffffffu, 4, 4);
+  EXPECT_EQ(c.wavefronts, 2u);
+  EXPECT_EQ(c.minimum, 1u);
+  ASSERT_TRUE(LinearLaneRequestCost(lanes, 0xffffffffu, 4, 4).has_value());
+}
+
+TEST(LaneCost, MatrixClosedFormIsTheBankModel) {
+  std::mt19937 rng(11);
+  for (int t = 0; t < 20000; ++t) {
+    uint32_t rows[3], sel[2];
+    const uint32_t range = 1u << (3 + rng() % 10);
+    const bool aligned = rng() % 4 != 0;
+    for (uint32_t& v : rows) v = (rng() % range) & (aligned ? ~7u : ~0u);
+    for (uint32_t& v : sel) v = (rng() % range) & (aligned ? ~7u : ~0u);
+    const int sels = static_cast<int>(rng() % 3);
+    const uint32_t eb = 2;
+    uint32_t addr[32] = {};
+    for (int i = 0; i < (1 << sels); ++i) {
+      for (uint32_t r = 0; r < 8; ++r) {
+        uint32_t o = 0;
+        for (int k = 0; k < 3; ++k) if ((r >> k) & 1) o ^= rows[k];
+        for (int k = 0; k < 2; ++k) if ((i >> k) & 1) o ^= sel[k];
+        addr[8 * i + r] = o * eb;
+      }
+    }
+    const bank::BankCost want = bank::MatrixRequestCost(addr, 1 << sels);
+    const bank::BankCost got = MatrixRowsCost(rows, sel, sels, eb);
+    ASSERT_EQ(got.wavefronts, want.wavefronts) << "trial " << t;
+    ASSERT_EQ(got.minimum, want.minimum) << "trial " << t;
+  }
+}
+
+}  // namespace
+}  // namespace warpcheck::sim::plan
