@@ -28,7 +28,8 @@ std::string Triton(const std::string& name) {
 TEST(GpuTimeCliTest, HelpNamesTheOptions) {
   Result r = RunCli({"gpu", "time", "--help"});
   EXPECT_EQ(r.code, kExitOk);
-  for (const char* flag : {"--warmup=N", "--reps=N", "--iters=N", "--grid-x=N", "--format"}) {
+  for (const char* flag :
+       {"--warmup=N", "--reps=N", "--iters=N", "--grid-x=N", "--format"}) {
     EXPECT_THAT(r.out, HasSubstr(flag));
   }
   EXPECT_THAT(RunCli({"help"}).out, HasSubstr("gpu time"));
@@ -71,7 +72,8 @@ TEST(GpuTimeCliTest, SpecsThatCannotBeTimedAreInputErrorsBeforeTheGpu) {
     std::ofstream f(path);
     f << "ptx_file: \"" << Triton("lit_l1549_16x16_i32_w1.ptx") << "\"\n"
       << "grid { x: 1 } block { x: 32 }\n"
-      << "param { buffer { name: \"in\" size_bytes: 1024 fill: IOTA element_bytes: 4 } }\n"
+      << "param { buffer { name: \"in\" size_bytes: 1024 fill: IOTA\n"
+      << "                 element_bytes: 4 } }\n"
       << "param { buffer { name: \"out\" size_bytes: 1024 fill: POISON } }\n"
       << "param { u32: 1 } param { u32: 2 } param { null_ptr {} }\n";
   }

@@ -174,8 +174,8 @@ TEST(SvgCliTest, NoGraphWithoutADeadlock) {
   EXPECT_TRUE(HasWaitForGraph(nondeterministic));
 }
 
-
-// ---- convert plan --svg ----------------------------------------------------------------
+// ---- convert plan --svg
+// ----------------------------------------------------------------
 
 std::vector<std::string> Titles(const std::vector<XmlElement>& elements) {
   std::vector<std::string> out;
@@ -186,17 +186,19 @@ std::vector<std::string> Titles(const std::vector<XmlElement>& elements) {
 }
 
 constexpr char kRowsWarps[] =
-    "--src=#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], "
+    "--src=#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = "
+    "[4, 1], "
     "order = [1, 0]}>";
 constexpr char kColsWarps[] =
-    "--dst=#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], "
+    "--dst=#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = "
+    "[1, 4], "
     "order = [0, 1]}>";
 
 // A plan forced to conflict (no bank search, 4-byte accesses): the bank map's cells, read
 // back (distinct words per bank, per lane group), give warp 0's wavefronts and conflicts;
-// times the warps they are the cost model's per-CTA figures -- two computations, one from
-// the program's addresses, one from the planner's offset basis. Red cells are exactly the
-// banks with two or more words.
+// times the warps they are the cost model's per-CTA figures (from the planner's offset
+// basis) and the simulator's counters (the emitted kernel run) -- the picture's come from
+// the program's addresses. Red cells are exactly the banks with two or more words.
 TEST(SvgCliTest, PlanBankMapOfAConflictingPlanAddsUpToThePlansConflicts) {
   Result r;
   std::vector<XmlElement> svg =
@@ -208,7 +210,8 @@ TEST(SvgCliTest, PlanBankMapOfAConflictingPlanAddsUpToThePlansConflicts) {
   const int64_t conflicts = plan.bank_conflicts().store() + plan.bank_conflicts().load();
   ASSERT_GT(conflicts, 0) << "the flags should force a conflicting plan";
   const std::regex cell(R"(^request (\d+) lanes (\d+)-(\d+), bank (\d+): (\d+) words)");
-  std::map<std::pair<int, int>, int> row_max;  // (request, first lane) -> max words a bank
+  std::map<std::pair<int, int>, int>
+      row_max;  // (request, first lane) -> max words a bank
   std::map<std::pair<int, int>, int> row_cells;
   int conflict_titles = 0;
   for (const std::string& t : Titles(svg)) {
@@ -228,21 +231,34 @@ TEST(SvgCliTest, PlanBankMapOfAConflictingPlanAddsUpToThePlansConflicts) {
     conflicted += max > 0 ? max - 1 : 0;
   }
   const std::vector<std::string> texts = Texts(svg);
-  ASSERT_THAT(texts, ::testing::Contains("every one of the 4 warps has warp 0's bank pattern"));
+  ASSERT_THAT(texts,
+              ::testing::Contains("every one of the 4 warps has warp 0's bank pattern"));
   EXPECT_EQ(conflicted * 4, conflicts);
   EXPECT_EQ(wavefronts * 4, plan.wavefronts().store() + plan.wavefronts().load());
+  // And the simulator's counters for one conversion (`convert check`'s once harness).
+  Result check =
+      RunCli({"convert", "check", kRowsWarps, kColsWarps, "--shape=32x32", "--dtype=i32",
+              "--strategy=smem", "--no-swizzle", "--max-vector-bytes=4", "--prove=none"});
+  ASSERT_EQ(check.code, kExitOk) << check.out << check.err;
+  const auto& measured = check.report.convert_check().measured();
+  EXPECT_EQ(conflicted * 4,
+            measured.at("bank_conflicts.store") + measured.at("bank_conflicts.load"));
+  EXPECT_EQ(wavefronts * 4,
+            measured.at("smem_wavefronts.store") + measured.at("smem_wavefronts.load"));
   int red = 0;
-  for (const XmlElement& e : svg) red += e.name == "rect" && e.attrs.count("fill") && e.attrs.at("fill") == "#f08c8c";
+  for (const XmlElement& e : svg)
+    red += e.name == "rect" && e.attrs.count("fill") && e.attrs.at("fill") == "#f08c8c";
   EXPECT_EQ(red, conflict_titles + 1);  // + the legend's swatch
   EXPECT_THAT(texts, ::testing::Contains(absl::StrCat(
                          "stores: ", 4 * plan.counts().st_shared(), " warp requests, ",
                          plan.wavefronts().store(), " wavefronts, ",
-                         plan.bank_conflicts().store(), " conflicts (cost model: ",
-                         plan.wavefronts().store(), " wavefronts, ",
-                         plan.bank_conflicts().store(), " conflicts)")));
+                         plan.bank_conflicts().store(),
+                         " conflicts (cost model: ", plan.wavefronts().store(),
+                         " wavefronts, ", plan.bank_conflicts().store(), " conflicts)")));
   // Both layouts' ownership grids, as layout show draws them.
   EXPECT_THAT(texts, ::testing::Contains(::testing::HasSubstr("source ownership: ")));
-  EXPECT_THAT(texts, ::testing::Contains(::testing::HasSubstr("destination ownership: ")));
+  EXPECT_THAT(texts,
+              ::testing::Contains(::testing::HasSubstr("destination ownership: ")));
 }
 
 // A shuffle plan: every drawn round has one arrow per receiver lane, and the arrows are
@@ -250,14 +266,16 @@ TEST(SvgCliTest, PlanBankMapOfAConflictingPlanAddsUpToThePlansConflicts) {
 // (its lane_matrix columns), c one constant per round.
 TEST(SvgCliTest, PlanShuffleArrowsFollowThePlansLaneMap) {
   Result r;
-  std::vector<XmlElement> svg = Picture(
-      {"convert", "plan",
-       "--src=#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = "
-       "[1, 1], order = [1, 0]}>",
-       "--dst=#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [16, 2], warpsPerCTA = "
-       "[1, 1], order = [1, 0]}>",
-       "--shape=16x16", "--dtype=i32", "--strategy=shuffle"},
-      kExitOk, &r);
+  std::vector<XmlElement> svg =
+      Picture({"convert", "plan",
+               "--src=#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], "
+               "warpsPerCTA = "
+               "[1, 1], order = [1, 0]}>",
+               "--dst=#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [16, 2], "
+               "warpsPerCTA = "
+               "[1, 1], order = [1, 0]}>",
+               "--shape=16x16", "--dtype=i32", "--strategy=shuffle"},
+              kExitOk, &r);
   const Plan& plan = r.report.plan();
   ASSERT_EQ(plan.strategy(), Plan::shuffle);
   ASSERT_EQ(plan.stages_size(), 1);
@@ -265,10 +283,12 @@ TEST(SvgCliTest, PlanShuffleArrowsFollowThePlansLaneMap) {
   ASSERT_EQ(stage.lane_matrix_size(), 5);
   auto apply = [&](uint32_t l) {
     uint32_t v = 0;
-    for (int j = 0; j < 5; ++j) if ((l >> j) & 1) v ^= stage.lane_matrix(j);
+    for (int j = 0; j < 5; ++j)
+      if ((l >> j) & 1) v ^= stage.lane_matrix(j);
     return v;
   };
-  const std::regex arrow(R"(^round (\d+): lane (\d+) <- lane (\d+), element \(\d+,\d+\))");
+  const std::regex arrow(
+      R"(^round (\d+): lane (\d+) <- lane (\d+), element \(\d+,\d+\))");
   std::map<int, std::map<uint32_t, uint32_t>> rounds;
   for (const std::string& t : Titles(svg)) {
     std::smatch m;
@@ -276,7 +296,8 @@ TEST(SvgCliTest, PlanShuffleArrowsFollowThePlansLaneMap) {
       rounds[std::stoi(m[1])][std::stoul(m[2])] = std::stoul(m[3]);
     }
   }
-  ASSERT_EQ(static_cast<int64_t>(rounds.size()), std::min<int64_t>(16, plan.counts().shfl()));
+  ASSERT_EQ(static_cast<int64_t>(rounds.size()),
+            std::min<int64_t>(16, plan.counts().shfl()));
   for (const auto& [round, lanes] : rounds) {
     ASSERT_EQ(lanes.size(), 32u) << "round " << round;
     const uint32_t c = lanes.at(0) ^ apply(0);
@@ -290,19 +311,21 @@ TEST(SvgCliTest, PlanShuffleArrowsFollowThePlansLaneMap) {
 // few thousand units on a side; what is cut is said.
 TEST(SvgCliTest, PlanPictureStaysBoundedForBigPairs) {
   Result r;
-  std::vector<XmlElement> svg = Picture(
-      {"convert", "plan", kRowsWarps, kColsWarps, "--shape=64x64", "--dtype=f16"}, kExitOk, &r);
+  std::vector<XmlElement> svg =
+      Picture({"convert", "plan", kRowsWarps, kColsWarps, "--shape=64x64", "--dtype=f16"},
+              kExitOk, &r);
   svg::Box view = testing::ViewBox(svg[0]);
   EXPECT_LE(view.width(), 3500);
   EXPECT_LE(view.height(), 6000);
-  svg = Picture({"convert", "plan", kRowsWarps, kColsWarps, "--shape=256x256", "--dtype=f32",
-                 "--strategy=smem", "--max-vector-bytes=4"},
+  svg = Picture({"convert", "plan", kRowsWarps, kColsWarps, "--shape=256x256",
+                 "--dtype=f32", "--strategy=smem", "--max-vector-bytes=4"},
                 kExitOk, &r);
   view = testing::ViewBox(svg[0]);
   EXPECT_LE(view.width(), 3500);
   EXPECT_LE(view.height(), 6000);
   const std::vector<std::string> texts = Texts(svg);
-  EXPECT_THAT(texts, ::testing::Contains(::testing::HasSubstr("more requests not drawn")));
+  EXPECT_THAT(texts,
+              ::testing::Contains(::testing::HasSubstr("more requests not drawn")));
   EXPECT_THAT(texts, ::testing::Contains(::testing::HasSubstr(
                          "rows 0-63, columns 0-63 of 256x256 shown")));
 }

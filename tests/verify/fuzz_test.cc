@@ -175,7 +175,8 @@ TEST(CheckConversion, ProvePlansCatchesARoundTripThatRacesOnOneBuffer) {
   options.prove_plans = true;
   bool inconclusive = false;
   const Plan plan = sim::plan::ToProto(*problem, trip->forward);
-  ConvertCheckReport good = CheckConversion(*problem, *trip, plan, options, &inconclusive);
+  ConvertCheckReport good =
+      CheckConversion(*problem, *trip, plan, options, &inconclusive);
   EXPECT_TRUE(good.ok());
   EXPECT_EQ(good.plan_proof(), "holds");
   for (auto& v : trip->backward.program.setup) v.buffer = 0;

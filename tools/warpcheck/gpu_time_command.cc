@@ -6,11 +6,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "sim/launch/launch_spec.h"
+#include "tools/gpu/gpu_timing.h"
 #include "tools/warpcheck/exit_code.h"
 #include "tools/warpcheck/output.h"
 #ifdef WARPCHECK_WITH_CUDA
 #include "tools/gpu/gpu_runner.h"
-#include "tools/gpu/gpu_timing.h"
 #endif
 
 namespace warpcheck::cli {
@@ -21,9 +21,10 @@ constexpr char kUsage[] =
     "\n"
     "Times round-trip harness kernels (`kernel(in, out, u32 iters, ...)`: ours from\n"
     "`convert emit --harness=roundtrip --launch-out=...`, Triton's as in corpus/triton)\n"
-    "side by side on one GPU, in one process: warm-up rounds, then timed rounds launching\n"
-    "the kernels interleaved (A B C A B C ...), each launch alone between two CUDA\n"
-    "events; then one check launch each (iters = 1, buffers judged as `gpu run` does).\n"
+    "side by side on one GPU, in one process: warm-up rounds, then timed rounds\n"
+    "launching the kernels interleaved (A B C A B C ...), each launch alone between two\n"
+    "CUDA events; then one check launch each (iters = 1, buffers judged as `gpu run`\n"
+    "does).\n"
     "Each spec's grid.x and its one u32 parameter (iters) are overridden. Reports per\n"
     "kernel the min, median and mean ns of one launch, ns per round trip (median /\n"
     "iters) and the ratio of its median to the first kernel's.\n"
@@ -56,8 +57,8 @@ void PrintGpuTimeText(const GpuTimeReport& r, std::ostream& out) {
                          "ns/trip", "ratio", "check", "kernel");
   for (const GpuTimeReport::Kernel& k : r.kernels()) {
     if (!k.error().empty()) {
-      out << absl::StrFormat("%12s %12s %12s %12s %8s %6s  %s: %s\n", "-", "-", "-", "-", "-",
-                             "-", k.file(), k.error());
+      out << absl::StrFormat("%12s %12s %12s %12s %8s %6s  %s: %s\n", "-", "-", "-", "-",
+                             "-", "-", k.file(), k.error());
       continue;
     }
     out << absl::StrFormat("%12.0f %12.0f %12.0f %12.1f %8.3f %6s  %s\n", k.min_ns(),
@@ -85,19 +86,23 @@ int RunGpuTime(const ParsedArgs& args, std::ostream& out, std::ostream& err,
     err << kUsage;
     return kExitUsage;
   }
+  // The timing options (defaults: tools/gpu/gpu_timing.h; it needs no CUDA).
+  gpu::TimingOptions options;
   struct Flag {
     const char* name;
     int64_t min;
-    uint32_t value;
-  };
-  Flag flags[] = {{"warmup", 0, 5}, {"reps", 1, 20}, {"iters", 1, 2000}, {"grid-x", 1, 528}};
-  for (Flag& f : flags) {
+    uint32_t* value;
+  } flags[] = {{"warmup", 0, &options.warmup},
+               {"reps", 1, &options.reps},
+               {"iters", 1, &options.iters},
+               {"grid-x", 1, &options.grid_x}};
+  for (const Flag& f : flags) {
     auto v = args.GetInt(f.name, f.min, UINT32_MAX);
     if (!v.ok()) {
       PrintError(err, absl::StrCat("gpu time: ", v.status().message()));
       return kExitUsage;
     }
-    if (v->has_value()) f.value = static_cast<uint32_t>(**v);
+    if (v->has_value()) *f.value = static_cast<uint32_t>(**v);
   }
 #ifndef WARPCHECK_WITH_CUDA
   PrintError(err,
@@ -105,11 +110,6 @@ int RunGpuTime(const ParsedArgs& args, std::ostream& out, std::ostream& err,
              "-DWITH_CUDA=ON");
   return kExitInputError;
 #else
-  gpu::TimingOptions options;
-  options.warmup = flags[0].value;
-  options.reps = flags[1].value;
-  options.iters = flags[2].value;
-  options.grid_x = flags[3].value;
   // Every spec is loaded and its iters parameter found before the GPU is asked for, so
   // input errors are reported on any machine.
   int exit_code = kExitOk;
@@ -120,7 +120,8 @@ int RunGpuTime(const ParsedArgs& args, std::ostream& out, std::ostream& err,
     const std::string& file = args.positional[i];
     results[i].file = file;
     absl::StatusOr<LaunchSpec> spec = sim::launch::LoadLaunchSpec(file);
-    absl::Status st = spec.ok() ? gpu::ItersParamIndex(*spec, file).status() : spec.status();
+    absl::Status st =
+        spec.ok() ? gpu::ItersParamIndex(*spec, file).status() : spec.status();
     if (!st.ok()) {
       results[i].error = std::string(st.message());
       PrintError(err, results[i].error);

@@ -144,11 +144,12 @@ svg::Box DrawLayoutGrid(svg::Document& doc, const sim::layout::LinearLayout& lay
   svg::Box box;
   box.Add(svg::TextBox(x0, y0 + 12, title, svg::TextStyle().Size(12)));
   doc.Text(x0, y0 + 12, title, svg::TextStyle().Size(12));
-  std::string key = shared ? "cell = offset, colour = 4-byte bank of a 16-bit element"
-                           : "cell = lane:register (first holder, + when several), colour = warp";
+  std::string key =
+      shared ? "cell = offset, colour = 4-byte bank of a 16-bit element"
+             : "cell = lane:register (first holder, + when several), colour = warp";
   if (shown_rows < rows || shown_cols < cols) {
-    absl::StrAppend(&key, "; rows 0-", shown_rows - 1, ", columns 0-", shown_cols - 1, " of ",
-                    rows, "x", cols, " shown");
+    absl::StrAppend(&key, "; rows 0-", shown_rows - 1, ", columns 0-", shown_cols - 1,
+                    " of ", rows, "x", cols, " shown");
   }
   box.Add(svg::TextBox(x0, y0 + 28, key, svg::TextStyle()));
   doc.Text(x0, y0 + 28, key);
@@ -165,9 +166,11 @@ svg::Box DrawLayoutGrid(svg::Document& doc, const sim::layout::LinearLayout& lay
       const double x = x0 + static_cast<double>(c) * cell_w;
       const double y = top + static_cast<double>(r) * cell_h;
       const Holder h = holders[e].empty() ? Holder{} : holders[e].front();
-      std::string label = shared ? absl::StrCat(h.lane) : absl::StrCat(h.lane, ":", h.reg);
+      std::string label =
+          shared ? absl::StrCat(h.lane) : absl::StrCat(h.lane, ":", h.reg);
       if (holders[e].size() > 1) absl::StrAppend(&label, "+");
-      doc.Rect(x, y, cell_w, cell_h, svg::Paint().Fill(Colour(hue_of(h))).Stroke("#555", 0.5));
+      doc.Rect(x, y, cell_w, cell_h,
+               svg::Paint().Fill(Colour(hue_of(h))).Stroke("#555", 0.5));
       doc.Text(x + cell_w / 2, y + 15, label, svg::TextStyle().Centred());
     }
   }
@@ -177,7 +180,8 @@ svg::Box DrawLayoutGrid(svg::Document& doc, const sim::layout::LinearLayout& lay
     std::vector<svg::LegendEntry> entries;
     for (int32_t w = 0; w < warps; ++w) {
       const Holder h{w / warps_per_block, w % warps_per_block, 0, 0};
-      entries.push_back({svg::Paint().Fill(Colour(hue_of(h))).Stroke("#555", 0.5), /*line=*/false,
+      entries.push_back({svg::Paint().Fill(Colour(hue_of(h))).Stroke("#555", 0.5),
+                         /*line=*/false,
                          /*arrow=*/false,
                          SizeOr1(layout, "block") > 1
                              ? absl::StrCat("block ", h.block, " warp ", h.warp)

@@ -22,7 +22,8 @@
 //                           up to 4 bytes, 16 for 8, 8 for 16, one matrix for stmatrix/
 //                           ldmatrix), one cell per bank. A cell holds the lane that hits
 //                           it, or "xK" when K > 1 distinct 4-byte words meet in it: a
-//                           conflict, drawn red, and the group takes max K wavefronts.
+//                           conflict, drawn red, and the group takes max K wavefronts;
+//                           the tooltip lists the lanes and the elements they move;
 //                bar        one line;
 //   totals     per CTA, over every request of every warp (priced by sim/bank through
 //              verify/plan RequestOf): wavefronts and conflicts of the stores and the

@@ -19,7 +19,8 @@ using sim::ptx::Harness;
 // One plan-proof run: `verdict` with `detail`; a violated verdict fails the check, an
 // inconclusive one sets *inconclusive. check->plan_proof() keeps the worst verdict.
 void RecordPlanProof(const std::string& name, verify::plan::Verdict verdict,
-                     const std::string& detail, ConvertCheckReport* check, bool* inconclusive) {
+                     const std::string& detail, ConvertCheckReport* check,
+                     bool* inconclusive) {
   ConvertCheckReport::Run* r = check->add_runs();
   r->set_fill(name);
   r->set_ok(verdict == verify::plan::Verdict::kHolds);
@@ -37,8 +38,9 @@ std::string PlanProofDetail(const verify::plan::PlanProof& proof) {
   return proof.verdict == verify::plan::Verdict::kHolds
              ? absl::StrFormat("holds (%d queries, %.1f ms solver)", proof.queries,
                                proof.solver_ms)
-             : absl::StrCat(verify::plan::VerdictName(proof.verdict), ": ",
-                            proof.counterexample ? proof.counterexample->text : proof.reason);
+             : absl::StrCat(
+                   verify::plan::VerdictName(proof.verdict), ": ",
+                   proof.counterexample ? proof.counterexample->text : proof.reason);
 }
 
 // Both plans proven over their F2 maps, and their composition (verify/plan
@@ -46,14 +48,15 @@ std::string PlanProofDetail(const verify::plan::PlanProof& proof) {
 // "backward/plan-proof" and "roundtrip/plan-proof" (roundtrip.chain, .identity and
 // .buffers). A plan outside verify/plan's encoding is "not proven" (inconclusive): then
 // each direction is tried on its own, so the one inside the encoding is still proven.
-void ProvePlans(const sim::plan::ConversionProblem& problem, const sim::ptx::RoundTrip& trip,
-                ConvertCheckReport* check, bool* inconclusive) {
+void ProvePlans(const sim::plan::ConversionProblem& problem,
+                const sim::ptx::RoundTrip& trip, ConvertCheckReport* check,
+                bool* inconclusive) {
   using verify::plan::Verdict;
   check->set_plan_proof("holds");
   auto rt = verify::plan::ProveRoundTrip(problem, trip.forward, trip.backward, {});
   if (rt.ok()) {
-    RecordPlanProof("forward/plan-proof", rt->forward.verdict, PlanProofDetail(rt->forward),
-                    check, inconclusive);
+    RecordPlanProof("forward/plan-proof", rt->forward.verdict,
+                    PlanProofDetail(rt->forward), check, inconclusive);
     RecordPlanProof("backward/plan-proof", rt->backward.verdict,
                     PlanProofDetail(rt->backward), check, inconclusive);
     Verdict composed = Verdict::kHolds;
@@ -64,8 +67,8 @@ void ProvePlans(const sim::plan::ConversionProblem& problem, const sim::ptx::Rou
         composed = Verdict::kInconclusive;
       }
       if (ob.verdict != Verdict::kHolds) {
-        parts.push_back(absl::StrCat(ob.name, " ", verify::plan::VerdictName(ob.verdict), ": ",
-                                     ob.detail));
+        parts.push_back(absl::StrCat(ob.name, " ", verify::plan::VerdictName(ob.verdict),
+                                     ": ", ob.detail));
       }
     }
     RecordPlanProof("roundtrip/plan-proof", composed,
@@ -89,7 +92,8 @@ void ProvePlans(const sim::plan::ConversionProblem& problem, const sim::ptx::Rou
                       inconclusive);
     }
   }
-  RecordPlanProof("roundtrip/plan-proof", Verdict::kInconclusive, why, check, inconclusive);
+  RecordPlanProof("roundtrip/plan-proof", Verdict::kInconclusive, why, check,
+                  inconclusive);
 }
 
 // One harness on the simulator with one fill: run "<harness>/<fill>".

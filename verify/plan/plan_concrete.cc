@@ -82,8 +82,8 @@ WarpRequest RequestOf(const sim::plan::Program& p, int k, uint32_t warp) {
   }
   if (r.mask == 0) return r;
   r.cost = IsMatrix(op) ? sim::bank::MatrixRequestCost(r.addr, MatrixCount(op))
-                        : sim::bank::SharedRequestCost(r.addr, r.mask,
-                                                       static_cast<uint32_t>(AccessBytes(op)));
+                        : sim::bank::SharedRequestCost(
+                              r.addr, r.mask, static_cast<uint32_t>(AccessBytes(op)));
   return r;
 }
 
