@@ -77,7 +77,13 @@ TEST(ConvertCliTest, CheckProvesThePlansWithProveAll) {
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_EQ(r.report.convert_check().proof(), "holds");
   EXPECT_EQ(r.report.convert_check().plan_proof(), "holds");
-  EXPECT_EQ(r.report.convert_check().runs_size(), 8);
+  // + forward, backward and round-trip plan proofs (verify/plan ProveRoundTrip).
+  EXPECT_EQ(r.report.convert_check().runs_size(), 9);
+  bool round_trip = false;
+  for (const auto& run : r.report.convert_check().runs()) {
+    round_trip |= run.fill() == "roundtrip/plan-proof" && run.ok();
+  }
+  EXPECT_TRUE(round_trip);
   EXPECT_EQ(RunCli({"convert", "check", kSrc, kDst, "--shape=64x64", "--dtype=f16",
                     "--prove=sometimes"}).code, 1);
 }

@@ -164,8 +164,51 @@ TEST(SummarizeTest, MedianMinMax) {
   EXPECT_EQ(even.median_ms, 3.0);
   EXPECT_EQ(even.min_ms, 1.0);
   EXPECT_EQ(even.max_ms, 10.0);
+  EXPECT_DOUBLE_EQ(even.mean_ms, 4.25);
   TimingStats one = Summarize({0.5});
   EXPECT_EQ(one.median_ms, 0.5);
+  EXPECT_EQ(one.mean_ms, 0.5);
+}
+
+// `warpcheck gpu time`'s report: ns of one launch, and each kernel's median over the
+// first kernel's; a kernel that could not be timed keeps only its file and error.
+TEST(ToGpuTimeReportTest, NanosecondsAndRatioToTheFirst) {
+  TimingOptions options;
+  options.iters = 100;
+  options.reps = 3;
+  std::vector<TimingResult> results(4);
+  results[0].file = "a";
+  results[0].device = "H200";
+  results[0].options = options;
+  results[0].samples_ms = {0.002, 0.001, 0.003};
+  results[0].check.set_ok(true);
+  results[1].file = "b";
+  results[1].error = "b: cannot read file";
+  results[2].file = "c";
+  results[2].options = options;
+  results[2].samples_ms = {0.004, 0.005, 0.009};
+  results[3].file = "d";  // faulted while timed: no samples
+  results[3].options = options;
+  GpuTimeReport r = ToGpuTimeReport(results, options);
+  EXPECT_EQ(r.device(), "H200");
+  EXPECT_EQ(r.iters(), 100u);
+  EXPECT_EQ(r.reps(), 3u);
+  ASSERT_EQ(r.kernels_size(), 4);
+  EXPECT_DOUBLE_EQ(r.kernels(0).median_ns(), 2000);
+  EXPECT_DOUBLE_EQ(r.kernels(0).min_ns(), 1000);
+  EXPECT_DOUBLE_EQ(r.kernels(0).mean_ns(), 2000);
+  EXPECT_DOUBLE_EQ(r.kernels(0).ns_per_round_trip(), 20);
+  EXPECT_DOUBLE_EQ(r.kernels(0).ratio_to_first(), 1);
+  EXPECT_TRUE(r.kernels(0).ok());
+  EXPECT_EQ(r.kernels(0).samples_ns_size(), 3);
+  EXPECT_EQ(r.kernels(1).error(), "b: cannot read file");
+  EXPECT_EQ(r.kernels(1).median_ns(), 0);
+  EXPECT_DOUBLE_EQ(r.kernels(2).median_ns(), 5000);
+  EXPECT_DOUBLE_EQ(r.kernels(2).mean_ns(), 6000);
+  EXPECT_DOUBLE_EQ(r.kernels(2).ratio_to_first(), 2.5);
+  EXPECT_FALSE(r.kernels(2).ok());
+  EXPECT_EQ(r.kernels(3).median_ns(), 0);
+  EXPECT_EQ(r.kernels(3).ratio_to_first(), 0);
 }
 
 // The JSON line parsed back as a google.protobuf.Struct (so it is valid JSON).

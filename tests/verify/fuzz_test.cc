@@ -157,6 +157,48 @@ TEST(CheckConversion, CatchesAWrongProgram) {
   }
 }
 
+// --prove=plan proves the round trip, not only each direction (verify/plan
+// ProveRoundTrip): both directions moved into one shared buffer without a barrier between
+// the forward loads and the backward stores still hold one by one, but the loop body
+// races; "roundtrip/plan-proof" refutes it (roundtrip.buffers).
+TEST(CheckConversion, ProvePlansCatchesARoundTripThatRacesOnOneBuffer) {
+  auto pair = PairFromText(kBlockedRows, kBlockedCols, {64, 64}, "i32", 4);
+  ASSERT_TRUE(pair.ok()) << pair.status();
+  auto problem = pair->Problem();
+  ASSERT_TRUE(problem.ok());
+  auto trip = sim::ptx::PlanRoundTrip(*problem, sim::plan::PlanOptions{});
+  ASSERT_TRUE(trip.ok());
+  ASSERT_GT(trip->backward.program.smem_bytes, 0);
+  ASSERT_NE(trip->backward.program.ops[0].kind, sim::plan::OpKind::kBarSync);
+  CheckOptions options;
+  options.prove_ptx = false;
+  options.prove_plans = true;
+  bool inconclusive = false;
+  const Plan plan = sim::plan::ToProto(*problem, trip->forward);
+  ConvertCheckReport good =
+      CheckConversion(*problem, *trip, plan, options, &inconclusive);
+  EXPECT_TRUE(good.ok());
+  EXPECT_EQ(good.plan_proof(), "holds");
+  for (auto& v : trip->backward.program.setup) v.buffer = 0;
+  ConvertCheckReport r = CheckConversion(*problem, *trip, plan, options, &inconclusive);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.plan_proof(), "violated");
+  int seen = 0;
+  for (const auto& run : r.runs()) {
+    if (run.fill() == "forward/plan-proof" || run.fill() == "backward/plan-proof") {
+      EXPECT_TRUE(run.ok()) << run.fill() << ": " << run.detail();
+      ++seen;
+    }
+    if (run.fill() == "roundtrip/plan-proof") {
+      EXPECT_FALSE(run.ok());
+      EXPECT_NE(run.detail().find("roundtrip.buffers violated"), std::string::npos)
+          << run.detail();
+      ++seen;
+    }
+  }
+  EXPECT_EQ(seen, 3);
+}
+
 // Triton's own round-trip kernel for a corpus pair (corpus/triton, line 1 of the jsonl):
 // run and proven right; without its barriers the run fails (a race, or wrong data).
 TEST(CheckTritonKernel, TritonsKernelHoldsAndADroppedBarrierFails) {

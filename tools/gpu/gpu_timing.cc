@@ -150,6 +150,9 @@ TimingStats Summarize(const std::vector<double>& samples_ms) {
   stats.min_ms = sorted.front();
   stats.max_ms = sorted.back();
   stats.median_ms = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  double sum = 0;
+  for (double v : sorted) sum += v;
+  stats.mean_ms = sum / static_cast<double>(n);
   return stats;
 }
 
@@ -180,6 +183,40 @@ std::string TimingJson(const TimingResult& r) {
   absl::StrAppend(&json, "], \"ok\": ", r.check.ok() ? "true" : "false",
                   ", \"check\": ", sim::base::ToJson(r.check), "}");
   return json;
+}
+
+GpuTimeReport ToGpuTimeReport(const std::vector<TimingResult>& results,
+                              const TimingOptions& options) {
+  GpuTimeReport report;
+  report.set_grid_x(options.grid_x);
+  report.set_iters(options.iters);
+  report.set_warmup(options.warmup);
+  report.set_reps(options.reps);
+  double first_median_ns = 0;
+  for (size_t i = 0; i < results.size(); ++i) {
+    const TimingResult& r = results[i];
+    GpuTimeReport::Kernel* k = report.add_kernels();
+    k->set_file(r.file);
+    if (!r.error.empty()) {
+      k->set_error(r.error);
+      continue;
+    }
+    if (report.device().empty()) report.set_device(r.device);
+    k->set_block_x(r.block_x);
+    k->set_ok(r.check.ok());
+    *k->mutable_check() = r.check;
+    if (r.samples_ms.empty()) continue;
+    const TimingStats s = Summarize(r.samples_ms);
+    k->set_min_ns(s.min_ms * 1e6);
+    k->set_median_ns(s.median_ms * 1e6);
+    k->set_mean_ns(s.mean_ms * 1e6);
+    k->set_max_ns(s.max_ms * 1e6);
+    k->set_ns_per_round_trip(s.median_ms * 1e6 / r.options.iters);
+    for (double ms : r.samples_ms) k->add_samples_ns(ms * 1e6);
+    if (i == 0) first_median_ns = k->median_ns();
+    if (first_median_ns > 0) k->set_ratio_to_first(k->median_ns() / first_median_ns);
+  }
+  return report;
 }
 
 }  // namespace warpcheck::gpu

@@ -97,6 +97,7 @@ struct TimingStats {
   double median_ms = 0;
   double min_ms = 0;
   double max_ms = 0;
+  double mean_ms = 0;
 };
 
 // Requires: !samples_ms.empty().
@@ -125,6 +126,13 @@ struct TimingResult {
 // without the four statistics when there are no samples; {"file": s, "error": s} when
 // `error` is set.
 [[nodiscard]] std::string TimingJson(const TimingResult& result);
+
+// The results of one timing session (in command-line order) as `warpcheck gpu time`'s
+// report: per kernel min/median/mean/max ns of a launch, ns_per_round_trip, and
+// ratio_to_first = median / the first result's median (0 when either has no samples).
+// device, grid_x and the options from the first result without `error`.
+[[nodiscard]] GpuTimeReport ToGpuTimeReport(const std::vector<TimingResult>& results,
+                                            const TimingOptions& options);
 
 }  // namespace warpcheck::gpu
 

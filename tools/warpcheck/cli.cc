@@ -20,6 +20,7 @@
 #include "tools/warpcheck/args.h"
 #include "tools/warpcheck/corpus_command.h"
 #include "tools/warpcheck/fuzz_command.h"
+#include "tools/warpcheck/gpu_time_command.h"
 #include "tools/warpcheck/convert_command.h"
 #include "tools/warpcheck/layout_render.h"
 #include "tools/warpcheck/output.h"
@@ -236,7 +237,8 @@ const std::vector<Command>& Commands() {
        {},
        [](Context& c) { return RunProveLayout(c.args, c.out, c.err, c.report_out); }},
       {"convert plan", "plan a layout conversion (registers, shuffles, shared memory) and its cost",
-       {"src", "dst", "shape", "dtype", "num-warps", "strategy", "max-vector-bytes", "format"},
+       {"src", "dst", "shape", "dtype", "num-warps", "strategy", "max-vector-bytes", "format",
+        "svg"},
        {"no-swizzle"},
        [](Context& c) { return RunConvert(ConvertAction::kPlan, c.args, c.out, c.err, c.report_out); }},
       {"convert emit", "emit a planned conversion as PTX in the round-trip or once harness",
@@ -273,6 +275,10 @@ const std::vector<Command>& Commands() {
        {"format"},
        {},
        [](Context& c) { return RunGpu(c.args, /*diff=*/true, c.out, c.err, c.report_out); }},
+      {"gpu time", "time launch specs side by side on a GPU (interleaved, CUDA events)",
+       GpuTimeValueFlags(),
+       {},
+       [](Context& c) { return RunGpuTime(c.args, c.out, c.err, c.report_out); }},
       {"signal run", "simulate a multi-rank wait/notify program; explore, explain hangs",
        SignalRunValueFlags(),
        {"no-reduction", "no-counter-abstraction"},

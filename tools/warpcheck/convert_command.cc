@@ -27,12 +27,14 @@
 #include "verify/ptx/prove_conversion.h"
 #include "tools/warpcheck/exit_code.h"
 #include "tools/warpcheck/output.h"
+#include "tools/warpcheck/plan_render.h"
 
 namespace warpcheck::cli {
 namespace {
 
 constexpr char kUsage[] =
     "usage: warpcheck convert plan  --src=ATTR --dst=ATTR --shape=RxC --dtype=T [options]\n"
+    "                               [--svg=FILE]\n"
     "       warpcheck convert emit  (same) [--harness=roundtrip|once] -o kernel.ptx\n"
     "                               [--launch-out=launch.textproto] [--iters=N]\n"
     "       warpcheck convert check (same) [--seed=N] [--prove=ptx|plan|all|none]\n"
@@ -51,8 +53,14 @@ constexpr char kUsage[] =
     "  --iters=N                 the launch spec's iteration count (default 1)\n"
     "  --seed=N                  check: the random input's seed (default 1)\n"
     "  --prove=ptx|plan|all|none check: prove with Z3 both emitted kernels (ptx, the\n"
-    "                            default), both plans over their F2 maps (plan), or\n"
+    "                            default), both plans over their F2 maps and their\n"
+    "                            round trip (plan: `prove plan --round-trip`), or\n"
     "                            both (all)\n"
+    "  --svg=FILE                plan: also draw the plan: both layouts' ownership, who\n"
+    "                            sends what to whom in each step (register moves, each\n"
+    "                            shuffle round's lane map, shared-memory requests) and\n"
+    "                            each request's bank map (warp 0; conflicts in red),\n"
+    "                            with per-CTA wavefront and conflict totals\n"
     "  --format=text|json|textproto\n"
     "\n"
     "check runs the round-trip and once harnesses on random data and on distinct tags\n"
@@ -532,6 +540,14 @@ int RunConvert(ConvertAction action, const ParsedArgs& args, std::ostream& out,
       return kExitInputError;
     }
     *report.mutable_plan() = sim::plan::ToProto(problem, *plan);
+    if (auto svg_path = args.Get("svg")) {
+      absl::StatusOr<std::string> picture = RenderPlanSvg(problem, *plan);
+      if (!picture.ok()) {
+        PrintError(err, absl::StrCat("convert plan --svg: ", picture.status().message()));
+        return kExitInternal;
+      }
+      if (!WriteOutputFile(*svg_path, *picture, "the SVG file", err)) return kExitInputError;
+    }
     if (report_out) *report_out = report;
     if (!PrintMachineReport(report, *format, out)) PrintPlanText(report.plan(), *plan, out);
     return kExitOk;

@@ -1,6 +1,7 @@
 #include "tools/warpcheck/layout_render.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -127,49 +128,73 @@ std::string RenderTable(const sim::layout::LinearLayout& layout) {
   return out;
 }
 
-std::string RenderSvg(const sim::layout::LinearLayout& layout, const std::string& title) {
+svg::Box DrawLayoutGrid(svg::Document& doc, const sim::layout::LinearLayout& layout,
+                        double x0, double y0, const std::string& title, int64_t max_rows,
+                        int64_t max_cols) {
   std::vector<int32_t> shape = Shape(layout);
   const bool shared = IsShared(layout);
   auto holders = ComputeHolders(layout);
   const int32_t cols = shape.empty() ? 1 : shape.back();
   const int64_t rows = holders.size() / cols;
-  const double cell_w = 44, cell_h = 22, top = 40;
+  const int64_t shown_rows = std::min(rows, max_rows);
+  const int64_t shown_cols = std::min<int64_t>(cols, max_cols);
+  const double cell_w = 44, cell_h = 22;
   const int32_t warps_per_block = SizeOr1(layout, "warp");
   const int32_t warps = shared ? 1 : warps_per_block * SizeOr1(layout, "block");
-  svg::Document doc(10);
-  doc.Text(0, 12, title, svg::TextStyle().Size(12));
-  doc.Text(0, 28,
-           shared ? "cell = offset, colour = 4-byte bank of a 16-bit element"
-                  : "cell = lane:register (first holder, + when several), colour = warp");
+  svg::Box box;
+  box.Add(svg::TextBox(x0, y0 + 12, title, svg::TextStyle().Size(12)));
+  doc.Text(x0, y0 + 12, title, svg::TextStyle().Size(12));
+  std::string key =
+      shared ? "cell = offset, colour = 4-byte bank of a 16-bit element"
+             : "cell = lane:register (first holder, + when several), colour = warp";
+  if (shown_rows < rows || shown_cols < cols) {
+    absl::StrAppend(&key, "; rows 0-", shown_rows - 1, ", columns 0-", shown_cols - 1,
+                    " of ", rows, "x", cols, " shown");
+  }
+  box.Add(svg::TextBox(x0, y0 + 28, key, svg::TextStyle()));
+  doc.Text(x0, y0 + 28, key);
+  const double top = y0 + 40;
   auto Colour = [](double hue) { return absl::StrFormat("hsl(%.0f,70%%,80%%)", hue); };
   auto hue_of = [&](const Holder& h) {
     int colour_index = shared ? (h.lane / 2) % 32 : (h.block * warps_per_block + h.warp);
     int colours = shared ? 32 : std::max(1, warps);
     return 360.0 * colour_index / colours;
   };
-  for (int64_t e = 0; e < static_cast<int64_t>(holders.size()); ++e) {
-    const double x = static_cast<double>(e % cols) * cell_w;
-    const double y = top + static_cast<double>(e / cols) * cell_h;
-    const Holder h = holders[e].empty() ? Holder{} : holders[e].front();
-    std::string label = shared ? absl::StrCat(h.lane) : absl::StrCat(h.lane, ":", h.reg);
-    if (holders[e].size() > 1) absl::StrAppend(&label, "+");
-    doc.Rect(x, y, cell_w, cell_h,
-             svg::Paint().Fill(Colour(hue_of(h))).Stroke("#555", 0.5));
-    doc.Text(x + cell_w / 2, y + 15, label, svg::TextStyle().Centred());
+  for (int64_t r = 0; r < shown_rows; ++r) {
+    for (int64_t c = 0; c < shown_cols; ++c) {
+      const int64_t e = r * cols + c;
+      const double x = x0 + static_cast<double>(c) * cell_w;
+      const double y = top + static_cast<double>(r) * cell_h;
+      const Holder h = holders[e].empty() ? Holder{} : holders[e].front();
+      std::string label =
+          shared ? absl::StrCat(h.lane) : absl::StrCat(h.lane, ":", h.reg);
+      if (holders[e].size() > 1) absl::StrAppend(&label, "+");
+      doc.Rect(x, y, cell_w, cell_h,
+               svg::Paint().Fill(Colour(hue_of(h))).Stroke("#555", 0.5));
+      doc.Text(x + cell_w / 2, y + 15, label, svg::TextStyle().Centred());
+    }
   }
+  box.Add(x0, top, x0 + shown_cols * cell_w, top + shown_rows * cell_h);
   if (!shared && warps > 1) {
     // One swatch per warp (block), below the grid.
     std::vector<svg::LegendEntry> entries;
     for (int32_t w = 0; w < warps; ++w) {
       const Holder h{w / warps_per_block, w % warps_per_block, 0, 0};
-      entries.push_back({svg::Paint().Fill(Colour(hue_of(h))).Stroke("#555", 0.5), /*line=*/false,
+      entries.push_back({svg::Paint().Fill(Colour(hue_of(h))).Stroke("#555", 0.5),
+                         /*line=*/false,
                          /*arrow=*/false,
                          SizeOr1(layout, "block") > 1
                              ? absl::StrCat("block ", h.block, " warp ", h.warp)
                              : absl::StrCat("warp ", h.warp)});
     }
-    doc.Legend(0, top + rows * cell_h + 12, "", entries);
+    box.Add(doc.Legend(x0, top + shown_rows * cell_h + 12, "", entries));
   }
+  return box;
+}
+
+std::string RenderSvg(const sim::layout::LinearLayout& layout, const std::string& title) {
+  svg::Document doc(10);
+  DrawLayoutGrid(doc, layout, 0, 0, title, INT64_MAX, INT64_MAX);
   return doc.Render();
 }
 

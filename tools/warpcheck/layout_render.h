@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "sim/layout/linear_layout.h"
+#include "tools/warpcheck/svg.h"
 
 namespace warpcheck::cli {
 
@@ -37,6 +38,14 @@ std::string RenderTable(const sim::layout::LinearLayout& layout);
 // warp (shared: by 4-byte bank of a 16-bit element) and labelled lane:register (shared:
 // offset). `title` is printed above the grid.
 std::string RenderSvg(const sim::layout::LinearLayout& layout, const std::string& title);
+
+// The same picture drawn into `doc` with its top-left corner at (x0, y0): `title`, the
+// key line, the grid and the warp legend. At most `max_rows` x `max_cols` cells (the
+// top-left corner of the tensor; the key says so when cut). Ensures: returns the box it
+// drew, so a caller can place what follows (`convert plan --svg` draws two).
+svg::Box DrawLayoutGrid(svg::Document& doc, const sim::layout::LinearLayout& layout,
+                        double x0, double y0, const std::string& title, int64_t max_rows,
+                        int64_t max_cols);
 
 }  // namespace warpcheck::cli
 

@@ -9,47 +9,91 @@
 #include "absl/strings/str_join.h"
 #include "sim/machine/launch.h"
 #include "verify/plan/plan_prove.h"
+#include "verify/plan/round_trip_prove.h"
 
 namespace warpcheck::verify::fuzz {
 namespace {
 
 using sim::ptx::Harness;
 
-// Both plans proven over their F2 maps (verify/plan): runs "forward/plan-proof" and
-// "backward/plan-proof".
-void ProvePlans(const sim::plan::ConversionProblem& problem, const sim::ptx::RoundTrip& trip,
-                ConvertCheckReport* check, bool* inconclusive) {
+// One plan-proof run: `verdict` with `detail`; a violated verdict fails the check, an
+// inconclusive one sets *inconclusive. check->plan_proof() keeps the worst verdict.
+void RecordPlanProof(const std::string& name, verify::plan::Verdict verdict,
+                     const std::string& detail, ConvertCheckReport* check,
+                     bool* inconclusive) {
+  ConvertCheckReport::Run* r = check->add_runs();
+  r->set_fill(name);
+  r->set_ok(verdict == verify::plan::Verdict::kHolds);
+  r->set_detail(detail);
+  if (verdict == verify::plan::Verdict::kViolated) {
+    check->set_ok(false);
+    check->set_plan_proof("violated");
+  } else if (verdict == verify::plan::Verdict::kInconclusive) {
+    *inconclusive = true;
+    if (check->plan_proof() == "holds") check->set_plan_proof("inconclusive");
+  }
+}
+
+std::string PlanProofDetail(const verify::plan::PlanProof& proof) {
+  return proof.verdict == verify::plan::Verdict::kHolds
+             ? absl::StrFormat("holds (%d queries, %.1f ms solver)", proof.queries,
+                               proof.solver_ms)
+             : absl::StrCat(
+                   verify::plan::VerdictName(proof.verdict), ": ",
+                   proof.counterexample ? proof.counterexample->text : proof.reason);
+}
+
+// Both plans proven over their F2 maps, and their composition (verify/plan
+// ProveRoundTrip, as `prove plan --round-trip`): runs "forward/plan-proof",
+// "backward/plan-proof" and "roundtrip/plan-proof" (roundtrip.chain, .identity and
+// .buffers). A plan outside verify/plan's encoding is "not proven" (inconclusive): then
+// each direction is tried on its own, so the one inside the encoding is still proven.
+void ProvePlans(const sim::plan::ConversionProblem& problem,
+                const sim::ptx::RoundTrip& trip, ConvertCheckReport* check,
+                bool* inconclusive) {
+  using verify::plan::Verdict;
   check->set_plan_proof("holds");
+  auto rt = verify::plan::ProveRoundTrip(problem, trip.forward, trip.backward, {});
+  if (rt.ok()) {
+    RecordPlanProof("forward/plan-proof", rt->forward.verdict,
+                    PlanProofDetail(rt->forward), check, inconclusive);
+    RecordPlanProof("backward/plan-proof", rt->backward.verdict,
+                    PlanProofDetail(rt->backward), check, inconclusive);
+    Verdict composed = Verdict::kHolds;
+    std::vector<std::string> parts;
+    for (const verify::plan::ObligationResult& ob : rt->composition) {
+      if (ob.verdict == Verdict::kViolated) composed = Verdict::kViolated;
+      if (ob.verdict == Verdict::kInconclusive && composed == Verdict::kHolds) {
+        composed = Verdict::kInconclusive;
+      }
+      if (ob.verdict != Verdict::kHolds) {
+        parts.push_back(absl::StrCat(ob.name, " ", verify::plan::VerdictName(ob.verdict),
+                                     ": ", ob.detail));
+      }
+    }
+    RecordPlanProof("roundtrip/plan-proof", composed,
+                    composed == Verdict::kHolds
+                        ? "holds (roundtrip.chain, roundtrip.identity, roundtrip.buffers)"
+                        : absl::StrJoin(parts, "; "),
+                    check, inconclusive);
+    return;
+  }
+  const std::string why = absl::StrCat("not proven: ", rt.status().message());
   const sim::plan::ConversionProblem back = problem.Reversed();
   for (int dir = 0; dir < 2; ++dir) {
-    const sim::plan::ConversionProblem& p = dir == 0 ? problem : back;
-    const sim::plan::ConversionPlan& plan = dir == 0 ? trip.forward : trip.backward;
-    auto proof = verify::plan::ProvePlan(p, plan, {});
-    ConvertCheckReport::Run* r = check->add_runs();
-    r->set_fill(dir == 0 ? "forward/plan-proof" : "backward/plan-proof");
-    if (!proof.ok()) {
-      // Plans outside the encoding are not proven: inconclusive, with the reason.
-      r->set_ok(false);
-      r->set_detail(absl::StrCat("not proven: ", proof.status().message()));
-      *inconclusive = true;
-      if (check->plan_proof() == "holds") check->set_plan_proof("inconclusive");
-      continue;
-    }
-    r->set_ok(proof->verdict == verify::plan::Verdict::kHolds);
-    r->set_detail(proof->verdict == verify::plan::Verdict::kHolds
-                      ? absl::StrFormat("holds (%d queries, %.1f ms solver)", proof->queries,
-                                        proof->solver_ms)
-                      : absl::StrCat(verify::plan::VerdictName(proof->verdict), ": ",
-                                     proof->counterexample ? proof->counterexample->text
-                                                           : proof->reason));
-    if (proof->verdict == verify::plan::Verdict::kViolated) {
-      check->set_ok(false);
-      check->set_plan_proof("violated");
-    } else if (proof->verdict == verify::plan::Verdict::kInconclusive) {
-      *inconclusive = true;
-      if (check->plan_proof() == "holds") check->set_plan_proof("inconclusive");
+    const std::string name = dir == 0 ? "forward/plan-proof" : "backward/plan-proof";
+    auto proof = verify::plan::ProvePlan(dir == 0 ? problem : back,
+                                         dir == 0 ? trip.forward : trip.backward, {});
+    if (proof.ok()) {
+      RecordPlanProof(name, proof->verdict, PlanProofDetail(*proof), check, inconclusive);
+    } else {
+      RecordPlanProof(name, Verdict::kInconclusive,
+                      absl::StrCat("not proven: ", proof.status().message()), check,
+                      inconclusive);
     }
   }
+  RecordPlanProof("roundtrip/plan-proof", Verdict::kInconclusive, why, check,
+                  inconclusive);
 }
 
 // One harness on the simulator with one fill: run "<harness>/<fill>".

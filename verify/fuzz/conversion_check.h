@@ -6,13 +6,14 @@
 //   run     the round-trip harness (iters = 2) and the once harness, each on random data
 //           and on distinct tags (IOTA), on the simulator; any fault or a wrong `out` fails;
 //   prove   the same PTX proven for every input by verify/ptx (Z3), and optionally both
-//           plans over their F2 maps by verify/plan;
+//           plans over their F2 maps and their composition (the round trip's chain,
+//           identity and buffer obligations) by verify/plan ProveRoundTrip;
 //   model   the once harness's shared-memory counters (wavefronts, bank conflicts, store
 //           and load) equal the cost model's prediction in `plan`.
 //
 // Each step is one `ConvertCheckReport::Run`, named by what it ran ("roundtrip/random",
-// "once/iota", "roundtrip/proof", "forward/plan-proof", "cost-model"), so a failure says
-// where it failed; `FirstFailure` picks it out. Nothing here prints or touches files.
+// "once/iota", "roundtrip/proof", "forward/plan-proof", "roundtrip/plan-proof",
+// "cost-model"), so a failure says where it failed; `FirstFailure` picks it out. Nothing here prints or touches files.
 #ifndef WARPCHECK_VERIFY_FUZZ_CONVERSION_CHECK_H_
 #define WARPCHECK_VERIFY_FUZZ_CONVERSION_CHECK_H_
 
@@ -34,7 +35,7 @@ struct CheckOptions {
   bool roundtrip = true;     // run (and prove) the round-trip harness too, not only once
   bool iota = true;          // also run on distinct tags
   bool prove_ptx = true;     // verify/ptx on each emitted kernel
-  bool prove_plans = false;  // verify/plan on both plans
+  bool prove_plans = false;  // verify/plan on both plans and the round trip
 };
 
 // What a failed simulator run shows: its faults and failed expectations, "; "-joined.

@@ -50,6 +50,43 @@ uint32_t SetupAt(const SetupValue& v, uint32_t tid) {
   return 0;
 }
 
+bool IsStore(const sim::plan::Op& op) {
+  return op.kind == OpKind::kStShared || op.kind == OpKind::kStMatrix;
+}
+bool IsLoad(const sim::plan::Op& op) {
+  return op.kind == OpKind::kLdShared || op.kind == OpKind::kLdMatrix;
+}
+bool IsAccess(const sim::plan::Op& op) { return IsStore(op) || IsLoad(op); }
+
+int AccessBytes(const sim::plan::Op& op) {
+  if (IsMatrix(op)) return 16;
+  const size_t n = IsStore(op) ? op.in.size() : op.out.size();
+  return static_cast<int>(n) * op.elem_bytes;
+}
+
+std::string OpName(const sim::plan::Op& op) {
+  if (IsMatrix(op)) {
+    return absl::StrCat(op.kind == OpKind::kStMatrix ? "stmatrix" : "ldmatrix", ".x",
+                        MatrixCount(op), op.trans ? ".trans" : "");
+  }
+  return IsStore(op) ? "st.shared" : "ld.shared";
+}
+
+WarpRequest RequestOf(const sim::plan::Program& p, int k, uint32_t warp) {
+  const sim::plan::Op& op = p.ops[k];
+  WarpRequest r;
+  for (uint32_t l = 0; l < 32; ++l) {
+    const uint32_t t = (warp << 5) | l;
+    r.addr[l] = SetupAt(p.setup[op.addr], t) + op.imm;
+    if (op.pred < 0 || SetupAt(p.setup[op.pred], t)) r.mask |= 1u << l;
+  }
+  if (r.mask == 0) return r;
+  r.cost = IsMatrix(op) ? sim::bank::MatrixRequestCost(r.addr, MatrixCount(op))
+                        : sim::bank::SharedRequestCost(
+                              r.addr, r.mask, static_cast<uint32_t>(AccessBytes(op)));
+  return r;
+}
+
 namespace {
 
 // One matrix op for every thread: each byte of a lane's word i goes to (or comes from)

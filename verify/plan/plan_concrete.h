@@ -1,5 +1,7 @@
-// The concrete side of plan proofs (private to verify/plan): what each word byte of a
-// view holds, and an interpreter that runs a Program for every thread of the CTA on tags.
+// The concrete side of plan proofs: what each word byte of a view holds, an interpreter
+// that runs a Program for every thread of the CTA on tags, and the warp-wide shared
+// requests of its access ops. Also read by `warpcheck convert plan --svg`
+// (tools/warpcheck/plan_render), which draws what this computes.
 //
 // A tag names "byte b of element e" as e * 8 + b. The interpreter runs the ops in order,
 // all threads in lockstep (the program is straight-line and warp-uniform), with shared
@@ -11,10 +13,12 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "sim/bank/bank_model.h"
 #include "sim/plan/planner.h"
 #include "sim/plan/problem.h"
 #include "sim/plan/program.h"
@@ -52,9 +56,31 @@ inline int MatrixCount(const sim::plan::Op& op) {
 // Bytes of one word a shared access moves: 4 for matrix ops, elem_bytes (≤ 4) otherwise.
 inline int WordBytesOf(const sim::plan::Op& op) { return IsMatrix(op) ? 4 : op.elem_bytes; }
 
+bool IsStore(const sim::plan::Op& op);       // st.shared, stmatrix
+bool IsLoad(const sim::plan::Op& op);        // ld.shared, ldmatrix
+bool IsAccess(const sim::plan::Op& op);      // either
+// Bytes one thread's access covers at its address: the vector, or for a matrix op the
+// 16-byte row the lane addresses (the rows of an op are its whole footprint: each row
+// is written or read, 4 bytes per lane, by the lanes MatrixByte maps there).
+int AccessBytes(const sim::plan::Op& op);
+// "st.shared", "ld.shared", "stmatrix.x4.trans", ...
+std::string OpName(const sim::plan::Op& op);
+
 // u32 value of a kTidLinear / kSmemAddr setup value at thread `tid` (kSmemAddr relative
 // to its buffer: bytes * (map ^ constant)); predicates as 0/1.
 uint32_t SetupAt(const sim::plan::SetupValue& v, uint32_t tid);
+
+// One warp-wide shared request of access op `k` in warp `warp`: each lane's byte address
+// in the buffer (matrix ops: the row lane l supplies), the lanes whose predicate lets them
+// take part, and sim/bank's price (matrix ops: one 8-lane group per matrix; no lane taking
+// part: zero). Requires: IsAccess(p.ops[k]). The bank obligations and `convert plan
+// --svg`'s bank map read requests this way.
+struct WarpRequest {
+  uint32_t addr[32] = {};
+  uint32_t mask = 0;
+  sim::bank::BankCost cost;
+};
+WarpRequest RequestOf(const sim::plan::Program& p, int k, uint32_t warp);
 
 struct ConcreteRun {
   int threads = 0;

@@ -52,31 +52,6 @@ ObligationResult Named(std::string name) {
   return ob;
 }
 
-bool IsStore(const sim::plan::Op& op) {
-  return op.kind == OpKind::kStShared || op.kind == OpKind::kStMatrix;
-}
-bool IsLoad(const sim::plan::Op& op) {
-  return op.kind == OpKind::kLdShared || op.kind == OpKind::kLdMatrix;
-}
-bool IsAccess(const sim::plan::Op& op) { return IsStore(op) || IsLoad(op); }
-
-// Bytes one thread's access covers at its address: the vector, or for a matrix op the
-// 16-byte row the lane addresses (the rows of an op are its whole footprint: each row
-// is written or read, 4 bytes per lane, by the lanes MatrixByte maps there).
-int AccessBytes(const sim::plan::Op& op) {
-  if (IsMatrix(op)) return 16;
-  const size_t n = IsStore(op) ? op.in.size() : op.out.size();
-  return static_cast<int>(n) * op.elem_bytes;
-}
-
-std::string OpName(const sim::plan::Op& op) {
-  if (IsMatrix(op)) {
-    return absl::StrCat(op.kind == OpKind::kStMatrix ? "stmatrix" : "ldmatrix", ".x",
-                        MatrixCount(op), op.trans ? ".trans" : "");
-  }
-  return IsStore(op) ? "st.shared" : "ld.shared";
-}
-
 // One stored byte of the per-thread program: store op (index into the program), its
 // word (position in the op) and byte j, and what it holds (register, element byte) or
 // junk. A plain store writes it at the op's address + word · elem_bytes + j; a matrix
@@ -791,18 +766,7 @@ absl::Status Prover::Bank(bool store) {
   const uint32_t warps = static_cast<uint32_t>(pb_.num_warps);
   // One warp-wide request of op k in warp w, priced by sim/bank.
   // A matrix op (warp-uniform predicate) is its rows, one 8-lane group per matrix.
-  auto request = [&](int k, uint32_t w) {
-    const sim::plan::Op& op = p_.ops[k];
-    uint32_t addr[32], mask = 0;
-    for (uint32_t l = 0; l < 32; ++l) {
-      const uint32_t t = (w << 5) | l;
-      addr[l] = SetupAt(p_.setup[op.addr], t) + op.imm;
-      if (op.pred < 0 || SetupAt(p_.setup[op.pred], t)) mask |= 1u << l;
-    }
-    if (mask == 0) return sim::bank::BankCost{};
-    if (IsMatrix(op)) return sim::bank::MatrixRequestCost(addr, MatrixCount(op));
-    return sim::bank::SharedRequestCost(addr, mask, static_cast<uint32_t>(AccessBytes(op)));
-  };
+  auto request = [&](int k, uint32_t w) { return RequestOf(p_, k, w).cost; };
   // Every warp of every op, concretely.
   auto enumerate = [&](const std::vector<int>& which, int64_t* wf, int64_t* mn) {
     for (int k : which) {
