@@ -67,15 +67,16 @@ std::optional<Side> MakeSide(const ConversionProblem& p, bool store, const WordV
   }
   if (kind == Kind::kPlain) return s;
   const FlatLayout& l = *s.l;
-  uint32_t free_regs = 0, free_tid = 0;
-  l.FreeBits(&free_regs, &free_tid);
-  // Loads may read one row for several lanes or warps (broadcast copies). Stores skip
-  // the warps that hold copies (a warp-uniform predicate: every lane of a warp executes
-  // a matrix instruction or none), not lanes.
-  if (v.pk() != 1 || v.upw != 1 || l.lane_bits() != 5 || free_regs != 0 ||
-      (store && (free_tid & 31) != 0)) {
+  // Broadcast copies: registers that hold copies are not accessed (loads rename the
+  // canonical word); loads may read one row for several lanes or warps. Stores skip the
+  // warps that hold copies (a warp-uniform predicate: every lane of a warp executes a
+  // matrix instruction or none); lanes that hold copies of a row write the same data to
+  // the same address (Triton stores such rows too). The pack bit and the select bits
+  // must be registers of their own.
+  if (v.pk() != 1 || v.upw != 1 || l.lane_bits() != 5 || ((s.free_regs >> v.pack[0]) & 1)) {
     return std::nullopt;
   }
+  s.free_tid &= ~31u;
   const uint32_t pack = l.reg[v.pack[0]];
   const uint32_t a[3] = {pack, l.lane[0], l.lane[1]};
   const uint32_t b[3] = {l.lane[2], l.lane[3], l.lane[4]};
@@ -84,7 +85,7 @@ std::optional<Side> MakeSide(const ConversionProblem& p, bool store, const WordV
     s.rows[i] = kind == Kind::kMatrix ? b[i] : a[i];
   }
   for (int i = 0; i < l.reg_bits() && s.select.size() < 2; ++i) {
-    if (i != v.pack[0]) s.select.push_back(i);
+    if (i != v.pack[0] && !((s.free_regs >> i) & 1)) s.select.push_back(i);
   }
   return s;
 }
@@ -130,10 +131,12 @@ std::optional<Access> SideAccess(const Side& s, const SideImages& im, int eb,
     for (int i = 0; i < 3; ++i) if (im.cols[i] != (1u << i)) return std::nullopt;
     const uint32_t* row_img = im.rows;
     uint32_t low = warp_low, sel_img[2] = {};
-    for (int i = 0; i < l.reg_bits(); ++i) if (i != s.v->pack[0]) low |= img[i];
+    for (int i = 0; i < l.reg_bits(); ++i) {
+      if (i != s.v->pack[0] && !((s.free_regs >> i) & 1)) low |= img[i];
+    }
     for (int i = 0; i < 3; ++i) low |= row_img[i];
     if (low & 7) return std::nullopt;  // rows (with the pack bit for .trans) aligned
-    a.skip = s.Fixed();
+    a.skip = s.Fixed() | s.free_regs;
     const int x = 1 << s.select.size();
     for (size_t k = 0; k < s.select.size(); ++k) sel_img[k] = img[s.select[k]];
     const uint32_t key[5] = {row_img[0], row_img[1], row_img[2], sel_img[0], sel_img[1]};
@@ -149,7 +152,7 @@ std::optional<Access> SideAccess(const Side& s, const SideImages& im, int eb,
       }
       return bank::MatrixRequestCost(rows, x);
     });
-    a.per_thread = l.num_regs() >> (1 + s.select.size());
+    a.per_thread = 1 << (l.reg_bits() - std::popcount(a.skip & all_regs));
     return a;
   }
   int limit = 0;

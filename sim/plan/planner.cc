@@ -128,6 +128,20 @@ std::vector<std::pair<WordView, WordView>> CandidateViews(const ConversionProble
     if (a && b) add(*a, *b);
   }
   add(ViewOf(p.src, p.element_bits, true), ViewOf(p.dst, p.element_bits, true));
+  // Each side's lowest registers of its own: where the lowest register bits hold
+  // broadcast copies, the view above packs an element with its copy (64x1 mma and
+  // blocked layouts; the matrix planner needs a pack bit that is no copy).
+  auto own = [&](const FlatLayout& l) -> std::optional<WordView> {
+    uint32_t free_regs = 0, free_tid = 0;
+    l.FreeBits(&free_regs, &free_tid);
+    std::vector<uint32_t> dirs;
+    for (int i = 0; i < l.reg_bits() && static_cast<int>(dirs.size()) < want; ++i) {
+      if (!((free_regs >> i) & 1)) dirs.push_back(l.reg[i]);
+    }
+    if (static_cast<int>(dirs.size()) < want) return std::nullopt;
+    return ViewPacking(l, p.element_bits, dirs);
+  };
+  if (auto a = own(p.src), b = own(p.dst); a && b) add(*a, *b);
   return out;
 }
 
