@@ -624,6 +624,58 @@ TEST(PlanProveTest, MisalignedMatrixRowIsRefuted) {
   ExpectRefuted(p, "vector.aligned");
 }
 
+// stmatrix over source lanes that hold broadcast copies (as Triton lowers these pairs,
+// corpus/plan lines 44 and 691): the copied rows write the same data at the same address
+// and are not live stores; the plans prove and run.
+Planned PlanAttrs(const std::string& src, const std::string& dst, std::vector<int64_t> shape,
+                  sim::plan::DType dtype) {
+  auto problem = sim::plan::MakeProblem(src, dst, shape, dtype, 4);
+  EXPECT_TRUE(problem.ok()) << problem.status();
+  auto plan = sim::plan::PlanConversion(*problem, sim::plan::PlanOptions{});
+  EXPECT_TRUE(plan.ok()) << plan.status();
+  return Planned{*std::move(problem), *std::move(plan)};
+}
+
+constexpr char kBlocked64x1[] =
+    "#ttg.blocked<{sizePerThread = [1, 16], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], "
+    "order = [1, 0]}>";
+constexpr char kMmaV3[] =
+    "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = "
+    "[16, 32, 16]}>";
+constexpr char kSliceRows[] =
+    "#ttg.slice<{dim = 0, parent = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = "
+    "[1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>}>";
+constexpr char kSliceCols[] =
+    "#ttg.slice<{dim = 1, parent = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = "
+    "[1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>}>";
+
+TEST(PlanProveTest, MatrixStoresOfCopiedLanesAreProven) {
+  for (const Planned& p : {PlanAttrs(kBlocked64x1, kMmaV3, {64, 1}, sim::plan::DType::kF16),
+                           PlanAttrs(kSliceRows, kSliceCols, {64}, sim::plan::DType::kI32)}) {
+    ASSERT_TRUE(HasOp(p, OpKind::kStMatrix)) << p.problem.src_attr;
+    PlanProof proof = Prove(p);
+    EXPECT_EQ(proof.verdict, Verdict::kHolds) << p.problem.src_attr << ": " << Summary(proof);
+    EXPECT_EQ(SimFailure(p), "") << p.problem.src_attr;
+  }
+}
+
+// The copied rows moved to another row's address: no longer copies, they overwrite it.
+TEST(PlanProveTest, CopiedRowAtAnotherAddressIsRefuted) {
+  Planned p = PlanAttrs(kSliceRows, kSliceCols, {64}, sim::plan::DType::kI32);
+  auto& prog = p.plan.program;
+  sim::plan::Op* op = FirstOp(p, OpKind::kStMatrix);
+  ASSERT_NE(op, nullptr);
+  sim::plan::SetupValue v = prog.setup[op->addr];
+  ASSERT_EQ(v.coeff.at(2), 0u);  // row bit 2: the source's lane 4, a broadcast copy
+  v.coeff[2] = 16 / v.element_bytes;
+  prog.setup.push_back(v);
+  op->addr = static_cast<int>(prog.setup.size()) - 1;
+  PlanProof proof = Prove(p);
+  ASSERT_EQ(proof.verdict, Verdict::kViolated) << Summary(proof);
+  EXPECT_EQ(proof.counterexample->obligation, "store.injective")
+      << proof.counterexample->text;
+}
+
 // Round trips (round_trip_prove.h), as `convert emit --harness=roundtrip` plans them.
 struct Trip {
   ConversionProblem problem;
