@@ -159,10 +159,12 @@ absl::StatusOr<EncodingPtr> BuildNvidiaMma(Fields& f) {
                        " with rank ", rank, ": mma.sync tiles are ", FormatArray(want)));
     }
   } else {
-    if (rank != 2) {
+    // Rank 3 (a batch dim first) parses, as in Triton 3.6: it is usable as the parent of
+    // a dot operand (and a slice of one), not as an accumulator (encoding_to_linear.cc).
+    if (rank != 2 && rank != 3) {
       return f.Error(
           f.Find("warpsPerCTA")->key_offset, "warpsPerCTA",
-          absl::StrCat("has ", rank, " entries; a Hopper (v3) mma layout has rank 2"));
+          absl::StrCat("has ", rank, " entries; a Hopper (v3) mma layout has rank 2 or 3"));
     }
     const auto& s = m.instr_shape;
     const bool ok = s.size() == 3 && s[0] == 16 && s[1] >= 8 && s[1] <= 256 &&

@@ -274,7 +274,7 @@ absl::Status CheckOneDimPerBasis(const Fields& f, const Value& v, absl::string_v
 //   * integers must fit in int32 (Triton truncates 4294967300 to 4);
 //   * nvidia_mma: versionMajor 2 or 3 only; instrShape required, [16, 8] / [1, 16, 8] for
 //     v2 and [16, N, K] (N a power of two in 8..256, K in {8, 16, 32}) for v3; warps of
-//     rank 2 or 3 (v3: 2), powers of two (Triton 3.6 verifies none of this);
+//     rank 2 or 3, powers of two (Triton 3.6 verifies none of this);
 //   * amd_mfma: version required, instrShape has 3 entries; amd_mfma and amd_wmma:
 //     tilesPerWarp has the rank of warpsPerCTA, warps and tiles are powers of two, rank 2
 //     or 3;

@@ -399,9 +399,9 @@ absl::Status CheckNvidiaMma(const NvidiaMmaEncoding& e) {
           "and Ampere's instrShape is the [batch,] M, N tile shape");
     }
   } else if (e.version_major == 3) {
-    if (rank != 2) {
+    if (rank != 2 && rank != 3) {
       return Invalid(kNvidiaMmaName, absl::StrCat("versionMajor = 3 with rank ", rank),
-                     "but Hopper wgmma layouts are 2-D");
+                     "but Hopper wgmma layouts are 2-D (or 3-D as a dot operand's parent)");
     }
     if (e.instr_shape.size() != 3) {
       return Invalid(kNvidiaMmaName,
@@ -425,6 +425,14 @@ std::vector<int64_t> NvidiaMmaTileShape(const NvidiaMmaEncoding& e) {
 absl::StatusOr<LinearLayout> NvidiaMmaToLinear(const NvidiaMmaEncoding& e, Shape shape) {
   RETURN_IF_ERROR(CheckNvidiaMma(e));
   const int rank = e.warps_per_cta.size();
+  if (e.version_major == 3 && rank != 2) {
+    // Triton 3.6's nvidiaMmaTile asserts `tileShape.size() == rank` here: the v3 tile is
+    // instrShape[0:2] whatever the rank, so a batched Hopper accumulator aborts the
+    // compiler. Only its dot operands (NvidiaDotToLinear) have a layout.
+    return Invalid(kNvidiaMmaName, absl::StrCat("versionMajor = 3 with rank ", rank),
+                   "as an accumulator: Triton 3.6 aborts on it (nvidiaMmaTile: tileShape."
+                   "size() == rank); a rank-3 Hopper mma is only a dot operand's parent");
+  }
   RETURN_IF_ERROR(CheckShape(kNvidiaMmaName, shape, rank));
   ASSIGN_OR_RETURN(LinearLayout cga, MakeCgaLayout(kNvidiaMmaName, e.cga, rank));
   constexpr int32_t kAccKWidth = 2;  // the accumulator always holds pairs along N
@@ -674,6 +682,9 @@ absl::StatusOr<LinearLayout> NvidiaDotToLinear(const DotOperandEncoding& dot,
   RETURN_IF_ERROR(CheckMmaTile(kDotName, tile_shape, dot.k_width, order));
   LinearLayout cta = NvidiaMmaTile(tile_shape, dot.k_width, order, order);
   const int k_dim = is_a ? rank - 1 : rank - 2;
+  // mma.getWarpOrder(): getMatrixOrder(rank, rowMajor = !Hopper); for a batched Hopper
+  // parent that is [1, 2, 0] (M, then K, then the batch), as Triton 3.6 lays out
+  // dot_op<{opIdx = 0, parent = nvidia_mma v3 [w0, w1, w2]}> (corpus/layout, dot_op).
   const std::vector<int32_t> warp_order =
       GetMatrixOrder(rank, /*row_major=*/mma.version_major != 3);
   cta *= BroadcastedDotOperandLayout(ToI64(mma.warps_per_cta), warp_order, k_dim, kWarp)

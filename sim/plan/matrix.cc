@@ -34,12 +34,15 @@ struct Side {
   Kind kind = Kind::kPlain;
   uint32_t free_regs = 0, free_tid = 0;
   uint32_t cols[3] = {}, rows[3] = {};  // matrix: tensor directions
+  int ncols = 3;                        // offset bits of a 16-byte row: 3 (16-bit), 2 (32-bit)
   std::vector<int> select;              // matrix: register bits picking the matrix
   int warps = 0;                        // warps that take part
 
+  // The register bit packed in a word (16-bit elements), -1 for 32-bit elements.
+  int Pack() const { return v->pk() == 1 ? v->pack[0] : -1; }
   // Matrix sides: registers with the pack and select bits clear start an instruction.
   uint32_t Fixed() const {
-    uint32_t m = 1u << v->pack[0];
+    uint32_t m = Pack() >= 0 ? 1u << Pack() : 0;
     for (int b : select) m |= 1u << b;
     return m;
   }
@@ -71,24 +74,36 @@ std::optional<Side> MakeSide(const ConversionProblem& p, bool store, const WordV
   }
   if (kind == Kind::kPlain) return s;
   const FlatLayout& l = *s.l;
-  uint32_t free_regs = 0, free_tid = 0;
-  l.FreeBits(&free_regs, &free_tid);
-  // Loads may read one row for several lanes or warps (broadcast copies). Stores skip
-  // the warps that hold copies (a warp-uniform predicate: every lane of a warp executes
-  // a matrix instruction or none), not lanes.
-  if (v.pk() != 1 || v.upw != 1 || l.lane_bits() != 5 || free_regs != 0 ||
-      (store && (free_tid & 31) != 0)) {
+  // Broadcast copies: registers that hold copies are not accessed (loads rename the
+  // canonical word); loads may read one row for several lanes or warps. Stores skip the
+  // warps that hold copies (a warp-uniform predicate: every lane of a warp executes a
+  // matrix instruction or none); lanes that hold copies of a row write the same data to
+  // the same address (Triton stores such rows too). The pack bit and the select bits
+  // must be registers of their own.
+  // 32-bit elements move as pairs of 16-bit halves (as Triton lowers i32 / f32): a
+  // word is one element, a 16-byte row four of them (cols: lanes 0-1). Not .trans,
+  // which would split an element's halves between lanes.
+  const bool wide = p.element_bits == 32;
+  if (v.pk() != (wide ? 0 : 1) || v.upw != 1 || l.lane_bits() != 5 ||
+      (wide && kind == Kind::kTrans) || (s.Pack() >= 0 && ((s.free_regs >> s.Pack()) & 1))) {
     return std::nullopt;
   }
-  const uint32_t pack = l.reg[v.pack[0]];
-  const uint32_t a[3] = {pack, l.lane[0], l.lane[1]};
+  // Copied registers must be plain broadcast (basis 0): a copy through a combination with
+  // the pack bit would hold its word's halves swapped.
+  for (int i = 0; i < l.reg_bits(); ++i) {
+    if (((s.free_regs >> i) & 1) && l.reg[i] != 0) return std::nullopt;
+  }
+  s.free_tid &= ~31u;
+  s.ncols = wide ? 2 : 3;
+  const uint32_t a[3] = {wide ? l.lane[0] : l.reg[v.pack[0]], wide ? l.lane[1] : l.lane[0],
+                         wide ? 0u : l.lane[1]};
   const uint32_t b[3] = {l.lane[2], l.lane[3], l.lane[4]};
   for (int i = 0; i < 3; ++i) {
     s.cols[i] = kind == Kind::kMatrix ? a[i] : b[i];
     s.rows[i] = kind == Kind::kMatrix ? b[i] : a[i];
   }
   for (int i = 0; i < l.reg_bits() && s.select.size() < 2; ++i) {
-    if (i != v.pack[0]) s.select.push_back(i);
+    if (i != s.Pack() && !((s.free_regs >> i) & 1)) s.select.push_back(i);
   }
   return s;
 }
@@ -133,13 +148,16 @@ std::optional<Access> SideAccess(const Side& s, const SideImages& im, int eb,
   for (int i = 0; i < im.warp_bits; ++i) warp_low |= im.warp[i];
   const uint32_t all_regs = static_cast<uint32_t>(l.num_regs()) - 1;
   if (s.kind != Kind::kPlain) {
-    for (int i = 0; i < 3; ++i) if (im.cols[i] != (1u << i)) return std::nullopt;
+    for (int i = 0; i < s.ncols; ++i) if (im.cols[i] != (1u << i)) return std::nullopt;
     const uint32_t* row_img = im.rows;
     uint32_t low = warp_low, sel_img[2] = {};
-    for (int i = 0; i < l.reg_bits(); ++i) if (i != s.v->pack[0]) low |= img[i];
+    for (int i = 0; i < l.reg_bits(); ++i) {
+      if (i != s.Pack() && !((s.free_regs >> i) & 1)) low |= img[i];
+    }
     for (int i = 0; i < 3; ++i) low |= row_img[i];
-    if (low & 7) return std::nullopt;  // rows (with the pack bit for .trans) aligned
-    a.skip = s.Fixed();
+    // rows (with the pack bit for .trans) 16-byte aligned
+    if (low & ((1u << s.ncols) - 1)) return std::nullopt;
+    a.skip = s.Fixed() | s.free_regs;
     const int x = 1 << s.select.size();
     for (size_t k = 0; k < s.select.size(); ++k) sel_img[k] = img[s.select[k]];
     const uint32_t key[5] = {row_img[0], row_img[1], row_img[2], sel_img[0], sel_img[1]};
@@ -147,7 +165,7 @@ std::optional<Access> SideAccess(const Side& s, const SideImages& im, int eb,
       return MatrixRowsCost(row_img, sel_img, static_cast<int>(s.select.size()),
                             static_cast<uint32_t>(eb));
     });
-    a.per_thread = l.num_regs() >> (1 + s.select.size());
+    a.per_thread = 1 << (l.reg_bits() - std::popcount(a.skip & all_regs));
     return a;
   }
   int limit = 0;
@@ -182,7 +200,8 @@ std::optional<Access> SideAccess(const Side& s, const SideImages& im, int eb,
 class MatrixPlanner {
  public:
   MatrixPlanner(const ConversionProblem& p, const Side& st, const Side& ld)
-      : p_(p), st_(st), ld_(ld), eb_(p.element_bytes()), n_(p.elem_bits_log2) {}
+      : p_(p), st_(st), ld_(ld), eb_(p.element_bytes()), n_(p.elem_bits_log2),
+        row_bit_(std::countr_zero(16u / static_cast<uint32_t>(p.element_bytes()))) {}
 
   // (wavefronts, instructions) of a basis, given as its sides' images; max when a side
   // does not fit.
@@ -213,7 +232,7 @@ class MatrixPlanner {
     const Side& mat = st_.kind != Kind::kPlain ? st_ : ld_;
     const Side& other = &mat == &st_ ? ld_ : st_;
     if (other.kind != Kind::kPlain) {
-      for (int i = 0; i < 3; ++i) if (other.cols[i] != mat.cols[i]) return {};
+      for (int i = 0; i < mat.ncols; ++i) if (other.cols[i] != mat.cols[i]) return {};
     }
     std::vector<uint32_t> best;
     std::pair<int64_t, int64_t> best_score{std::numeric_limits<int64_t>::max(),
@@ -224,8 +243,8 @@ class MatrixPlanner {
       auto add = [&](uint32_t v) {
         if (static_cast<int>(basis.size()) < n_ && v != 0 && span.Add(v)) basis.push_back(v);
       };
-      for (uint32_t c : mat.cols) add(c);
-      if (static_cast<int>(basis.size()) != 3) return {};
+      for (int i = 0; i < mat.ncols; ++i) add(mat.cols[i]);
+      if (static_cast<int>(basis.size()) != mat.ncols) return {};
       auto rows_of = [&](const Side& s) {
         if (s.kind != Kind::kPlain) for (uint32_t r : s.rows) add(r);
       };
@@ -255,7 +274,7 @@ class MatrixPlanner {
     auto score = Score(st, ld);
     for (int pass = 0; pass < 8; ++pass) {
       bool improved = false;
-      for (int j = 3; j < n_ && !improved; ++j) {
+      for (int j = row_bit_; j < n_ && !improved; ++j) {
         if ((int64_t{eb_} << j) >= 128) break;
         for (int k = j + 1; k < n_ && !improved; ++k) {
           SideImages st_moved = st, ld_moved = ld;  // kept only if the move helps
@@ -280,6 +299,7 @@ class MatrixPlanner {
   const Side& st_;
   const Side& ld_;
   int eb_, n_;
+  int row_bit_;  // the first offset bit above a 16-byte row
   // The store side's bank costs, the load side's (a search prices about 50 bases).
   mutable BankCostMemo memo_[2] = {BankCostMemo(64), BankCostMemo(64)};
 };
@@ -347,8 +367,9 @@ void EmitSide(const Side& s, const Access& a, const Map& m, int eb, int buffer, 
       op.kind = s.store ? OpKind::kStShared : OpKind::kLdShared;
       op.elem_bytes = 4;
       const std::vector<int> vec = a.Vec();
-      for (uint32_t j = 0; j < (1u << (vec.size() - 1)); ++j) {
-        units.push_back(static_cast<int>(v.Unit(r | Spread(vec, j, 1))));
+      // vec[0..pk) are the word's own slots; the rest pick the words of one access.
+      for (uint32_t j = 0; j < (1u << (vec.size() - v.pk())); ++j) {
+        units.push_back(static_cast<int>(v.Unit(r | Spread(vec, j, v.pk()))));
       }
     } else {
       op.kind = s.store ? OpKind::kStMatrix : OpKind::kLdMatrix;
@@ -375,9 +396,12 @@ void EmitSide(const Side& s, const Access& a, const Map& m, int eb, int buffer, 
 absl::StatusOr<MatrixSmemPlan> PlanMatrixSmem(const ConversionProblem& p, const WordView& sv,
                                               const WordView& dv, const PlanOptions& options,
                                               SmemStage* stage) {
-  if (p.element_bits != 16 || sv.pk() != 1 || dv.pk() != 1) {
+  const bool packed16 = p.element_bits == 16 && sv.pk() == 1 && dv.pk() == 1;
+  const bool wide = p.element_bits == 32 && sv.pk() == 0 && dv.pk() == 0;
+  if (!packed16 && !wide) {
     return absl::InvalidArgumentError(
-        "smem/matrix: stmatrix/ldmatrix need 16-bit elements packed two to a word");
+        "smem/matrix: stmatrix/ldmatrix need 16-bit elements packed two to a word, or "
+        "32-bit elements (pairs of 16-bit halves)");
   }
   if (options.no_swizzle || (options.max_vector_bytes > 0 && options.max_vector_bytes < 16)) {
     return absl::InvalidArgumentError("smem/matrix: the options ask for plain accesses");

@@ -22,8 +22,9 @@
 // the exact bank model (sim/bank: one wavefront group per 8x8 matrix), as for plain
 // accesses.
 //
-// Scope: 16-bit elements, both views packed two to a word (pack bit), no broadcast on a
-// matrix side (every register, lane and warp basis independent).
+// Scope: 16-bit elements, both views packed two to a word (pack bit); broadcast copies
+// (registers, lanes or warps that hold copies) anywhere but in the pack bit, the cols
+// and the select bits.
 #ifndef WARPCHECK_SIM_PLAN_MATRIX_H_
 #define WARPCHECK_SIM_PLAN_MATRIX_H_
 

@@ -128,6 +128,20 @@ std::vector<std::pair<WordView, WordView>> CandidateViews(const ConversionProble
     if (a && b) add(*a, *b);
   }
   add(ViewOf(p.src, p.element_bits, true), ViewOf(p.dst, p.element_bits, true));
+  // Each side's lowest registers of its own: where the lowest register bits hold
+  // broadcast copies, the view above packs an element with its copy (64x1 mma and
+  // blocked layouts; the matrix planner needs a pack bit that is no copy).
+  auto own = [&](const FlatLayout& l) -> std::optional<WordView> {
+    uint32_t free_regs = 0, free_tid = 0;
+    l.FreeBits(&free_regs, &free_tid);
+    std::vector<uint32_t> dirs;
+    for (int i = 0; i < l.reg_bits() && static_cast<int>(dirs.size()) < want; ++i) {
+      if (!((free_regs >> i) & 1)) dirs.push_back(l.reg[i]);
+    }
+    if (static_cast<int>(dirs.size()) < want) return std::nullopt;
+    return ViewPacking(l, p.element_bits, dirs);
+  };
+  if (auto a = own(p.src), b = own(p.dst); a && b) add(*a, *b);
   return out;
 }
 
@@ -372,6 +386,10 @@ uint32_t ApplyCols(const std::vector<uint32_t>& cols, uint32_t x) { return Apply
 struct ShuffleMatrix {
   std::vector<uint32_t> mrr, mlr, mrl, mll;
   uint32_t zero_cols = 0;  // destination word bits that only copy (both columns zero)
+  // (word, lane) combinations of the source that hold nothing new (a lane or register
+  // that holds copies: its basis is a combination of the others), with a lane part:
+  // adding one to a column is another solution of the same conversion.
+  std::vector<std::pair<uint32_t, uint32_t>> null;
 };
 
 absl::StatusOr<ShuffleMatrix> SolveShuffleMatrix(const ConversionProblem& p,
@@ -398,8 +416,18 @@ absl::StatusOr<ShuffleMatrix> SolveShuffleMatrix(const ConversionProblem& p,
   gens = src_units;
   for (uint32_t b : p.src.lane) gens.push_back(b);
   for (int i = 0; i < pk; ++i) gens.push_back(p.src.reg[sv.pack[i]]);
-  F2Span span(gens);
+  F2Span span;
   const uint32_t reg_mask = (1u << nus) - 1;
+  ShuffleMatrix m;
+  for (size_t k = 0; k < gens.size(); ++k) {
+    const std::optional<uint32_t> earlier = span.Solve(gens[k]);
+    span.Add(gens[k]);
+    if (!earlier) continue;
+    const uint32_t combo = *earlier | (1u << k);
+    if ((combo >> (nus + 5)) == 0 && ((combo >> nus) & 31) != 0) {
+      m.null.emplace_back(combo & reg_mask, (combo >> nus) & 31);
+    }
+  }
   auto solve = [&](uint32_t target, uint32_t* rho, uint32_t* sigma) -> bool {
     auto combo = span.Solve(target);
     if (!combo || (*combo >> (nus + 5)) != 0) return false;
@@ -407,7 +435,6 @@ absl::StatusOr<ShuffleMatrix> SolveShuffleMatrix(const ConversionProblem& p,
     *sigma = (*combo >> nus) & 31;
     return true;
   };
-  ShuffleMatrix m;
   std::vector<uint32_t>& mrr = m.mrr;
   std::vector<uint32_t>& mlr = m.mlr;
   std::vector<uint32_t>& mrl = m.mrl;
@@ -434,9 +461,11 @@ absl::StatusOr<ShuffleMatrix> SolveShuffleMatrix(const ConversionProblem& p,
 }
 
 // The direct scheme: one round per destination word and lane offset; a lane whose
-// element is already local takes it from its own words.
+// element is already local takes it from its own words. `all_idx`: every lane reads
+// through one shfl.idx round instead (its own lane where the element is local), which
+// needs no select at the receivers when a sender serves only one word.
 absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordView& sv,
-                                           const WordView& dv) {
+                                           const WordView& dv, bool all_idx) {
   const std::vector<uint32_t>& mrr = mat.mrr;
   const std::vector<uint32_t>& mlr = mat.mlr;
   const std::vector<uint32_t>& mrl = mat.mrl;
@@ -490,7 +519,7 @@ absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordV
         shfl_memo[key] = got;
         return got;
       };
-      if (deltas.size() <= 2) {
+      if (deltas.size() <= 2 && !all_idx) {
         for (uint32_t d : deltas) {
           BflyRequest req{rp * upw + h, d, {}, 0};
           req.send.fill(-1);
@@ -510,7 +539,7 @@ absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordV
         lane_index.constant = ApplyCols(mlr, rp);
         const int lane_setup = prog.AddSetup(lane_index);
         uint32_t pending = 0;
-        for (uint32_t l = 0; l < 32; ++l) if (sigma[l] != l) pending |= 1u << l;
+        for (uint32_t l = 0; l < 32; ++l) if (sigma[l] != l || all_idx) pending |= 1u << l;
         for (int round = 0; pending != 0; ++round) {
           if (round == 4) {
             return absl::InvalidArgumentError("shuffle: two lanes want different words "
@@ -765,16 +794,50 @@ absl::StatusOr<Program> BuildCosetShuffle(const ShuffleMatrix& mat, const WordVi
   return prog;
 }
 
+// The other solutions worth trying for the direct scheme: a destination lane bit j
+// whose receivers want a word chosen by j (a register part in its column) can read from
+// a source lane that holds a copy (a null combination added to column j). Then every
+// sender serves receivers of one j and picks, by its own lane, what to send: one selp
+// at the sender and one shfl.idx instead of rounds and selects at the receivers (as
+// Triton's lowering does with broadcast lanes). At most 64 variants.
+std::vector<ShuffleMatrix> RoutedThroughCopies(const ShuffleMatrix& m) {
+  std::vector<ShuffleMatrix> out;
+  if (m.null.empty()) return out;
+  std::vector<int> cols;
+  for (int j = 0; j < 5; ++j) if (m.mrl[j] != 0) cols.push_back(j);
+  const int choices = static_cast<int>(m.null.size()) + 1;
+  int variants = 1;
+  for (size_t c = 0; c < cols.size() && variants <= 64; ++c) variants *= choices;
+  if (cols.empty() || variants > 64) return out;
+  for (int v = 1; v < variants; ++v) {
+    ShuffleMatrix alt = m;
+    for (int x = v, c = 0; c < static_cast<int>(cols.size()); ++c, x /= choices) {
+      if (x % choices == 0) continue;
+      const auto& [rz, sz] = m.null[x % choices - 1];
+      alt.mrl[cols[c]] ^= rz;
+      alt.mll[cols[c]] ^= sz;
+    }
+    out.push_back(std::move(alt));
+  }
+  return out;
+}
+
 absl::StatusOr<Program> PlanShuffle(const ConversionProblem& p, const WordView& sv,
                                     const WordView& dv, ShuffleStage* stage) {
   ASSIGN_OR_RETURN(ShuffleMatrix m, SolveShuffleMatrix(p, sv, dv));
-  absl::StatusOr<Program> direct = BuildDirectShuffle(m, sv, dv);
-  ShuffleStage coset_stage;
-  absl::StatusOr<Program> coset = BuildCosetShuffle(m, sv, dv, &coset_stage);
-  if (!coset.ok() && !direct.ok()) return coset.status();
   auto ops = [](const absl::StatusOr<Program>& prog) {
     return prog.ok() ? CountOps(*prog).total() : INT64_MAX;
   };
+  absl::StatusOr<Program> direct = BuildDirectShuffle(m, sv, dv, false);
+  for (const ShuffleMatrix& alt : RoutedThroughCopies(m)) {
+    for (bool all_idx : {false, true}) {
+      absl::StatusOr<Program> other = BuildDirectShuffle(alt, sv, dv, all_idx);
+      if (ops(other) < ops(direct)) direct = std::move(other);
+    }
+  }
+  ShuffleStage coset_stage;
+  absl::StatusOr<Program> coset = BuildCosetShuffle(m, sv, dv, &coset_stage);
+  if (!coset.ok() && !direct.ok()) return coset.status();
   if (ops(direct) <= ops(coset)) {
     stage->set_direct(true);
     stage->set_rounds(CountOps(*direct).shfl);

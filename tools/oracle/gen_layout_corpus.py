@@ -301,6 +301,12 @@ def slice_cases():
     out.append(C(f, slice_(1, p), [128], "named_SliceOfMmaV2_d1_128"))
     out.append(C(f, slice_(1, dot(0, mma(2, [1, 1], [16, 8]), 8)), [16], "named_SliceDot_v2"))
     out.append(C(f, slice_(0, dot(0, mma(3, [4, 1], [16, 16, 8]), 2)), [16], "named_SliceDot_v3"))
+    # the 2-D slices of a batched v3 dot operand in corpus/plan (convert-layout-pairs)
+    p3 = dot(0, mma(3, [4, 1, 1], [16, 32, 16]), 2)
+    for s in ([64, 1], [64, 64], [64, 128], [1, 64]):
+        out.append(C(f, slice_(1, p3), s, f"named_SliceDot_v3_batched_{_j(s)}"))
+    out.append(C(f, slice_(0, dot(0, mma(3, [2, 2, 1], [16, 32, 16]), 2)), [64, 64],
+                 "named_SliceDot_v3_batched_w221_d0"))
     for dim in (0, 1):
         for n in (1, 16, 64, 256):
             out.append(C(f, slice_(dim, BL2), [n]))
@@ -345,6 +351,9 @@ def nvidia_mma_cases():
     for instr in ([16, 16, 8], [16, 8, 8]):
         out.append(C(f, mma(3, [4, 1], instr), [64, 16], f"named_MMAv3_64x16_i{_j(instr)}"))
     out.append(C(f, mma(3, [4, 1], [16, 16, 8]), [128, 16], "named_MMAv3_128x16"))
+    # a batched v3 accumulator: Triton 3.6 aborts (nvidiaMmaTile asserts tileShape.size() ==
+    # rank), so this case is skipped and listed in README.md; warpcheck rejects it too
+    out.append(C(f, mma(3, [4, 1, 1], [16, 32, 16]), [2, 64, 32], "named_MMAv3_batched_aborts"))
     out.append(C(f, mma(3, [4, 1], [16, 16, 8]), [1024, 1024], "named_MMAv3_1024x1024"))
     for s in ([64, 32], [64, 64], [128, 64], [256, 64]):
         out.append(C(f, mma(3, [4, 2], [16, 32, 16]), s, f"named_MMAv3_4x2Warps_{_j(s)}"))
@@ -436,6 +445,16 @@ def dot_op_cases():
         ([4, 1], [16, 16, 16], 8, [64, 128]),
     ]:
         out.append(C(f, dot(0, mma(3, wpc, instr), kw), shape))
+    # batched (rank-3) mma v3 parents: Triton 3.6 lays these out (the accumulator itself
+    # aborts); the warp order is getMatrixOrder(3, rowMajor=false) = [1, 2, 0], which only
+    # warps along more than one of the dims tell apart (corpus/plan lines 32-439 use
+    # [4, 1, 1] with instrShape [16, 32, 16]).
+    for wpc, kw, shape in [
+        ([4, 1, 1], 2, [1, 64, 64]), ([4, 1, 1], 2, [2, 64, 64]), ([4, 1, 1], 2, [64, 16, 64]),
+        ([1, 2, 2], 2, [4, 64, 64]), ([2, 2, 2], 2, [4, 64, 64]), ([2, 1, 2], 2, [4, 64, 64]),
+        ([2, 4, 2], 2, [4, 64, 64]), ([4, 2, 1], 1, [4, 64, 32]), ([1, 4, 2], 4, [2, 128, 64]),
+    ]:
+        out.append(C(f, dot(0, mma(3, wpc, [16, 32, 16]), kw), shape))
     # blocked parents
     for op, parent, shape in [
         (0, BL2, [64, 64]), (1, BL2, [64, 64]), (0, BL2T, [32, 8]), (1, BL2T, [8, 128]),

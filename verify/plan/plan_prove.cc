@@ -88,7 +88,42 @@ class Prover {
   bool Accesses(int k, uint32_t t) const {
     const sim::plan::Op& op = p_.ops[k];
     if (op.pred >= 0 && SetupAt(p_.setup[op.pred], t) == 0) return false;
-    return !IsMatrix(op) || (t & 31) < 8u * MatrixCount(op);
+    return !IsMatrix(op) ||
+           ((t & 31) < 8u * MatrixCount(op) && (t & CopyBits(k).rows) == 0);
+  }
+  // A matrix store's rows that copy another row (Triton's stmatrix over lanes that hold
+  // broadcast copies, sim/plan/matrix.h): row bit b (providing lane bit b) is a copy bit
+  // when the row address does not depend on it and the data lanes it stands for (lane
+  // b + 2; lane b - 1 for .trans, whose row bit 0 is a word's half) hold the same
+  // elements (the source's lane basis there is 0, and the op stores source words). Such
+  // a row writes what the row with the bit clear writes, at the same address, so it and
+  // its data lanes' slots are not counted as live stores (store.injective, store.once).
+  struct Copies {
+    uint32_t rows = 0, data_lanes = 0;
+  };
+  Copies CopyBits(int k) const {
+    Copies c;
+    const sim::plan::Op& op = p_.ops[k];
+    if (!IsStore(op) || !IsMatrix(op)) return c;
+    for (int id : op.in) {
+      if (enc_.input_index()[id] < 0 || enc_.def()[id] >= 0) return c;
+    }
+    const SetupValue& a = p_.setup[op.addr];
+    for (int b = 0; b < 3; ++b) {
+      const int d = op.trans ? b - 1 : b + 2;
+      if (d < 0 || d >= pb_.src.lane_bits()) continue;
+      const uint32_t coeff = b < static_cast<int>(a.coeff.size()) ? a.coeff[b] : 0;
+      if (coeff == 0 && pb_.src.lane[d] == 0) {
+        c.rows |= 1u << b;
+        c.data_lanes |= 1u << d;
+      }
+    }
+    return c;
+  }
+  // Symbolically: the lane bits of `tid` in `mask` are all 0.
+  Term LaneBitsClear(Term tid, uint32_t mask) {
+    if (mask == 0) return ctx_.Bool(true);
+    return smt::BvAnd(smt::Extract(tid, 4, 0), enc_.K(mask, 5)) == enc_.K(0, 5);
   }
 
   absl::Status Delivers();
@@ -372,7 +407,8 @@ Term Prover::TableLive(const std::vector<int>& ops, Term k, Term tid) {
   auto live = [&](int op) {
     const sim::plan::Op& o = p_.ops[op];
     Term l = o.pred >= 0 ? enc_.Pred(o.pred, tid) : ctx_.Bool(true);
-    return IsMatrix(o) ? (l && enc_.ProvidesRow(o, tid)) : l;
+    return IsMatrix(o) ? (l && enc_.ProvidesRow(o, tid) && LaneBitsClear(tid, CopyBits(op).rows))
+                       : l;
   };
   Term l = live(ops.back());
   for (int i = static_cast<int>(ops.size()) - 2; i >= 0; --i) {
@@ -595,7 +631,8 @@ absl::Status Prover::StoreOnce() {
       const StoreSlot& x = slots_[i];
       const sim::plan::Op& op = p_.ops[x.op];
       Term live = x.junk ? ctx_.Bool(false)
-                         : (op.pred >= 0 ? enc_.Pred(op.pred, t) : ctx_.Bool(true));
+                         : (op.pred >= 0 ? enc_.Pred(op.pred, t) : ctx_.Bool(true)) &&
+                               LaneBitsClear(t, CopyBits(x.op).data_lanes);
       uint32_t img = 0;
       for (int b = 0; b < pb_.src.reg_bits(); ++b) if ((x.reg >> b) & 1) img ^= pb_.src.reg[b];
       return std::make_tuple(enc_.K(img, ne), enc_.K(x.byte, 3), live);
@@ -628,7 +665,8 @@ absl::Status Prover::StoreOnce() {
     const uint32_t y2 = static_cast<uint32_t>(*r->model.Bits(t2));
     auto live = [&](const StoreSlot& x, uint32_t t) {
       const int pr = p_.ops[x.op].pred;
-      return !x.junk && (pr < 0 || SetupAt(p_.setup[pr], t) != 0);
+      return !x.junk && (pr < 0 || SetupAt(p_.setup[pr], t) != 0) &&
+             (t & CopyBits(x.op).data_lanes) == 0;
     };
     const uint32_t g1 = Tag(pb_.src.Apply(x1.reg, y1 & 31, y1 >> 5), x1.byte);
     const uint32_t g2 = Tag(pb_.src.Apply(x2.reg, y2 & 31, y2 >> 5), x2.byte);

@@ -170,6 +170,38 @@ TEST(EncodingToLinearSpecTest, MmaV3AddsRegistersAlongN) {
                  {{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}}, {}, {}, {16, 64}));
 }
 
+TEST(EncodingToLinearSpecTest, BatchedMmaV3DotOperandWarpOrder) {
+  // A rank-3 Hopper parent (no rank in the spec's §2.4): Triton 3.6.0's
+  // to_linear_layout printed this. Warps go along M (dim1), then K (broadcast: zeros),
+  // then the batch (dim0): getMatrixOrder(3, rowMajor=false) = [1, 2, 0].
+  EXPECT_EQ(MustConvert(Dot(0, Mma(3, {2, 2, 2}, {16, 32, 16}), 2), {4, 64, 64}),
+            Dist({{0, 0, 1}, {0, 8, 0}, {0, 0, 8}, {0, 0, 16}, {0, 0, 32}, {0, 32, 0}, {2, 0, 0}},
+                 {{0, 0, 2}, {0, 0, 4}, {0, 1, 0}, {0, 2, 0}, {0, 4, 0}},
+                 {{0, 16, 0}, {0, 0, 0}, {1, 0, 0}}, {}, {4, 64, 64}));
+}
+
+TEST(EncodingToLinearPropertyTest, BatchedMmaV3DotOperandOfOneBatchIsThe2DOne) {
+  // Law: with one batch and no warps along it, the rank-3 Hopper dot operand is the 2-D
+  // one with a leading dim of size 1 (every basis gains a 0 in front).
+  for (int32_t wm : {1, 2, 4, 8}) {
+    for (int32_t kw : {1, 2, 4}) {
+      for (Shape mk : {Shape{64, 64}, Shape{128, 32}, Shape{16, 256}}) {
+        const LinearLayout flat = MustConvert(Dot(0, Mma(3, {wm, 1}, {16, 32, 16}), kw), mk);
+        const LinearLayout batched =
+            MustConvert(Dot(0, Mma(3, {1, wm, 1}, {16, 32, 16}), kw), {1, mk[0], mk[1]});
+        ASSERT_EQ(batched.bases().size(), flat.bases().size());
+        for (size_t d = 0; d < flat.bases().size(); ++d) {
+          const auto& [in, bases] = flat.bases()[d];
+          Bases want;
+          for (const auto& b : bases) want.push_back({0, b[0], b[1]});
+          EXPECT_EQ(batched.bases()[d].first, in);
+          EXPECT_EQ(batched.bases()[d].second, want) << in << " wm=" << wm << " kw=" << kw;
+        }
+      }
+    }
+  }
+}
+
 TEST(EncodingToLinearSpecTest, DotOperandAKWidth8) {
   // §2.5: A, mma v2 [16,8], kWidth 8, shape 16x64; warps [4,1] all broadcast (16 rows).
   EXPECT_EQ(
@@ -1327,6 +1359,15 @@ TEST(EncodingToLinearErrorTest, NonPowerOfTwoExtent) {
               StatusIs(absl::StatusCode::kInvalidArgument, "not a power of two"));
   EXPECT_THAT(ToLinearLayout(*Nvmma(128, 16), Shape{48, 64}),
               StatusIs(absl::StatusCode::kInvalidArgument, "#ttg.nvmma_shared"));
+}
+
+TEST(EncodingToLinearErrorTest, BatchedMmaV3AccumulatorAsTritonAborts) {
+  // Triton 3.6.0 aborts (nvidiaMmaTile: tileShape.size() == rank); only the dot operands
+  // of a rank-3 Hopper mma have a layout.
+  EXPECT_THAT(ToLinearLayout(*Mma(3, {4, 1, 1}, {16, 32, 16}), Shape{2, 64, 32}),
+              StatusIs(absl::StatusCode::kInvalidArgument, "Triton 3.6 aborts"));
+  EXPECT_THAT(ToLinearLayout(*Slice(0, Mma(3, {4, 1, 1}, {16, 32, 16})), Shape{64, 32}),
+              StatusIs(absl::StatusCode::kInvalidArgument, "Triton 3.6 aborts"));
 }
 
 TEST(EncodingToLinearErrorTest, ZeroOrNegativeExtent) {

@@ -1,8 +1,8 @@
 // The stmatrix/ldmatrix planner (sim/plan/matrix.h), run on the simulator:
 //
 //   * every matrix plan it returns converts every element (the once harness, random data
-//     and distinct tags), for every 16-bit pair of corpus/plan/triton_costs.tsv and every
-//     packed word view;
+//     and distinct tags), for every 16-bit pair of corpus/plan/triton_costs.tsv (and its
+//     small 32-bit ones) and every word view, broadcast copies included;
 //   * its predicted wavefronts and bank conflicts are what the simulator counts;
 //   * it uses matrix instructions on each side it can (both stmatrix and ldmatrix[.trans]
 //     show up across the corpus), and refuses what it cannot do with the reason.
@@ -24,22 +24,29 @@
 namespace warpcheck::sim::plan {
 namespace {
 
-std::vector<ConversionProblem> SixteenBitProblems() {
+// The f16 pairs of the corpus, and its i32 pairs of at most 256 elements (32-bit
+// elements move as pairs of 16-bit halves).
+std::vector<ConversionProblem> MatrixProblems() {
   auto t = base::ReadTsvFile(std::string(WARPCHECK_SOURCE_DIR) + "/corpus/plan/triton_costs.tsv");
   EXPECT_TRUE(t.ok()) << t.status();
   std::vector<ConversionProblem> out;
   if (!t.ok()) return out;
   for (const auto& c : t->rows) {
-    if (t->Cell(c, "status") != "ok" || t->Cell(c, "dtype") != "f16") continue;
+    const bool f16 = t->Cell(c, "dtype") == "f16", i32 = t->Cell(c, "dtype") == "i32";
+    if (t->Cell(c, "status") != "ok" || (!f16 && !i32)) continue;
     std::vector<int64_t> shape;
+    int64_t elements = 1;
     for (absl::string_view s : absl::StrSplit(t->Cell(c, "shape"), 'x')) {
       int64_t v = 0;
       EXPECT_TRUE(absl::SimpleAtoi(s, &v));
       shape.push_back(v);
+      elements *= v;
     }
+    if (i32 && elements > 256) continue;
     int warps = 0;
     EXPECT_TRUE(absl::SimpleAtoi(t->Cell(c, "num_warps"), &warps));
-    auto p = MakeProblem(t->Cell(c, "src"), t->Cell(c, "dst"), shape, DType::kF16, warps);
+    auto p = MakeProblem(t->Cell(c, "src"), t->Cell(c, "dst"), shape,
+                         f16 ? DType::kF16 : DType::kI32, warps);
     if (p.ok()) out.push_back(*std::move(p));
   }
   return out;
@@ -65,8 +72,8 @@ std::string RunOnce(const ConversionProblem& problem, const ConversionPlan& plan
 }
 
 TEST(MatrixPlannerTest, ConvertsEveryElementAndCountsWhatTheSimulatorCounts) {
-  int planned = 0, st_matrix = 0, ld_matrix = 0, trans = 0;
-  for (const ConversionProblem& p : SixteenBitProblems()) {
+  int planned = 0, st_matrix = 0, ld_matrix = 0, trans = 0, wide = 0, copies = 0;
+  for (const ConversionProblem& p : MatrixProblems()) {
     for (const auto& [sv, dv] : CandidateViews(p, PlanOptions{})) {
       SmemStage stage;
       auto m = PlanMatrixSmem(p, sv, dv, PlanOptions{}, &stage);
@@ -84,6 +91,12 @@ TEST(MatrixPlannerTest, ConvertsEveryElementAndCountsWhatTheSimulatorCounts) {
       EXPECT_TRUE(st || ld) << p.src_attr << " -> " << p.dst_attr;
       st_matrix += st;
       ld_matrix += ld;
+      wide += p.element_bits == 32;
+      // A side with broadcast registers (copies the matrix instructions skip).
+      uint32_t fr = 0, ft = 0, dr = 0, dt = 0;
+      p.src.FreeBits(&fr, &ft);
+      p.dst.FreeBits(&dr, &dt);
+      copies += (fr | dr) != 0;
       ConversionPlan plan;
       plan.strategy = Strategy::kSmem;
       plan.src_view = sv;
@@ -103,6 +116,8 @@ TEST(MatrixPlannerTest, ConvertsEveryElementAndCountsWhatTheSimulatorCounts) {
   EXPECT_GT(st_matrix, 10);
   EXPECT_GT(ld_matrix, 10);
   EXPECT_GT(trans, 10);
+  EXPECT_GT(wide, 10);
+  EXPECT_GT(copies, 10);
 }
 
 TEST(MatrixPlannerTest, RefusesWhatItCannotDoWithTheReason) {
@@ -111,11 +126,11 @@ TEST(MatrixPlannerTest, RefusesWhatItCannotDoWithTheReason) {
       "order = [0, 1]}>",
       "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], "
       "order = [1, 0]}>",
-      {128, 32}, DType::kF32, 4);
+      {128, 32}, DType::kI8, 4);
   ASSERT_TRUE(p.ok()) << p.status();
-  WordView v = ViewOf(p->src, 32, false);
+  WordView v = ViewOf(p->src, 8, false);
   SmemStage stage;
-  auto m = PlanMatrixSmem(*p, v, ViewOf(p->dst, 32, false), PlanOptions{}, &stage);
+  auto m = PlanMatrixSmem(*p, v, ViewOf(p->dst, 8, false), PlanOptions{}, &stage);
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(m.status().message().find("16-bit"), std::string::npos) << m.status();
