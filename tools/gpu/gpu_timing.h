@@ -121,7 +121,8 @@ struct TimingResult {
 
 // One JSON object, one line (tools/gpu/README.md "Timing mode"):
 //   {"file": s, "device": s, "grid_x": n, "block_x": n, "iters": n, "warmup": n,
-//    "reps": n, "min_total_ms": n, "timed": n (samples taken), "median_ms": x, "min_ms": x, "max_ms": x, "ns_per_round_trip": x,
+//    "reps": n, "min_total_ms": n, "timed": n (samples taken), "median_ms": x,
+//    "min_ms": x, "max_ms": x, "ns_per_round_trip": x,
 //    "samples_ms": [x, ...], "ok": b, "check": <SimReport JSON>}
 // without the four statistics when there are no samples; {"file": s, "error": s} when
 // `error` is set.

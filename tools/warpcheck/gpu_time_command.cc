@@ -32,6 +32,8 @@ constexpr char kUsage[] =
     "Options:\n"
     "  --warmup=N     untimed rounds over all kernels first (default 5)\n"
     "  --reps=N       timed rounds over all kernels (default 20)\n"
+    "  --min-ms=N     then more rounds (at most 10000) until each kernel has N ms of\n"
+    "                 timed launches: short kernels vary a lot (default 50; 0: off)\n"
     "  --iters=N      the kernels' iters parameter (default 2000)\n"
     "  --grid-x=N     CTAs per launch (default 528: 4 on each of the H200's 132 SMs)\n"
     "  --format=text|json|textproto\n"
@@ -43,7 +45,7 @@ constexpr char kUsage[] =
 
 const std::set<std::string>& GpuTimeValueFlags() {
   static const std::set<std::string> kFlags = {"format", "warmup", "reps", "iters",
-                                               "grid-x"};
+                                               "grid-x", "min-ms"};
   return kFlags;
 }
 
@@ -95,7 +97,8 @@ int RunGpuTime(const ParsedArgs& args, std::ostream& out, std::ostream& err,
   } flags[] = {{"warmup", 0, &options.warmup},
                {"reps", 1, &options.reps},
                {"iters", 1, &options.iters},
-               {"grid-x", 1, &options.grid_x}};
+               {"grid-x", 1, &options.grid_x},
+               {"min-ms", 0, &options.min_ms}};
   for (const Flag& f : flags) {
     auto v = args.GetInt(f.name, f.min, UINT32_MAX);
     if (!v.ok()) {
