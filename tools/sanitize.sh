@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The sanitizer job (issue 12, item 5; tools/test.sh runs it in CI): the readers' unit
-# tests and the fuzz seed corpora under ASan + UBSan; SANITIZE_HOSTILE=1 adds the
-# hostile-input catalogue (it needs the whole warpcheck binary sanitized: too slow for CI).
+# The sanitizer job (issue 12, item 5; tools/test.sh runs it in CI after the main
+# tests): the readers' unit tests and the fuzz seed corpora under ASan + UBSan;
+# SANITIZE_HOSTILE=1 adds the hostile-input catalogue (it needs the whole warpcheck
+# binary sanitized: too slow for CI).
 #
 # Builds with gcc's -fsanitize=address,undefined (-DSANITIZE, applied to every warpcheck
 # target; -fno-sanitize-recover=all makes any UB report fatal) into
@@ -23,8 +24,11 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 export WARPCHECK_SOURCE_DIR="$root"
 extra=""
 [ "${SANITIZE_HOSTILE:-0}" = 1 ] && extra="warpcheck hostile_input_test"
+# -O1 -g1 instead of the main build's -O2 -g: cheaper to compile, and reports keep
+# their line numbers.
 TARGETS="$extra ${unit_tests[*]} ${replays[*]}" BUILD_DIR="$build" \
-  "$root/tools/build.sh" -DSANITIZE=address,undefined -DWITH_BENCHMARKS=OFF -DWITH_CUDA=OFF
+  "$root/tools/build.sh" -DSANITIZE=address,undefined -DWITH_BENCHMARKS=OFF -DWITH_CUDA=OFF \
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
 cd "$build"
 failed=()
 for t in "${unit_tests[@]}"; do
