@@ -679,9 +679,17 @@ absl::StatusOr<std::vector<TimingResult>> TimeOnGpu(const std::vector<TimingInpu
     live = std::move(still);
   };
   std::vector<double> timed_ms(inputs.size(), 0.0);
+  // Warm-up rounds launch every live spec; a timed round only those that want another
+  // sample (WantsAnotherSample), in the same interleaved order.
   auto run_round = [&](bool timed) {
+    bool any = false;
     for (size_t i : live) {
       if (!lost.empty()) break;
+      if (timed && !WantsAnotherSample(options, static_cast<uint32_t>(
+                                                    results[i].samples_ms.size()),
+                                       timed_ms[i]))
+        continue;
+      any = true;
       double ms = 0;
       if (step(i, timed ? &ms : nullptr) && timed) {
         results[i].samples_ms.push_back(ms);
@@ -689,13 +697,10 @@ absl::StatusOr<std::vector<TimingResult>> TimeOnGpu(const std::vector<TimingInpu
       }
     }
     drop_failed();
+    return any;
   };
   for (uint32_t w = 0; w < options.warmup && lost.empty(); ++w) run_round(false);
-  for (uint32_t k = 0; lost.empty() && !live.empty(); ++k) {
-    std::vector<double> totals;
-    for (size_t i : live) totals.push_back(timed_ms[i]);
-    if (!NeedsAnotherRound(options, k, totals)) break;
-    run_round(true);
+  while (lost.empty() && !live.empty() && run_round(true)) {
   }
   // The check: fresh buffers, iters = 1, judged like `gpu run`.
   for (size_t i : live) {

@@ -132,14 +132,10 @@ absl::StatusOr<LaunchSpec> TimedSpec(const LaunchSpec& spec, const std::string& 
   return timed;
 }
 
-bool NeedsAnotherRound(const TimingOptions& options, uint32_t rounds,
-                       const std::vector<double>& total_ms) {
-  if (rounds < options.reps) return true;
-  if (rounds >= std::max(options.reps, kMaxTimedRounds)) return false;
-  for (double total : total_ms) {
-    if (total < options.min_ms) return true;
-  }
-  return false;
+bool WantsAnotherSample(const TimingOptions& options, uint32_t samples, double total_ms) {
+  if (samples < options.reps) return true;
+  if (samples >= std::max(options.reps, kMaxTimedRounds)) return false;
+  return total_ms < options.min_ms;
 }
 
 TimingStats Summarize(const std::vector<double>& samples_ms) {

@@ -13,9 +13,9 @@
 //   1. warm-up: `warmup` rounds, each launching every spec once (A B C A B C ...);
 //   2. `reps` rounds of the same interleaved order, each launch timed alone with
 //      cuEventRecord before and after it and cuEventElapsedTime (the stream is
-//      synchronised after each launch, so launches never overlap); then more rounds,
-//      up to kMaxTimedRounds, until every spec has `min_ms` milliseconds of timed
-//      launches. A kernel of about 10 us (a conversion that moves nothing, whose time
+//      synchronised after each launch, so launches never overlap); then more rounds
+//      for the specs that have fewer than `min_ms` milliseconds of timed launches, up
+//      to kMaxTimedRounds samples each (WantsAnotherSample). A kernel of about 10 us (a conversion that moves nothing, whose time
 //      is its launch) varies by tens of percent from launch to launch on the H200: the
 //      same two kernels (jsonl line 476, ours and Triton's) measured 18.8 and 6.6 ns per
 //      round trip in one run of 20 rounds and 5.0 and 4.5 in another of 30;
@@ -87,11 +87,14 @@ extern const char kGpuRunUsage[];
                                                    const std::string& where,
                                                    uint32_t grid_x, uint32_t iters);
 
-// Whether TimeOnGpu times another round after `rounds` rounds, given each live spec's
-// total timed milliseconds so far: yes below `reps`; no at max(reps, kMaxTimedRounds);
-// in between, while some total is below `min_ms`.
-[[nodiscard]] bool NeedsAnotherRound(const TimingOptions& options, uint32_t rounds,
-                                     const std::vector<double>& total_ms);
+// Whether TimeOnGpu times a spec again, given its samples so far and their total
+// milliseconds: yes below `reps`; no at max(reps, kMaxTimedRounds); in between, while
+// the total is below `min_ms`. Each spec decides for itself: a round launches only the
+// specs that want another sample, so a 5 us kernel's thousands of rounds do not repeat
+// a 35 ms kernel timed in the same process (they did in the first version, which ran
+// rounds of all specs: one batch of 8 pairs took 152 s on the H200).
+[[nodiscard]] bool WantsAnotherSample(const TimingOptions& options, uint32_t samples,
+                                      double total_ms);
 
 struct TimingStats {
   double median_ms = 0;
