@@ -113,6 +113,7 @@ std::vector<SpecCase> SpecCases() {
   const ParamRange r16{1, 6};
   return {
       {"buggy_gemm_d1_no_tail_fix.swz", {{"row_tiles", r16}, {"col_tiles", r16}}, {}},
+      {"ck_m00_n0_m01_adapt.swz", {{"m0", r16}, {"n0", {1, 4}}, {"m01", {1, 4}}}, {}},
       {"cutlass_identity.swz", {{"m_tiles", r16}, {"n_tiles", {1, 8}}}, {}},
       {"cutlass_identity_unguarded.swz", {{"m_tiles", r16}, {"n_tiles", {1, 8}}}, {}},
       {"dist_d0.swz",
