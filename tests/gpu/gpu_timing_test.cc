@@ -58,23 +58,25 @@ TEST(ParseGpuRunArgsTest, TimeFlagsInBothForms) {
   EXPECT_THAT(a.files, ElementsAre("a.textproto"));
 }
 
-// Short kernels get rounds past `reps` until each has min_ms of samples; long ones stop
-// at `reps`; nothing runs past max(reps, kMaxTimedRounds).
-TEST(NeedsAnotherRoundTest, RepsThenMinimumTimeThenCap) {
+// Each spec decides alone: a short kernel takes samples past `reps` until it has min_ms,
+// a long one stops at `reps` whatever the others do; nothing passes
+// max(reps, kMaxTimedRounds).
+TEST(WantsAnotherSampleTest, RepsThenMinimumTimeThenCap) {
   TimingOptions o;
   o.reps = 20;
   o.min_ms = 50;
-  EXPECT_TRUE(NeedsAnotherRound(o, 0, {}));
-  EXPECT_TRUE(NeedsAnotherRound(o, 19, {100.0, 100.0}));
-  EXPECT_FALSE(NeedsAnotherRound(o, 20, {100.0, 50.0}));
-  EXPECT_TRUE(NeedsAnotherRound(o, 20, {100.0, 0.2}));
-  EXPECT_TRUE(NeedsAnotherRound(o, kMaxTimedRounds - 1, {100.0, 49.9}));
-  EXPECT_FALSE(NeedsAnotherRound(o, kMaxTimedRounds, {100.0, 49.9}));
+  EXPECT_TRUE(WantsAnotherSample(o, 0, 0.0));
+  EXPECT_TRUE(WantsAnotherSample(o, 19, 700.0));    // reps first, however long
+  EXPECT_FALSE(WantsAnotherSample(o, 20, 700.0));   // a 35 ms kernel: done at reps
+  EXPECT_FALSE(WantsAnotherSample(o, 20, 50.0));
+  EXPECT_TRUE(WantsAnotherSample(o, 20, 0.1));      // a 5 us kernel: keeps going
+  EXPECT_TRUE(WantsAnotherSample(o, kMaxTimedRounds - 1, 49.9));
+  EXPECT_FALSE(WantsAnotherSample(o, kMaxTimedRounds, 49.9));
   o.min_ms = 0;
-  EXPECT_FALSE(NeedsAnotherRound(o, 20, {0.0}));
+  EXPECT_FALSE(WantsAnotherSample(o, 20, 0.0));
   o.reps = kMaxTimedRounds + 5;
-  EXPECT_TRUE(NeedsAnotherRound(o, kMaxTimedRounds + 4, {0.0}));
-  EXPECT_FALSE(NeedsAnotherRound(o, kMaxTimedRounds + 5, {0.0}));
+  EXPECT_TRUE(WantsAnotherSample(o, kMaxTimedRounds + 4, 0.0));
+  EXPECT_FALSE(WantsAnotherSample(o, kMaxTimedRounds + 5, 0.0));
 }
 
 TEST(ParseGpuRunArgsTest, HelpNeedsNoFiles) {
