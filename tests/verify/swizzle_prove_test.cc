@@ -380,11 +380,9 @@ out col = iter % (g * C) // size;
               StatusIs(absl::StatusCode::kInvalidArgument, "no parameter 'nope'"));
 }
 
-// The up-front cube split (cube_divisors_up_to): the divisor col_tiles is enumerated (32
-// configurations), row_tiles stays symbolic (up to 4096), and each configuration, now
-// linear, is proved with integers first even though it would fit 16-bit bit-vectors.
-TEST(SwizzleProveSpecTest, DivisorParametersAreCubedUpFront) {
-  SwizzleSpec spec = ParseOrDie("serp.swz", R"(
+// A serpentine order whose divisor (col_tiles) has a small range and whose tile count
+// (row_tiles) a large one: the shape the cube split and the total budget are about.
+constexpr char kSerpentine[] = R"(
 param row_tiles in 1..4096;
 param col_tiles in 1..32;
 domain = row_tiles * col_tiles;
@@ -393,7 +391,13 @@ grid col = col_tiles;
 out row = iter // col_tiles;
 let c = iter % col_tiles;
 out col = select(row % 2 == 1, col_tiles - 1 - c, c);
-)");
+)";
+
+// The up-front cube split (cube_divisors_up_to): the divisor col_tiles is enumerated (32
+// configurations), row_tiles stays symbolic (up to 4096), and each configuration, now
+// linear, is proved with integers first even though it would fit 16-bit bit-vectors.
+TEST(SwizzleProveSpecTest, DivisorParametersAreCubedUpFront) {
+  SwizzleSpec spec = ParseOrDie("serp.swz", kSerpentine);
   ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec));
   EXPECT_EQ(p.verdict, Verdict::kHolds) << p.ToString();
   EXPECT_EQ(p.configs, 32);
@@ -414,16 +418,7 @@ out col = select(row % 2 == 1, col_tiles - 1 - c, c);
 // the box the budget covered is reported proven and the rest open (not everything open
 // because injectivity, the second pass, never started).
 TEST(SwizzleProveSpecTest, TotalBudgetReportsTheProvenPart) {
-  SwizzleSpec spec = ParseOrDie("serp.swz", R"(
-param row_tiles in 1..4096;
-param col_tiles in 1..32;
-domain = row_tiles * col_tiles;
-grid row = row_tiles;
-grid col = col_tiles;
-out row = iter // col_tiles;
-let c = iter % col_tiles;
-out col = select(row % 2 == 1, col_tiles - 1 - c, c);
-)");
+  SwizzleSpec spec = ParseOrDie("serp.swz", kSerpentine);
   SwizzleProveOptions o;
   o.total_rlimit = 10'000;
   ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, {}, o));
