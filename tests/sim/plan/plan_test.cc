@@ -14,7 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "sim/base/tsv.h"
@@ -135,6 +137,62 @@ TEST(PlannerTest, EveryStrategyConvertsEveryElementAndTheCostModelCountsWhatRuns
   EXPECT_GT(by_strategy[Strategy::kShuffle], 5);
   EXPECT_GT(by_strategy[Strategy::kSmem], 50);
   EXPECT_LT(out_of_scope, 20);
+}
+
+// The harness header and its global accesses, as the H200 needs them
+// (corpus/plan/README.md, "What made v6's slow pairs slow"): a `.maxnreg` that still lets
+// the CTA launch (255 was too many for 16 warps: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES), and
+// loads and stores through one base issued in ascending address order.
+TEST(PlannerTest, HarnessRegisterBoundLaunchesAndGlobalAccessesAreInAddressOrder) {
+  std::map<int, int> warps_seen;
+  int ordered_runs = 0;
+  for (const Pair& pair : SamplePairs(7)) {
+    auto dtype = ParseDType(pair.dtype);
+    ASSERT_TRUE(dtype.ok());
+    auto problem = MakeProblem(pair.src, pair.dst, pair.shape, *dtype, pair.warps);
+    if (!problem.ok()) continue;
+    auto trip = ptx::PlanRoundTrip(*problem, PlanOptions{});
+    ASSERT_TRUE(trip.ok()) << "line " << pair.line << ": " << trip.status();
+    const std::string text =
+        ptx::EmitHarness(*problem, trip->forward, &trip->backward, ptx::Harness::kRoundTrip);
+    auto module = ptx::ParseModule(text, "<emitted>");
+    ASSERT_TRUE(module.ok()) << module.status();
+    ASSERT_EQ(module->kernels.size(), 1u);
+    const auto& k = module->kernels[0];
+    ASSERT_FALSE(k.reqntid.empty());
+    ++warps_seen[pair.warps];
+    EXPECT_GT(k.maxnreg, 0) << "line " << pair.line;
+    EXPECT_LE(k.maxnreg, 255) << "line " << pair.line;
+    EXPECT_LE(int64_t{k.maxnreg} * k.reqntid[0], 65536) << "line " << pair.line;
+    EXPECT_EQ(k.maxnreg % 8 == 0 || k.maxnreg == 255, true) << "line " << pair.line;
+    // Per base register, the immediates of consecutive global accesses of one kind
+    // (ld or st) never descend (a broadcast register loads its copies twice). Narrow
+    // elements packed into one word (`ld.global.u8/u16`) are
+    // loaded word by word (words in the order of their first element), so they are left
+    // out of the loads' check.
+    std::map<std::string, int64_t> last;
+    for (absl::string_view line : absl::StrSplit(text, '\n')) {
+      const bool ld = absl::StrContains(line, "ld.global"), st = absl::StrContains(line, "st.global");
+      if ((!ld && !st) || absl::StrContains(line, "ld.global.u")) continue;
+      size_t open = line.find('['), close = line.find(']');
+      if (open == absl::string_view::npos || close == absl::string_view::npos) continue;
+      absl::string_view addr = line.substr(open + 1, close - open - 1);
+      std::vector<std::string> parts = absl::StrSplit(addr, '+');
+      int64_t imm = 0;
+      if (parts.size() == 2) ASSERT_TRUE(absl::SimpleAtoi(parts[1], &imm)) << line;
+      const std::string key = absl::StrCat(ld ? "ld " : "st ", parts[0]);
+      auto it = last.find(key);
+      if (it != last.end()) {
+        EXPECT_LE(it->second, imm) << "line " << pair.line << ": " << line;
+        ++ordered_runs;
+      }
+      last[key] = imm;
+    }
+  }
+  EXPECT_GE(warps_seen[1], 5);
+  EXPECT_GE(warps_seen[4], 5);
+  EXPECT_GE(warps_seen[16], 1);
+  EXPECT_GT(ordered_runs, 500);
 }
 
 TEST(PlannerTest, BankSearchNeverWorseThanTheBaseOrderAndRemovesConflicts) {
