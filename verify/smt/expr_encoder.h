@@ -110,6 +110,10 @@ class ExprEncoder {
   // first `n` positive values v (native division by each), a fresh quotient for the rest
   // (0: never). See "Division".
   void set_small_divisor_cases(int n) { small_divisor_cases_ = n; }
+  // Integers: a division of a non-negative dividend by a positive non-constant divisor
+  // gets its first `n` quotient values as the linear cases m*b <= a < (m+1)*b, a fresh
+  // quotient only for a >= n*b (0: never). See "Division".
+  void set_small_quotient_cases(int n) { small_quotient_cases_ = n; }
   // Ensures: how many nodes encoded so far (by this encoder and its forks) are nonlinear
   //          for the integer encoding: a product of two non-constants, or a division by a
   //          non-constant without a case split (set_small_divisor_cases). 0: every
@@ -171,6 +175,7 @@ class ExprEncoder {
   Context* ctx_;
   int bv_width_ = 0;
   int small_divisor_cases_ = 0;
+  int small_quotient_cases_ = 0;
   std::shared_ptr<int> widest_;
   std::shared_ptr<int> nonlinear_ = std::make_shared<int>(0);
   absl::flat_hash_map<std::string, Encoded> names_;
