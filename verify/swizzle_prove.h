@@ -69,6 +69,11 @@
 // than the box and counting no longer gives surjectivity: with an inverse the one-copy
 // query surjective (f(inv(t)) == t for every tile t) proves it; without one the box is
 // enumerated first when small enough (checked = kEnumerated), else surjectivity is open.
+// By default (reduce_specs) a spec is first proved *reduced* (swizzle_reduce.cc): its
+// tile-index part with tiles (X // E, X % E) merged into X and lets of parameters only
+// they read (D = R * C from rows, tile_rows, ...) as parameters over their values, and
+// each `tail` at a free tile of the box; a violation there is looked up by the sweep of
+// the spec's own box, anything undecided falls back to the spec as written.
 // Which parameters are symbolic: SwizzleProveOptions::symbolic_params, or by default the
 // parameters the non-rank `grid` extents depend on whose range has more than
 // `enumerate_up_to` values — unless a `require` of their own admits at most

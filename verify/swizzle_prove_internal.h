@@ -82,8 +82,8 @@ struct ReducedSpec {
   std::vector<std::string> notes;  // what was merged and abstracted
 };
 // Ensures: the reduction of `spec` over the box (`ranges` overriding the declared
-//          ranges); nullopt when nothing merges or abstracts, or when a part of the spec
-//          the reduction would drop could fail to evaluate somewhere in the box.
+//          ranges); nullopt for a spec with `skip` or `inverse`, when nothing merges or abstracts,
+//          or when a part the reduction would drop could fail to evaluate in the box.
 absl::StatusOr<std::optional<ReducedSpec>> ReduceSpec(const sim::swizzle::SwizzleSpec& spec,
                                                       const sim::swizzle::SpecSweep& ranges);
 

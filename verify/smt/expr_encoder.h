@@ -34,6 +34,11 @@
 //     first n positive values, the fresh q!k (with the side conditions above, guarded to
 //     the other values) for the rest. Each case is linear; e.g. the width w = 1..s of a
 //     partial last group in `j // w` no longer needs Z3's nonlinear core.
+//   * optionally (set_small_quotient_cases(n)), a dividend >= 0 over a divisor >= 1 whose
+//     values the divisor cases do not all cover: q = ite(a < b, 0, ite(a < 2*b, 1, ...
+//     q!k)) and r = a - m*b in case m, the fresh pair only for a >= n*b. Each case is
+//     linear in b, so `iter // (p * D)` with a symbolic D needs no nonlinear step while
+//     the quotient stays below n.
 //   cdiv(a, b) = -(-a // b), exact for either sign.
 // The side conditions are definitional (every a, b has exactly one such q, r), so adding
 // them to a query changes neither satisfiability nor models of the original variables;
