@@ -69,6 +69,11 @@
 // than the box and counting no longer gives surjectivity: with an inverse the one-copy
 // query surjective (f(inv(t)) == t for every tile t) proves it; without one the box is
 // enumerated first when small enough (checked = kEnumerated), else surjectivity is open.
+// By default (reduce_specs) a spec is first proved *reduced* (swizzle_reduce.cc): its
+// tile-index part with tiles (X // E, X % E) merged into X and lets of parameters only
+// they read (D = R * C from rows, tile_rows, ...) as parameters over their values, and
+// each `tail` at a free tile of the box; a violation there is looked up by the sweep of
+// the spec's own box, anything undecided falls back to the spec as written.
 // Which parameters are symbolic: SwizzleProveOptions::symbolic_params, or by default the
 // parameters the non-rank `grid` extents depend on whose range has more than
 // `enumerate_up_to` values — unless a `require` of their own admits at most
@@ -194,6 +199,19 @@ struct SwizzleProveOptions {
   // R = 100, s = 7, C in 1..192 symbolic: the group width `w` in `j // w` is 1..7;
   // injectivity 7.7 s without, 0.3 s with.
   int small_divisor_cases = 16;
+  // Specs, integer encoding: a division of a non-negative dividend by a positive divisor
+  // that is not constant gets its first n quotient values as linear cases
+  // (m*b <= a < (m+1)*b), the fresh nonlinear quotient only for a >= n*b
+  // (smt/expr_encoder.h, "Division"). 0: off.
+  int small_quotient_cases = 16;
+  // Specs, by default (no symbolic_params): prove the reduced spec first
+  // (verify/README.md, "Reduced specs"): the tile-index part over fewer parameters — tiles
+  // (X // E, X % E) merged into X, lets of parameters that only they read (D = R * C from
+  // rows, tile_rows, cols, tile_cols) as parameters over their values — and each payload
+  // check on its own, at a free tile. Its "holds" is the spec's; a violation there is
+  // looked up by the enumeration sweep of the spec's box; anything else falls back to
+  // the spec itself.
+  bool reduce_specs = true;
   // Specs, by default (no symbolic_params): the cube-and-conquer split done up front.
   // Symbolic parameters that divisors depend on are enumerated (most divisors first, then
   // fewest values) while the configurations stay at most this many and at least one

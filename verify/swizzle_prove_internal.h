@@ -4,12 +4,15 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "sim/swizzle/enumerate.h"
+#include "sim/swizzle/spec.h"
+#include "sim/swizzle/sweep.h"
 #include "sim/swizzle/swizzle2d.h"
 #include "verify/smt/smt.h"
 #include "verify/swizzle_prove.h"
@@ -60,6 +63,29 @@ absl::StatusOr<smt::Model> ShrinkTiles(
     smt::Context& ctx, QueryRunner& run, const std::string& name,
     const std::vector<smt::Term>& assertions, smt::Term tiles, smt::Model best,
     const std::function<int64_t(const smt::Model&)>& tiles_of);
+
+// A spec split for proof (swizzle_reduce.cc; verify/README.md, "Reduced specs").
+struct ReducedSpec {
+  // The tile-index part: domain, grids, coordinate outs, skips and what they need, with
+  // (row, col) = (X // E, X % E) merged into the one coordinate X, and lets of parameters
+  // that only they read (D = R * C from rows, tile_rows, ...) as parameters ranging over
+  // their values. No payload outs, tails or inverse.
+  std::optional<sim::swizzle::SwizzleSpec> index;
+  // One spec per payload check (a tail, or a payload out no tail names), the tile
+  // coordinates it reads as parameters below their extents; `symbolic` are the parameters
+  // its proof keeps symbolic.
+  struct Payload {
+    sim::swizzle::SwizzleSpec spec;
+    std::vector<std::string> symbolic;
+  };
+  std::vector<Payload> payload;
+  std::vector<std::string> notes;  // what was merged and abstracted
+};
+// Ensures: the reduction of `spec` over the box (`ranges` overriding the declared
+//          ranges); nullopt for a spec with `skip` or `inverse`, when nothing merges or abstracts,
+//          or when a part the reduction would drop could fail to evaluate in the box.
+absl::StatusOr<std::optional<ReducedSpec>> ReduceSpec(const sim::swizzle::SwizzleSpec& spec,
+                                                      const sim::swizzle::SpecSweep& ranges);
 
 }  // namespace warpcheck::verify::internal
 

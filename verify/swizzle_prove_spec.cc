@@ -310,6 +310,7 @@ class SpecConfig {
         bv_width_(bv_width),
         enc_(ctx_, bv_width) {
     enc_.set_small_divisor_cases(run.options().small_divisor_cases);
+    enc_.set_small_quotient_cases(run.options().small_quotient_cases);
   }
 
   // Ensures: the fewest bits of a signed word that hold every value the encoding of this
@@ -1263,11 +1264,94 @@ std::vector<Work> Configurations(const SpecBox& box, const SwizzleProveOptions& 
   return roots;
 }
 
+// Adds a sub-proof's counters and notes to `proof`.
+void Absorb(const std::string& what, const SwizzleProof& sub, SwizzleProof* proof) {
+  proof->solver_ms += sub.solver_ms;
+  proof->num_queries += sub.num_queries;
+  proof->configs += sub.configs;
+  for (const QueryRecord& q : sub.queries) proof->queries.push_back(q);
+  for (const std::string& n : sub.notes) proof->notes.push_back(absl::StrCat(what, ": ", n));
+}
+
+// The reduced spec (SwizzleProveOptions::reduce_specs). Ensures: the proof when the
+// reduction decided; nullopt when it does not apply or did not decide (the caller then
+// proves the spec itself).
+absl::StatusOr<std::optional<SwizzleProof>> ProveReduced(const SwizzleSpec& spec,
+                                                         const SpecSweep& ranges,
+                                                         const SwizzleProveOptions& options) {
+  if (!options.reduce_specs || !options.symbolic_params.empty()) return std::nullopt;
+  ASSIGN_OR_RETURN(std::optional<internal::ReducedSpec> reduced,
+                   internal::ReduceSpec(spec, ranges));
+  if (!reduced.has_value()) return std::nullopt;
+  SwizzleProveOptions sub = options;
+  sub.reduce_specs = false;
+  SwizzleProof proof;
+  for (const std::string& n : reduced->notes) proof.notes.push_back("reduced: " + n);
+  ASSIGN_OR_RETURN(SwizzleProof index, ProveSpec(*reduced->index, {}, sub));
+  Absorb("index part", index, &proof);
+  std::optional<Verdict> failed;
+  if (index.verdict != Verdict::kHolds) failed = index.verdict;
+  for (size_t k = 0; k < reduced->payload.size() && !failed.has_value(); ++k) {
+    SwizzleProveOptions po = sub;
+    po.symbolic_params = reduced->payload[k].symbolic;
+    ASSIGN_OR_RETURN(SwizzleProof p, ProveSpec(reduced->payload[k].spec, {}, po));
+    Absorb(reduced->payload[k].spec.source_name(), p, &proof);
+    if (p.verdict != Verdict::kHolds) failed = p.verdict;
+  }
+  if (!failed.has_value()) return proof;
+  if (*failed == Verdict::kViolated) {
+    // The reduced parts are supersets: find the violation on the spec itself, smallest
+    // first, by the enumeration sweep of its box.
+    SpecSweep box;
+    for (const Stmt* p : spec.params()) box.ranges.push_back({p->name, {p->lo, p->hi}});
+    for (const auto& [name, r] : ranges.ranges) {
+      for (auto& [n, range] : box.ranges) {
+        if (n == name) range = r;
+      }
+    }
+    int64_t points = 1;
+    for (const auto& [n, r] : box.ranges) points = internal::SatMul(points, r.size());
+    bool capped = false;
+    if (points > options.minimise_sweep.max_param_points) {
+      // Too large to sweep whole: the low corner, every range cut to its first 16 values
+      // (the violations the reduced proof finds first have few tiles).
+      points = 1;
+      for (auto& [n, r] : box.ranges) {
+        capped |= r.size() > 16;
+        r.hi = std::min(r.hi, r.lo + 15);
+        points = internal::SatMul(points, r.size());
+      }
+    }
+    if (points <= options.minimise_sweep.max_param_points) {
+      absl::StatusOr<sim::swizzle::CheckResult> r =
+          sim::swizzle::Sweep(spec, box, options.minimise_sweep);
+      if (r.ok() && r->verdict == Verdict::kViolated) {
+        proof.verdict = Verdict::kViolated;
+        proof.counterexample = r->counterexample;
+        proof.minimised = true;
+        proof.notes.push_back(absl::StrCat(
+            "the reduced spec is violated; the counterexample is the enumeration sweep's "
+            "smallest over the spec's own box",
+            capped ? " with every range cut to its first 16 values (the whole box is too "
+                     "large to sweep)"
+                   : ""));
+        return proof;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 absl::StatusOr<SwizzleProof> ProveSpec(const SwizzleSpec& spec, const SpecSweep& ranges,
                                        const SwizzleProveOptions& options) {
   ASSIGN_OR_RETURN(SpecBox box, ResolveSpecBox(spec, ranges, options));
+  {
+    ASSIGN_OR_RETURN(std::optional<SwizzleProof> reduced,
+                     ProveReduced(spec, ranges, options));
+    if (reduced.has_value()) return *std::move(reduced);
+  }
   SwizzleProof proof;
   QueryRunner run(options, &proof);
   RETURN_IF_ERROR(WholeBoxAsBitVectors(spec, run, &box, &proof));

@@ -146,6 +146,42 @@ TEST(ExprEncoderTest, SmallDivisorCasesMakeTheDivisionLinear) {
   }
 }
 
+// With small_quotient_cases(4), a non-negative dividend over a positive divisor whose
+// values the divisor cases do not cover (here 17..40) is split into the quotients 0..3 and
+// the fresh pair for a >= 4*b: both paths agree with the evaluator, and the division no
+// longer counts as nonlinear.
+TEST(ExprEncoderTest, SmallQuotientCasesAgreeWithEvaluator) {
+  const ExprPtr ops[] = {Parse("a // b"), Parse("a % b"), Parse("cdiv(a, b)"),
+                         Parse("a // (b + c) * 3 + a % (b + c)")};
+  for (int64_t a : {0, 1, 16, 17, 39, 40, 79, 80, 100, 159, 160, 161, 500}) {
+    for (int64_t b : {17, 20, 33, 40}) {
+      for (const ExprPtr& e : ops) {
+        Context ctx;
+        ExprEncoder enc(ctx);
+        enc.set_small_divisor_cases(16);
+        enc.set_small_quotient_cases(4);
+        const Term va = ctx.IntVar("a"), vb = ctx.IntVar("b");
+        enc.Bind("a", va, 0, 1000);
+        enc.Bind("b", vb, 17, 40);
+        enc.BindConst("c", 1);
+        ASSERT_OK_AND_ASSIGN(ExprEncoder::Encoded x, enc.Encode(e));
+        absl::StatusOr<int64_t> want =
+            sim::expr::Evaluate(*e, {{"a", a}, {"b", b}, {"c", 1}});
+        ASSERT_OK(want.status());
+        std::vector<Term> q = {va == a, vb == b};
+        q.insert(q.end(), enc.side_conditions().begin(), enc.side_conditions().end());
+        q.push_back(!x.Defined(ctx) || x.value != ctx.Int(*want));
+        SolverResult r = ctx.Check("value", q, Budget());
+        EXPECT_EQ(r.result, SatResult::kUnsat)
+            << sim::expr::Print(*e) << " at a=" << a << " b=" << b << ": evaluator gives "
+            << *want << "; encoding "
+            << (r.result == SatResult::kSat ? r.model.ToString() : r.reason_unknown);
+        EXPECT_EQ(enc.nonlinear_nodes(), 0) << sim::expr::Print(*e);
+      }
+    }
+  }
+}
+
 TEST(ExprEncoderTest, DivisionByZeroIsUndefinedOnlyWhereEvaluated) {
   const Env env = {{"a", 5}, {"b", 0}, {"c", 0}, {"p", 0}};
   for (Binding binding : {Binding::kConstants, Binding::kVariables}) {

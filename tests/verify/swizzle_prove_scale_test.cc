@@ -173,6 +173,9 @@ TEST(SwizzleProveScaleTest, Explore) {
   if (const char* r = std::getenv("MAXC"); r != nullptr) o.max_configs = std::atoll(r);
   if (const char* r = std::getenv("TMO"); r != nullptr) o.solver.timeout_ms = std::atoll(r);
   o.relax_upper_bounds = std::getenv("RELAX") != nullptr;
+  o.reduce_specs = std::getenv("NORED") == nullptr;
+  if (const char* r = std::getenv("QC"); r != nullptr) o.small_quotient_cases = std::atoi(r);
+  if (const char* r = std::getenv("CUBE"); r != nullptr) o.cube_divisors_up_to = std::atoll(r);
   if (const char* r = std::getenv("SYM"); r != nullptr) {
     o.symbolic_params = absl::StrSplit(r, ',');
   }

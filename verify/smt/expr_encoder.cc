@@ -205,7 +205,28 @@ void ExprEncoder::FloorDivMod(const Encoded& a, const Encoded& b, Term* q, Term*
   *q = c.FreshInt("q");
   *r = c.FreshInt("r");
   Term defn = a.value == b.value * *q + *r;
-  if (small_divisor_cases_ <= 0 || b.range.hi < 1) ++*nonlinear_;
+  // Few divisor values: divisor cases (below). Otherwise, a non-negative dividend over a
+  // positive divisor: quotient cases.
+  const bool divisor_cases_cover =
+      small_divisor_cases_ > 0 && b.range.lo >= 1 && b.range.hi <= small_divisor_cases_;
+  const bool quotient_cases = small_quotient_cases_ > 0 && a.range.lo >= 0 &&
+                              b.range.lo >= 1 && !divisor_cases_cover;
+  if ((small_divisor_cases_ <= 0 || b.range.hi < 1) && !quotient_cases) ++*nonlinear_;
+  if (quotient_cases) {
+    // The first quotient values as linear cases m*b <= a < (m+1)*b (see "Division"),
+    // the fresh pair only for a >= n*b.
+    Term qs = *q, rs = *r;
+    for (int64_t m = small_quotient_cases_ - 1; m >= 0; --m) {
+      const Term below = a.value < b.value * c.Int(m + 1);
+      qs = Ite(below, c.Int(m), qs);
+      rs = Ite(below, a.value - b.value * c.Int(m), rs);
+    }
+    side_->push_back(Implies(a.value >= b.value * c.Int(small_quotient_cases_),
+                             defn && *r >= 0 && *r < b.value));
+    *q = qs;
+    *r = rs;
+    return;
+  }
   if (small_divisor_cases_ > 0 && b.range.hi >= 1) {
     // A divisor that takes few positive values: one native (linear) division per value,
     // the fresh quotient only for the values outside them (see "Division").

@@ -34,6 +34,11 @@
 //     first n positive values, the fresh q!k (with the side conditions above, guarded to
 //     the other values) for the rest. Each case is linear; e.g. the width w = 1..s of a
 //     partial last group in `j // w` no longer needs Z3's nonlinear core.
+//   * optionally (set_small_quotient_cases(n)), a dividend >= 0 over a divisor >= 1 whose
+//     values the divisor cases do not all cover: q = ite(a < b, 0, ite(a < 2*b, 1, ...
+//     q!k)) and r = a - m*b in case m, the fresh pair only for a >= n*b. Each case is
+//     linear in b, so `iter // (p * D)` with a symbolic D needs no nonlinear step while
+//     the quotient stays below n.
 //   cdiv(a, b) = -(-a // b), exact for either sign.
 // The side conditions are definitional (every a, b has exactly one such q, r), so adding
 // them to a query changes neither satisfiability nor models of the original variables;
@@ -110,6 +115,10 @@ class ExprEncoder {
   // first `n` positive values v (native division by each), a fresh quotient for the rest
   // (0: never). See "Division".
   void set_small_divisor_cases(int n) { small_divisor_cases_ = n; }
+  // Integers: a division of a non-negative dividend by a positive non-constant divisor
+  // gets its first `n` quotient values as the linear cases m*b <= a < (m+1)*b, a fresh
+  // quotient only for a >= n*b (0: never). See "Division".
+  void set_small_quotient_cases(int n) { small_quotient_cases_ = n; }
   // Ensures: how many nodes encoded so far (by this encoder and its forks) are nonlinear
   //          for the integer encoding: a product of two non-constants, or a division by a
   //          non-constant without a case split (set_small_divisor_cases). 0: every
@@ -171,6 +180,7 @@ class ExprEncoder {
   Context* ctx_;
   int bv_width_ = 0;
   int small_divisor_cases_ = 0;
+  int small_quotient_cases_ = 0;
   std::shared_ptr<int> widest_;
   std::shared_ptr<int> nonlinear_ = std::make_shared<int>(0);
   absl::flat_hash_map<std::string, Encoded> names_;
