@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Install what is missing, build, and run every test with ctest (GPU tests skip with 77
 # where there is no GPU), then the sanitizer job (tools/sanitize.sh: the readers' unit
-# tests and the fuzz replays under ASan + UBSan, in their own -O0 build; on a loaded
-# 2-core machine it used 1 060 CPU seconds, about 9 minutes of two idle cores).
+# tests and the fuzz replays under ASan + UBSan, in their own -O0 build: 1 060 CPU
+# seconds on a clean clone, tests/fuzz/README.md "Sanitizers").
 # WARPCHECK_SANITIZE=0 skips it. Extra arguments go to ctest, e.g. tools/test.sh -L unit.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
