@@ -41,6 +41,10 @@ struct Walker {
   // barrier agent), or -1: no barrier guards (also once a barrier was reached under a
   // branch or loop whose outcome is not known, where the count is not known either).
   int64_t next_barrier = -1;
+  // The same for the next GRID_BARRIER of this CTA (its own count, AgentState::
+  // grid_barriers, so exact for any CTA), or -1.
+  int64_t next_grid = -1;
+  bool barrier_uncertain = false;  // a BARRIER_ALL was reached under an unknown branch
   int uncertain = 0;  // unknown branches and loops the walk is inside
   const std::function<void(const Op&, const int64_t*, const std::vector<bool>&)>* visit = nullptr;
 
@@ -207,7 +211,10 @@ struct Walker {
         // The instance (lo) when the count is known: arrivals at different instances
         // touch different barriers. The leave, and what follows, come after the instance
         // completes.
-        if (uncertain > 0) next_barrier = -1;
+        if (uncertain > 0) {
+          next_barrier = -1;
+          barrier_uncertain = true;
+        }
         const int64_t inst = next_barrier, end = inst < 0 ? -1 : inst + 1;
         Add(Res::kBarrier, Mode::kWrite, 1, me, inst, end);
         if (guards && inst >= 0) PushGuard(Guard::Kind::kBarrier, inst);
@@ -220,9 +227,16 @@ struct Walker {
         Add(Res::kBarrier, Mode::kRead, 2, -1, -1, -1);
         break;
       case GRID_BARRIER: {
+        // Numbered like BARRIER_ALL: the instance is the CTA's own count of grid
+        // barriers, so arrivals at different instances touch different barriers, and
+        // what follows comes after the instance completes (Guard::Kind::kGrid).
         const AgentInfo& ai = m.info(agent);
-        Add(Res::kBarrier, Mode::kWrite, 3 + ai.launch_first, ai.cta, -1, -1);
-        Add(Res::kBarrier, Mode::kRead, 3 + ai.launch_first, -1, -1, -1);
+        if (uncertain > 0) next_grid = -1;
+        const int64_t inst = next_grid, end = inst < 0 ? -1 : inst + 1;
+        Add(Res::kBarrier, Mode::kWrite, 3 + ai.launch_first, ai.cta, inst, end);
+        if (guards && inst >= 0) PushGuard(Guard::Kind::kGrid, inst);
+        if (inst >= 0) ++next_grid;
+        Add(Res::kBarrier, Mode::kRead, 3 + ai.launch_first, -1, inst, end);
         break;
       }
       case LAUNCH: {
@@ -232,6 +246,11 @@ struct Walker {
           int first = ai.launches[launches];
           for (int c = 0; c < ai.launch_sizes[launches]; ++c)
             Add(Res::kLaunch, Mode::kWrite, first + c, -1, -1, -1);
+          // The launched CTAs' BARRIER_ALL arrivals come before this stream's next one.
+          for (int c = 0; c < ai.launch_sizes[launches] && next_barrier >= 0; ++c) {
+            const int64_t n = m.StaticArrivals(first + c);
+            next_barrier = n < 0 || (n > 0 && uncertain > 0) ? -1 : next_barrier + n;
+          }
         }
         ++launches;
         break;
@@ -352,7 +371,8 @@ void Machine::FutureOf(const State& s, int a, Footprint* out,
   Walker w{*this, *p_, a, ai.rank, as.frame, std::vector<bool>(as.frame.size(), false), out};
   w.launches = as.launches;
   w.guards = guards;
-  if (NumbersBarriers(s, a)) w.next_barrier = s.barrier_calls[ai.rank];
+  w.next_barrier = BarrierBase(s, a);
+  if (ai.kind == AgentKind::kCta) w.next_grid = as.grid_barriers;
   if (as.status == Status::kExited) return;
   if (as.status == Status::kNotLaunched || as.status == Status::kNotStarted) {
     w.frame = ai.frame0;
@@ -372,9 +392,13 @@ void Machine::FutureOf(const State& s, int a, Footprint* out,
         if (op.kind == BARRIER_ALL || op.kind == HOST_COLLECTIVE || op.kind == GRID_BARRIER) {
           // Arrived at instance tmp, not left: the leave and what follows come after it
           // completes.
-          const int64_t inst = op.kind == BARRIER_ALL ? BarrierInstance(as) : -1;
-          if (guards && inst >= 0 && w.next_barrier >= 0)
+          const int64_t inst = op.kind == BARRIER_ALL    ? BarrierInstance(as)
+                               : op.kind == GRID_BARRIER ? BarrierInstance(as)
+                                                         : -1;
+          if (guards && inst >= 0 && op.kind == BARRIER_ALL && w.next_barrier >= 0)
             w.PushGuard(Guard::Kind::kBarrier, inst);
+          if (guards && inst >= 0 && op.kind == GRID_BARRIER)
+            w.PushGuard(Guard::Kind::kGrid, inst);
           w.Add(Res::kBarrier, Mode::kRead,
                 op.kind == BARRIER_ALL ? 1 : op.kind == HOST_COLLECTIVE ? 2 : 3 + ai.launch_first,
                 -1, inst, inst < 0 ? -1 : inst + 1);
@@ -472,6 +496,7 @@ bool Machine::MayBeWritten(uint64_t key) const {
 void Machine::ComputeWriters() {
   State s0 = Initial();
   std::vector<std::set<int>> barrier_runners(p_->ranks);
+  static_arrivals_.assign(num_agents(), -1);
   for (int a = 0; a < num_agents(); ++a) {
     Footprint f;
     AgentState copy = s0.agents[a];
@@ -482,9 +507,12 @@ void Machine::ComputeWriters() {
       writers_known_ = false;
       return;
     }
+    int64_t arrivals = 0;
     for (const Access2& x : f) {
-      if (x.res == Res::kBarrier && x.mode == Mode::kWrite && x.object == 1)
+      if (x.res == Res::kBarrier && x.mode == Mode::kWrite && x.object == 1) {
         barrier_runners[info_[a].rank].insert(a);
+        ++arrivals;
+      }
       if (x.res != Res::kWord || x.mode == Mode::kRead) continue;
       if (x.lo < 0 || x.rank < 0 || x.hi - x.lo > 65536) {
         wild_writes_.insert({x.object, x.rank});
@@ -495,18 +523,25 @@ void Machine::ComputeWriters() {
         if (ws.empty() || ws.back() != a) ws.push_back(a);
       }
     }
+    static_arrivals_[a] = w.barrier_uncertain ? -1 : arrivals;
   }
   barrier_runners_.clear();
   for (const std::set<int>& runners : barrier_runners) {
     const std::vector<int> v(runners.begin(), runners.end());
     bool sequential = v.size() == 1;
     if (v.size() > 1) {
-      // CTAs of one stream, at most one per launch.
+      // CTAs of one stream, at most one per launch, and perhaps that stream itself (it
+      // waits in each LAUNCH until the launch's CTAs have exited).
       std::set<int> launches;
+      int stream = -1;
+      for (int a : v)
+        if (info_[a].kind != AgentKind::kCta) stream = a;
       sequential = true;
       for (int a : v) {
         const AgentInfo& x = info_[a];
-        sequential &= x.kind == AgentKind::kCta && x.stream_agent == info_[v[0]].stream_agent &&
+        if (a == stream) continue;
+        const int want = stream >= 0 ? stream : info_[v[0]].stream_agent;
+        sequential &= x.kind == AgentKind::kCta && x.stream_agent == want &&
                       launches.insert(x.launch).second;
       }
     }
@@ -518,12 +553,58 @@ void Machine::ComputeWriters() {
   }
 }
 
-bool Machine::NumbersBarriers(const State& s, int a) const {
-  const std::vector<int>* runners = BarrierRunners(info_[a].rank);
-  if (!runners || std::find(runners->begin(), runners->end(), a) == runners->end()) return false;
-  if (runners->size() == 1) return true;
-  const Status st = s.agents[a].status;
-  return st != Status::kNotLaunched && st != Status::kNotStarted;
+int64_t Machine::BarrierBase(const State& s, int a) const {
+  const AgentInfo& ai = info_[a];
+  const std::vector<int>* runners = BarrierRunners(ai.rank);
+  if (!runners || std::find(runners->begin(), runners->end(), a) == runners->end()) return -1;
+  int64_t base = s.barrier_calls[ai.rank];
+  const AgentState& as = s.agents[a];
+  const Status st = as.status;
+  if (runners->size() == 1) return base;
+  if (ai.kind != AgentKind::kCta) {
+    // The stream, in a LAUNCH whose CTAs are running: their arrivals come first.
+    const int k = as.launches;
+    const int id = CurrentOp(s, a);
+    if (as.phase != 1 || id < 0 || p_->ops[id].kind != LAUNCH ||
+        k >= static_cast<int>(ai.launches.size()))
+      return base;
+    for (int z = ai.launches[k]; z < ai.launches[k] + ai.launch_sizes[k]; ++z) {
+      if (s.agents[z].status == Status::kExited || static_arrivals_[z] == 0) continue;
+      const int64_t n = RemainingArrivals(s, z);
+      if (n < 0) return -1;
+      base += n;
+    }
+    return base;
+  }
+  if (st != Status::kNotLaunched && st != Status::kNotStarted) return base;
+  const bool stream_runs = std::find(runners->begin(), runners->end(), ai.stream_agent) !=
+                           runners->end();
+  if (stream_runs) {
+    // Its stream runs barriers too: numbered only once the stream is in its LAUNCH.
+    const AgentState& ss = s.agents[ai.stream_agent];
+    return st == Status::kNotStarted && ss.launches == ai.launch && ss.phase == 1 ? base : -1;
+  }
+  // Not started: the runners of earlier launches of its stream arrive first.
+  for (int z : *runners) {
+    if (info_[z].launch >= ai.launch || s.agents[z].status == Status::kExited) continue;
+    const int64_t n = RemainingArrivals(s, z);
+    if (n < 0) return -1;
+    base += n;
+  }
+  return base;
+}
+
+int64_t Machine::RemainingArrivals(const State& s, int z) const {
+  Footprint f;
+  FutureOf(s, z, &f, nullptr);
+  int64_t n = 0;
+  for (const Access2& x : f) {
+    if (x.object == -2) return -1;  // the walk overflowed
+    if (x.res != Res::kBarrier || x.mode != Mode::kWrite || x.object != 1) continue;
+    if (x.lo < 0) return -1;
+    ++n;
+  }
+  return n;
 }
 
 Footprint Machine::Next(const State& s, int a) const {
@@ -557,7 +638,7 @@ Footprint Machine::Next(const State& s, int a) const {
     } else {
       x.res = Res::kBarrier;
       x.object = op.kind == BARRIER_ALL ? 1 : op.kind == HOST_COLLECTIVE ? 2 : 3 + ai.launch_first;
-      if (op.kind == BARRIER_ALL) {
+      if (op.kind == BARRIER_ALL || op.kind == GRID_BARRIER) {
         x.lo = BarrierInstance(as);
         x.hi = x.lo + 1;
       }
@@ -568,6 +649,7 @@ Footprint Machine::Next(const State& s, int a) const {
   Walker w{*this, *p_, a, ai.rank, as.frame, std::vector<bool>(as.frame.size(), false), &f};
   w.launches = as.launches;
   w.next_barrier = s.barrier_calls[ai.rank];  // an arrival now takes this instance
+  w.next_grid = as.grid_barriers;
   if (as.wait_armed) {
     // Only the lanes that can sample now: lanes of one agent commute with each other, so
     // a still-disabled lane is not part of this step (see explore.h).
