@@ -179,7 +179,7 @@ class Reducer {
       auto it = cache_.find(key);
       if (it == cache_.end()) {
         CachedFuture c;
-        c.f = m_.Future(s, a, &c.g);
+        c.f = m_.Future(s, a, &c.g, value_on_);
         NoCounters(c.f);
         NoSyncGuards(c.f);
         for (uint32_t i = 0; i < c.f.size(); ++i) {

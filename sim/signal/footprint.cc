@@ -44,7 +44,9 @@ struct Walker {
   // The same for the next GRID_BARRIER of this CTA (its own count, AgentState::
   // grid_barriers, so exact for any CTA), or -1.
   int64_t next_grid = -1;
-  bool barrier_uncertain = false;  // a BARRIER_ALL was reached under an unknown branch
+  bool barrier_uncertain = false;
+  // Spinning CAS guarded like a wait (Machine::Future's cas_guards).
+  bool cas_guards = true;  // a BARRIER_ALL was reached under an unknown branch
   int uncertain = 0;  // unknown branches and loops the walk is inside
   const std::function<void(const Op&, const int64_t*, const std::vector<bool>&)>* visit = nullptr;
 
@@ -301,7 +303,9 @@ struct Walker {
       return;
     }
     if (visit) (*visit)(op, frame.data(), unknown);
-    if (guards && (op.kind == WAIT || op.kind == WAIT_UNTIL || op.kind == STREAM_WAIT) &&
+    if (guards &&
+        (op.kind == WAIT || op.kind == WAIT_UNTIL || op.kind == STREAM_WAIT ||
+         (op.kind == ATOMIC_CAS && op.spin && cas_guards)) &&
         GuardedWait(op))
       return;
     const int launch = launches;
@@ -328,11 +332,15 @@ struct Walker {
   // A wait with known words: one read per lane, each guarded by its own predicate (a
   // lane cannot sample before its word satisfies it), then every lane guards what
   // follows. Ensures: false (nothing added) when the words are not known.
+  // A spinning ATOMIC_CAS is a wait for word == compare whose one lane then writes
+  // `value` (its write, like a wait's read, cannot happen before its word matches).
   bool GuardedWait(const Op& op) {
+    const bool cas = op.kind == ATOMIC_CAS;
     int64_t r = rank, lo = 0, n = 1, v = 0;
-    if (!Value(op.rank, rank, &r) || !Value(op.index, 0, &lo) || !Value(op.value, 1, &v))
+    if (!Value(op.rank, rank, &r) || !Value(op.index, 0, &lo) ||
+        !Value(cas ? op.compare : op.value, cas ? 0 : 1, &v))
       return false;
-    if (op.count.present() && !Value(op.count, 1, &n)) return false;
+    if (!cas && op.count.present() && !Value(op.count, 1, &n)) return false;
     if (op.kind == WAIT && !p.amd) n = std::min<int64_t>(static_cast<uint32_t>(n), 32);
     if (op.kind == WAIT_UNTIL && m.info(agent).kind == AgentKind::kCta)
       n = std::min<int64_t>(n, p.kernels[m.info(agent).kernel].threads);
@@ -343,7 +351,7 @@ struct Walker {
       Guard g;
       g.key = WordKey(op.object, static_cast<int>(r), lo + l);
       g.expected = v;
-      g.cmp = op.kind == WAIT ? EQ : op.cmp;
+      g.cmp = op.kind == WAIT || cas ? EQ : op.cmp;
       g.bytes = p.objects[op.object].bytes;
       g.parent = parent;
       guards->push_back(g);
@@ -354,8 +362,10 @@ struct Walker {
                         (op.scope == CTA || op.sem == WEAK);
     for (int64_t l = 0; l < n; ++l) {
       guard = narrow ? pre : make(l, pre);
-      Add(Res::kWord, Mode::kRead, op.object, r, lo + l, lo + l + 1);
+      Add(Res::kWord, cas ? Mode::kWrite : Mode::kRead, op.object, r, lo + l, lo + l + 1);
+      if (cas) SetValue(op.value, 1);
     }
+    if (cas && op.result_slot >= 0) unknown[op.result_slot] = true;
     guard = pre;
     for (int64_t l = 0; l < n; ++l) guard = make(l, guard);
     return true;
@@ -364,13 +374,14 @@ struct Walker {
 
 }  // namespace
 
-void Machine::FutureOf(const State& s, int a, Footprint* out,
-                       std::vector<Guard>* guards) const {
+void Machine::FutureOf(const State& s, int a, Footprint* out, std::vector<Guard>* guards,
+                       bool cas_guards) const {
   const AgentState& as = s.agents[a];
   const AgentInfo& ai = info_[a];
   Walker w{*this, *p_, a, ai.rank, as.frame, std::vector<bool>(as.frame.size(), false), out};
   w.launches = as.launches;
   w.guards = guards;
+  w.cas_guards = cas_guards;
   w.next_barrier = BarrierBase(s, a);
   if (ai.kind == AgentKind::kCta) w.next_grid = as.grid_barriers;
   if (as.status == Status::kExited) return;
@@ -462,9 +473,10 @@ Footprint Machine::AfterExit(const State& s, int a) const {
   return f;
 }
 
-Footprint Machine::Future(const State& s, int a, std::vector<Guard>* guards) const {
+Footprint Machine::Future(const State& s, int a, std::vector<Guard>* guards,
+                          bool cas_guards) const {
   Footprint f;
-  FutureOf(s, a, &f, guards);
+  FutureOf(s, a, &f, guards, cas_guards);
   return f;
 }
 

@@ -317,7 +317,10 @@ class Machine {
 
   // The resources agent a's next step(s) touch / could touch from here to its end.
   Footprint Next(const State& s, int agent) const;
-  Footprint Future(const State& s, int agent, std::vector<Guard>* guards = nullptr) const;
+  // With guards: each access's guard (Guard); cas_guards also guards a spinning CAS like
+  // a wait (ExploreOptions::value_guards).
+  Footprint Future(const State& s, int agent, std::vector<Guard>* guards = nullptr,
+                   bool cas_guards = true) const;
   // True when every write to `key` anywhere in the program is by agent b, by an agent that
   // has exited, or by a CTA of a later launch on b's stream (which cannot start before b
   // exits).
@@ -419,7 +422,8 @@ class Machine {
   void StepFill(State& s, int a, const Op& op, Event* ev) const;
   void StepBarrier(State& s, int a, const Op& op, Event* ev) const;
   void StepLaunch(State& s, int a, const Op& op, Event* ev) const;
-  void FutureOf(const State& s, int agent, Footprint* out, std::vector<Guard>* guards) const;
+  void FutureOf(const State& s, int agent, Footprint* out, std::vector<Guard>* guards,
+                bool cas_guards = true) const;
   void ComputeWriters();
 
   const Program* p_;
