@@ -275,6 +275,7 @@ class Reducer {
       if (m_.Satisfies(gd.cmp, v, gd.expected, gd.bytes)) continue;
       if (m_.OnlyWrittenAfter(s, gd.key, b)) return true;
       if (CounterShort(s, b, gd, v)) return true;
+      if (value_on_ && CounterShortBefore(s, b, gd, v, depth)) return true;
       if (value_on_ && NoSatisfyingWrite(s, b, gd, depth)) return true;
     }
     return false;
@@ -389,6 +390,41 @@ class Reducer {
     const int64_t others = c.total - c.by_agent[b];
     if (v < 0 || others > (int64_t{1} << 40)) return false;
     const int64_t reach = v + others;
+    if (gd.bytes == 4 && reach > INT32_MAX) return false;
+    return gd.cmp == GT ? reach <= gd.expected : reach < gd.expected;
+  }
+  // CounterShort, counting only the writes that can come before b's next step: a write
+  // to the word in another agent's future that is guarded by b (or whose agent cannot
+  // start before b moves) is left out, whatever it is (a reset after a barrier b has
+  // not reached, the adds of the next call); every other one must be a known
+  // non-negative add, and they cannot bring the word from v to the target.
+  bool CounterShortBefore(const State& s, int b, const Guard& gd, int64_t v, int depth) {
+    if (!counters_on_ || (gd.cmp != EQ && gd.cmp != GE && gd.cmp != GT)) return false;
+    if (depth >= kMaxGuardDepth || v < 0) return false;
+    Access2 probe;
+    probe.res = Res::kWord;
+    probe.mode = Mode::kRead;
+    probe.object = KeyObject(gd.key);
+    probe.rank = KeyRank(gd.key);
+    probe.lo = KeyIndex(gd.key);
+    probe.hi = probe.lo + 1;
+    int64_t reach = v;
+    for (int x = 0; x < m_.num_agents(); ++x) {
+      if (x == b || s.agents[x].status == Status::kExited) continue;
+      const CachedFuture& cf = Cached(s, x);
+      int launch_guarded = -1;  // unknown yet
+      const bool bad = AnyCandidate(cf, probe, [&](const Access2& f) {
+        if (f.mode == Mode::kRead || !Conflicts(probe, f)) return false;
+        if (launch_guarded < 0) launch_guarded = LaunchGuarded(s, b, x, depth + 1) ? 1 : 0;
+        if (launch_guarded == 1 || GuardedBy(s, b, x, f, depth + 1)) return false;
+        if (f.mode != Mode::kAdd || !f.amount_known || f.amount < 0 || f.lo < 0 ||
+            f.rank < 0 || f.amount > (int64_t{1} << 32))
+          return true;
+        reach += f.amount;
+        return reach > (int64_t{1} << 40);
+      });
+      if (bad) return false;
+    }
     if (gd.bytes == 4 && reach > INT32_MAX) return false;
     return gd.cmp == GT ? reach <= gd.expected : reach < gd.expected;
   }

@@ -45,6 +45,9 @@ struct Walker {
   // grid_barriers, so exact for any CTA), or -1.
   int64_t next_grid = -1;
   bool barrier_uncertain = false;
+  // Streams: when set, the instance of the first BARRIER_ALL after each LAUNCH (by
+  // launch ordinal) is recorded here as the walk reaches it (-1: unknown).
+  std::vector<int64_t>* launch_bases = nullptr;
   // Spinning CAS guarded like a wait (Machine::Future's cas_guards).
   bool cas_guards = true;  // a BARRIER_ALL was reached under an unknown branch
   int uncertain = 0;  // unknown branches and loops the walk is inside
@@ -248,6 +251,8 @@ struct Walker {
           int first = ai.launches[launches];
           for (int c = 0; c < ai.launch_sizes[launches]; ++c)
             Add(Res::kLaunch, Mode::kWrite, first + c, -1, -1, -1);
+          if (launch_bases && launches < static_cast<int>(launch_bases->size()))
+            (*launch_bases)[launches] = uncertain > 0 ? -1 : next_barrier;
           // The launched CTAs' BARRIER_ALL arrivals come before this stream's next one.
           for (int c = 0; c < ai.launch_sizes[launches] && next_barrier >= 0; ++c) {
             const int64_t n = m.StaticArrivals(first + c);
@@ -375,11 +380,12 @@ struct Walker {
 }  // namespace
 
 void Machine::FutureOf(const State& s, int a, Footprint* out, std::vector<Guard>* guards,
-                       bool cas_guards) const {
+                       bool cas_guards, std::vector<int64_t>* launch_bases) const {
   const AgentState& as = s.agents[a];
   const AgentInfo& ai = info_[a];
   Walker w{*this, *p_, a, ai.rank, as.frame, std::vector<bool>(as.frame.size(), false), out};
   w.launches = as.launches;
+  w.launch_bases = launch_bases;
   w.guards = guards;
   w.cas_guards = cas_guards;
   w.next_barrier = BarrierBase(s, a);
@@ -592,9 +598,17 @@ int64_t Machine::BarrierBase(const State& s, int a) const {
   const bool stream_runs = std::find(runners->begin(), runners->end(), ai.stream_agent) !=
                            runners->end();
   if (stream_runs) {
-    // Its stream runs barriers too: numbered only once the stream is in its LAUNCH.
+    // Its stream runs barriers too: in its LAUNCH, the rank's count; before it, what the
+    // stream's walk numbers at that LAUNCH.
     const AgentState& ss = s.agents[ai.stream_agent];
-    return st == Status::kNotStarted && ss.launches == ai.launch && ss.phase == 1 ? base : -1;
+    const int sop = CurrentOp(s, ai.stream_agent);
+    if (ss.launches == ai.launch && ss.phase == 1 && sop >= 0 && p_->ops[sop].kind == LAUNCH)
+      return st == Status::kNotStarted ? base : -1;
+    if (ss.launches > ai.launch || ss.status == Status::kExited) return -1;
+    std::vector<int64_t> bases(info_[ai.stream_agent].launches.size(), -1);
+    Footprint f;
+    FutureOf(s, ai.stream_agent, &f, nullptr, true, &bases);
+    return bases[ai.launch];
   }
   // Not started: the runners of earlier launches of its stream arrive first.
   for (int z : *runners) {

@@ -343,7 +343,8 @@ class Machine {
   // sequential runner that has started (the runners before it have exited, the ones
   // after it have not started): s.barrier_calls of its rank; or one that has not started:
   // that plus every arrival still to come from the runners of earlier launches (each
-  // counted exactly by a walk of its future; -1 when one cannot be).
+  // counted exactly by a walk of its future; -1 when one cannot be), or, when its stream
+  // runs barriers too, the instance the stream's walk numbers at its LAUNCH.
   int64_t BarrierBase(const State& s, int a) const;
   // The BARRIER_ALL arrivals in agent z's whole program, or -1 when one is reached under
   // a branch or loop whose outcome is not known statically.
@@ -423,7 +424,7 @@ class Machine {
   void StepBarrier(State& s, int a, const Op& op, Event* ev) const;
   void StepLaunch(State& s, int a, const Op& op, Event* ev) const;
   void FutureOf(const State& s, int agent, Footprint* out, std::vector<Guard>* guards,
-                bool cas_guards = true) const;
+                bool cas_guards = true, std::vector<int64_t>* launch_bases = nullptr) const;
   void ComputeWriters();
 
   const Program* p_;
