@@ -85,8 +85,9 @@ int64_t ClockBytes(const Clock& c, int comps) {
 // blocked, their enabling needs) with other agents' futures.
 class Reducer {
  public:
-  Reducer(const Machine& m, bool counters, bool sync_guards)
-      : m_(m), counters_on_(counters), sync_on_(sync_guards) {}
+  Reducer(const Machine& m, bool counters, bool sync_guards, bool value_guards)
+      : m_(m), counters_on_(counters), sync_on_(sync_guards),
+        value_on_(sync_guards && value_guards) {}
   // Bytes its footprint cache holds (estimated).
   int64_t cache_bytes() const { return cache_bytes_; }
 
@@ -143,7 +144,7 @@ class Reducer {
  private:
   // An agent's future depends only on its own control state (position, frame, progress),
   // so it is cached across states by that.
-  static uint64_t ControlKey(const AgentState& as, int a, int64_t barrier_calls) {
+  static uint64_t ControlKey(const AgentState& as, int a, int64_t barrier_base) {
     uint64_t h = 0x9e3779b97f4a7c15ULL ^ static_cast<uint64_t>(a);
     auto mix = [&](uint64_t v) { h = HashMix(h, v); };
     mix(static_cast<uint64_t>(as.status) | (static_cast<uint64_t>(as.phase) << 8) |
@@ -151,7 +152,8 @@ class Reducer {
     for (const StackEntry& e : as.stack)
       mix((static_cast<uint64_t>(static_cast<uint32_t>(e.list)) << 32) | static_cast<uint32_t>(e.pos));
     for (int64_t v : as.frame) mix(static_cast<uint64_t>(v));
-    mix(static_cast<uint64_t>(barrier_calls));  // numbers the future's barrier guards
+    mix(static_cast<uint64_t>(barrier_base));  // numbers the future's barrier guards
+    mix(static_cast<uint64_t>(as.grid_barriers));  // and its grid barriers
     return h;
   }
   // An agent's future with its guards, and its entries indexed by (resource, object):
@@ -173,11 +175,11 @@ class Reducer {
   }
   const CachedFuture& Cached(const State& s, int a) {
     if (!have_future_[a]) {
-      uint64_t key = ControlKey(s.agents[a], a, s.barrier_calls[m_.info(a).rank]);
+      uint64_t key = ControlKey(s.agents[a], a, m_.BarrierBase(s, a));
       auto it = cache_.find(key);
       if (it == cache_.end()) {
         CachedFuture c;
-        c.f = m_.Future(s, a, &c.g);
+        c.f = m_.Future(s, a, &c.g, value_on_);
         NoCounters(c.f);
         NoSyncGuards(c.f);
         for (uint32_t i = 0; i < c.f.size(); ++i) {
@@ -202,11 +204,28 @@ class Reducer {
     for (Access2& x : f)
       if (x.res == Res::kWord && x.mode == Mode::kAdd) x.mode = Mode::kWrite;
   }
-  // Without the synchronisation guards a barrier access names no instance.
+  // Without the synchronisation guards a barrier access names no instance; without the
+  // grid-barrier guards a grid barrier access names none.
   void NoSyncGuards(Footprint& f) const {
-    if (sync_on_) return;
+    if (value_on_) return;
     for (Access2& x : f)
-      if (x.res == Res::kBarrier) x.lo = x.hi = -1;
+      if (x.res == Res::kBarrier && (!sync_on_ || x.object >= 3)) x.lo = x.hi = -1;
+  }
+  // The arrival step of a barrier (BARRIER_ALL, GRID_BARRIER, HOST_COLLECTIVE) only
+  // counts its agent in and joins its clock into the instance; the leave, which reads
+  // the instance, is the agent's next step. With the value guards the probe of an
+  // arrival is therefore its write alone (Next lists the leave's read with it).
+  void ArrivalOnly(const State& s, int b, Footprint& probe) const {
+    if (!value_on_ || s.agents[b].phase != 0 || s.agents[b].status != Status::kRunning) return;
+    const int id = m_.CurrentOp(s, b);
+    if (id < 0) return;
+    const SignalOpKind k = m_.program().ops[id].kind;
+    if (k != BARRIER_ALL && k != GRID_BARRIER && k != HOST_COLLECTIVE) return;
+    probe.erase(std::remove_if(probe.begin(), probe.end(),
+                               [](const Access2& x) {
+                                 return x.res == Res::kBarrier && x.mode == Mode::kRead;
+                               }),
+                probe.end());
   }
   // Whether fn(f) holds for some entry f of cf that may conflict with a.
   template <typename Fn>
@@ -246,16 +265,22 @@ class Reducer {
         if (sync_on_ && ExitHeldBy(s, b, gd.id, depth)) return true;
         continue;
       }
+      if (gd.kind == Guard::Kind::kGrid) {
+        if (value_on_ && GridHeldBy(s, b, x, gd.id, depth)) return true;
+        continue;
+      }
       auto it = s.words.find(gd.key);
       int64_t v = it == s.words.end() ? m_.program().objects[KeyObject(gd.key)].init
                                       : it->second.value;
       if (m_.Satisfies(gd.cmp, v, gd.expected, gd.bytes)) continue;
       if (m_.OnlyWrittenAfter(s, gd.key, b)) return true;
       if (CounterShort(s, b, gd, v)) return true;
+      if (value_on_ && CounterShortBefore(s, b, gd, v, depth)) return true;
+      if (value_on_ && NoSatisfyingWrite(s, b, gd, depth)) return true;
     }
     return false;
   }
-  static constexpr int kMaxGuardDepth = 4;
+  static constexpr int kMaxGuardDepth = 6;
   // BARRIER_ALL instance `instance` cannot complete before b's next step: a rank that has
   // not arrived has barrier runners (Machine::BarrierRunners) none of which can arrive
   // before b moves — each has exited, is b, cannot start before b moves, or has every
@@ -272,19 +297,71 @@ class Reducer {
       for (int y : *runners) {
         if (s.agents[y].status == Status::kExited || y == b) continue;
         if (LaunchGuarded(s, b, y, depth + 1)) continue;
-        held = ArrivalsGuarded(s, b, y, depth + 1);
+        held = ArrivalsGuarded(s, b, y, 1, depth + 1);
         if (!held) break;
       }
       if (held) return true;
     }
     return false;
   }
-  // Every BARRIER_ALL arrival in y's future is guarded by b.
-  bool ArrivalsGuarded(const State& s, int b, int y, int depth) {
+  // The word guard gd (not holding now) cannot come to hold before b's next step: every
+  // write to its word in the future of an agent other than b is a set of a known value
+  // that does not satisfy it, or is itself guarded by b (or its agent cannot start
+  // before b moves). Then until b moves the word only takes values that fail the wait.
+  bool NoSatisfyingWrite(const State& s, int b, const Guard& gd, int depth) {
+    if (depth >= kMaxGuardDepth) return false;
+    Access2 probe;
+    probe.res = Res::kWord;
+    probe.mode = Mode::kRead;
+    probe.object = KeyObject(gd.key);
+    probe.rank = KeyRank(gd.key);
+    probe.lo = KeyIndex(gd.key);
+    probe.hi = probe.lo + 1;
+    for (int x = 0; x < m_.num_agents(); ++x) {
+      if (x == b || s.agents[x].status == Status::kExited) continue;
+      const CachedFuture& cf = Cached(s, x);
+      bool launch_checked = false, launch_guarded = false;
+      const bool bad = AnyCandidate(cf, probe, [&](const Access2& f) {
+        if (!Conflicts(probe, f)) return false;
+        if (f.mode == Mode::kWrite && f.value_known &&
+            !m_.Satisfies(gd.cmp, f.value, gd.expected, gd.bytes))
+          return false;
+        if (!launch_checked) {
+          launch_checked = true;
+          launch_guarded = LaunchGuarded(s, b, x, depth + 1);
+        }
+        return !launch_guarded && !GuardedBy(s, b, x, f, depth + 1);
+      });
+      if (bad) return false;
+    }
+    return true;
+  }
+  // GRID_BARRIER instance `instance` of x's launch cannot complete before b's next step:
+  // a CTA of the launch that has not arrived at it is b, has exited (the instance never
+  // completes), cannot start before b moves, or has every future grid arrival guarded by
+  // b (its arrival at this instance is one of those).
+  bool GridHeldBy(const State& s, int b, int x, int64_t instance, int depth) {
+    const AgentInfo& xi = m_.info(x);
+    const int first = xi.launch_first, n = xi.launch_size;
+    auto it = s.barriers.find(BarrierKey(kGrid, static_cast<uint64_t>(first),
+                                         static_cast<uint64_t>(instance)));
+    if (it != s.barriers.end() && it->second.arrived >= n) return false;
+    if (depth >= kMaxGuardDepth) return false;
+    for (int y = first; y < first + n; ++y) {
+      if (s.agents[y].grid_barriers > instance) continue;  // arrived
+      if (y == b || s.agents[y].status == Status::kExited) return true;
+      if (LaunchGuarded(s, b, y, depth + 1)) return true;
+      if (ArrivalsGuarded(s, b, y, 3 + first, depth + 1)) return true;
+    }
+    return false;
+  }
+  // Every arrival at barrier object `object` (1: BARRIER_ALL; 3 + launch: its
+  // GRID_BARRIER) in y's future is guarded by b.
+  bool ArrivalsGuarded(const State& s, int b, int y, int object, int depth) {
     const CachedFuture& cf = Cached(s, y);
     if (cf.wild) return false;
     for (const Access2& e : cf.f)
-      if (e.res == Res::kBarrier && e.mode == Mode::kWrite && e.object == 1 &&
+      if (e.res == Res::kBarrier && e.mode == Mode::kWrite && e.object == object &&
           !GuardedBy(s, b, y, e, depth))
         return false;
     return true;
@@ -313,6 +390,41 @@ class Reducer {
     const int64_t others = c.total - c.by_agent[b];
     if (v < 0 || others > (int64_t{1} << 40)) return false;
     const int64_t reach = v + others;
+    if (gd.bytes == 4 && reach > INT32_MAX) return false;
+    return gd.cmp == GT ? reach <= gd.expected : reach < gd.expected;
+  }
+  // CounterShort, counting only the writes that can come before b's next step: a write
+  // to the word in another agent's future that is guarded by b (or whose agent cannot
+  // start before b moves) is left out, whatever it is (a reset after a barrier b has
+  // not reached, the adds of the next call); every other one must be a known
+  // non-negative add, and they cannot bring the word from v to the target.
+  bool CounterShortBefore(const State& s, int b, const Guard& gd, int64_t v, int depth) {
+    if (!counters_on_ || (gd.cmp != EQ && gd.cmp != GE && gd.cmp != GT)) return false;
+    if (depth >= kMaxGuardDepth || v < 0) return false;
+    Access2 probe;
+    probe.res = Res::kWord;
+    probe.mode = Mode::kRead;
+    probe.object = KeyObject(gd.key);
+    probe.rank = KeyRank(gd.key);
+    probe.lo = KeyIndex(gd.key);
+    probe.hi = probe.lo + 1;
+    int64_t reach = v;
+    for (int x = 0; x < m_.num_agents(); ++x) {
+      if (x == b || s.agents[x].status == Status::kExited) continue;
+      const CachedFuture& cf = Cached(s, x);
+      int launch_guarded = -1;  // unknown yet
+      const bool bad = AnyCandidate(cf, probe, [&](const Access2& f) {
+        if (f.mode == Mode::kRead || !Conflicts(probe, f)) return false;
+        if (launch_guarded < 0) launch_guarded = LaunchGuarded(s, b, x, depth + 1) ? 1 : 0;
+        if (launch_guarded == 1 || GuardedBy(s, b, x, f, depth + 1)) return false;
+        if (f.mode != Mode::kAdd || !f.amount_known || f.amount < 0 || f.lo < 0 ||
+            f.rank < 0 || f.amount > (int64_t{1} << 32))
+          return true;
+        reach += f.amount;
+        return reach > (int64_t{1} << 40);
+      });
+      if (bad) return false;
+    }
     if (gd.bytes == 4 && reach > INT32_MAX) return false;
     return gd.cmp == GT ? reach <= gd.expected : reach < gd.expected;
   }
@@ -424,6 +536,7 @@ class Reducer {
         probe = m_.Next(s, b);
         NoCounters(probe);
         NoSyncGuards(probe);
+        ArrivalOnly(s, b, probe);
       } else {
         // A blocked agent: one necessary condition suffices; prefer one that agents
         // already in the set (or nobody) can satisfy, else the one that adds fewest.
@@ -461,6 +574,7 @@ class Reducer {
   const Machine& m_;
   const bool counters_on_;
   const bool sync_on_;
+  const bool value_on_;  // grid-barrier and value guards (ExploreOptions::value_guards)
   std::vector<const CachedFuture*> futures_;
   // node_hash_map: pointers into it stay valid while it grows.
   absl::node_hash_map<uint64_t, CachedFuture> cache_;
@@ -590,7 +704,7 @@ class TerminalRecorder {
 class Expander {
  public:
   Expander(const Machine& m, const ExploreOptions& opt)
-      : m_(m), opt_(opt), reducer_(m, opt.counters, opt.sync_guards) {}
+      : m_(m), opt_(opt), reducer_(m, opt.counters, opt.sync_guards, opt.value_guards) {}
 
   void Expand(const State& s, std::vector<Transition>* choices) {
     m_.Enabled(s, &enabled_);

@@ -18,6 +18,8 @@
 //   * barrier and launch guards: an access another agent can only make after a
 //     BARRIER_ALL instance completes, or after a launch it joins ends, does not conflict
 //     with b's next step when that barrier or launch cannot finish before b moves;
+//   * grid-barrier and value guards: the same for a GRID_BARRIER instance, and for a wait
+//     whose word the agents other than b can only set to values that fail it;
 //   * symmetry reduction (symmetry.h, with a rotation group): the visited set holds the
 //     least hash of a state's images under the rank rotations, so one state per orbit
 //     is expanded; the states stepped and the trails stay real;
@@ -66,6 +68,12 @@ struct ExploreOptions {
   // different barrier instances do not conflict. Off: only word guards (for the
   // soundness test).
   bool sync_guards = true;
+  // With sync_guards: the grid-barrier and value guards (README.md, "Scale: grid
+  // barriers and writes that cannot satisfy a wait"): GRID_BARRIER instances are
+  // numbered and guard what follows them like BARRIER_ALL instances, and a wait whose
+  // word no agent but b can set to a satisfying value before b moves guards what follows
+  // it. Off: as before them (for the soundness test).
+  bool value_guards = true;
   // explore: symmetry reduction (symmetry.h): with reduce_symmetry, the visited set holds
   // the canonical hash under this group (nullptr or kind "none": the state's own hash).
   const SymmetryGroup* symmetry = nullptr;

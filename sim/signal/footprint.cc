@@ -41,6 +41,15 @@ struct Walker {
   // barrier agent), or -1: no barrier guards (also once a barrier was reached under a
   // branch or loop whose outcome is not known, where the count is not known either).
   int64_t next_barrier = -1;
+  // The same for the next GRID_BARRIER of this CTA (its own count, AgentState::
+  // grid_barriers, so exact for any CTA), or -1.
+  int64_t next_grid = -1;
+  bool barrier_uncertain = false;
+  // Streams: when set, the instance of the first BARRIER_ALL after each LAUNCH (by
+  // launch ordinal) is recorded here as the walk reaches it (-1: unknown).
+  std::vector<int64_t>* launch_bases = nullptr;
+  // Spinning CAS guarded like a wait (Machine::Future's cas_guards).
+  bool cas_guards = true;  // a BARRIER_ALL was reached under an unknown branch
   int uncertain = 0;  // unknown branches and loops the walk is inside
   const std::function<void(const Op&, const int64_t*, const std::vector<bool>&)>* visit = nullptr;
 
@@ -207,7 +216,10 @@ struct Walker {
         // The instance (lo) when the count is known: arrivals at different instances
         // touch different barriers. The leave, and what follows, come after the instance
         // completes.
-        if (uncertain > 0) next_barrier = -1;
+        if (uncertain > 0) {
+          next_barrier = -1;
+          barrier_uncertain = true;
+        }
         const int64_t inst = next_barrier, end = inst < 0 ? -1 : inst + 1;
         Add(Res::kBarrier, Mode::kWrite, 1, me, inst, end);
         if (guards && inst >= 0) PushGuard(Guard::Kind::kBarrier, inst);
@@ -220,9 +232,16 @@ struct Walker {
         Add(Res::kBarrier, Mode::kRead, 2, -1, -1, -1);
         break;
       case GRID_BARRIER: {
+        // Numbered like BARRIER_ALL: the instance is the CTA's own count of grid
+        // barriers, so arrivals at different instances touch different barriers, and
+        // what follows comes after the instance completes (Guard::Kind::kGrid).
         const AgentInfo& ai = m.info(agent);
-        Add(Res::kBarrier, Mode::kWrite, 3 + ai.launch_first, ai.cta, -1, -1);
-        Add(Res::kBarrier, Mode::kRead, 3 + ai.launch_first, -1, -1, -1);
+        if (uncertain > 0) next_grid = -1;
+        const int64_t inst = next_grid, end = inst < 0 ? -1 : inst + 1;
+        Add(Res::kBarrier, Mode::kWrite, 3 + ai.launch_first, ai.cta, inst, end);
+        if (guards && inst >= 0) PushGuard(Guard::Kind::kGrid, inst);
+        if (inst >= 0) ++next_grid;
+        Add(Res::kBarrier, Mode::kRead, 3 + ai.launch_first, -1, inst, end);
         break;
       }
       case LAUNCH: {
@@ -232,6 +251,13 @@ struct Walker {
           int first = ai.launches[launches];
           for (int c = 0; c < ai.launch_sizes[launches]; ++c)
             Add(Res::kLaunch, Mode::kWrite, first + c, -1, -1, -1);
+          if (launch_bases && launches < static_cast<int>(launch_bases->size()))
+            (*launch_bases)[launches] = uncertain > 0 ? -1 : next_barrier;
+          // The launched CTAs' BARRIER_ALL arrivals come before this stream's next one.
+          for (int c = 0; c < ai.launch_sizes[launches] && next_barrier >= 0; ++c) {
+            const int64_t n = m.StaticArrivals(first + c);
+            next_barrier = n < 0 || (n > 0 && uncertain > 0) ? -1 : next_barrier + n;
+          }
         }
         ++launches;
         break;
@@ -282,7 +308,9 @@ struct Walker {
       return;
     }
     if (visit) (*visit)(op, frame.data(), unknown);
-    if (guards && (op.kind == WAIT || op.kind == WAIT_UNTIL || op.kind == STREAM_WAIT) &&
+    if (guards &&
+        (op.kind == WAIT || op.kind == WAIT_UNTIL || op.kind == STREAM_WAIT ||
+         (op.kind == ATOMIC_CAS && op.spin && cas_guards)) &&
         GuardedWait(op))
       return;
     const int launch = launches;
@@ -309,11 +337,15 @@ struct Walker {
   // A wait with known words: one read per lane, each guarded by its own predicate (a
   // lane cannot sample before its word satisfies it), then every lane guards what
   // follows. Ensures: false (nothing added) when the words are not known.
+  // A spinning ATOMIC_CAS is a wait for word == compare whose one lane then writes
+  // `value` (its write, like a wait's read, cannot happen before its word matches).
   bool GuardedWait(const Op& op) {
+    const bool cas = op.kind == ATOMIC_CAS;
     int64_t r = rank, lo = 0, n = 1, v = 0;
-    if (!Value(op.rank, rank, &r) || !Value(op.index, 0, &lo) || !Value(op.value, 1, &v))
+    if (!Value(op.rank, rank, &r) || !Value(op.index, 0, &lo) ||
+        !Value(cas ? op.compare : op.value, cas ? 0 : 1, &v))
       return false;
-    if (op.count.present() && !Value(op.count, 1, &n)) return false;
+    if (!cas && op.count.present() && !Value(op.count, 1, &n)) return false;
     if (op.kind == WAIT && !p.amd) n = std::min<int64_t>(static_cast<uint32_t>(n), 32);
     if (op.kind == WAIT_UNTIL && m.info(agent).kind == AgentKind::kCta)
       n = std::min<int64_t>(n, p.kernels[m.info(agent).kernel].threads);
@@ -324,7 +356,7 @@ struct Walker {
       Guard g;
       g.key = WordKey(op.object, static_cast<int>(r), lo + l);
       g.expected = v;
-      g.cmp = op.kind == WAIT ? EQ : op.cmp;
+      g.cmp = op.kind == WAIT || cas ? EQ : op.cmp;
       g.bytes = p.objects[op.object].bytes;
       g.parent = parent;
       guards->push_back(g);
@@ -335,8 +367,10 @@ struct Walker {
                         (op.scope == CTA || op.sem == WEAK);
     for (int64_t l = 0; l < n; ++l) {
       guard = narrow ? pre : make(l, pre);
-      Add(Res::kWord, Mode::kRead, op.object, r, lo + l, lo + l + 1);
+      Add(Res::kWord, cas ? Mode::kWrite : Mode::kRead, op.object, r, lo + l, lo + l + 1);
+      if (cas) SetValue(op.value, 1);
     }
+    if (cas && op.result_slot >= 0) unknown[op.result_slot] = true;
     guard = pre;
     for (int64_t l = 0; l < n; ++l) guard = make(l, guard);
     return true;
@@ -345,14 +379,17 @@ struct Walker {
 
 }  // namespace
 
-void Machine::FutureOf(const State& s, int a, Footprint* out,
-                       std::vector<Guard>* guards) const {
+void Machine::FutureOf(const State& s, int a, Footprint* out, std::vector<Guard>* guards,
+                       bool cas_guards, std::vector<int64_t>* launch_bases) const {
   const AgentState& as = s.agents[a];
   const AgentInfo& ai = info_[a];
   Walker w{*this, *p_, a, ai.rank, as.frame, std::vector<bool>(as.frame.size(), false), out};
   w.launches = as.launches;
+  w.launch_bases = launch_bases;
   w.guards = guards;
-  if (NumbersBarriers(s, a)) w.next_barrier = s.barrier_calls[ai.rank];
+  w.cas_guards = cas_guards;
+  w.next_barrier = BarrierBase(s, a);
+  if (ai.kind == AgentKind::kCta) w.next_grid = as.grid_barriers;
   if (as.status == Status::kExited) return;
   if (as.status == Status::kNotLaunched || as.status == Status::kNotStarted) {
     w.frame = ai.frame0;
@@ -372,9 +409,13 @@ void Machine::FutureOf(const State& s, int a, Footprint* out,
         if (op.kind == BARRIER_ALL || op.kind == HOST_COLLECTIVE || op.kind == GRID_BARRIER) {
           // Arrived at instance tmp, not left: the leave and what follows come after it
           // completes.
-          const int64_t inst = op.kind == BARRIER_ALL ? BarrierInstance(as) : -1;
-          if (guards && inst >= 0 && w.next_barrier >= 0)
+          const int64_t inst = op.kind == BARRIER_ALL    ? BarrierInstance(as)
+                               : op.kind == GRID_BARRIER ? BarrierInstance(as)
+                                                         : -1;
+          if (guards && inst >= 0 && op.kind == BARRIER_ALL && w.next_barrier >= 0)
             w.PushGuard(Guard::Kind::kBarrier, inst);
+          if (guards && inst >= 0 && op.kind == GRID_BARRIER)
+            w.PushGuard(Guard::Kind::kGrid, inst);
           w.Add(Res::kBarrier, Mode::kRead,
                 op.kind == BARRIER_ALL ? 1 : op.kind == HOST_COLLECTIVE ? 2 : 3 + ai.launch_first,
                 -1, inst, inst < 0 ? -1 : inst + 1);
@@ -438,9 +479,10 @@ Footprint Machine::AfterExit(const State& s, int a) const {
   return f;
 }
 
-Footprint Machine::Future(const State& s, int a, std::vector<Guard>* guards) const {
+Footprint Machine::Future(const State& s, int a, std::vector<Guard>* guards,
+                          bool cas_guards) const {
   Footprint f;
-  FutureOf(s, a, &f, guards);
+  FutureOf(s, a, &f, guards, cas_guards);
   return f;
 }
 
@@ -472,6 +514,7 @@ bool Machine::MayBeWritten(uint64_t key) const {
 void Machine::ComputeWriters() {
   State s0 = Initial();
   std::vector<std::set<int>> barrier_runners(p_->ranks);
+  static_arrivals_.assign(num_agents(), -1);
   for (int a = 0; a < num_agents(); ++a) {
     Footprint f;
     AgentState copy = s0.agents[a];
@@ -482,9 +525,12 @@ void Machine::ComputeWriters() {
       writers_known_ = false;
       return;
     }
+    int64_t arrivals = 0;
     for (const Access2& x : f) {
-      if (x.res == Res::kBarrier && x.mode == Mode::kWrite && x.object == 1)
+      if (x.res == Res::kBarrier && x.mode == Mode::kWrite && x.object == 1) {
         barrier_runners[info_[a].rank].insert(a);
+        ++arrivals;
+      }
       if (x.res != Res::kWord || x.mode == Mode::kRead) continue;
       if (x.lo < 0 || x.rank < 0 || x.hi - x.lo > 65536) {
         wild_writes_.insert({x.object, x.rank});
@@ -495,18 +541,25 @@ void Machine::ComputeWriters() {
         if (ws.empty() || ws.back() != a) ws.push_back(a);
       }
     }
+    static_arrivals_[a] = w.barrier_uncertain ? -1 : arrivals;
   }
   barrier_runners_.clear();
   for (const std::set<int>& runners : barrier_runners) {
     const std::vector<int> v(runners.begin(), runners.end());
     bool sequential = v.size() == 1;
     if (v.size() > 1) {
-      // CTAs of one stream, at most one per launch.
+      // CTAs of one stream, at most one per launch, and perhaps that stream itself (it
+      // waits in each LAUNCH until the launch's CTAs have exited).
       std::set<int> launches;
+      int stream = -1;
+      for (int a : v)
+        if (info_[a].kind != AgentKind::kCta) stream = a;
       sequential = true;
       for (int a : v) {
         const AgentInfo& x = info_[a];
-        sequential &= x.kind == AgentKind::kCta && x.stream_agent == info_[v[0]].stream_agent &&
+        if (a == stream) continue;
+        const int want = stream >= 0 ? stream : info_[v[0]].stream_agent;
+        sequential &= x.kind == AgentKind::kCta && x.stream_agent == want &&
                       launches.insert(x.launch).second;
       }
     }
@@ -518,12 +571,66 @@ void Machine::ComputeWriters() {
   }
 }
 
-bool Machine::NumbersBarriers(const State& s, int a) const {
-  const std::vector<int>* runners = BarrierRunners(info_[a].rank);
-  if (!runners || std::find(runners->begin(), runners->end(), a) == runners->end()) return false;
-  if (runners->size() == 1) return true;
-  const Status st = s.agents[a].status;
-  return st != Status::kNotLaunched && st != Status::kNotStarted;
+int64_t Machine::BarrierBase(const State& s, int a) const {
+  const AgentInfo& ai = info_[a];
+  const std::vector<int>* runners = BarrierRunners(ai.rank);
+  if (!runners || std::find(runners->begin(), runners->end(), a) == runners->end()) return -1;
+  int64_t base = s.barrier_calls[ai.rank];
+  const AgentState& as = s.agents[a];
+  const Status st = as.status;
+  if (runners->size() == 1) return base;
+  if (ai.kind != AgentKind::kCta) {
+    // The stream, in a LAUNCH whose CTAs are running: their arrivals come first.
+    const int k = as.launches;
+    const int id = CurrentOp(s, a);
+    if (as.phase != 1 || id < 0 || p_->ops[id].kind != LAUNCH ||
+        k >= static_cast<int>(ai.launches.size()))
+      return base;
+    for (int z = ai.launches[k]; z < ai.launches[k] + ai.launch_sizes[k]; ++z) {
+      if (s.agents[z].status == Status::kExited || static_arrivals_[z] == 0) continue;
+      const int64_t n = RemainingArrivals(s, z);
+      if (n < 0) return -1;
+      base += n;
+    }
+    return base;
+  }
+  if (st != Status::kNotLaunched && st != Status::kNotStarted) return base;
+  const bool stream_runs = std::find(runners->begin(), runners->end(), ai.stream_agent) !=
+                           runners->end();
+  if (stream_runs) {
+    // Its stream runs barriers too: in its LAUNCH, the rank's count; before it, what the
+    // stream's walk numbers at that LAUNCH.
+    const AgentState& ss = s.agents[ai.stream_agent];
+    const int sop = CurrentOp(s, ai.stream_agent);
+    if (ss.launches == ai.launch && ss.phase == 1 && sop >= 0 && p_->ops[sop].kind == LAUNCH)
+      return st == Status::kNotStarted ? base : -1;
+    if (ss.launches > ai.launch || ss.status == Status::kExited) return -1;
+    std::vector<int64_t> bases(info_[ai.stream_agent].launches.size(), -1);
+    Footprint f;
+    FutureOf(s, ai.stream_agent, &f, nullptr, true, &bases);
+    return bases[ai.launch];
+  }
+  // Not started: the runners of earlier launches of its stream arrive first.
+  for (int z : *runners) {
+    if (info_[z].launch >= ai.launch || s.agents[z].status == Status::kExited) continue;
+    const int64_t n = RemainingArrivals(s, z);
+    if (n < 0) return -1;
+    base += n;
+  }
+  return base;
+}
+
+int64_t Machine::RemainingArrivals(const State& s, int z) const {
+  Footprint f;
+  FutureOf(s, z, &f, nullptr);
+  int64_t n = 0;
+  for (const Access2& x : f) {
+    if (x.object == -2) return -1;  // the walk overflowed
+    if (x.res != Res::kBarrier || x.mode != Mode::kWrite || x.object != 1) continue;
+    if (x.lo < 0) return -1;
+    ++n;
+  }
+  return n;
 }
 
 Footprint Machine::Next(const State& s, int a) const {
@@ -557,7 +664,7 @@ Footprint Machine::Next(const State& s, int a) const {
     } else {
       x.res = Res::kBarrier;
       x.object = op.kind == BARRIER_ALL ? 1 : op.kind == HOST_COLLECTIVE ? 2 : 3 + ai.launch_first;
-      if (op.kind == BARRIER_ALL) {
+      if (op.kind == BARRIER_ALL || op.kind == GRID_BARRIER) {
         x.lo = BarrierInstance(as);
         x.hi = x.lo + 1;
       }
@@ -568,6 +675,7 @@ Footprint Machine::Next(const State& s, int a) const {
   Walker w{*this, *p_, a, ai.rank, as.frame, std::vector<bool>(as.frame.size(), false), &f};
   w.launches = as.launches;
   w.next_barrier = s.barrier_calls[ai.rank];  // an arrival now takes this instance
+  w.next_grid = as.grid_barriers;
   if (as.wait_armed) {
     // Only the lanes that can sample now: lanes of one agent commute with each other, so
     // a still-disabled lane is not part of this step (see explore.h).

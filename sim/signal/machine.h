@@ -281,11 +281,13 @@ using Footprint = std::vector<Access2>;
 // An event that an agent must wait for before some of its future accesses (Future()):
 //   kWord: a wait on word `key` passes (its predicate holds);
 //   kBarrier: BARRIER_ALL instance `id` completes (every rank's barrier agent arrived);
-//   kExit: agent `id` (a CTA of a launch the agent joins) exits.
+//   kExit: agent `id` (a CTA of a launch the agent joins) exits;
+//   kGrid: GRID_BARRIER instance `id` of the agent's own launch completes (every CTA of
+//   the launch arrived).
 struct Guard {
-  enum class Kind : uint8_t { kWord, kBarrier, kExit };
+  enum class Kind : uint8_t { kWord, kBarrier, kExit, kGrid };
   Kind kind = Kind::kWord;
-  int32_t id = 0;    // kBarrier: the instance (0-based); kExit: the agent
+  int32_t id = 0;    // kBarrier, kGrid: the instance (0-based); kExit: the agent
   uint64_t key = 0;  // kWord: the word
   int64_t expected = 0;
   SignalCmp cmp = EQ;
@@ -315,7 +317,10 @@ class Machine {
 
   // The resources agent a's next step(s) touch / could touch from here to its end.
   Footprint Next(const State& s, int agent) const;
-  Footprint Future(const State& s, int agent, std::vector<Guard>* guards = nullptr) const;
+  // With guards: each access's guard (Guard); cas_guards also guards a spinning CAS like
+  // a wait (ExploreOptions::value_guards).
+  Footprint Future(const State& s, int agent, std::vector<Guard>* guards = nullptr,
+                   bool cas_guards = true) const;
   // True when every write to `key` anywhere in the program is by agent b, by an agent that
   // has exited, or by a CTA of a later launch on b's stream (which cannot start before b
   // exits).
@@ -325,18 +330,27 @@ class Machine {
   bool MayBeWritten(uint64_t key) const;
   // The agents of `rank` that run BARRIER_ALL (its barrier runners), when they arrive
   // one after another: one agent, or CTAs of different launches of one stream (a launch
-  // starts after the one before it has ended). Null when the rank has none or its
+  // starts after the one before it has ended), perhaps with that stream (it waits in
+  // each LAUNCH until the launch's CTAs have exited). Null when the rank has none or its
   // runners could interleave: then no future access is guarded by a barrier
   // (Guard::Kind::kBarrier).
   const std::vector<int>* BarrierRunners(int rank) const {
     return rank >= 0 && rank < static_cast<int>(barrier_runners_.size()) ? &barrier_runners_[rank]
                                                                         : nullptr;
   }
-  // True when a walk of agent a's future from state s can number its BARRIER_ALL
-  // instances from s.barrier_calls: a is its rank's only runner, or a sequential runner
-  // that has started (the runners before it have exited, the ones after it have not
-  // started).
-  bool NumbersBarriers(const State& s, int a) const;
+  // The instance of agent a's next BARRIER_ALL arrival, when a walk of its future from
+  // state s can number its instances, else -1: a is its rank's only runner, or a
+  // sequential runner that has started (the runners before it have exited, the ones
+  // after it have not started): s.barrier_calls of its rank; or one that has not started:
+  // that plus every arrival still to come from the runners of earlier launches (each
+  // counted exactly by a walk of its future; -1 when one cannot be), or, when its stream
+  // runs barriers too, the instance the stream's walk numbers at its LAUNCH.
+  int64_t BarrierBase(const State& s, int a) const;
+  // The BARRIER_ALL arrivals in agent z's whole program, or -1 when one is reached under
+  // a branch or loop whose outcome is not known statically.
+  int64_t StaticArrivals(int z) const {
+    return z >= 0 && z < static_cast<int>(static_arrivals_.size()) ? static_arrivals_[z] : -1;
+  }
   // For a blocked agent: its necessary conditions, one footprint each (every one must
   // be written by someone before it can move; the explorer picks one).
   std::vector<Footprint> NeedsAlternatives(const State& s, int agent) const;
@@ -409,7 +423,8 @@ class Machine {
   void StepFill(State& s, int a, const Op& op, Event* ev) const;
   void StepBarrier(State& s, int a, const Op& op, Event* ev) const;
   void StepLaunch(State& s, int a, const Op& op, Event* ev) const;
-  void FutureOf(const State& s, int agent, Footprint* out, std::vector<Guard>* guards) const;
+  void FutureOf(const State& s, int agent, Footprint* out, std::vector<Guard>* guards,
+                bool cas_guards = true, std::vector<int64_t>* launch_bases = nullptr) const;
   void ComputeWriters();
 
   const Program* p_;
@@ -423,6 +438,9 @@ class Machine {
   // Per rank: its barrier runners (BarrierRunners; ComputeWriters). Empty when some rank
   // has none or runners that could interleave.
   std::vector<std::vector<int>> barrier_runners_;
+  std::vector<int64_t> static_arrivals_;  // StaticArrivals
+  // The BARRIER_ALL arrivals left in z's future from s, each numbered, or -1.
+  int64_t RemainingArrivals(const State& s, int z) const;
 };
 
 }  // namespace warpcheck::sim::signal

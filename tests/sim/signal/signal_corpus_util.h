@@ -1,10 +1,12 @@
 // What the corpus-wide signal tests share: the corpus files and terminal states as
-// compared (reduction_test, counter_abstraction_test, record_replay_test).
+// compared (reduction_test, counter_abstraction_test, record_replay_test), and the
+// comparison of two explorations of one program (sync_guard_test, value_guard_test).
 #ifndef WARPCHECK_TESTS_SIM_SIGNAL_SIGNAL_CORPUS_UTIL_H_
 #define WARPCHECK_TESTS_SIM_SIGNAL_SIGNAL_CORPUS_UTIL_H_
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -17,6 +19,7 @@
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "proto/report.pb.h"
+#include "sim/signal/driver.h"
 #include "sim/signal/machine.h"
 #include "sim/signal/program.h"
 #include "sim/base/enum_name.h"
@@ -68,6 +71,61 @@ inline std::set<TerminalKey> Terminals(const SignalReport& r) {
                 std::map<std::string, int64_t>(t.values().begin(), t.values().end())});
   }
   return out;
+}
+
+// The p* protocols and their mutations (not the fixed 8-rank copies).
+inline std::vector<std::string> Protocols() {
+  std::vector<std::string> out;
+  for (const std::string& f : CorpusFiles())
+    if (f[0] == 'p' && f.find("_8ranks") == std::string::npos) out.push_back(f);
+  return out;
+}
+
+// A corpus file at `ranks` ranks (0: its own) and `iterations` calls (-1: its own).
+inline Program LoadCorpus(const std::string& file, int ranks, int64_t iterations,
+                          int64_t ctas = -1) {
+  LoadOverrides o;
+  o.ranks = ranks;
+  o.iterations = iterations;
+  o.ctas = ctas;
+  absl::StatusOr<Program> p = LoadProgramFile(CorpusDir() + "/" + file, o);
+  EXPECT_TRUE(p.ok()) << p.status();
+  return p.ok() ? *std::move(p) : Program{};
+}
+
+// Runs `p` with `base` and with `other` (at most `bound` states each, no symmetry);
+// expects the same outcome, the same distinct terminal states, and each kind of
+// terminal state (completes, deadlock, race, fault) found by both or neither, with
+// `other` taking no more states than `base`.
+// Ensures: false (and nothing expected) when the `base` run hit the bound.
+inline bool ExpectSameExploration(const Program& p, RunOptions base, RunOptions other,
+                                  const std::string& what, int64_t bound) {
+  base.max_states = other.max_states = bound;
+  base.symmetry = other.symmetry = false;
+  absl::StatusOr<RunResult> b = RunProgram(p, base);
+  EXPECT_TRUE(b.ok()) << b.status();
+  if (!b.ok() || b->report.bound_hit()) return false;
+  absl::StatusOr<RunResult> o = RunProgram(p, other);
+  EXPECT_TRUE(o.ok()) << o.status();
+  if (!o.ok()) return true;
+  const SignalReport& u = b->report;
+  const SignalReport& r = o->report;
+  EXPECT_FALSE(r.bound_hit()) << what;
+  EXPECT_LE(r.states(), u.states()) << what;
+  EXPECT_EQ(r.outcome(), u.outcome()) << what << "\nbase: " << u.explanation().text()
+                                      << "\nother: " << r.explanation().text();
+  for (const char* kind : {"completes", "deadlock", "race", "fault"}) {
+    const int64_t uc = u.outcome_counts().count(kind) ? u.outcome_counts().at(kind) : 0;
+    const int64_t rc = r.outcome_counts().count(kind) ? r.outcome_counts().at(kind) : 0;
+    EXPECT_EQ(uc > 0, rc > 0) << what << ": " << kind << ": base " << uc << ", other " << rc;
+  }
+  std::printf("[ compare ] %s: %lld -> %lld states\n", what.c_str(),
+              static_cast<long long>(u.states()), static_cast<long long>(r.states()));
+  if (u.terminals_size() >= 256 || r.terminals_size() >= 256) return true;
+  const std::set<TerminalKey> ut = Terminals(u), rt = Terminals(r);
+  EXPECT_EQ(ut.size(), rt.size()) << what;
+  EXPECT_TRUE(ut == rt) << what << ": the terminal states differ";
+  return true;
 }
 
 }  // namespace warpcheck::sim::signal::testing

@@ -10,6 +10,7 @@
 //   * the barrier runners of each rank are found, and none when two could interleave;
 //   * P02 (two calls) at 8 ranks completes reduced in a few thousand states (without the
 //     guards: past 2,000,000).
+#include <algorithm>
 #include <cstdio>
 #include <set>
 #include <string>
@@ -30,58 +31,15 @@ namespace {
 constexpr int64_t kBound = 12000;
 
 using testing::Build;
-using testing::CorpusDir;
-using testing::CorpusFiles;
+using testing::Protocols;
 using testing::Sim;
-using testing::TerminalKey;
-using testing::Terminals;
-
-// The p* protocols and their mutations (not the fixed 8-rank copies).
-std::vector<std::string> Protocols() {
-  std::vector<std::string> out;
-  for (const std::string& f : CorpusFiles())
-    if (f[0] == 'p' && f.find("_8ranks") == std::string::npos) out.push_back(f);
-  return out;
-}
 
 Program Load(const std::string& file, int ranks, int64_t iterations) {
-  LoadOverrides o;
-  o.ranks = ranks;
-  o.iterations = iterations;
-  absl::StatusOr<Program> p = LoadProgramFile(CorpusDir() + "/" + file, o);
-  EXPECT_TRUE(p.ok()) << p.status();
-  return p.ok() ? *std::move(p) : Program{};
+  return testing::LoadCorpus(file, ranks, iterations);
 }
 
-// Runs `p` with `base` and with `other`; expects the same outcome and terminal states.
-// Ensures: false (and nothing expected) when the `base` run hit the bound.
 bool ExpectSame(const Program& p, RunOptions base, RunOptions other, const std::string& what) {
-  base.max_states = other.max_states = kBound;
-  base.symmetry = other.symmetry = false;
-  absl::StatusOr<RunResult> b = RunProgram(p, base);
-  EXPECT_TRUE(b.ok()) << b.status();
-  if (!b.ok() || b->report.bound_hit()) return false;
-  absl::StatusOr<RunResult> o = RunProgram(p, other);
-  EXPECT_TRUE(o.ok()) << o.status();
-  if (!o.ok()) return true;
-  const SignalReport& u = b->report;
-  const SignalReport& r = o->report;
-  EXPECT_FALSE(r.bound_hit()) << what;
-  EXPECT_LE(r.states(), u.states()) << what;
-  EXPECT_EQ(r.outcome(), u.outcome()) << what << "\nbase: " << u.explanation().text()
-                                      << "\nguarded: " << r.explanation().text();
-  if (u.terminals_size() >= 256 || r.terminals_size() >= 256) return true;
-  const std::set<TerminalKey> ut = Terminals(u), rt = Terminals(r);
-  EXPECT_EQ(ut.size(), rt.size()) << what;
-  EXPECT_TRUE(ut == rt) << what << ": the terminal states differ";
-  for (const char* kind : {"completes", "deadlock", "race", "fault"}) {
-    const int64_t uc = u.outcome_counts().count(kind) ? u.outcome_counts().at(kind) : 0;
-    const int64_t rc = r.outcome_counts().count(kind) ? r.outcome_counts().at(kind) : 0;
-    EXPECT_EQ(uc > 0, rc > 0) << what << ": " << kind << ": base " << uc << ", guarded " << rc;
-  }
-  std::printf("[ guards ] %s: %lld -> %lld states\n", what.c_str(),
-              static_cast<long long>(u.states()), static_cast<long long>(r.states()));
-  return true;
+  return testing::ExpectSameExploration(p, base, other, what, kBound);
 }
 
 class SyncGuardTest : public ::testing::TestWithParam<std::string> {};
@@ -140,9 +98,32 @@ TEST(SyncGuardDetectTest, CtasOfSuccessiveLaunchesAreSequentialRunners) {
   ASSERT_NE(runners, nullptr);
   ASSERT_EQ(runners->size(), 2u);
   EXPECT_NE(m.info((*runners)[0]).launch, m.info((*runners)[1]).launch);
-  // Before any launch, only the first could be numbered, and neither has started.
+  // Before any launch, the first runner's next arrival is instance 0 and the second's
+  // comes after the first's one arrival: instance 1.
   const State s0 = m.Initial();
-  EXPECT_FALSE(m.NumbersBarriers(s0, (*runners)[1]));
+  EXPECT_EQ(m.BarrierBase(s0, (*runners)[0]), 0);
+  EXPECT_EQ(m.BarrierBase(s0, (*runners)[1]), 1);
+}
+
+TEST(SyncGuardDetectTest, AStreamAndItsCtasAreSequentialRunners) {
+  // P06 runs BARRIER_ALL in its stream (start_barrier) and in the kernel it launches
+  // once per call (end_barrier): the stream waits in each LAUNCH until the CTA exits, so
+  // the three arrive one after another.
+  const Program p = Load("p06_ring_reduce_scatter.textproto", 2, -1);
+  ASSERT_OK_AND_ASSIGN(Machine m, Machine::Create(p));
+  const std::vector<int>* runners = m.BarrierRunners(0);
+  ASSERT_NE(runners, nullptr);
+  ASSERT_EQ(runners->size(), 3u);
+  // Before anything runs, the stream's start_barrier is instance 0; the first call's
+  // CTA arrives at 1, the second call's start_barrier is 2, its CTA arrives at 3.
+  const State s0 = m.Initial();
+  std::vector<int64_t> bases;
+  for (int a : *runners) {
+    if (m.info(a).kind == AgentKind::kCta) EXPECT_EQ(m.StaticArrivals(a), 1) << m.info(a).name;
+    bases.push_back(m.BarrierBase(s0, a));
+  }
+  std::sort(bases.begin(), bases.end());
+  EXPECT_EQ(bases, (std::vector<int64_t>{0, 1, 3}));
 }
 
 TEST(SyncGuardDetectTest, TwoBarrierAgentsOnARankIsNone) {
