@@ -282,7 +282,10 @@ uint32_t TidBits(const FlatLayout& l) {
 // element offset 2^k), usable as one aligned access of whole words: at most 16 bytes, the
 // packed slots first, and no other basis reaching the vector's offset bits. Empty when
 // the words cannot be moved as vectors (then every element moves alone).
-std::vector<int> GlobalVector(const FlatLayout& l, const WordView& v, int eb) {
+// The register bits of the longest run of consecutive elements (vec[k] -> element offset
+// 2^k) that one aligned access of at most 16 bytes can move: no other basis reaches the
+// run's offset bits.
+std::vector<int> ElementRun(const FlatLayout& l, int eb) {
   std::vector<int> vec;
   for (int k = 0; (eb << (k + 1)) <= 16; ++k) {
     int found = -1;
@@ -297,6 +300,11 @@ std::vector<int> GlobalVector(const FlatLayout& l, const WordView& v, int eb) {
   for (uint32_t b : l.lane) low |= b;
   for (uint32_t b : l.warp) low |= b;
   while (!vec.empty() && (low & ((1u << vec.size()) - 1)) != 0) vec.pop_back();
+  return vec;
+}
+
+std::vector<int> GlobalVector(const FlatLayout& l, const WordView& v, int eb) {
+  std::vector<int> vec = ElementRun(l, eb);
   if (v.upw == 1 && v.pk() == 0 && eb < 4) return {};  // narrow unpacked words
   if (static_cast<int>(vec.size()) < v.pk()) return {};
   for (int k = 0; k < v.pk(); ++k) if (vec[k] != v.pack[k]) return {};
@@ -327,6 +335,82 @@ std::vector<int> VectorWords(const WordView& v, const std::vector<int>& vec, uin
   return words;
 }
 
+// 16-bit elements whose words do not line up with global memory (unpacked words, or
+// words that pack elements far apart) still move through global memory as vectors of
+// consecutive elements: one access of up to 16 bytes, its halves distributed to the
+// words with prmt after a load, and gathered from them with prmt before a store (outside
+// the loop). One scalar access per element made the one-warp f16 harnesses 1.06-1.5x
+// slower than Triton's on the H200: 528 CTAs write the same `out`, and 16-bit stores
+// contend (corpus/plan/README.md, "What made v6's slow pairs slow"). Empty: no such run.
+std::vector<int> NarrowRun(const FlatLayout& l, const WordView& v, int eb) {
+  if (eb != 2 || v.upw != 1) return {};
+  return ElementRun(l, eb);
+}
+
+// Register `r` with the run's bits set from j (bit k of j -> register bit run[k]).
+uint32_t RunRegister(const std::vector<int>& run, uint32_t r, uint32_t j) {
+  for (size_t k = 0; k < run.size(); ++k) if ((j >> k) & 1) r |= 1u << run[k];
+  return r;
+}
+
+// The prmt selector that puts half `ha` of a (bytes 0-3) low and half `hb` of b (bytes
+// 4-7) high.
+uint32_t HalfSelector(uint32_t ha, uint32_t hb) {
+  return (2 * ha) | ((2 * ha + 1) << 4) | ((4 + 2 * hb) << 8) | ((5 + 2 * hb) << 12);
+}
+
+void EmitNarrowLoad(Writer& w, const FlatLayout& l, const WordView& v,
+                    const std::vector<int>& run, GlobalAddresses& addr,
+                    std::vector<std::string>& words) {
+  uint32_t rmask = 0;
+  for (int i : run) rmask |= 1u << i;
+  const uint32_t n = 1u << run.size();
+  // (temp, half) of every (unit, slot) the loads bring in.
+  std::vector<std::vector<std::pair<std::string, uint32_t>>> at(
+      static_cast<size_t>(v.units()), std::vector<std::pair<std::string, uint32_t>>(1u << v.pk()));
+  for (uint32_t r : RegistersInAddressOrder(l, rmask)) {
+    std::vector<std::string> t(n / 2);
+    for (auto& x : t) x = w.NewReg();
+    w.Line(absl::StrCat("ld.global", VecMod(t.size()), ".b32 ", Vec(t), ", ",
+                        addr.At(plan::ApplyBasis(l.reg, r)), ";"));
+    for (uint32_t j = 0; j < n; ++j) {
+      const uint32_t reg = RunRegister(run, r, j);
+      at[v.Unit(reg)][v.Slot(reg)] = {t[j / 2], j % 2};
+    }
+  }
+  for (int u = 0; u < v.units(); ++u) {
+    const auto& s = at[u];
+    std::string x = w.NewReg();
+    if (v.pk() == 1) {
+      w.Line(absl::StrCat("prmt.b32 ", x, ", ", s[0].first, ", ", s[1].first, ", ",
+                          HalfSelector(s[0].second, s[1].second), ";"));
+    } else {
+      w.Line(s[0].second == 0 ? absl::StrCat("and.b32 ", x, ", ", s[0].first, ", 65535;")
+                              : absl::StrCat("shr.u32 ", x, ", ", s[0].first, ", 16;"));
+    }
+    words[u] = x;
+  }
+}
+
+void EmitNarrowStore(Writer& w, const FlatLayout& l, const WordView& v,
+                     const std::vector<int>& run, uint32_t free_regs, const std::string& guard,
+                     GlobalAddresses& addr, const std::vector<std::string>& words) {
+  uint32_t rmask = 0;
+  for (int i : run) rmask |= 1u << i;
+  const uint32_t n = 1u << run.size();
+  for (uint32_t r : RegistersInAddressOrder(l, rmask | free_regs)) {
+    std::vector<std::string> t(n / 2);
+    for (uint32_t m = 0; m < n / 2; ++m) {
+      const uint32_t ra = RunRegister(run, r, 2 * m), rb = RunRegister(run, r, 2 * m + 1);
+      t[m] = w.NewReg();
+      w.Line(absl::StrCat("prmt.b32 ", t[m], ", ", words[v.Unit(ra)], ", ", words[v.Unit(rb)],
+                          ", ", HalfSelector(v.Slot(ra), v.Slot(rb)), ";"));
+    }
+    w.Line(absl::StrCat(guard, "st.global", VecMod(t.size()), ".b32 ",
+                        addr.At(plan::ApplyBasis(l.reg, r)), ", ", Vec(t), ";"));
+  }
+}
+
 std::vector<std::string> EmitGlobalLoad(Writer& w, const ConversionProblem& p,
                                         const FlatLayout& l, const WordView& v,
                                         const std::string& in, bool vector_io) {
@@ -347,6 +431,10 @@ std::vector<std::string> EmitGlobalLoad(Writer& w, const ConversionProblem& p,
       w.Line(absl::StrCat("ld.global", VecMod(regs.size()), ".b32 ", Vec(regs), ", ", a, ";"));
     }
     // Registers whose bases repeat (broadcast) were loaded through their copies.
+    return words;
+  }
+  if (std::vector<int> run = NarrowRun(l, v, eb); !run.empty()) {
+    EmitNarrowLoad(w, l, v, run, addr, words);
     return words;
   }
   std::vector<int> units(static_cast<size_t>(v.units()));
@@ -411,6 +499,10 @@ void EmitGlobalStore(Writer& w, const ConversionProblem& p, const FlatLayout& l,
       w.Line(absl::StrCat(guard, "st.global", VecMod(regs.size()), ".b32 ", a, ", ",
                           Vec(regs), ";"));
     }
+    return;
+  }
+  if (std::vector<int> run = NarrowRun(l, v, eb); !run.empty()) {
+    EmitNarrowStore(w, l, v, run, free_regs, guard, addr, words);
     return;
   }
   for (uint32_t r : RegistersInAddressOrder(l, free_regs)) {
