@@ -163,6 +163,28 @@ inline bool Resolve(Exec& x, const Insn& in, int l, uint8_t space, uint64_t addr
   }
 }
 
+// Resolve's common case inline: an explicit global, const or shared access inside one
+// buffer (the shared window). False for anything else (other spaces, generic addresses,
+// faults); Resolve then decides, on the same inputs.
+inline bool ResolveInBounds(Exec& x, uint8_t space, uint64_t addr, uint32_t size, Target* t) {
+  switch (Space(space)) {
+    case Space::kGlobal:
+    case Space::kConst:
+      t->ptr = x.m->global().Find(addr, size);
+      return t->ptr != nullptr;
+    case Space::kShared: {
+      const uint64_t off = addr - kSharedBase;
+      if (off >= x.m->shared_bytes() || off + size > x.m->shared_bytes()) return false;
+      t->ptr = x.cta->shared.data() + off;
+      t->shared = true;
+      t->shared_offset = uint32_t(off);
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
 inline bool Misaligned(Exec& x, const Insn& in, int l, uint64_t addr, uint32_t size) {
   return x.m->FaultAt(
       x, l, "misaligned",
@@ -193,7 +215,10 @@ bool ExecLdSt(Exec& x, const Insn& in, uint32_t mask) {
     uint64_t addr = base[l] + uint64_t(in.offset);
     if (addr & (size - 1)) return Misaligned(x, in, l, addr, size);
     Target t;
-    if (!Resolve(x, in, l, in.space, addr, size, kStore, &t)) return false;
+    if (!ResolveInBounds(x, in.space, addr, size, &t) &&
+        !Resolve(x, in, l, in.space, addr, size, kStore, &t)) {
+      return false;
+    }
     if (t.shared) {
       saddr[l] = t.shared_offset;
       smask |= 1u << l;

@@ -109,6 +109,7 @@ struct Operand {
   // kAddress: [name + offset]; base_is_reg tells a register base from a symbol base.
   bool base_is_reg = false;
   int64_t offset = 0;
+  bool zero_offset_written = false;  // `[base+0]`: printed so (kept from the source)
   // kVector, kPair
   std::vector<Operand> elems;
 
@@ -204,6 +205,9 @@ struct Kernel {
 
 struct Module {
   std::string file;     // path the module was read from (for messages), may be empty
+  // Comment lines the printer writes first, each as `// line` (`//` when empty). The
+  // parser drops comments, so a parsed module has none; equality ignores them.
+  std::vector<std::string> comment;
   std::string version;  // "8.7"
   std::string target;   // "sm_90a" (extra target options after a comma are kept)
   int address_size = 64;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "sim/plan/f2_span.h"
 #include "sim/plan/triton_floor.h"
+#include "sim/ptx/printer.h"
 
 namespace warpcheck::sim::ptx {
 
@@ -24,101 +26,224 @@ using plan::Program;
 using plan::SetupValue;
 using plan::WordView;
 
+// A register of the harness: %pN, %rN or %rdN (declared as %p<..>, %r<..>, %rd<..>).
+struct Reg {
+  enum class Class : uint8_t { kNone, kPred, kB32, kB64 };
+  Class cls = Class::kNone;
+  int n = 0;
+  bool valid() const { return cls != Class::kNone; }
+  friend auto operator<=>(const Reg&, const Reg&) = default;
+};
+
+constexpr const char* kRegPrefix[] = {"", "%p", "%r", "%rd"};
+
+// Builds the harness kernel's tree (ast.h) instruction by instruction, as the parser
+// would have read it from the printed text: opcodes resolved by ParseOpcode, register
+// operands resolved to Kernel::registers. Register indices depend on how many registers
+// of each class there are, known only at the end, so operands carry a class-and-number
+// code in Operand::reg until Finish resolves it.
 class Writer {
  public:
-  std::string NewReg() { return absl::StrCat("%r", nr_++); }
-  std::string NewPred() { return absl::StrCat("%p", np_++); }
-  std::string NewWide() { return absl::StrCat("%rd", nd_++); }
-  void Line(const std::string& s) { absl::StrAppend(&body_, "\t", s, "\n"); }
-  void Label(const std::string& s) { absl::StrAppend(&body_, s, ":\n"); }
-  std::string Decls() const {
-    return absl::StrCat("\t.reg .pred %p<", std::max(np_, 1), ">;\n\t.reg .b32 %r<",
-                        std::max(nr_, 1), ">;\n\t.reg .b64 %rd<", std::max(nd_, 1), ">;\n");
-  }
-  const std::string& body() const { return body_; }
+  // The body opens with the three register declarations, filled in by Finish.
+  Writer() { body_.resize(3); }
 
-  std::string tid;
-  std::string smem_base[2];
+  Reg NewReg() { return Reg{Reg::Class::kB32, nr_++}; }
+  Reg NewPred() { return Reg{Reg::Class::kPred, np_++}; }
+  Reg NewWide() { return Reg{Reg::Class::kB64, nd_++}; }
+
+  static Operand R(Reg r) {
+    Operand o;
+    o.kind = OperandKind::kReg;
+    o.name = absl::StrCat(kRegPrefix[static_cast<int>(r.cls)], r.n);
+    o.reg = Code(r);
+    return o;
+  }
+  static Operand Imm(int64_t v) {
+    Operand o;
+    o.kind = OperandKind::kImm;
+    o.bits = static_cast<uint64_t>(v);
+    return o;
+  }
+  static Operand Symbol(const char* name) {
+    Operand o;
+    o.kind = OperandKind::kSymbol;
+    o.name = name;
+    return o;
+  }
+  static Operand Special(SpecialReg s) {
+    Operand o;
+    o.kind = OperandKind::kSpecial;
+    o.special = s;
+    o.name = SpecialRegName(s);
+    return o;
+  }
+  // `[base+offset]`; a zero offset is written when write_zero (`[base+0]`).
+  static Operand Addr(Reg base, int64_t offset, bool write_zero) {
+    Operand o = R(base);
+    o.kind = OperandKind::kAddress;
+    o.base_is_reg = true;
+    o.offset = offset;
+    o.zero_offset_written = write_zero && offset == 0;
+    return o;
+  }
+  static Operand ParamAddr(const char* param) {
+    Operand o;
+    o.kind = OperandKind::kAddress;
+    o.name = param;
+    return o;
+  }
+  // `{a, b, ...}`; one register alone is written bare unless `braces`.
+  static Operand Vec(const std::vector<Reg>& regs, bool braces = false) {
+    if (regs.size() == 1 && !braces) return R(regs[0]);
+    Operand o;
+    o.kind = OperandKind::kVector;
+    o.elems.reserve(regs.size());
+    for (Reg r : regs) o.elems.push_back(R(r));
+    return o;
+  }
+
+  // One instruction, `@guard opcode operands;` (guard: a predicate, or none).
+  template <typename... O>
+  void Guarded(std::optional<Reg> guard, absl::string_view opcode, O&&... operands) {
+    Statement& s = body_.emplace_back();
+    s.kind = Statement::Kind::kInstruction;
+    Instruction& in = s.insn;
+    if (guard.has_value()) in.guard = R(*guard);
+    // The spellings are this file's own; a typo would show in every test.
+    absl::StatusOr<ParsedOpcode> parsed = ParseOpcode(opcode);
+    in.op = parsed->op;
+    in.mods = parsed->mods;
+    in.opcode_text = std::string(opcode);
+    in.operands.reserve(sizeof...(O));
+    (in.operands.push_back(std::forward<O>(operands)), ...);
+  }
+  template <typename... O>
+  void Insn(absl::string_view opcode, O&&... operands) {
+    Guarded(std::nullopt, opcode, std::forward<O>(operands)...);
+  }
+  void Label(const char* name) {
+    Statement& s = body_.emplace_back();
+    s.kind = Statement::Kind::kLabel;
+    s.label = name;
+  }
+
+  // The kernel: register declarations (at least one of each class), then the body, with
+  // every register operand resolved.
+  Kernel Finish(Kernel k) {
+    const int counts[] = {0, std::max(np_, 1), std::max(nr_, 1), std::max(nd_, 1)};
+    const Type types[] = {Type::kPred, Type::kPred, Type::kB32, Type::kB64};
+    int first[4] = {0, 0, 0, 0};
+    k.registers.reserve(counts[1] + counts[2] + counts[3]);
+    for (int c = 1; c <= 3; ++c) {
+      first[c] = static_cast<int>(k.registers.size());
+      Statement& decl = body_[c - 1];  // the constructor's placeholders
+      decl.kind = Statement::Kind::kRegDecl;
+      decl.regs.push_back(RegDecl{types[c], kRegPrefix[c], counts[c]});
+      for (int i = 0; i < counts[c]; ++i) {
+        k.registers.push_back(Register{absl::StrCat(kRegPrefix[c], i), types[c], 0});
+      }
+    }
+    auto resolve = [&](Operand& o) { o.reg = first[o.reg & 3] + (o.reg >> 2); };
+    for (size_t i = 3; i < body_.size(); ++i) {
+      Instruction& in = body_[i].insn;
+      if (in.guard.has_value()) resolve(*in.guard);
+      for (Operand& o : in.operands) {
+        if (o.kind == OperandKind::kReg || (o.kind == OperandKind::kAddress && o.base_is_reg)) {
+          resolve(o);
+        }
+        for (Operand& e : o.elems) resolve(e);
+      }
+    }
+    k.body = std::move(body_);
+    return k;
+  }
+
+  Reg tid;
+  Reg smem_base[2];
 
  private:
+  static int Code(Reg r) { return r.n * 4 + static_cast<int>(r.cls); }
+
   int nr_ = 0, np_ = 0, nd_ = 0;
-  std::string body_;
+  std::vector<Statement> body_;
 };
+
+using W = Writer;
 
 // u32 = XOR over tid bits b of coeff[b], then ^ constant. A coefficient of one bit 2^j
 // moves tid bit b by j - b: bits that move the same distance share one `and` and one
 // shift (Triton's address code looks the same), so a row-major offset costs two
 // instructions per run of bits, not four per bit; other coefficients take
 // bfe/neg/and. Terms are XORed (OR would do where they are disjoint; XOR is the map).
-std::string EmitTidLinear(Writer& w, const std::vector<uint32_t>& coeff, uint32_t constant) {
+Reg EmitTidLinear(Writer& w, const std::vector<uint32_t>& coeff, uint32_t constant) {
   std::map<int, uint32_t> by_shift;  // j - b -> the tid bits b that move by it
-  std::vector<std::string> terms;
+  std::vector<Reg> terms;
   for (size_t b = 0; b < coeff.size(); ++b) {
     if (coeff[b] == 0) continue;
     if ((coeff[b] & (coeff[b] - 1)) == 0) {
       by_shift[__builtin_ctz(coeff[b]) - static_cast<int>(b)] |= 1u << b;
       continue;
     }
-    std::string t = w.NewReg();
-    w.Line(absl::StrCat("bfe.u32 ", t, ", ", w.tid, ", ", b, ", 1;"));
-    w.Line(absl::StrCat("neg.s32 ", t, ", ", t, ";"));
-    w.Line(absl::StrCat("and.b32 ", t, ", ", t, ", ", coeff[b], ";"));
+    Reg t = w.NewReg();
+    w.Insn("bfe.u32", W::R(t), W::R(w.tid), W::Imm(static_cast<int64_t>(b)), W::Imm(1));
+    w.Insn("neg.s32", W::R(t), W::R(t));
+    w.Insn("and.b32", W::R(t), W::R(t), W::Imm(coeff[b]));
     terms.push_back(t);
   }
   for (const auto& [shift, mask] : by_shift) {
-    std::string t = w.NewReg();
-    w.Line(absl::StrCat("and.b32 ", t, ", ", w.tid, ", ", mask, ";"));
-    if (shift > 0) w.Line(absl::StrCat("shl.b32 ", t, ", ", t, ", ", shift, ";"));
-    if (shift < 0) w.Line(absl::StrCat("shr.u32 ", t, ", ", t, ", ", -shift, ";"));
+    Reg t = w.NewReg();
+    w.Insn("and.b32", W::R(t), W::R(w.tid), W::Imm(mask));
+    if (shift > 0) w.Insn("shl.b32", W::R(t), W::R(t), W::Imm(shift));
+    if (shift < 0) w.Insn("shr.u32", W::R(t), W::R(t), W::Imm(-shift));
     terms.push_back(t);
   }
   if (terms.empty()) {
-    std::string v = w.NewReg();
-    w.Line(absl::StrCat("mov.u32 ", v, ", ", constant, ";"));
+    Reg v = w.NewReg();
+    w.Insn("mov.u32", W::R(v), W::Imm(constant));
     return v;
   }
-  std::string v = terms[0];
+  Reg v = terms[0];
   for (size_t i = 1; i < terms.size(); ++i) {
-    std::string x = w.NewReg();
-    w.Line(absl::StrCat("xor.b32 ", x, ", ", v, ", ", terms[i], ";"));
+    Reg x = w.NewReg();
+    w.Insn("xor.b32", W::R(x), W::R(v), W::R(terms[i]));
     v = x;
   }
   if (constant != 0) {
-    std::string x = w.NewReg();
-    w.Line(absl::StrCat("xor.b32 ", x, ", ", v, ", ", constant, ";"));
+    Reg x = w.NewReg();
+    w.Insn("xor.b32", W::R(x), W::R(v), W::Imm(constant));
     v = x;
   }
   return v;
 }
 
-std::vector<std::string> EmitSetup(Writer& w, const Program& p) {
-  std::vector<std::string> names;
+std::vector<Reg> EmitSetup(Writer& w, const Program& p) {
+  std::vector<Reg> names;
   for (const SetupValue& s : p.setup) {
     switch (s.kind) {
       case SetupValue::Kind::kTidLinear:
         names.push_back(EmitTidLinear(w, s.coeff, s.constant));
         break;
       case SetupValue::Kind::kTidParity: {
-        std::string t = w.NewReg(), pr = w.NewPred();
-        w.Line(absl::StrCat("and.b32 ", t, ", ", w.tid, ", ", s.mask, ";"));
-        w.Line(absl::StrCat("popc.b32 ", t, ", ", t, ";"));
-        w.Line(absl::StrCat("and.b32 ", t, ", ", t, ", 1;"));
-        w.Line(absl::StrCat("setp.ne.u32 ", pr, ", ", t, ", 0;"));
+        Reg t = w.NewReg(), pr = w.NewPred();
+        w.Insn("and.b32", W::R(t), W::R(w.tid), W::Imm(s.mask));
+        w.Insn("popc.b32", W::R(t), W::R(t));
+        w.Insn("and.b32", W::R(t), W::R(t), W::Imm(1));
+        w.Insn("setp.ne.u32", W::R(pr), W::R(t), W::Imm(0));
         names.push_back(pr);
         break;
       }
       case SetupValue::Kind::kTidMaskZero: {
-        std::string t = w.NewReg(), pr = w.NewPred();
-        w.Line(absl::StrCat("and.b32 ", t, ", ", w.tid, ", ", s.mask, ";"));
-        w.Line(absl::StrCat("setp.eq.u32 ", pr, ", ", t, ", 0;"));
+        Reg t = w.NewReg(), pr = w.NewPred();
+        w.Insn("and.b32", W::R(t), W::R(w.tid), W::Imm(s.mask));
+        w.Insn("setp.eq.u32", W::R(pr), W::R(t), W::Imm(0));
         names.push_back(pr);
         break;
       }
       case SetupValue::Kind::kSmemAddr: {
-        std::string v = EmitTidLinear(w, s.coeff, s.constant);
-        std::string a = w.NewReg();
-        w.Line(absl::StrCat("mad.lo.u32 ", a, ", ", v, ", ", s.element_bytes, ", ",
-                            w.smem_base[s.buffer], ";"));
+        Reg v = EmitTidLinear(w, s.coeff, s.constant);
+        Reg a = w.NewReg();
+        w.Insn("mad.lo.u32", W::R(a), W::R(v), W::Imm(s.element_bytes),
+               W::R(w.smem_base[s.buffer]));
         names.push_back(a);
         break;
       }
@@ -129,85 +254,87 @@ std::vector<std::string> EmitSetup(Writer& w, const Program& p) {
 
 std::string TypeOf(int bytes) { return absl::StrCat(".b", 8 * bytes); }
 
-std::string Vec(const std::vector<std::string>& regs) {
-  if (regs.size() == 1) return regs[0];
-  return absl::StrCat("{", absl::StrJoin(regs, ", "), "}");
-}
-
 std::string VecMod(size_t n) { return n == 1 ? "" : absl::StrCat(".v", n); }
 
-// Names of `body`'s setup values: each equals a setup value of `f` or `b`, already
-// emitted (names in nf / nb).
-std::vector<std::string> SetupNames(const Program& body, const std::vector<std::string>& nf,
-                                    const Program& f, const std::vector<std::string>& nbk,
-                                    const Program& b) {
-  std::vector<std::string> names;
+// Registers of `body`'s setup values: each equals a setup value of `f` or `b`, already
+// emitted (registers in nf / nb).
+std::vector<Reg> SetupNames(const Program& body, const std::vector<Reg>& nf, const Program& f,
+                            const std::vector<Reg>& nbk, const Program& b) {
+  std::vector<Reg> names;
   for (const SetupValue& v : body.setup) {
-    std::string name;
-    for (size_t i = 0; i < f.setup.size() && name.empty(); ++i) if (f.setup[i] == v) name = nf[i];
-    for (size_t i = 0; i < b.setup.size() && name.empty(); ++i) if (b.setup[i] == v) name = nbk[i];
+    Reg name;
+    for (size_t i = 0; i < f.setup.size() && !name.valid(); ++i) if (f.setup[i] == v) name = nf[i];
+    for (size_t i = 0; i < b.setup.size() && !name.valid(); ++i) if (b.setup[i] == v) name = nbk[i];
     names.push_back(name);
   }
   return names;
 }
 
-// Prints one program's ops; `names` maps word ids to registers (inputs filled in;
+std::optional<Reg> GuardOf(const Op& op, const std::vector<Reg>& setup) {
+  if (op.pred < 0) return std::nullopt;
+  return setup[op.pred];
+}
+
+// Emits one program's ops; `names` maps word ids to registers (inputs filled in;
 // others assigned here unless preassigned).
-void EmitOps(Writer& w, const Program& p, const std::vector<std::string>& setup,
-             std::vector<std::string>& names) {
-  auto name = [&](int id) -> const std::string& {
-    if (names[id].empty()) names[id] = w.NewReg();
+void EmitOps(Writer& w, const Program& p, const std::vector<Reg>& setup,
+             std::vector<Reg>& names) {
+  auto name = [&](int id) {
+    if (!names[id].valid()) names[id] = w.NewReg();
     return names[id];
+  };
+  auto regs_of = [&](const std::vector<int>& ids) {
+    std::vector<Reg> regs;
+    for (int id : ids) regs.push_back(name(id));
+    return regs;
   };
   for (const Op& op : p.ops) {
     switch (op.kind) {
       case OpKind::kSelp:
-        w.Line(absl::StrCat("selp.b32 ", name(op.out[0]), ", ", name(op.in[0]), ", ",
-                            name(op.in[1]), ", ", setup[op.pred], ";"));
+        w.Insn("selp.b32", W::R(name(op.out[0])), W::R(name(op.in[0])), W::R(name(op.in[1])),
+               W::R(setup[op.pred]));
         break;
       case OpKind::kShflBfly:
-        w.Line(absl::StrCat("shfl.sync.bfly.b32 ", name(op.out[0]), ", ", name(op.in[0]),
-                            ", ", op.imm, ", 31, -1;"));
+        w.Insn("shfl.sync.bfly.b32", W::R(name(op.out[0])), W::R(name(op.in[0])),
+               W::Imm(op.imm), W::Imm(31), W::Imm(-1));
         break;
       case OpKind::kShflIdx:
-        w.Line(absl::StrCat("shfl.sync.idx.b32 ", name(op.out[0]), ", ", name(op.in[0]), ", ",
-                            setup[op.addr], ", 31, -1;"));
+        w.Insn("shfl.sync.idx.b32", W::R(name(op.out[0])), W::R(name(op.in[0])),
+               W::R(setup[op.addr]), W::Imm(31), W::Imm(-1));
         break;
       case OpKind::kPrmt:
-        w.Line(absl::StrCat("prmt.b32 ", name(op.out[0]), ", ", name(op.in[0]), ", ",
-                            name(op.in[1]), ", ", op.imm, ";"));
+        w.Insn("prmt.b32", W::R(name(op.out[0])), W::R(name(op.in[0])), W::R(name(op.in[1])),
+               W::Imm(op.imm));
         break;
       case OpKind::kStShared: {
-        std::vector<std::string> regs;
-        for (int id : op.in) regs.push_back(name(id));
-        w.Line(absl::StrCat(op.pred >= 0 ? absl::StrCat("@", setup[op.pred], " ") : "",
-                            "st.shared", VecMod(regs.size()), TypeOf(op.elem_bytes), " [",
-                            setup[op.addr], "+", op.imm, "], ", Vec(regs), ";"));
+        std::vector<Reg> regs = regs_of(op.in);
+        w.Guarded(GuardOf(op, setup),
+                  absl::StrCat("st.shared", VecMod(regs.size()), TypeOf(op.elem_bytes)),
+                  W::Addr(setup[op.addr], op.imm, true), W::Vec(regs));
         break;
       }
       case OpKind::kLdShared: {
-        std::vector<std::string> regs;
-        for (int id : op.out) regs.push_back(name(id));
-        w.Line(absl::StrCat("ld.shared", VecMod(regs.size()), TypeOf(op.elem_bytes), " ",
-                            Vec(regs), ", [", setup[op.addr], "+", op.imm, "];"));
+        std::vector<Reg> regs = regs_of(op.out);
+        w.Insn(absl::StrCat("ld.shared", VecMod(regs.size()), TypeOf(op.elem_bytes)),
+               W::Vec(regs), W::Addr(setup[op.addr], op.imm, true));
         break;
       }
       case OpKind::kStMatrix:
       case OpKind::kLdMatrix: {
         const bool st = op.kind == OpKind::kStMatrix;
-        std::vector<std::string> regs;
-        for (int id : st ? op.in : op.out) regs.push_back(name(id));
-        std::string insn = absl::StrCat(st ? "stmatrix" : "ldmatrix", ".sync.aligned.m8n8.x",
-                                        regs.size(), op.trans ? ".trans" : "", ".shared.b16 ");
-        std::string addr = absl::StrCat("[", setup[op.addr], "+", op.imm, "]");
-        std::string vec = absl::StrCat("{", absl::StrJoin(regs, ", "), "}");
-        w.Line(absl::StrCat(op.pred >= 0 ? absl::StrCat("@", setup[op.pred], " ") : "",
-                            st ? absl::StrCat(insn, addr, ", ", vec, ";")
-                               : absl::StrCat(insn, vec, ", ", addr, ";")));
+        std::vector<Reg> regs = regs_of(st ? op.in : op.out);
+        std::string opcode = absl::StrCat(st ? "stmatrix" : "ldmatrix", ".sync.aligned.m8n8.x",
+                                          regs.size(), op.trans ? ".trans" : "", ".shared.b16");
+        Operand addr = W::Addr(setup[op.addr], op.imm, true);
+        if (st) {
+          w.Guarded(GuardOf(op, setup), opcode, std::move(addr), W::Vec(regs, true));
+        } else {
+          w.Guarded(GuardOf(op, setup), opcode, W::Vec(regs, true), std::move(addr));
+        }
         break;
       }
-      case OpKind::kBarSync: w.Line("bar.sync 0;"); break;
-      case OpKind::kBarWarp: w.Line("bar.warp.sync -1;"); break;
+      case OpKind::kBarSync: w.Insn("bar.sync", W::Imm(0)); break;
+      case OpKind::kBarWarp: w.Insn("bar.warp.sync", W::Imm(-1)); break;
     }
   }
 }
@@ -224,38 +351,35 @@ std::vector<uint32_t> TidCoeffs(const FlatLayout& l) {
 // thread's one base plus an immediate, as Triton writes it; otherwise it is computed.
 class GlobalAddresses {
  public:
-  GlobalAddresses(Writer& w, const std::string& elem, uint32_t tid_bits, int eb,
-                  const std::string& buffer)
+  GlobalAddresses(Writer& w, Reg elem, uint32_t tid_bits, int eb, Reg buffer)
       : w_(w), elem_(elem), tid_bits_(tid_bits), eb_(eb), buffer_(buffer) {}
 
-  // "[%rdN]" or "[%rdN+imm]".
-  std::string At(uint32_t c) {
+  // `[%rdN]` or `[%rdN+imm]`.
+  Operand At(uint32_t c) {
     if ((c & tid_bits_) == 0) {
-      if (base_.empty()) base_ = Compute(elem_);
-      if (c == 0) return absl::StrCat("[", base_, "]");
-      return absl::StrCat("[", base_, "+", uint64_t{c} * eb_, "]");
+      if (!base_.valid()) base_ = Compute(elem_);
+      return W::Addr(base_, static_cast<int64_t>(uint64_t{c} * eb_), false);
     }
-    std::string e = w_.NewReg();
-    w_.Line(absl::StrCat("xor.b32 ", e, ", ", elem_, ", ", c, ";"));
-    return absl::StrCat("[", Compute(e), "]");
+    Reg e = w_.NewReg();
+    w_.Insn("xor.b32", W::R(e), W::R(elem_), W::Imm(c));
+    return W::Addr(Compute(e), 0, false);
   }
 
  private:
-  std::string Compute(const std::string& e) {
-    std::string off = w_.NewWide(), a = w_.NewWide();
-    w_.Line(absl::StrCat("mul.wide.u32 ", off, ", ", e, ", ", eb_, ";"));
-    w_.Line(absl::StrCat("add.s64 ", a, ", ", buffer_, ", ", off, ";"));
+  Reg Compute(Reg e) {
+    Reg off = w_.NewWide(), a = w_.NewWide();
+    w_.Insn("mul.wide.u32", W::R(off), W::R(e), W::Imm(eb_));
+    w_.Insn("add.s64", W::R(a), W::R(buffer_), W::R(off));
     return a;
   }
 
   Writer& w_;
-  std::string elem_;
+  Reg elem_;
   uint32_t tid_bits_;
   int eb_;
-  std::string buffer_;
-  std::string base_;
+  Reg buffer_;
+  Reg base_;
 };
-
 // The thread's registers whose index has no bit of `skip`, in ascending order of their
 // element offset (the address order of the thread's global accesses). Issued in this
 // order, the 64x64 f16 4-warp harnesses whose accesses alternate between two 1 KiB halves
@@ -360,19 +484,18 @@ uint32_t HalfSelector(uint32_t ha, uint32_t hb) {
 }
 
 void EmitNarrowLoad(Writer& w, const FlatLayout& l, const WordView& v,
-                    const std::vector<int>& run, GlobalAddresses& addr,
-                    std::vector<std::string>& words) {
+                    const std::vector<int>& run, GlobalAddresses& addr, std::vector<Reg>& words) {
   uint32_t rmask = 0;
   for (int i : run) rmask |= 1u << i;
   const uint32_t n = 1u << run.size();
   // (temp, half) of every (unit, slot) the loads bring in.
-  std::vector<std::vector<std::pair<std::string, uint32_t>>> at(
-      static_cast<size_t>(v.units()), std::vector<std::pair<std::string, uint32_t>>(1u << v.pk()));
+  std::vector<std::vector<std::pair<Reg, uint32_t>>> at(
+      static_cast<size_t>(v.units()), std::vector<std::pair<Reg, uint32_t>>(1u << v.pk()));
   for (uint32_t r : RegistersInAddressOrder(l, rmask)) {
-    std::vector<std::string> t(n / 2);
-    for (auto& x : t) x = w.NewReg();
-    w.Line(absl::StrCat("ld.global", VecMod(t.size()), ".b32 ", Vec(t), ", ",
-                        addr.At(plan::ApplyBasis(l.reg, r)), ";"));
+    std::vector<Reg> t(n / 2);
+    for (Reg& x : t) x = w.NewReg();
+    w.Insn(absl::StrCat("ld.global", VecMod(t.size()), ".b32"), W::Vec(t),
+           addr.At(plan::ApplyBasis(l.reg, r)));
     for (uint32_t j = 0; j < n; ++j) {
       const uint32_t reg = RunRegister(run, r, j);
       at[v.Unit(reg)][v.Slot(reg)] = {t[j / 2], j % 2};
@@ -380,55 +503,55 @@ void EmitNarrowLoad(Writer& w, const FlatLayout& l, const WordView& v,
   }
   for (int u = 0; u < v.units(); ++u) {
     const auto& s = at[u];
-    std::string x = w.NewReg();
+    Reg x = w.NewReg();
     if (v.pk() == 1) {
-      w.Line(absl::StrCat("prmt.b32 ", x, ", ", s[0].first, ", ", s[1].first, ", ",
-                          HalfSelector(s[0].second, s[1].second), ";"));
+      w.Insn("prmt.b32", W::R(x), W::R(s[0].first), W::R(s[1].first),
+             W::Imm(HalfSelector(s[0].second, s[1].second)));
+    } else if (s[0].second == 0) {
+      w.Insn("and.b32", W::R(x), W::R(s[0].first), W::Imm(65535));
     } else {
-      w.Line(s[0].second == 0 ? absl::StrCat("and.b32 ", x, ", ", s[0].first, ", 65535;")
-                              : absl::StrCat("shr.u32 ", x, ", ", s[0].first, ", 16;"));
+      w.Insn("shr.u32", W::R(x), W::R(s[0].first), W::Imm(16));
     }
     words[u] = x;
   }
 }
 
 void EmitNarrowStore(Writer& w, const FlatLayout& l, const WordView& v,
-                     const std::vector<int>& run, uint32_t free_regs, const std::string& guard,
-                     GlobalAddresses& addr, const std::vector<std::string>& words) {
+                     const std::vector<int>& run, uint32_t free_regs, std::optional<Reg> guard,
+                     GlobalAddresses& addr, const std::vector<Reg>& words) {
   uint32_t rmask = 0;
   for (int i : run) rmask |= 1u << i;
   const uint32_t n = 1u << run.size();
   for (uint32_t r : RegistersInAddressOrder(l, rmask | free_regs)) {
-    std::vector<std::string> t(n / 2);
+    std::vector<Reg> t(n / 2);
     for (uint32_t m = 0; m < n / 2; ++m) {
       const uint32_t ra = RunRegister(run, r, 2 * m), rb = RunRegister(run, r, 2 * m + 1);
       t[m] = w.NewReg();
-      w.Line(absl::StrCat("prmt.b32 ", t[m], ", ", words[v.Unit(ra)], ", ", words[v.Unit(rb)],
-                          ", ", HalfSelector(v.Slot(ra), v.Slot(rb)), ";"));
+      w.Insn("prmt.b32", W::R(t[m]), W::R(words[v.Unit(ra)]), W::R(words[v.Unit(rb)]),
+             W::Imm(HalfSelector(v.Slot(ra), v.Slot(rb))));
     }
-    w.Line(absl::StrCat(guard, "st.global", VecMod(t.size()), ".b32 ",
-                        addr.At(plan::ApplyBasis(l.reg, r)), ", ", Vec(t), ";"));
+    w.Guarded(guard, absl::StrCat("st.global", VecMod(t.size()), ".b32"),
+              addr.At(plan::ApplyBasis(l.reg, r)), W::Vec(t));
   }
 }
 
-std::vector<std::string> EmitGlobalLoad(Writer& w, const ConversionProblem& p,
-                                        const FlatLayout& l, const WordView& v,
-                                        const std::string& in, bool vector_io) {
+std::vector<Reg> EmitGlobalLoad(Writer& w, const ConversionProblem& p, const FlatLayout& l,
+                                const WordView& v, Reg in, bool vector_io) {
   const int eb = p.element_bytes();
   GlobalAddresses addr(w, EmitTidLinear(w, TidCoeffs(l), 0), TidBits(l), eb, in);
-  std::vector<std::string> words(static_cast<size_t>(v.words()));
+  std::vector<Reg> words(static_cast<size_t>(v.words()));
   std::vector<int> vec = vector_io ? GlobalVector(l, v, eb) : std::vector<int>{};
   if (!vec.empty()) {
     uint32_t vmask = 0;
     for (int i : vec) vmask |= 1u << i;
     for (uint32_t r : RegistersInAddressOrder(l, vmask)) {
-      std::string a = addr.At(plan::ApplyBasis(l.reg, r));
-      std::vector<std::string> regs;
+      Operand a = addr.At(plan::ApplyBasis(l.reg, r));
+      std::vector<Reg> regs;
       for (int wi : VectorWords(v, vec, r)) {
-        if (words[wi].empty()) words[wi] = w.NewReg();
+        if (!words[wi].valid()) words[wi] = w.NewReg();
         regs.push_back(words[wi]);
       }
-      w.Line(absl::StrCat("ld.global", VecMod(regs.size()), ".b32 ", Vec(regs), ", ", a, ";"));
+      w.Insn(absl::StrCat("ld.global", VecMod(regs.size()), ".b32"), W::Vec(regs), std::move(a));
     }
     // Registers whose bases repeat (broadcast) were loaded through their copies.
     return words;
@@ -447,25 +570,24 @@ std::vector<std::string> EmitGlobalLoad(Writer& w, const ConversionProblem& p,
                    [&](int a, int b) { return first_offset(a) < first_offset(b); });
   for (int u : units) {
     if (v.upw == 2) {
-      std::string a = addr.At(plan::ApplyBasis(l.reg, u));
-      std::string lo = w.NewReg(), hi = w.NewReg();
-      w.Line(absl::StrCat("ld.global.v2.b32 {", lo, ", ", hi, "}, ", a, ";"));
+      Operand a = addr.At(plan::ApplyBasis(l.reg, u));
+      Reg lo = w.NewReg(), hi = w.NewReg();
+      w.Insn("ld.global.v2.b32", W::Vec({lo, hi}), std::move(a));
       words[2 * u] = lo;
       words[2 * u + 1] = hi;
       continue;
     }
-    std::string word;
+    Reg word;
     for (int s = 0; s < (1 << v.pk()); ++s) {
       uint32_t r = v.Reg(static_cast<uint32_t>(u), static_cast<uint32_t>(s));
-      std::string a = addr.At(plan::ApplyBasis(l.reg, r));
-      std::string x = w.NewReg();
-      w.Line(absl::StrCat("ld.global.u", 8 * eb, " ", x, ", ", a, ";"));
+      Operand a = addr.At(plan::ApplyBasis(l.reg, r));
+      Reg x = w.NewReg();
+      w.Insn(absl::StrCat("ld.global.u", 8 * eb), W::R(x), std::move(a));
       if (s == 0) {
         word = x;
       } else {
-        std::string y = w.NewReg();
-        w.Line(absl::StrCat("bfi.b32 ", y, ", ", x, ", ", word, ", ", s * 8 * eb, ", ",
-                            8 * eb, ";"));
+        Reg y = w.NewReg();
+        w.Insn("bfi.b32", W::R(y), W::R(x), W::R(word), W::Imm(s * 8 * eb), W::Imm(8 * eb));
         word = y;
       }
     }
@@ -475,17 +597,17 @@ std::vector<std::string> EmitGlobalLoad(Writer& w, const ConversionProblem& p,
 }
 
 void EmitGlobalStore(Writer& w, const ConversionProblem& p, const FlatLayout& l,
-                     const WordView& v, const std::vector<std::string>& words,
-                     const std::string& out, bool vector_io) {
+                     const WordView& v, const std::vector<Reg>& words, Reg out,
+                     bool vector_io) {
   const int eb = p.element_bytes();
   uint32_t free_regs, free_tid;
   l.FreeBits(&free_regs, &free_tid);
-  std::string guard;
+  std::optional<Reg> guard;
   if (free_tid != 0) {
-    std::string t = w.NewReg(), pr = w.NewPred();
-    w.Line(absl::StrCat("and.b32 ", t, ", ", w.tid, ", ", free_tid, ";"));
-    w.Line(absl::StrCat("setp.eq.u32 ", pr, ", ", t, ", 0;"));
-    guard = absl::StrCat("@", pr, " ");
+    Reg t = w.NewReg(), pr = w.NewPred();
+    w.Insn("and.b32", W::R(t), W::R(w.tid), W::Imm(free_tid));
+    w.Insn("setp.eq.u32", W::R(pr), W::R(t), W::Imm(0));
+    guard = pr;
   }
   GlobalAddresses addr(w, EmitTidLinear(w, TidCoeffs(l), 0), TidBits(l), eb, out);
   std::vector<int> vec = vector_io ? GlobalVector(l, v, eb) : std::vector<int>{};
@@ -493,11 +615,11 @@ void EmitGlobalStore(Writer& w, const ConversionProblem& p, const FlatLayout& l,
     uint32_t vmask = 0;
     for (int i : vec) vmask |= 1u << i;
     for (uint32_t r : RegistersInAddressOrder(l, vmask | free_regs)) {
-      std::string a = addr.At(plan::ApplyBasis(l.reg, r));
-      std::vector<std::string> regs;
+      Operand a = addr.At(plan::ApplyBasis(l.reg, r));
+      std::vector<Reg> regs;
       for (int wi : VectorWords(v, vec, r)) regs.push_back(words[wi]);
-      w.Line(absl::StrCat(guard, "st.global", VecMod(regs.size()), ".b32 ", a, ", ",
-                          Vec(regs), ";"));
+      w.Guarded(guard, absl::StrCat("st.global", VecMod(regs.size()), ".b32"), std::move(a),
+                W::Vec(regs));
     }
     return;
   }
@@ -506,24 +628,24 @@ void EmitGlobalStore(Writer& w, const ConversionProblem& p, const FlatLayout& l,
     return;
   }
   for (uint32_t r : RegistersInAddressOrder(l, free_regs)) {
-    std::string a = addr.At(plan::ApplyBasis(l.reg, r));
+    Operand a = addr.At(plan::ApplyBasis(l.reg, r));
     if (v.upw == 2) {
-      w.Line(absl::StrCat(guard, "st.global.v2.b32 ", a, ", {", words[2 * r], ", ",
-                          words[2 * r + 1], "};"));
+      w.Guarded(guard, "st.global.v2.b32", std::move(a), W::Vec({words[2 * r], words[2 * r + 1]}));
       continue;
     }
-    const std::string& word = words[v.Unit(r)];
+    const Reg word = words[v.Unit(r)];
     uint32_t slot = v.Slot(r);
-    std::string x = word;
+    Reg x = word;
     if (slot != 0) {
       x = w.NewReg();
-      w.Line(absl::StrCat("shr.u32 ", x, ", ", word, ", ", slot * 8 * eb, ";"));
+      w.Insn("shr.u32", W::R(x), W::R(word), W::Imm(slot * 8 * eb));
     }
-    w.Line(absl::StrCat(guard, "st.global.b", 8 * eb, " ", a, ", ", x, ";"));
+    w.Guarded(guard, absl::StrCat("st.global.b", 8 * eb), std::move(a), W::R(x));
   }
 }
 
 }  // namespace
+
 
 absl::StatusOr<RoundTrip> PlanRoundTrip(const ConversionProblem& problem,
                                         const plan::PlanOptions& options) {
@@ -653,8 +775,8 @@ bool MovesNothing(const ConversionProblem& problem, const WordView& v, const Pro
 
 // Names the loop body's words: inputs are the loop-carried registers x; an output defined
 // after the last read of x[i] takes x[i]'s register, so the back edge needs no copy.
-std::vector<std::string> NameLoopWords(const Program& body, const std::vector<std::string>& x) {
-  std::vector<std::string> names(body.num_words);
+std::vector<Reg> NameLoopWords(const Program& body, const std::vector<Reg>& x) {
+  std::vector<Reg> names(body.num_words);
   for (size_t i = 0; i < x.size(); ++i) names[body.inputs[i]] = x[i];
   std::vector<size_t> x_last(x.size(), 0);
   std::vector<bool> x_live_out(x.size(), false);
@@ -686,13 +808,13 @@ std::vector<std::string> NameLoopWords(const Program& body, const std::vector<st
 // The back edge: x[i] = output i, as a parallel copy, skipping words that already hold
 // the same elements.
 void EmitBackEdge(Writer& w, const ConversionProblem& problem, const WordView& sv,
-                  const Program& body, const std::vector<std::string>& names,
-                  const std::vector<std::string>& x) {
-  std::map<std::string, size_t> x_index;
+                  const Program& body, const std::vector<Reg>& names,
+                  const std::vector<Reg>& x) {
+  std::map<Reg, size_t> x_index;
   for (size_t j = 0; j < x.size(); ++j) x_index[x[j]] = j;
-  std::vector<std::pair<std::string, std::string>> copies;
+  std::vector<std::pair<Reg, Reg>> copies;
   for (size_t i = 0; i < body.outputs.size(); ++i) {
-    const std::string& src = names[body.outputs[i]];
+    const Reg src = names[body.outputs[i]];
     if (src == x[i]) continue;
     auto it = x_index.find(src);
     if (it != x_index.end() && SameElements(problem, sv, it->second, i)) continue;
@@ -703,25 +825,26 @@ void EmitBackEdge(Writer& w, const ConversionProblem& problem, const WordView& s
     for (auto& [d2, s2] : copies) overlap = overlap || src == d2;
   }
   if (!overlap) {
-    for (auto& [dst, src] : copies) w.Line(absl::StrCat("mov.b32 ", dst, ", ", src, ";"));
+    for (auto& [dst, src] : copies) w.Insn("mov.b32", W::R(dst), W::R(src));
     return;
   }
-  std::vector<std::string> tmp;
+  std::vector<Reg> tmp;
   for (auto& [dst, src] : copies) {
     tmp.push_back(w.NewReg());
-    w.Line(absl::StrCat("mov.b32 ", tmp.back(), ", ", src, ";"));
+    w.Insn("mov.b32", W::R(tmp.back()), W::R(src));
   }
   for (size_t i = 0; i < copies.size(); ++i) {
-    w.Line(absl::StrCat("mov.b32 ", copies[i].first, ", ", tmp[i], ";"));
+    w.Insn("mov.b32", W::R(copies[i].first), W::R(tmp[i]));
   }
 }
 
 // The most registers a thread of a `threads`-thread CTA can have and the CTA still launch:
 // 255, or what the SM's 65536 registers allow (allocated in units of 8).
-int MaxRegisters(int threads) {
-  return std::min(255, 65536 / threads / 8 * 8);
-}
+int MaxRegisters(int threads) { return std::min(255, 65536 / threads / 8 * 8); }
 
+// The module around the kernel: the header comment, sm_90, the shared buffer and the
+// harness's signature (CLI.md), with a register bound.
+//
 // `.maxnreg` states the bound the hardware has anyway (MaxRegisters: the driver JIT does
 // not apply it by itself: with `.maxnreg 255`, 16-warp kernels failed to launch with
 // CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES on the H200); without it ptxas (12.8 and 13.0,
@@ -731,29 +854,49 @@ int MaxRegisters(int threads) {
 // With the bound, the 148 one-warp harnesses ran 0.90x as long (geomean; worst 0.30x), and
 // 4- and 16-warp ones were unchanged (corpus/plan/README.md, "What made v6's slow pairs
 // slow").
-std::string ModuleHead(const ConversionProblem& problem, Harness harness, int64_t smem_total) {
-  std::string head = absl::StrCat(
-      "//\n// Generated by warpcheck convert emit: ", problem.src_attr, " -> ",
-      problem.dst_attr, ", shape ", absl::StrJoin(problem.shape, "x"), ", ",
-      plan::DTypeName(problem.dtype), ", ", problem.num_warps, " warps, harness ",
-      harness == Harness::kRoundTrip ? "roundtrip" : "once", "\n//\n.version 8.0\n",
-      ".target sm_90\n.address_size 64\n\n");
+Module HarnessModule(const ConversionProblem& problem, Harness harness, int64_t smem_total) {
+  Module m;
+  m.file = "<emitted>";
+  m.comment = {"",
+               absl::StrCat("Generated by warpcheck convert emit: ", problem.src_attr, " -> ",
+                            problem.dst_attr, ", shape ", absl::StrJoin(problem.shape, "x"),
+                            ", ", plan::DTypeName(problem.dtype), ", ", problem.num_warps,
+                            " warps, harness ",
+                            harness == Harness::kRoundTrip ? "roundtrip" : "once"),
+               ""};
+  m.version = "8.0";
+  m.target = "sm_90";
   if (smem_total > 0) {
-    absl::StrAppend(&head, ".shared .align 16 .b8 warpcheck_smem[", smem_total, "];\n\n");
+    Variable& smem = m.variables.emplace_back();
+    smem.space = Space::kShared;
+    smem.align = 16;
+    smem.type = Type::kB8;
+    smem.name = "warpcheck_smem";
+    smem.count = smem_total;
   }
-  absl::StrAppend(&head,
-                  ".visible .entry kernel(\n"
-                  "\t.param .u64 .ptr .global .align 16 kernel_param_0,\n"
-                  "\t.param .u64 .ptr .global .align 16 kernel_param_1,\n"
-                  "\t.param .u32 kernel_param_2\n)\n.maxnreg ", MaxRegisters(problem.threads()),
-                  "\n.reqntid ", problem.threads(), "\n{\n");
-  return head;
+  Kernel& k = m.kernels.emplace_back();
+  k.name = "kernel";
+  k.is_visible = true;
+  for (int i = 0; i < 2; ++i) {
+    Param& p = k.params.emplace_back();
+    p.type = Type::kU64;
+    p.name = absl::StrCat("kernel_param_", i);
+    p.is_ptr = true;
+    p.ptr_space = Space::kGlobal;
+    p.align = 16;
+  }
+  Param& iters = k.params.emplace_back();
+  iters.type = Type::kU32;
+  iters.name = "kernel_param_2";
+  k.reqntid = {static_cast<int>(problem.threads())};
+  k.maxnreg = MaxRegisters(static_cast<int>(problem.threads()));
+  return m;
 }
 
 }  // namespace
 
-std::string EmitHarness(const ConversionProblem& problem, const ConversionPlan& forward,
-                        const ConversionPlan* backward, Harness harness) {
+Module EmitHarnessModule(const ConversionProblem& problem, const ConversionPlan& forward,
+                         const ConversionPlan* backward, Harness harness) {
   const bool round_trip = harness == Harness::kRoundTrip;
   Writer w;
   const int64_t buf0 = forward.program.smem_bytes;
@@ -765,20 +908,19 @@ std::string EmitHarness(const ConversionProblem& problem, const ConversionPlan& 
     }
   }
   const int64_t smem_total = shared_one ? std::max(buf0, buf1) : (buf0 + 15) / 16 * 16 + buf1;
-  std::string in = w.NewWide(), out = w.NewWide();
-  w.Line(absl::StrCat("ld.param.u64 ", in, ", [kernel_param_0];"));
-  w.Line(absl::StrCat("ld.param.u64 ", out, ", [kernel_param_1];"));
+  Reg in = w.NewWide(), out = w.NewWide();
+  w.Insn("ld.param.u64", W::R(in), W::ParamAddr("kernel_param_0"));
+  w.Insn("ld.param.u64", W::R(out), W::ParamAddr("kernel_param_1"));
   w.tid = w.NewReg();
-  w.Line(absl::StrCat("mov.u32 ", w.tid, ", %tid.x;"));
+  w.Insn("mov.u32", W::R(w.tid), W::Special(SpecialReg::kTidX));
   if (smem_total > 0) {
     w.smem_base[0] = w.NewReg();
-    w.Line(absl::StrCat("mov.u32 ", w.smem_base[0], ", warpcheck_smem;"));
+    w.Insn("mov.u32", W::R(w.smem_base[0]), W::Symbol("warpcheck_smem"));
     w.smem_base[1] = w.NewReg();
-    w.Line(absl::StrCat("add.u32 ", w.smem_base[1], ", ", w.smem_base[0], ", ",
-                        (buf0 + 15) / 16 * 16, ";"));
+    w.Insn("add.u32", W::R(w.smem_base[1]), W::R(w.smem_base[0]), W::Imm((buf0 + 15) / 16 * 16));
   }
-  std::vector<std::string> setup_f = EmitSetup(w, forward.program);
-  std::vector<std::string> setup_b;
+  std::vector<Reg> setup_f = EmitSetup(w, forward.program);
+  std::vector<Reg> setup_b;
   if (round_trip) setup_b = EmitSetup(w, backward->program);
   // One loop body: both conversions, with the selects that undo each other removed.
   Program body;
@@ -791,37 +933,43 @@ std::string EmitHarness(const ConversionProblem& problem, const ConversionPlan& 
   // stay scalar: vectors made ptxas slow some looping kernels 3x on the H200,
   // corpus/plan/h200/timing_v2.tsv.)
   const bool moves_nothing = round_trip && MovesNothing(problem, forward.src_view, body);
-  std::vector<std::string> x =
-      EmitGlobalLoad(w, problem, problem.src, forward.src_view, in, moves_nothing);
+  std::vector<Reg> x = EmitGlobalLoad(w, problem, problem.src, forward.src_view, in, moves_nothing);
 
   if (!round_trip) {
-    std::vector<std::string> names(forward.program.num_words);
+    std::vector<Reg> names(forward.program.num_words);
     for (size_t i = 0; i < x.size(); ++i) names[forward.program.inputs[i]] = x[i];
     EmitOps(w, forward.program, setup_f, names);
-    std::vector<std::string> y;
+    std::vector<Reg> y;
     for (int id : forward.program.outputs) y.push_back(names[id]);
     EmitGlobalStore(w, problem, problem.dst, forward.dst_view, y, out, false);
   } else if (moves_nothing) {
     EmitGlobalStore(w, problem, problem.src, forward.src_view, x, out, true);
   } else {
-    std::string cnt = w.NewReg(), pz = w.NewPred(), pl = w.NewPred();
-    w.Line(absl::StrCat("ld.param.u32 ", cnt, ", [kernel_param_2];"));
-    w.Line(absl::StrCat("setp.eq.s32 ", pz, ", ", cnt, ", 0;"));
-    w.Line(absl::StrCat("@", pz, " bra $L_done;"));
+    Reg cnt = w.NewReg(), pz = w.NewPred(), pl = w.NewPred();
+    w.Insn("ld.param.u32", W::R(cnt), W::ParamAddr("kernel_param_2"));
+    w.Insn("setp.eq.s32", W::R(pz), W::R(cnt), W::Imm(0));
+    w.Guarded(pz, "bra", W::Symbol("$L_done"));
     w.Label("$L_loop");
-    std::vector<std::string> names = NameLoopWords(body, x);
+    std::vector<Reg> names = NameLoopWords(body, x);
     EmitOps(w, body, SetupNames(body, setup_f, forward.program, setup_b, backward->program),
             names);
     EmitBackEdge(w, problem, forward.src_view, body, names, x);
-    w.Line(absl::StrCat("add.s32 ", cnt, ", ", cnt, ", -1;"));
-    w.Line(absl::StrCat("setp.ne.s32 ", pl, ", ", cnt, ", 0;"));
-    w.Line(absl::StrCat("@", pl, " bra $L_loop;"));
+    w.Insn("add.s32", W::R(cnt), W::R(cnt), W::Imm(-1));
+    w.Insn("setp.ne.s32", W::R(pl), W::R(cnt), W::Imm(0));
+    w.Guarded(pl, "bra", W::Symbol("$L_loop"));
     w.Label("$L_done");
     EmitGlobalStore(w, problem, problem.src, forward.src_view, x, out, false);
   }
-  w.Line("ret;");
-  return absl::StrCat(ModuleHead(problem, harness, smem_total), w.Decls(), "\n", w.body(),
-                      "}\n");
+  w.Insn("ret");
+  Module m = HarnessModule(problem, harness, smem_total);
+  m.kernels[0] = w.Finish(std::move(m.kernels[0]));
+  LocateAsPrinted(&m);
+  return m;
+}
+
+std::string EmitHarness(const ConversionProblem& problem, const ConversionPlan& forward,
+                        const ConversionPlan* backward, Harness harness) {
+  return PrintModule(EmitHarnessModule(problem, forward, backward, harness));
 }
 
 warpcheck::LaunchSpec HarnessLaunchSpec(const ConversionProblem& problem,

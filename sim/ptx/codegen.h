@@ -27,14 +27,26 @@
 #include "proto/launch.pb.h"
 #include "sim/plan/planner.h"
 #include "sim/plan/problem.h"
+#include "sim/ptx/ast.h"
 
 namespace warpcheck::sim::ptx {
 
 enum class Harness { kRoundTrip, kOnce };
 
+// The harness is built as a tree (ast.h), the one the parser reads from its text: the
+// simulator and the prover run the tree, `convert emit` writes its PrintModule text, so
+// what runs and what is written cannot differ, and nothing is printed and parsed again
+// on the way to the simulator (tests/sim/ptx/ptx_printer_test.cc checks that parsing the
+// text gives the same tree, positions included).
+//
 // Requires: `forward` plans problem; for kRoundTrip `backward` plans problem.Reversed()
 // with the same packing and buffer 1 (PlanRoundTrip does this).
-// Ensures: a PTX module with one `.entry kernel` (sm_90, ptxas-clean).
+// Ensures: a module with one `.entry kernel` (sm_90, ptxas-clean), file "<emitted>",
+// every statement at the line PrintModule writes it (LocateAsPrinted).
+Module EmitHarnessModule(const plan::ConversionProblem& problem,
+                         const plan::ConversionPlan& forward,
+                         const plan::ConversionPlan* backward, Harness harness);
+// Ensures: PrintModule(EmitHarnessModule(...)).
 std::string EmitHarness(const plan::ConversionProblem& problem,
                         const plan::ConversionPlan& forward,
                         const plan::ConversionPlan* backward, Harness harness);

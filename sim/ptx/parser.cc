@@ -899,10 +899,12 @@ class Parser {
         if (Peek().Is('+')) {
           Take();
           ASSIGN_OR_RETURN(a.offset, ExpectInt());
+          a.zero_offset_written = a.offset == 0;
         } else if (Peek().Is('-')) {
           Take();
           ASSIGN_OR_RETURN(int64_t off, ExpectInt());
           a.offset = -off;
+          a.zero_offset_written = a.offset == 0;
         }
       } else {
         ASSIGN_OR_RETURN(a.offset, ExpectInt());

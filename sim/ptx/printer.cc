@@ -1,5 +1,8 @@
 #include "sim/ptx/printer.h"
 
+#include <type_traits>
+
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -89,7 +92,7 @@ std::string PrintOperand(const Operand& o) {
     }
     case OperandKind::kAddress:
       if (o.name.empty()) return absl::StrCat("[", o.offset, "]");
-      if (o.offset == 0) return absl::StrCat("[", o.name, "]");
+      if (o.offset == 0 && !o.zero_offset_written) return absl::StrCat("[", o.name, "]");
       return absl::StrCat("[", o.name, "+", o.offset, "]");
     case OperandKind::kPair:
       return absl::StrCat(PrintOperand(o.elems[0]), "|", PrintOperand(o.elems[1]));
@@ -109,66 +112,180 @@ std::string PrintInstruction(const Instruction& in) {
   return out;
 }
 
-std::string PrintKernel(const Kernel& k) {
-  std::string out;
-  if (k.is_visible) out += ".visible ";
-  absl::StrAppend(&out, ".entry ", k.name, "(");
-  for (size_t i = 0; i < k.params.size(); ++i) {
-    absl::StrAppend(&out, i == 0 ? "\n" : ",\n", "\t", PrintParam(k.params[i]));
+namespace {
+
+// The printed layout of a module, walked once for both printing (the text) and
+// LocateAsPrinted (where each piece lands), so the two cannot disagree. Lines count from
+// 1 and columns from 1 with a tab as one column, as the lexer counts them.
+class Layout {
+ public:
+  explicit Layout(std::string* out) : out_(out) {}
+  // One line: `write` appends its text (only when printing). Ensures: its line number.
+  int Line(absl::FunctionRef<void(std::string*)> write) {
+    if (out_ != nullptr) {
+      write(out_);
+      out_->push_back('\n');
+    }
+    return line_++;
   }
-  out += k.params.empty() ? ")\n" : "\n)\n";
-  if (!k.reqntid.empty())
-    absl::StrAppend(&out, ".reqntid ", absl::StrJoin(k.reqntid, ", "), "\n");
-  if (!k.maxntid.empty())
-    absl::StrAppend(&out, ".maxntid ", absl::StrJoin(k.maxntid, ", "), "\n");
-  if (k.minnctapersm > 0) absl::StrAppend(&out, ".minnctapersm ", k.minnctapersm, "\n");
-  if (k.maxnreg > 0) absl::StrAppend(&out, ".maxnreg ", k.maxnreg, "\n");
-  out += "{\n";
-  int depth = 1;
-  auto indent = [&](int d) { return std::string(d, '\t'); };
-  for (const Statement& s : k.body) {
-    switch (s.kind) {
-      case Statement::Kind::kRegDecl: {
-        std::vector<std::string> names;
-        for (const RegDecl& r : s.regs) {
-          names.push_back(r.count < 0 ? r.name : absl::StrCat(r.name, "<", r.count, ">"));
+  int Blank() {
+    if (out_ != nullptr) out_->push_back('\n');
+    return line_++;
+  }
+
+ private:
+  std::string* out_;
+  int line_ = 1;
+};
+
+// S is Statement (locate: the statement and its instruction or variable get the line and
+// column it is printed at) or const Statement (print only).
+template <typename S>
+void WalkStatement(S& s, int depth, Layout& layout) {
+  auto indent = [&](std::string* o) { o->append(static_cast<size_t>(depth), '\t'); };
+  int line = 0;
+  switch (s.kind) {
+    case Statement::Kind::kRegDecl:
+      line = layout.Line([&](std::string* o) {
+        indent(o);
+        absl::StrAppend(o, ".reg .", TypeName(s.regs[0].type), " ");
+        for (size_t i = 0; i < s.regs.size(); ++i) {
+          absl::StrAppend(o, i == 0 ? "" : ", ", s.regs[i].name);
+          if (s.regs[i].count >= 0) absl::StrAppend(o, "<", s.regs[i].count, ">");
         }
-        absl::StrAppend(&out, indent(depth), ".reg .", TypeName(s.regs[0].type), " ",
-                        absl::StrJoin(names, ", "), ";\n");
-        break;
-      }
-      case Statement::Kind::kInstruction:
-        absl::StrAppend(&out, indent(depth), PrintInstruction(s.insn), ";\n");
-        break;
-      case Statement::Kind::kLabel:
-        absl::StrAppend(&out, s.label, ":\n");
-        break;
-      case Statement::Kind::kScopeBegin:
-        absl::StrAppend(&out, indent(depth), "{\n");
-        ++depth;
-        break;
-      case Statement::Kind::kScopeEnd:
-        --depth;
-        absl::StrAppend(&out, indent(depth), "}\n");
-        break;
-      case Statement::Kind::kVariable:
-        absl::StrAppend(&out, indent(depth), PrintVariable(s.var), "\n");
-        break;
+        *o += ";";
+      });
+      break;
+    case Statement::Kind::kInstruction:
+      line = layout.Line([&](std::string* o) {
+        indent(o);
+        absl::StrAppend(o, PrintInstruction(s.insn), ";");
+      });
+      break;
+    case Statement::Kind::kLabel:
+      line = layout.Line([&](std::string* o) { absl::StrAppend(o, s.label, ":"); });
+      break;
+    case Statement::Kind::kScopeBegin:
+    case Statement::Kind::kScopeEnd:
+      line = layout.Line([&](std::string* o) {
+        indent(o);
+        *o += s.kind == Statement::Kind::kScopeBegin ? "{" : "}";
+      });
+      break;
+    case Statement::Kind::kVariable:
+      line = layout.Line([&](std::string* o) {
+        indent(o);
+        *o += PrintVariable(s.var);
+      });
+      break;
+  }
+  if constexpr (!std::is_const_v<S>) {
+    const int column = s.kind == Statement::Kind::kLabel ? 1 : depth + 1;
+    s.loc = SourceLoc{line, column};
+    if (s.kind == Statement::Kind::kVariable) s.var.loc = s.loc;
+    if (s.kind == Statement::Kind::kInstruction) {
+      // After `@` or `@!`, the guard's name and a space.
+      const auto& g = s.insn.guard;
+      s.insn.loc = g.has_value() ? SourceLoc{line, column + 2 + g->negated +
+                                                       static_cast<int>(g->name.size())}
+                                 : s.loc;
     }
   }
-  out += "}\n";
+}
+
+// From `.entry` to the closing brace. The body is one line per statement, indented by
+// scope depth, with a blank line after the register declarations that open it.
+template <typename K>
+void WalkKernel(K& k, Layout& layout) {
+  const int entry = layout.Line([&](std::string* o) {
+    absl::StrAppend(o, k.is_visible ? ".visible " : "", ".entry ", k.name,
+                    k.params.empty() ? "()" : "(");
+  });
+  if constexpr (!std::is_const_v<K>) k.loc = SourceLoc{entry, k.is_visible ? 10 : 1};
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    const int line = layout.Line([&](std::string* o) {
+      absl::StrAppend(o, "\t", PrintParam(k.params[i]), i + 1 < k.params.size() ? "," : "");
+    });
+    if constexpr (!std::is_const_v<K>) k.params[i].loc = SourceLoc{line, 2};
+  }
+  if (!k.params.empty()) layout.Line([](std::string* o) { *o += ")"; });
+  if (!k.reqntid.empty()) {
+    layout.Line([&](std::string* o) {
+      absl::StrAppend(o, ".reqntid ", absl::StrJoin(k.reqntid, ", "));
+    });
+  }
+  if (!k.maxntid.empty()) {
+    layout.Line([&](std::string* o) {
+      absl::StrAppend(o, ".maxntid ", absl::StrJoin(k.maxntid, ", "));
+    });
+  }
+  if (k.minnctapersm > 0) {
+    layout.Line([&](std::string* o) { absl::StrAppend(o, ".minnctapersm ", k.minnctapersm); });
+  }
+  if (k.maxnreg > 0) {
+    layout.Line([&](std::string* o) { absl::StrAppend(o, ".maxnreg ", k.maxnreg); });
+  }
+  layout.Line([](std::string* o) { *o += "{"; });
+  int depth = 1;
+  bool opening_decls = true;  // still in the register declarations that open the body
+  for (size_t i = 0; i < k.body.size(); ++i) {
+    auto& s = k.body[i];
+    if (opening_decls && s.kind != Statement::Kind::kRegDecl) {
+      opening_decls = false;
+      if (i > 0) layout.Blank();
+    }
+    if (s.kind == Statement::Kind::kScopeEnd) --depth;
+    WalkStatement(s, depth, layout);
+    if (s.kind == Statement::Kind::kScopeBegin) ++depth;
+  }
+  layout.Line([](std::string* o) { *o += "}"; });
+}
+
+// M is Module (LocateAsPrinted) or const Module (PrintModule).
+template <typename M>
+void WalkModule(M& m, Layout& layout) {
+  for (const std::string& c : m.comment) {
+    layout.Line([&](std::string* o) { absl::StrAppend(o, c.empty() ? "//" : "// ", c); });
+  }
+  if (!m.version.empty()) {
+    layout.Line([&](std::string* o) { absl::StrAppend(o, ".version ", m.version); });
+  }
+  if (!m.target.empty()) {
+    layout.Line([&](std::string* o) { absl::StrAppend(o, ".target ", m.target); });
+  }
+  layout.Line([&](std::string* o) { absl::StrAppend(o, ".address_size ", m.address_size); });
+  if (!m.variables.empty()) layout.Blank();
+  for (auto& v : m.variables) {
+    const int line = layout.Line([&](std::string* o) { *o += PrintVariable(v); });
+    if constexpr (!std::is_const_v<M>) {
+      v.loc = SourceLoc{line, 1 + (v.is_extern ? 8 : 0) + (v.is_visible ? 9 : 0)};
+    }
+  }
+  for (auto& k : m.kernels) {
+    layout.Blank();
+    WalkKernel(k, layout);
+  }
+}
+
+}  // namespace
+
+std::string PrintKernel(const Kernel& k) {
+  std::string out;
+  Layout layout(&out);
+  WalkKernel(k, layout);
   return out;
 }
 
 std::string PrintModule(const Module& m) {
   std::string out;
-  if (!m.version.empty()) absl::StrAppend(&out, ".version ", m.version, "\n");
-  if (!m.target.empty()) absl::StrAppend(&out, ".target ", m.target, "\n");
-  absl::StrAppend(&out, ".address_size ", m.address_size, "\n");
-  if (!m.variables.empty()) out += "\n";
-  for (const Variable& v : m.variables) absl::StrAppend(&out, PrintVariable(v), "\n");
-  for (const Kernel& k : m.kernels) absl::StrAppend(&out, "\n", PrintKernel(k));
+  Layout layout(&out);
+  WalkModule(m, layout);
   return out;
+}
+
+void LocateAsPrinted(Module* m) {
+  Layout layout(nullptr);
+  WalkModule(*m, layout);
 }
 
 }  // namespace warpcheck::sim::ptx

@@ -6,7 +6,8 @@
 //                          directions, emit both harnesses, parse, simulate each on random
 //                          data and distinct tags (4 runs, race detection on), cost model
 //   BM_CheckPairOnceOnly   the same, once harness on random data only (plan + emit +
-//                          simulate: the rate figure)
+//                          simulate: the rate figure); /iterations:N: fixed
+//                          counts for callgrind
 //   BM_CheckPairProof      the full check with the Z3 proof of both kernels
 //   BM_ShrinkSteps         the shrink candidates of one pair
 // Counter pairs/s: the rate over the iterations.
@@ -58,6 +59,12 @@ void BM_CheckPairOnceOnly(benchmark::State& state) {
   CheckLoop(state, o);
 }
 BENCHMARK(BM_CheckPairOnceOnly);
+// Fixed iteration counts for callgrind (instruction counts do not depend on the load):
+// (Ir of iterations:200 - Ir of iterations:100) / 100 is the mean cost of pairs 100..199.
+BENCHMARK(BM_CheckPairOnceOnly)->Iterations(100);
+BENCHMARK(BM_CheckPairOnceOnly)->Iterations(200);
+BENCHMARK(BM_CheckPairNoProof)->Iterations(100);
+BENCHMARK(BM_CheckPairNoProof)->Iterations(200);
 
 void BM_CheckPairProof(benchmark::State& state) { CheckLoop(state, CheckOptions{}); }
 BENCHMARK(BM_CheckPairProof);

@@ -22,7 +22,6 @@
 #include "sim/plan/planner.h"
 #include "sim/plan/problem.h"
 #include "sim/ptx/codegen.h"
-#include "sim/ptx/parser.h"
 #include "verify/fuzz/conversion_check.h"
 #include "verify/ptx/prove_conversion.h"
 #include "tools/warpcheck/exit_code.h"
@@ -160,16 +159,14 @@ struct RoundTripCost {
 absl::StatusOr<RoundTripCost> MeasureRoundTrip(const sim::plan::ConversionProblem& problem,
                                                const sim::ptx::RoundTrip& trip,
                                                uint64_t seed, std::string* why_not) {
-  std::string ptx =
-      sim::ptx::EmitHarness(problem, trip.forward, &trip.backward, sim::ptx::Harness::kRoundTrip);
-  auto module = sim::ptx::ParseModule(ptx, "<emitted>");
-  if (!module.ok()) return module.status();
+  const sim::ptx::Module module = sim::ptx::EmitHarnessModule(problem, trip.forward, &trip.backward,
+                                                              sim::ptx::Harness::kRoundTrip);
   std::map<std::string, uint64_t> c[2];
   for (int it = 1; it <= 2; ++it) {
     LaunchSpec spec = sim::ptx::HarnessLaunchSpec(problem, "<emitted>", BufferParam::RANDOM,
                                                   seed, static_cast<uint32_t>(it));
     sim::machine::RunOptions ro;
-    auto run = sim::machine::RunLaunchSpecOnModule(spec, *module, ".", ro);
+    auto run = sim::machine::RunLaunchSpecOnModule(spec, module, ".", ro);
     if (!run.ok()) return run.status();
     if (!run->report.ok()) {
       *why_not = absl::StrCat("iters=", it, ": ", verify::fuzz::FailureText(run->report));
@@ -191,12 +188,10 @@ absl::StatusOr<RoundTripCost> MeasureRoundTrip(const sim::plan::ConversionProble
 void ProveRow(const sim::plan::ConversionProblem& problem, const sim::ptx::RoundTrip& trip,
               ConvertCompareReport::Row* r) {
   auto t0 = std::chrono::steady_clock::now();
-  std::string ptx =
-      sim::ptx::EmitHarness(problem, trip.forward, &trip.backward, sim::ptx::Harness::kRoundTrip);
-  auto module = sim::ptx::ParseModule(ptx, "<emitted>");
+  const sim::ptx::Module module = sim::ptx::EmitHarnessModule(problem, trip.forward, &trip.backward,
+                                                              sim::ptx::Harness::kRoundTrip);
   absl::StatusOr<verify::ptx::ConversionProof> proof =
-      module.ok() ? verify::fuzz::ProveHarness(problem, *module, 2)
-                  : absl::StatusOr<verify::ptx::ConversionProof>(module.status());
+      verify::fuzz::ProveHarness(problem, module, 2);
   r->set_proof(proof.ok() ? verify::ptx::ProofVerdictName(proof->verdict) : "error");
   if (proof.ok() && proof->verdict != verify::ptx::ProofVerdict::kHolds) {
     r->set_detail(absl::StrCat("proof: ", proof->reason));
