@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cstdint>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -167,34 +168,30 @@ class SelectBuilder {
     if (uniform) return first;
     auto it = memo_.find(table);
     if (it != memo_.end()) return it->second;
-    // The lane functional that splits the choices best.
+    // The lane functional that splits the choices best: each choice as the mask of lanes
+    // that want it, so a split's choices per half are counted per choice, not per lane.
+    uint32_t lanes_of[32];
+    const int d = Choices(table, lanes_of);
     int best_u = -1;
     std::pair<int, int> best_score{1 << 30, 1 << 30};
-    const int d = Distinct(table);
     // Single lane bits first (the usual case); every lane functional only when no single
-    // bit halves the choices.
-    static constexpr uint32_t kSingle[] = {1, 2, 4, 8, 16};
-    std::vector<uint32_t> order(std::begin(kSingle), std::end(kSingle));
-    for (int pass = 0; pass < 2; ++pass) {
-    if (pass == 1) {
-      if (best_u >= 0 && best_score.first < d) break;
-      order.clear();
-      for (uint32_t u = 1; u < 32; ++u) if (std::popcount(u) > 1) order.push_back(u);
-    }
-    for (uint32_t u : order) {
-      LaneTable t0, t1;
-      Split(table, u, &t0, &t1);
-      int d0 = Distinct(t0), d1 = Distinct(t1);
-      // Progress: each half has fewer choices, or the split separates defined lanes (so
-      // each half has fewer defined lanes, and the recursion ends).
-      if ((d0 >= d || d1 >= d) && (d0 == 0 || d1 == 0)) continue;
+    // bit halves the choices. Splits that leave a half without choices are no progress.
+    auto try_split = [&](uint32_t u) {
+      int d0 = 0, d1 = 0;
+      for (int i = 0; i < d; ++i) {
+        d1 += (lanes_of[i] & kOdd[u]) != 0;
+        d0 += (lanes_of[i] & ~kOdd[u]) != 0;
+      }
+      if (d0 == 0 || d1 == 0) return;
       std::pair<int, int> score{std::max(d0, d1), d0 + d1};
-      if (d0 == 0 || d1 == 0) continue;
       if (score < best_score) {
         best_score = score;
         best_u = static_cast<int>(u);
       }
-    }
+    };
+    for (uint32_t u = 1; u < 32; u <<= 1) try_split(u);
+    if (best_u < 0 || best_score.first >= d) {
+      for (uint32_t u = 1; u < 32; ++u) if (!std::has_single_bit(u)) try_split(u);
     }
     if (best_u < 0) best_u = 1;  // cannot happen for tables with two values; be safe
     LaneTable t0, t1;
@@ -222,14 +219,20 @@ class SelectBuilder {
   }
 
  private:
-  static int Distinct(const LaneTable& t) {
+  // Ensures: the distinct defined words of t (n of them, returned), lanes_of[i] the lanes
+  // that want the i-th.
+  static int Choices(const LaneTable& t, uint32_t lanes_of[32]) {
     int vals[32];
     int n = 0;
-    for (int v : t) {
-      if (v < 0) continue;
-      bool seen = false;
-      for (int i = 0; i < n && !seen; ++i) seen = vals[i] == v;
-      if (!seen) vals[n++] = v;
+    for (int l = 0; l < 32; ++l) {
+      if (t[l] < 0) continue;
+      int i = 0;
+      while (i < n && vals[i] != t[l]) ++i;
+      if (i == n) {
+        vals[n] = t[l];
+        lanes_of[n++] = 0;
+      }
+      lanes_of[i] |= 1u << l;
     }
     return n;
   }
@@ -460,12 +463,21 @@ absl::StatusOr<ShuffleMatrix> SolveShuffleMatrix(const ConversionProblem& p,
   return m;
 }
 
+// The shuffle schemes are built to compare their op counts; a scheme stops as soon as it
+// has `limit` ops (it cannot be chosen then: ops are only added).
+absl::Status OverLimit(const Program& prog, size_t limit) {
+  return prog.ops.size() >= limit
+             ? absl::ResourceExhaustedError("shuffle: no fewer ops than a scheme already built")
+             : absl::OkStatus();
+}
+
 // The direct scheme: one round per destination word and lane offset; a lane whose
 // element is already local takes it from its own words. `all_idx`: every lane reads
 // through one shfl.idx round instead (its own lane where the element is local), which
 // needs no select at the receivers when a sender serves only one word.
 absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordView& sv,
-                                           const WordView& dv, bool all_idx) {
+                                           const WordView& dv, bool all_idx,
+                                           size_t limit = SIZE_MAX) {
   const std::vector<uint32_t>& mrr = mat.mrr;
   const std::vector<uint32_t>& mlr = mat.mlr;
   const std::vector<uint32_t>& mrl = mat.mrl;
@@ -562,6 +574,7 @@ absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordV
       }
       tables[rp * upw + h] = table;
       has_table[rp * upw + h] = true;
+      RETURN_IF_ERROR(OverLimit(prog, limit));
     }
   }
   // Merge butterfly rounds of one offset whose send tables agree wherever both send.
@@ -597,9 +610,11 @@ absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordV
         if ((requests[i].receivers >> l) & 1) tables[requests[i].slot][l] = op.out[0];
       }
     }
+    RETURN_IF_ERROR(OverLimit(prog, limit));
   }
   for (size_t slot = 0; slot < tables.size(); ++slot) {
     if (has_table[slot]) unit_out[slot] = sel.Build(tables[slot]);
+    RETURN_IF_ERROR(OverLimit(prog, limit));
   }
   for (uint32_t u = 0; u < static_cast<uint32_t>(dv.units()); ++u) {
     for (int h = 0; h < upw; ++h) prog.outputs.push_back(unit_out[(u & ~mat.zero_cols) * upw + h]);
@@ -685,7 +700,8 @@ absl::StatusOr<CosetPattern> FindCosetPattern(const ShuffleMatrix& mat) {
 }
 
 absl::StatusOr<Program> BuildCosetShuffle(const ShuffleMatrix& mat, const WordView& sv,
-                                          const WordView& dv, ShuffleStage* stage) {
+                                          const WordView& dv, ShuffleStage* stage,
+                                          size_t limit) {
   const std::vector<uint32_t>& mrr = mat.mrr;
   const std::vector<uint32_t>& mlr = mat.mlr;
   const std::vector<uint32_t>& mrl = mat.mrl;
@@ -778,6 +794,7 @@ absl::StatusOr<Program> BuildCosetShuffle(const ShuffleMatrix& mat, const WordVi
         unit_out[rp * upw + h] = sel.Build(table);
       }
     }
+    RETURN_IF_ERROR(OverLimit(prog, limit));
   }
   for (uint32_t u = 0; u < static_cast<uint32_t>(dv.units()); ++u) {
     for (int h = 0; h < upw; ++h) {
@@ -828,15 +845,21 @@ absl::StatusOr<Program> PlanShuffle(const ConversionProblem& p, const WordView& 
   auto ops = [](const absl::StatusOr<Program>& prog) {
     return prog.ok() ? CountOps(*prog).total() : INT64_MAX;
   };
+  // Each scheme is only built while it has fewer ops than the best so far (a scheme
+  // replaces the best only with strictly fewer, and the coset scheme the direct one).
+  auto limit = [&](const absl::StatusOr<Program>& best) {
+    return best.ok() ? best->ops.size() : SIZE_MAX;
+  };
   absl::StatusOr<Program> direct = BuildDirectShuffle(m, sv, dv, false);
   for (const ShuffleMatrix& alt : RoutedThroughCopies(m)) {
     for (bool all_idx : {false, true}) {
-      absl::StatusOr<Program> other = BuildDirectShuffle(alt, sv, dv, all_idx);
+      absl::StatusOr<Program> other = BuildDirectShuffle(alt, sv, dv, all_idx, limit(direct));
       if (ops(other) < ops(direct)) direct = std::move(other);
     }
   }
   ShuffleStage coset_stage;
-  absl::StatusOr<Program> coset = BuildCosetShuffle(m, sv, dv, &coset_stage);
+  absl::StatusOr<Program> coset =
+      BuildCosetShuffle(m, sv, dv, &coset_stage, limit(direct));
   if (!coset.ok() && !direct.ok()) return coset.status();
   if (ops(direct) <= ops(coset)) {
     stage->set_direct(true);
