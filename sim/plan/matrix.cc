@@ -393,6 +393,57 @@ void EmitSide(const Side& s, const Access& a, const Map& m, int eb, int buffer, 
 
 }  // namespace
 
+namespace {
+
+// The matrix planner's choice for a pair of views: the side kinds and the basis.
+struct Choice {
+  Kind store = Kind::kPlain, load = Kind::kPlain;
+  std::vector<uint32_t> basis;  // empty: no candidate fits
+};
+
+// Ensures: the first candidate (store kind, load kind) of least (wavefronts,
+// instructions) after its bank search.
+Choice Choose(const ConversionProblem& p, const WordView& sv, const WordView& dv) {
+  Choice best;
+  std::pair<int64_t, int64_t> best_score;
+  for (Kind ks : {Kind::kPlain, Kind::kMatrix, Kind::kTrans}) {
+    for (Kind kl : {Kind::kPlain, Kind::kMatrix, Kind::kTrans}) {
+      if (ks == Kind::kPlain && kl == Kind::kPlain) continue;
+      auto st = MakeSide(p, true, sv, ks);
+      auto ld = MakeSide(p, false, dv, kl);
+      if (!st || !ld) continue;
+      MatrixPlanner planner(p, *st, *ld);
+      std::vector<uint32_t> basis = planner.Search();
+      if (basis.empty()) continue;
+      auto score = planner.Score(basis);
+      if (!best.basis.empty() && score >= best_score) continue;
+      best = Choice{ks, kl, std::move(basis)};
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+// The choice for (sv, dv), from `memo` when it has it (null: no memo).
+Choice Memoised(const ConversionProblem& p, const WordView& sv, const WordView& dv,
+                SearchMemo* memo) {
+  if (memo != nullptr) {
+    for (const SearchMemo::Matrix& e : memo->matrix) {
+      if (e.sv == sv && e.dv == dv) {
+        return Choice{static_cast<Kind>(e.store_kind), static_cast<Kind>(e.load_kind), e.basis};
+      }
+    }
+  }
+  Choice c = Choose(p, sv, dv);
+  if (memo != nullptr) {
+    memo->matrix.push_back(SearchMemo::Matrix{sv, dv, static_cast<int>(c.store),
+                                              static_cast<int>(c.load), c.basis});
+  }
+  return c;
+}
+
+}  // namespace
+
 absl::StatusOr<MatrixSmemPlan> PlanMatrixSmem(const ConversionProblem& p, const WordView& sv,
                                               const WordView& dv, const PlanOptions& options,
                                               SmemStage* stage) {
@@ -406,68 +457,56 @@ absl::StatusOr<MatrixSmemPlan> PlanMatrixSmem(const ConversionProblem& p, const 
   if (options.no_swizzle || (options.max_vector_bytes > 0 && options.max_vector_bytes < 16)) {
     return absl::InvalidArgumentError("smem/matrix: the options ask for plain accesses");
   }
-  std::optional<MatrixSmemPlan> best;
-  std::pair<int64_t, int64_t> best_score;
-  for (Kind ks : {Kind::kPlain, Kind::kMatrix, Kind::kTrans}) {
-    for (Kind kl : {Kind::kPlain, Kind::kMatrix, Kind::kTrans}) {
-      if (ks == Kind::kPlain && kl == Kind::kPlain) continue;
-      auto st = MakeSide(p, true, sv, ks);
-      auto ld = MakeSide(p, false, dv, kl);
-      if (!st || !ld) continue;
-      MatrixPlanner planner(p, *st, *ld);
-      std::vector<uint32_t> basis = planner.Search();
-      if (basis.empty()) continue;
-      auto score = planner.Score(basis);
-      if (best && score >= best_score) continue;
-      Map m(basis);
-      Access sa = planner.StoreAccess(m), la = planner.LoadAccess(m);
-      MatrixSmemPlan plan;
-      Program& prog = plan.program;
-      for (int i = 0; i < sv.words(); ++i) prog.inputs.push_back(prog.NewWord());
-      prog.smem_bytes = p.num_elements() * p.element_bytes();
-      const bool warp_local = WarpLocal(p, options);
-      auto barrier = [&] {
-        Op op;
-        op.kind = warp_local ? OpKind::kBarWarp : OpKind::kBarSync;
-        prog.ops.push_back(op);
-      };
-      if (options.barrier_before_store) barrier();
-      std::vector<int> inputs = prog.inputs;
-      EmitSide(*st, sa, m, p.element_bytes(), options.buffer, prog, inputs, nullptr);
-      barrier();
-      std::vector<int> loaded(static_cast<size_t>(dv.words()), -1);
-      EmitSide(*ld, la, m, p.element_bytes(), options.buffer, prog, {}, &loaded);
-      // Broadcast copies (plain loads only): the word of the canonical register.
-      F2Span dspan(p.dst.reg);
-      for (int u = 0; u < dv.words(); ++u) {
-        int w = loaded[u];
-        if (w < 0) {
-          uint32_t canon = *dspan.Solve(ApplyBasis(p.dst.reg, dv.Reg(u, 0)));
-          w = loaded[dv.Unit(canon)];
-        }
-        prog.outputs.push_back(w);
-      }
-      plan.wavefronts_store = int64_t{sa.cost.wavefronts} * sa.per_thread * st->warps;
-      plan.wavefronts_load = int64_t{la.cost.wavefronts} * la.per_thread * ld->warps;
-      plan.min_store = int64_t{sa.cost.minimum} * sa.per_thread * st->warps;
-      plan.min_load = int64_t{la.cost.minimum} * la.per_thread * ld->warps;
-      plan.cta_barrier = !warp_local;
-      stage->clear_offset_basis();
-      for (uint32_t b : basis) stage->add_offset_basis(b);
-      stage->set_store_vector_bytes(ks == Kind::kPlain ? p.element_bytes() << sa.a : 16);
-      stage->set_load_vector_bytes(kl == Kind::kPlain ? p.element_bytes() << la.a : 16);
-      stage->set_warp_local(warp_local);
-      stage->set_store_predicate_mask(st->free_tid);
-      best = std::move(plan);
-      best_score = score;
-    }
-  }
-  if (!best) {
+  const Choice choice = Memoised(p, sv, dv, options.memo);
+  if (choice.basis.empty()) {
     return absl::InvalidArgumentError(
         "smem/matrix: neither side fits an 8x8 matrix tile (pack bit and lanes 0-1, or "
         "lanes 2-4 for .trans, along the shared layout's 16-byte rows)");
   }
-  return *std::move(best);
+  const std::vector<uint32_t>& basis = choice.basis;
+  const std::optional<Side> st = MakeSide(p, true, sv, choice.store);
+  const std::optional<Side> ld = MakeSide(p, false, dv, choice.load);
+  MatrixPlanner planner(p, *st, *ld);
+  Map m(basis);
+  Access sa = planner.StoreAccess(m), la = planner.LoadAccess(m);
+  MatrixSmemPlan plan;
+  Program& prog = plan.program;
+  for (int i = 0; i < sv.words(); ++i) prog.inputs.push_back(prog.NewWord());
+  prog.smem_bytes = p.num_elements() * p.element_bytes();
+  const bool warp_local = WarpLocal(p, options);
+  auto barrier = [&] {
+    Op op;
+    op.kind = warp_local ? OpKind::kBarWarp : OpKind::kBarSync;
+    prog.ops.push_back(op);
+  };
+  if (options.barrier_before_store) barrier();
+  std::vector<int> inputs = prog.inputs;
+  EmitSide(*st, sa, m, p.element_bytes(), options.buffer, prog, inputs, nullptr);
+  barrier();
+  std::vector<int> loaded(static_cast<size_t>(dv.words()), -1);
+  EmitSide(*ld, la, m, p.element_bytes(), options.buffer, prog, {}, &loaded);
+  // Broadcast copies (plain loads only): the word of the canonical register.
+  F2Span dspan(p.dst.reg);
+  for (int u = 0; u < dv.words(); ++u) {
+    int w = loaded[u];
+    if (w < 0) {
+      uint32_t canon = *dspan.Solve(ApplyBasis(p.dst.reg, dv.Reg(u, 0)));
+      w = loaded[dv.Unit(canon)];
+    }
+    prog.outputs.push_back(w);
+  }
+  plan.wavefronts_store = int64_t{sa.cost.wavefronts} * sa.per_thread * st->warps;
+  plan.wavefronts_load = int64_t{la.cost.wavefronts} * la.per_thread * ld->warps;
+  plan.min_store = int64_t{sa.cost.minimum} * sa.per_thread * st->warps;
+  plan.min_load = int64_t{la.cost.minimum} * la.per_thread * ld->warps;
+  plan.cta_barrier = !warp_local;
+  stage->clear_offset_basis();
+  for (uint32_t b : basis) stage->add_offset_basis(b);
+  stage->set_store_vector_bytes(choice.store == Kind::kPlain ? p.element_bytes() << sa.a : 16);
+  stage->set_load_vector_bytes(choice.load == Kind::kPlain ? p.element_bytes() << la.a : 16);
+  stage->set_warp_local(warp_local);
+  stage->set_store_predicate_mask(st->free_tid);
+  return plan;
 }
 
 }  // namespace warpcheck::sim::plan

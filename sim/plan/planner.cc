@@ -897,23 +897,23 @@ class SmemPlanner {
   }
 
   absl::StatusOr<Program> Plan(SmemStage* stage) {
-    if (const SmemSearchMemo::Entry* e = Memoised()) {
+    if (const SearchMemo::Smem* e = Memoised()) {
       best_ = e->basis;
       best_moves_ = e->moves;
       return Emit(best_, stage);
     }
     absl::StatusOr<Program> prog = SearchAndEmit(stage);
-    if (prog.ok() && o_.smem_memo != nullptr) {
-      o_.smem_memo->entries.push_back(SmemSearchMemo::Entry{
-          sv_, dv_, o_.no_swizzle, o_.max_vector_bytes, best_, best_moves_});
+    if (prog.ok() && o_.memo != nullptr) {
+      o_.memo->smem.push_back(
+          SearchMemo::Smem{sv_, dv_, o_.no_swizzle, o_.max_vector_bytes, best_, best_moves_});
     }
     return prog;
   }
 
  private:
-  const SmemSearchMemo::Entry* Memoised() const {
-    if (o_.smem_memo == nullptr) return nullptr;
-    for (const SmemSearchMemo::Entry& e : o_.smem_memo->entries) {
+  const SearchMemo::Smem* Memoised() const {
+    if (o_.memo == nullptr) return nullptr;
+    for (const SearchMemo::Smem& e : o_.memo->smem) {
       if (e.sv == sv_ && e.dv == dv_ && e.no_swizzle == o_.no_swizzle &&
           e.max_vector_bytes == o_.max_vector_bytes) {
         return &e;
@@ -1420,22 +1420,38 @@ absl::StatusOr<ConversionPlan> PlanConversion(const ConversionProblem& p,
     auto allowed = [&](Strategy s) {
       return options.strategy == Strategy::kAuto || options.strategy == s;
     };
-    if (allowed(Strategy::kRegisters)) {
-      PlanStage stage;
-      auto prog = PlanRegisters(p, sv, dv);
-      if (prog.ok()) {
-        for (int i = 0; i < static_cast<int>(prog->outputs.size()); ++i) {
-          auto it = std::find(prog->inputs.begin(), prog->inputs.end(), prog->outputs[i]);
-          stage.mutable_registers()->add_source_word(
-              it == prog->inputs.end() ? -1 : static_cast<int>(it - prog->inputs.begin()));
+    // The register and shuffle programs, from the memo when this view was planned before.
+    auto in_warp = [&, &sv = sv, &dv = dv](Strategy s, auto plan) {
+      if (options.memo != nullptr) {
+        for (const SearchMemo::InWarp& e : options.memo->in_warp) {
+          if (e.strategy == s && e.sv == sv && e.dv == dv) {
+            consider(s, e.program, e.stage, 0, 0, 0, 0, false);
+            return;
+          }
         }
       }
-      consider(Strategy::kRegisters, std::move(prog), stage, 0, 0, 0, 0, false);
+      PlanStage stage;
+      absl::StatusOr<Program> prog = plan(&stage);
+      if (options.memo != nullptr) options.memo->in_warp.push_back({sv, dv, s, prog, stage});
+      consider(s, std::move(prog), std::move(stage), 0, 0, 0, 0, false);
+    };
+    if (allowed(Strategy::kRegisters)) {
+      in_warp(Strategy::kRegisters, [&](PlanStage* stage) {
+        auto prog = PlanRegisters(p, sv, dv);
+        if (prog.ok()) {
+          for (int i = 0; i < static_cast<int>(prog->outputs.size()); ++i) {
+            auto it = std::find(prog->inputs.begin(), prog->inputs.end(), prog->outputs[i]);
+            stage->mutable_registers()->add_source_word(
+                it == prog->inputs.end() ? -1 : static_cast<int>(it - prog->inputs.begin()));
+          }
+        }
+        return prog;
+      });
     }
     if (allowed(Strategy::kShuffle)) {
-      PlanStage stage;
-      auto prog = PlanShuffle(p, sv, dv, stage.mutable_shuffle());
-      consider(Strategy::kShuffle, std::move(prog), stage, 0, 0, 0, 0, false);
+      in_warp(Strategy::kShuffle, [&](PlanStage* stage) {
+        return PlanShuffle(p, sv, dv, stage->mutable_shuffle());
+      });
     }
     if (allowed(Strategy::kSmem)) {
       PlanStage stage;
