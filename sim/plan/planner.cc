@@ -894,6 +894,13 @@ class SmemPlanner {
     while ((eb_ << (max_a_ + 1)) <= max_bytes) ++max_a_;
     p.src.FreeBits(&src_free_regs_, &src_free_tid_);
     p.dst.FreeBits(&dst_free_regs_, &dst_free_tid_);
+    for (int side = 0; side < 2; ++side) {
+      const uint32_t free_tid = side == 0 ? src_free_tid_ : dst_free_tid_;
+      store_lanes_[side] = ActiveLanes(free_tid);
+      for (uint32_t w = 0; w < static_cast<uint32_t>(p.num_warps); ++w) {
+        if (((w << 5) & free_tid) == 0) ++store_warps_[side];
+      }
+    }
   }
 
   absl::StatusOr<Program> Plan(SmemStage* stage) {
@@ -973,9 +980,13 @@ class SmemPlanner {
     }
     std::stable_sort(bases.begin(), bases.end(),
                      [](const Base& a, const Base& b) { return a.score.score < b.score.score; });
+    // A search cannot replace a best that already meets the bound of every basis.
+    const std::pair<int64_t, int64_t> bound = Bound();
     for (size_t i = 0; i < bases.size(); ++i) {
       any = true;
-      if (i < 6 && !o_.no_swizzle) Search(bases[i].basis, bases[i].fixed, bases[i].score);
+      if (i < 6 && !o_.no_swizzle && bound < best_score_) {
+        Search(bases[i].basis, bases[i].fixed, bases[i].score);
+      }
       Consider(bases[i].basis, bases[i].score);
     }
     if (!any) {
@@ -1088,25 +1099,42 @@ class SmemPlanner {
     c->free_tid = !store ? 0 : side == 0 ? src_free_tid_ : dst_free_tid_;  // loads: all
     // The canonical registers (no free or vector bit set): one access each.
     const uint32_t all_regs = static_cast<uint32_t>(l.num_regs()) - 1;
-    c->per_thread = 1 << (l.reg_bits() - std::popcount((c->free_regs | c->vmask) & all_regs));
+    c->per_thread = 1 << (l.reg_bits() - Popcount((c->free_regs | c->vmask) & all_regs));
     uint32_t lanes[5] = {};
     for (int j = 0; j < l.lane_bits() && j < 5; ++j) lanes[j] = lane_img[j];
-    c->per_access = BankCostOf(side, lanes, LaneMask(c->free_tid),
+    // The lanes and warps that take part (stores skip copies; every thread loads).
+    c->per_access = BankCostOf(side, lanes, store ? store_lanes_[side] : ~0u,
                                static_cast<uint32_t>(eb_ << c->a));
-    c->warps = 0;
-    for (uint32_t w = 0; w < static_cast<uint32_t>(p_.num_warps); ++w) {
-      if (((w << 5) & c->free_tid) == 0) ++c->warps;
-    }
+    c->warps = store ? store_warps_[side] : p_.num_warps;
     return true;
   }
 
-  // The lanes that take part: those with no free thread bit set.
-  static uint32_t LaneMask(uint32_t free_tid) {
-    uint32_t mask = 0;
-    for (uint32_t lane = 0; lane < 32; ++lane) {
-      if ((lane & free_tid) == 0) mask |= 1u << lane;
+  // Ensures: (w, i) with w <= the wavefronts and i <= the instructions of every basis
+  // (ScoreImages), without a basis: a side's vector covers at most `limit` register bits
+  // (copies are not accessed), and each lane group of an access with a lane that takes
+  // part is at least one wavefront.
+  std::pair<int64_t, int64_t> Bound() const {
+    std::pair<int64_t, int64_t> bound{0, 0};
+    for (int side = 0; side < 2; ++side) {
+      const bool store = side == 0;
+      const FlatLayout& l = store ? p_.src : p_.dst;
+      const WordView& v = store ? sv_ : dv_;
+      int limit = max_a_;
+      if (v.pk() == 0 && v.upw == 1) limit = std::min(limit, 2);
+      const uint32_t all_regs = static_cast<uint32_t>(l.num_regs()) - 1;
+      const int free = Popcount((store ? src_free_regs_ : dst_free_regs_) & all_regs);
+      const uint32_t lanes = store ? store_lanes_[0] : ~0u;
+      const int warps = store ? store_warps_[0] : p_.num_warps;
+      int64_t wavefronts = INT64_MAX, per_thread = 0;
+      for (int a = 0; a <= limit; ++a) {
+        per_thread = int64_t{1} << (l.reg_bits() - std::min(l.reg_bits(), free + a));
+        wavefronts = std::min(wavefronts, ActiveGroups(lanes, static_cast<uint32_t>(eb_ << a)) *
+                                              per_thread * warps);
+      }
+      bound.first += wavefronts;
+      bound.second += per_thread;
     }
-    return mask;
+    return bound;
   }
 
   // The bank model's cost of one warp-wide access (LaneRequestCost), memoised per side
@@ -1213,18 +1241,31 @@ class SmemPlanner {
       v.element_bytes = eb_;
       return v;
     };
-    auto address = [&](const FlatLayout& l, uint32_t r, Op& op) {
-      SetupValue base = tid_setup(l, 0);
+    // Each side's thread part of its addresses, added to the setup once.
+    struct Base {
+      SetupValue value;
+      uint32_t span_mask = 0;  // bits of an offset the thread part can reach
+      int id = -1;             // in prog.setup, once added
+    };
+    auto base_of = [&](const FlatLayout& l) {
+      Base b{tid_setup(l, 0)};
       uint32_t used = 0;
-      for (uint32_t c : base.coeff) used |= c;
+      for (uint32_t c : b.value.coeff) used |= c;
+      b.span_mask = used == 0 ? 0 : (2u << (31 - std::countl_zero(used))) - 1;
+      return b;
+    };
+    Base src_base = base_of(p_.src), dst_base = base_of(p_.dst);
+    auto address = [&](Base& base, const FlatLayout& l, uint32_t r, Op& op) {
       uint32_t c = m(ApplyBasis(l.reg, r));
       // Bits of c above every bit the thread part can set add without carries.
-      uint32_t span_mask = used == 0 ? 0 : (2u << (31 - std::countl_zero(used))) - 1;
-      if ((c & span_mask) == 0) {
-        op.addr = prog.AddSetup(base);
+      if ((c & base.span_mask) == 0) {
+        if (base.id < 0) base.id = prog.AddSetup(base.value);
+        op.addr = base.id;
         op.imm = c * eb_;
       } else {
-        op.addr = prog.AddSetup(tid_setup(l, c));
+        SetupValue v = base.value;
+        v.constant = c;
+        op.addr = prog.AddSetup(v);
         op.imm = 0;
       }
     };
@@ -1267,7 +1308,7 @@ class SmemPlanner {
       op.kind = OpKind::kStShared;
       op.pred = store_pred;
       words_of(sv_, r, st.vec, prog.inputs, &op.in, &op.elem_bytes);
-      address(p_.src, r, op);
+      address(src_base, p_.src, r, op);
       prog.ops.push_back(op);
     }
     prog.ops.push_back(BarrierOp(warp_local));
@@ -1287,7 +1328,7 @@ class SmemPlanner {
         op.out.push_back(w);
         reg_word[s] = w;
       }
-      address(p_.dst, r, op);
+      address(dst_base, p_.dst, r, op);
       prog.ops.push_back(op);
     }
     for (int wi = 0; wi < dv_.words(); ++wi) {
@@ -1337,6 +1378,9 @@ class SmemPlanner {
   PlanOptions o_;
   int eb_, n_, max_a_ = 0;
   uint32_t src_free_regs_ = 0, src_free_tid_ = 0, dst_free_regs_ = 0, dst_free_tid_ = 0;
+  // Per side: the lanes and warps that store (those without a free thread bit set).
+  uint32_t store_lanes_[2] = {};
+  int store_warps_[2] = {};
   std::vector<uint32_t> best_;
   std::pair<int64_t, int64_t> best_score_;
   mutable BankCostMemo bank_memo_[2];
