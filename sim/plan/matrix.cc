@@ -392,7 +392,7 @@ void EmitSide(const Side& s, const Access& a, const Map& m, int eb, int buffer, 
       }
     }
     addr_setup(m(ApplyBasis(l.reg, r)), op);
-    prog.ops.push_back(op);
+    prog.ops.push_back(std::move(op));
   }
 }
 
@@ -511,7 +511,7 @@ absl::StatusOr<MatrixSmemPlan> PlanMatrixSmem(const ConversionProblem& p, const 
   auto barrier = [&] {
     Op op;
     op.kind = warp_local ? OpKind::kBarWarp : OpKind::kBarSync;
-    prog.ops.push_back(op);
+    prog.ops.push_back(std::move(op));
   };
   if (options.barrier_before_store) barrier();
   std::vector<int> inputs = prog.inputs;

@@ -212,7 +212,7 @@ class SelectBuilder {
       op.in = {a, b};
       out = prog_->NewWord();
       op.out = {out};
-      prog_->ops.push_back(op);
+      prog_->ops.push_back(std::move(op));
     }
     memo_[table] = out;
     return out;
@@ -326,7 +326,7 @@ class WordAssembler {
       op.imm = sel & 0xffff;
       acc = prog_->NewWord();
       op.out = {acc};
-      prog_->ops.push_back(op);
+      prog_->ops.push_back(std::move(op));
       if (acc_has == (1u << slots) - 1) break;
     }
     memo_[parts] = acc;
@@ -527,7 +527,7 @@ absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordV
         op.in = {value};
         int got = prog.NewWord();
         op.out = {got};
-        prog.ops.push_back(op);
+        prog.ops.push_back(std::move(op));
         shfl_memo[key] = got;
         return got;
       };
@@ -603,11 +603,12 @@ absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordV
     op.kind = OpKind::kShflBfly;
     op.imm = requests[groups[g][0]].delta;
     op.in = {sel.Build(merged[g])};
-    op.out = {prog.NewWord()};
-    prog.ops.push_back(op);
+    const int got = prog.NewWord();
+    op.out = {got};
+    prog.ops.push_back(std::move(op));
     for (size_t i : groups[g]) {
       for (uint32_t l = 0; l < 32; ++l) {
-        if ((requests[i].receivers >> l) & 1) tables[requests[i].slot][l] = op.out[0];
+        if ((requests[i].receivers >> l) & 1) tables[requests[i].slot][l] = got;
       }
     }
     RETURN_IF_ERROR(OverLimit(prog, limit));
@@ -770,7 +771,7 @@ absl::StatusOr<Program> BuildCosetShuffle(const ShuffleMatrix& mat, const WordVi
         op.in = {value};
         got[h] = prog.NewWord();
         op.out = {got[h]};
-        prog.ops.push_back(op);
+        prog.ops.push_back(std::move(op));
         ++rounds;
       }
       recv[t] = got;
@@ -1309,7 +1310,7 @@ class SmemPlanner {
       op.pred = store_pred;
       words_of(sv_, r, st.vec, prog.inputs, &op.in, &op.elem_bytes);
       address(src_base, p_.src, r, op);
-      prog.ops.push_back(op);
+      prog.ops.push_back(std::move(op));
     }
     prog.ops.push_back(BarrierOp(warp_local));
     // Loads: canonical destination registers; the rest rename them.
@@ -1329,7 +1330,7 @@ class SmemPlanner {
         reg_word[s] = w;
       }
       address(dst_base, p_.dst, r, op);
-      prog.ops.push_back(op);
+      prog.ops.push_back(std::move(op));
     }
     for (int wi = 0; wi < dv_.words(); ++wi) {
       int w = reg_word[wi];
