@@ -163,6 +163,14 @@ inline uint32_t ApplyBasis(const std::vector<uint32_t>& basis, uint32_t x) {
 }
 
 // (Folded by hand: without -mpopcnt, std::popcount is a library call.)
+constexpr int Popcount(uint32_t x) {
+  x = x - ((x >> 1) & 0x55555555u);
+  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+  x = (x + (x >> 4)) & 0x0f0f0f0fu;
+  return static_cast<int>((x * 0x01010101u) >> 24);
+}
+static_assert(Popcount(0) == 0 && Popcount(0xffffffffu) == 32 && Popcount(0x80000001u) == 2);
+
 constexpr bool Parity(uint32_t x) {
   x ^= x >> 16;
   x ^= x >> 8;

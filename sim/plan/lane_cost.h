@@ -31,6 +31,29 @@
 
 namespace warpcheck::sim::plan {
 
+// kClearLanes[j]: the lanes (bits of a 32-bit lane mask) whose lane bit j is clear.
+inline constexpr uint32_t kClearLanes[5] = {0x55555555u, 0x33333333u, 0x0f0f0f0fu,
+                                            0x00ff00ffu, 0x0000ffffu};
+
+// Ensures: the lanes l with (l & free_tid) == 0, as a lane mask: those that take part in
+// an access from which the thread bits `free_tid` (copies) are masked out.
+inline uint32_t ActiveLanes(uint32_t free_tid) {
+  uint32_t mask = ~0u;
+  for (int j = 0; j < 5; ++j) if ((free_tid >> j) & 1) mask &= kClearLanes[j];
+  return mask;
+}
+
+// Ensures: the lane groups of a warp-wide access of `bytes` a lane (32 lanes up to 4
+// bytes, 16 for 8, 8 for 16) that hold a lane of `mask`: the access's least wavefronts
+// (BankCost::minimum), each such group being at least one.
+inline uint32_t ActiveGroups(uint32_t mask, uint32_t bytes) {
+  const int lanes = bytes <= 4 ? 32 : bytes == 8 ? 16 : 8;
+  const uint32_t group = lanes == 32 ? ~0u : (1u << lanes) - 1;
+  uint32_t groups = 0;
+  for (int g = 0; g < 32; g += lanes) groups += ((mask >> g) & group) != 0;
+  return groups;
+}
+
 // Ensures: 2^(rank of keys[0..n) - rank of (keys[k] & bank_mask)): the distinct keys of
 // the span of `keys` in each bank the span reaches.
 // Requires: n <= 5.
@@ -52,17 +75,10 @@ inline std::optional<bank::BankCost> LinearLaneRequestCost(const uint32_t lanes[
   if (!std::has_single_bit(element_bytes) || !std::has_single_bit(bytes) || bytes > 16) {
     return std::nullopt;
   }
-  // z: the lane bits no lane of the mask has; kClear[j]: the lanes with bit j clear.
-  static constexpr uint32_t kClear[5] = {0x55555555u, 0x33333333u, 0x0f0f0f0fu, 0x00ff00ffu,
-                                         0x0000ffffu};
-  uint32_t z = 0, lanes_without_z = ~0u;
-  for (int j = 0; j < 5; ++j) {
-    if (!((mask >> (1u << j)) & 1)) {
-      z |= 1u << j;
-      lanes_without_z &= kClear[j];
-    }
-  }
-  if (mask != lanes_without_z) return std::nullopt;
+  // z: the lane bits no lane of the mask has.
+  uint32_t z = 0;
+  for (int j = 0; j < 5; ++j) if (!((mask >> (1u << j)) & 1)) z |= 1u << j;
+  if (mask != ActiveLanes(z)) return std::nullopt;
   const int group_bits = bytes <= 4 ? 5 : bytes == 8 ? 4 : 3;  // lanes per group
   const int slot_shift = bytes <= 4 ? 2 : std::countr_zero(bytes);  // address -> key
   const uint32_t shift = static_cast<uint32_t>(std::countr_zero(element_bytes));

@@ -37,6 +37,7 @@ struct Side {
   int ncols = 3;                        // offset bits of a 16-byte row: 3 (16-bit), 2 (32-bit)
   std::vector<int> select;              // matrix: register bits picking the matrix
   int warps = 0;                        // warps that take part
+  uint32_t lanes = 0;                   // plain sides: lanes that take part (a lane mask)
 
   // The register bit packed in a word (16-bit elements), -1 for 32-bit elements.
   int Pack() const { return v->pk() == 1 ? v->pack[0] : -1; }
@@ -72,6 +73,7 @@ std::optional<Side> MakeSide(const ConversionProblem& p, bool store, const WordV
   for (uint32_t w = 0; w < static_cast<uint32_t>(p.num_warps); ++w) {
     if (((w << 5) & s.free_tid) == 0) ++s.warps;
   }
+  s.lanes = ActiveLanes(s.free_tid);
   if (kind == Kind::kPlain) return s;
   const FlatLayout& l = *s.l;
   // Broadcast copies: registers that hold copies are not accessed (loads rename the
@@ -165,7 +167,7 @@ std::optional<Access> SideAccess(const Side& s, const SideImages& im, int eb,
       return MatrixRowsCost(row_img, sel_img, static_cast<int>(s.select.size()),
                             static_cast<uint32_t>(eb));
     });
-    a.per_thread = 1 << (l.reg_bits() - std::popcount(a.skip & all_regs));
+    a.per_thread = 1 << (l.reg_bits() - Popcount(a.skip & all_regs));
     return a;
   }
   int limit = 0;
@@ -187,9 +189,8 @@ std::optional<Access> SideAccess(const Side& s, const SideImages& im, int eb,
   if (a.a < s.v->pk()) return std::nullopt;
   for (int k = 0; k < s.v->pk(); ++k) if (a.vec[k] != s.v->pack[k]) return std::nullopt;
   a.skip = vmask | s.free_regs;
-  a.per_thread = 1 << (l.reg_bits() - std::popcount(a.skip & all_regs));
-  uint32_t mask = 0;
-  for (uint32_t lane = 0; lane < 32; ++lane) if ((lane & s.free_tid) == 0) mask |= 1u << lane;
+  a.per_thread = 1 << (l.reg_bits() - Popcount(a.skip & all_regs));
+  const uint32_t mask = s.lanes;
   const uint32_t bytes = static_cast<uint32_t>(eb << a.a);
   a.cost = memo.Get(lane_img, mask, bytes, [&] {
     return LaneRequestCost(lane_img, mask, bytes, static_cast<uint32_t>(eb));
@@ -325,24 +326,6 @@ void EmitSide(const Side& s, const Access& a, const Map& m, int eb, int buffer, 
               const std::vector<int>& words, std::vector<int>* loaded) {
   const FlatLayout& l = *s.l;
   const WordView& v = *s.v;
-  auto addr_setup = [&](const std::vector<uint32_t>& tid_coeff, uint32_t c, Op& op) {
-    SetupValue base;
-    base.kind = SetupValue::Kind::kSmemAddr;
-    base.coeff = tid_coeff;
-    base.buffer = buffer;
-    base.element_bytes = eb;
-    uint32_t used = 0;
-    for (uint32_t x : base.coeff) used |= x;
-    // Bits of c above every bit the thread part can set add without carries.
-    uint32_t span_mask = used == 0 ? 0 : (2u << (31 - std::countl_zero(used))) - 1;
-    if ((c & span_mask) == 0) {
-      op.imm = c * static_cast<uint32_t>(eb);
-    } else {
-      base.constant = c;
-      op.imm = 0;
-    }
-    op.addr = prog.AddSetup(base);
-  };
   std::vector<uint32_t> coeff;
   if (s.kind == Kind::kPlain) {
     for (uint32_t b : l.lane) coeff.push_back(m(b));
@@ -351,6 +334,28 @@ void EmitSide(const Side& s, const Access& a, const Map& m, int eb, int buffer, 
     for (size_t i = 0; i < 2; ++i) coeff.push_back(i < s.select.size() ? m(l.reg[s.select[i]]) : 0);
   }
   for (uint32_t b : l.warp) coeff.push_back(m(b));
+  SetupValue base;
+  base.kind = SetupValue::Kind::kSmemAddr;
+  base.coeff = std::move(coeff);
+  base.buffer = buffer;
+  base.element_bytes = eb;
+  uint32_t used = 0;
+  for (uint32_t x : base.coeff) used |= x;
+  // Bits of c above every bit the thread part can set add without carries.
+  const uint32_t span_mask = used == 0 ? 0 : (2u << (31 - std::countl_zero(used))) - 1;
+  int base_id = -1;  // in prog.setup, once added
+  auto addr_setup = [&](uint32_t c, Op& op) {
+    if ((c & span_mask) == 0) {
+      if (base_id < 0) base_id = prog.AddSetup(base);
+      op.imm = c * static_cast<uint32_t>(eb);
+      op.addr = base_id;
+    } else {
+      SetupValue v = base;
+      v.constant = c;
+      op.imm = 0;
+      op.addr = prog.AddSetup(v);
+    }
+  };
   int pred = -1;
   if (s.store && s.free_tid != 0) {
     SetupValue pv;
@@ -386,9 +391,89 @@ void EmitSide(const Side& s, const Access& a, const Map& m, int eb, int buffer, 
         (*loaded)[u] = op.out.back();
       }
     }
-    addr_setup(coeff, m(ApplyBasis(l.reg, r)), op);
-    prog.ops.push_back(op);
+    addr_setup(m(ApplyBasis(l.reg, r)), op);
+    prog.ops.push_back(std::move(op));
   }
+}
+
+}  // namespace
+
+namespace {
+
+// The matrix planner's choice for a pair of views: the side kinds and the basis.
+struct Choice {
+  Kind store = Kind::kPlain, load = Kind::kPlain;
+  std::vector<uint32_t> basis;  // empty: no candidate fits
+};
+
+// Ensures: (w, i) with w <= the wavefronts and i <= the instructions of the side's
+// accesses under every basis (SideAccess), without a search. A matrix side's
+// instructions do not depend on the basis, and each of its 8x8 matrices is at least one
+// wavefront. A plain side covers at most `limit` register bits an access (its vector;
+// copies are not accessed), and each lane group with a lane that takes part is at
+// least one wavefront.
+std::pair<int64_t, int64_t> SideBound(const Side& s, int eb) {
+  const FlatLayout& l = *s.l;
+  const uint32_t all_regs = static_cast<uint32_t>(l.num_regs()) - 1;
+  if (s.kind != Kind::kPlain) {
+    const int64_t per_thread = int64_t{1} << (l.reg_bits() - Popcount((s.Fixed() | s.free_regs) & all_regs));
+    return {(int64_t{1} << s.select.size()) * per_thread * s.warps, per_thread};
+  }
+  int limit = 0;
+  while ((eb << (limit + 1)) <= 16) ++limit;
+  const int skipped = std::min(l.reg_bits(), Popcount(s.free_regs & all_regs) + limit);
+  const int64_t per_thread = int64_t{1} << (l.reg_bits() - skipped);
+  // SideAccess counts the accesses of the vector before checking its alignment (which
+  // may narrow it): the bound pairs the fewest accesses with the narrowest groups.
+  const int64_t groups = ActiveGroups(s.lanes, static_cast<uint32_t>(eb));
+  return {groups * per_thread * s.warps, per_thread};
+}
+
+// Ensures: the first candidate (store kind, load kind) of least (wavefronts,
+// instructions) after its bank search. A candidate whose bound (SideBound) is no less
+// than the best so far is not searched: it could not replace it.
+Choice Choose(const ConversionProblem& p, const WordView& sv, const WordView& dv) {
+  Choice best;
+  std::pair<int64_t, int64_t> best_score;
+  for (Kind ks : {Kind::kPlain, Kind::kMatrix, Kind::kTrans}) {
+    for (Kind kl : {Kind::kPlain, Kind::kMatrix, Kind::kTrans}) {
+      if (ks == Kind::kPlain && kl == Kind::kPlain) continue;
+      auto st = MakeSide(p, true, sv, ks);
+      auto ld = MakeSide(p, false, dv, kl);
+      if (!st || !ld) continue;
+      if (!best.basis.empty()) {
+        const auto [ws, is] = SideBound(*st, p.element_bytes());
+        const auto [wl, il] = SideBound(*ld, p.element_bytes());
+        if (std::make_pair(ws + wl, is + il) >= best_score) continue;
+      }
+      MatrixPlanner planner(p, *st, *ld);
+      std::vector<uint32_t> basis = planner.Search();
+      if (basis.empty()) continue;
+      auto score = planner.Score(basis);
+      if (!best.basis.empty() && score >= best_score) continue;
+      best = Choice{ks, kl, std::move(basis)};
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+// The choice for (sv, dv), from `memo` when it has it (null: no memo).
+Choice Memoised(const ConversionProblem& p, const WordView& sv, const WordView& dv,
+                SearchMemo* memo) {
+  if (memo != nullptr) {
+    for (const SearchMemo::Matrix& e : memo->matrix) {
+      if (e.sv == sv && e.dv == dv) {
+        return Choice{static_cast<Kind>(e.store_kind), static_cast<Kind>(e.load_kind), e.basis};
+      }
+    }
+  }
+  Choice c = Choose(p, sv, dv);
+  if (memo != nullptr) {
+    memo->matrix.push_back(SearchMemo::Matrix{sv, dv, static_cast<int>(c.store),
+                                              static_cast<int>(c.load), c.basis});
+  }
+  return c;
 }
 
 }  // namespace
@@ -406,68 +491,56 @@ absl::StatusOr<MatrixSmemPlan> PlanMatrixSmem(const ConversionProblem& p, const 
   if (options.no_swizzle || (options.max_vector_bytes > 0 && options.max_vector_bytes < 16)) {
     return absl::InvalidArgumentError("smem/matrix: the options ask for plain accesses");
   }
-  std::optional<MatrixSmemPlan> best;
-  std::pair<int64_t, int64_t> best_score;
-  for (Kind ks : {Kind::kPlain, Kind::kMatrix, Kind::kTrans}) {
-    for (Kind kl : {Kind::kPlain, Kind::kMatrix, Kind::kTrans}) {
-      if (ks == Kind::kPlain && kl == Kind::kPlain) continue;
-      auto st = MakeSide(p, true, sv, ks);
-      auto ld = MakeSide(p, false, dv, kl);
-      if (!st || !ld) continue;
-      MatrixPlanner planner(p, *st, *ld);
-      std::vector<uint32_t> basis = planner.Search();
-      if (basis.empty()) continue;
-      auto score = planner.Score(basis);
-      if (best && score >= best_score) continue;
-      Map m(basis);
-      Access sa = planner.StoreAccess(m), la = planner.LoadAccess(m);
-      MatrixSmemPlan plan;
-      Program& prog = plan.program;
-      for (int i = 0; i < sv.words(); ++i) prog.inputs.push_back(prog.NewWord());
-      prog.smem_bytes = p.num_elements() * p.element_bytes();
-      const bool warp_local = WarpLocal(p, options);
-      auto barrier = [&] {
-        Op op;
-        op.kind = warp_local ? OpKind::kBarWarp : OpKind::kBarSync;
-        prog.ops.push_back(op);
-      };
-      if (options.barrier_before_store) barrier();
-      std::vector<int> inputs = prog.inputs;
-      EmitSide(*st, sa, m, p.element_bytes(), options.buffer, prog, inputs, nullptr);
-      barrier();
-      std::vector<int> loaded(static_cast<size_t>(dv.words()), -1);
-      EmitSide(*ld, la, m, p.element_bytes(), options.buffer, prog, {}, &loaded);
-      // Broadcast copies (plain loads only): the word of the canonical register.
-      F2Span dspan(p.dst.reg);
-      for (int u = 0; u < dv.words(); ++u) {
-        int w = loaded[u];
-        if (w < 0) {
-          uint32_t canon = *dspan.Solve(ApplyBasis(p.dst.reg, dv.Reg(u, 0)));
-          w = loaded[dv.Unit(canon)];
-        }
-        prog.outputs.push_back(w);
-      }
-      plan.wavefronts_store = int64_t{sa.cost.wavefronts} * sa.per_thread * st->warps;
-      plan.wavefronts_load = int64_t{la.cost.wavefronts} * la.per_thread * ld->warps;
-      plan.min_store = int64_t{sa.cost.minimum} * sa.per_thread * st->warps;
-      plan.min_load = int64_t{la.cost.minimum} * la.per_thread * ld->warps;
-      plan.cta_barrier = !warp_local;
-      stage->clear_offset_basis();
-      for (uint32_t b : basis) stage->add_offset_basis(b);
-      stage->set_store_vector_bytes(ks == Kind::kPlain ? p.element_bytes() << sa.a : 16);
-      stage->set_load_vector_bytes(kl == Kind::kPlain ? p.element_bytes() << la.a : 16);
-      stage->set_warp_local(warp_local);
-      stage->set_store_predicate_mask(st->free_tid);
-      best = std::move(plan);
-      best_score = score;
-    }
-  }
-  if (!best) {
+  const Choice choice = Memoised(p, sv, dv, options.memo);
+  if (choice.basis.empty()) {
     return absl::InvalidArgumentError(
         "smem/matrix: neither side fits an 8x8 matrix tile (pack bit and lanes 0-1, or "
         "lanes 2-4 for .trans, along the shared layout's 16-byte rows)");
   }
-  return *std::move(best);
+  const std::vector<uint32_t>& basis = choice.basis;
+  const std::optional<Side> st = MakeSide(p, true, sv, choice.store);
+  const std::optional<Side> ld = MakeSide(p, false, dv, choice.load);
+  MatrixPlanner planner(p, *st, *ld);
+  Map m(basis);
+  Access sa = planner.StoreAccess(m), la = planner.LoadAccess(m);
+  MatrixSmemPlan plan;
+  Program& prog = plan.program;
+  for (int i = 0; i < sv.words(); ++i) prog.inputs.push_back(prog.NewWord());
+  prog.smem_bytes = p.num_elements() * p.element_bytes();
+  const bool warp_local = WarpLocal(p, options);
+  auto barrier = [&] {
+    Op op;
+    op.kind = warp_local ? OpKind::kBarWarp : OpKind::kBarSync;
+    prog.ops.push_back(std::move(op));
+  };
+  if (options.barrier_before_store) barrier();
+  std::vector<int> inputs = prog.inputs;
+  EmitSide(*st, sa, m, p.element_bytes(), options.buffer, prog, inputs, nullptr);
+  barrier();
+  std::vector<int> loaded(static_cast<size_t>(dv.words()), -1);
+  EmitSide(*ld, la, m, p.element_bytes(), options.buffer, prog, {}, &loaded);
+  // Broadcast copies (plain loads only): the word of the canonical register.
+  F2Span dspan(p.dst.reg);
+  for (int u = 0; u < dv.words(); ++u) {
+    int w = loaded[u];
+    if (w < 0) {
+      uint32_t canon = *dspan.Solve(ApplyBasis(p.dst.reg, dv.Reg(u, 0)));
+      w = loaded[dv.Unit(canon)];
+    }
+    prog.outputs.push_back(w);
+  }
+  plan.wavefronts_store = int64_t{sa.cost.wavefronts} * sa.per_thread * st->warps;
+  plan.wavefronts_load = int64_t{la.cost.wavefronts} * la.per_thread * ld->warps;
+  plan.min_store = int64_t{sa.cost.minimum} * sa.per_thread * st->warps;
+  plan.min_load = int64_t{la.cost.minimum} * la.per_thread * ld->warps;
+  plan.cta_barrier = !warp_local;
+  stage->clear_offset_basis();
+  for (uint32_t b : basis) stage->add_offset_basis(b);
+  stage->set_store_vector_bytes(choice.store == Kind::kPlain ? p.element_bytes() << sa.a : 16);
+  stage->set_load_vector_bytes(choice.load == Kind::kPlain ? p.element_bytes() << la.a : 16);
+  stage->set_warp_local(warp_local);
+  stage->set_store_predicate_mask(st->free_tid);
+  return plan;
 }
 
 }  // namespace warpcheck::sim::plan

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cstdint>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -167,34 +168,30 @@ class SelectBuilder {
     if (uniform) return first;
     auto it = memo_.find(table);
     if (it != memo_.end()) return it->second;
-    // The lane functional that splits the choices best.
+    // The lane functional that splits the choices best: each choice as the mask of lanes
+    // that want it, so a split's choices per half are counted per choice, not per lane.
+    uint32_t lanes_of[32];
+    const int d = Choices(table, lanes_of);
     int best_u = -1;
     std::pair<int, int> best_score{1 << 30, 1 << 30};
-    const int d = Distinct(table);
     // Single lane bits first (the usual case); every lane functional only when no single
-    // bit halves the choices.
-    static constexpr uint32_t kSingle[] = {1, 2, 4, 8, 16};
-    std::vector<uint32_t> order(std::begin(kSingle), std::end(kSingle));
-    for (int pass = 0; pass < 2; ++pass) {
-    if (pass == 1) {
-      if (best_u >= 0 && best_score.first < d) break;
-      order.clear();
-      for (uint32_t u = 1; u < 32; ++u) if (std::popcount(u) > 1) order.push_back(u);
-    }
-    for (uint32_t u : order) {
-      LaneTable t0, t1;
-      Split(table, u, &t0, &t1);
-      int d0 = Distinct(t0), d1 = Distinct(t1);
-      // Progress: each half has fewer choices, or the split separates defined lanes (so
-      // each half has fewer defined lanes, and the recursion ends).
-      if ((d0 >= d || d1 >= d) && (d0 == 0 || d1 == 0)) continue;
+    // bit halves the choices. Splits that leave a half without choices are no progress.
+    auto try_split = [&](uint32_t u) {
+      int d0 = 0, d1 = 0;
+      for (int i = 0; i < d; ++i) {
+        d1 += (lanes_of[i] & kOdd[u]) != 0;
+        d0 += (lanes_of[i] & ~kOdd[u]) != 0;
+      }
+      if (d0 == 0 || d1 == 0) return;
       std::pair<int, int> score{std::max(d0, d1), d0 + d1};
-      if (d0 == 0 || d1 == 0) continue;
       if (score < best_score) {
         best_score = score;
         best_u = static_cast<int>(u);
       }
-    }
+    };
+    for (uint32_t u = 1; u < 32; u <<= 1) try_split(u);
+    if (best_u < 0 || best_score.first >= d) {
+      for (uint32_t u = 1; u < 32; ++u) if (!std::has_single_bit(u)) try_split(u);
     }
     if (best_u < 0) best_u = 1;  // cannot happen for tables with two values; be safe
     LaneTable t0, t1;
@@ -215,21 +212,27 @@ class SelectBuilder {
       op.in = {a, b};
       out = prog_->NewWord();
       op.out = {out};
-      prog_->ops.push_back(op);
+      prog_->ops.push_back(std::move(op));
     }
     memo_[table] = out;
     return out;
   }
 
  private:
-  static int Distinct(const LaneTable& t) {
+  // Ensures: the distinct defined words of t (n of them, returned), lanes_of[i] the lanes
+  // that want the i-th.
+  static int Choices(const LaneTable& t, uint32_t lanes_of[32]) {
     int vals[32];
     int n = 0;
-    for (int v : t) {
-      if (v < 0) continue;
-      bool seen = false;
-      for (int i = 0; i < n && !seen; ++i) seen = vals[i] == v;
-      if (!seen) vals[n++] = v;
+    for (int l = 0; l < 32; ++l) {
+      if (t[l] < 0) continue;
+      int i = 0;
+      while (i < n && vals[i] != t[l]) ++i;
+      if (i == n) {
+        vals[n] = t[l];
+        lanes_of[n++] = 0;
+      }
+      lanes_of[i] |= 1u << l;
     }
     return n;
   }
@@ -323,7 +326,7 @@ class WordAssembler {
       op.imm = sel & 0xffff;
       acc = prog_->NewWord();
       op.out = {acc};
-      prog_->ops.push_back(op);
+      prog_->ops.push_back(std::move(op));
       if (acc_has == (1u << slots) - 1) break;
     }
     memo_[parts] = acc;
@@ -460,12 +463,21 @@ absl::StatusOr<ShuffleMatrix> SolveShuffleMatrix(const ConversionProblem& p,
   return m;
 }
 
+// The shuffle schemes are built to compare their op counts; a scheme stops as soon as it
+// has `limit` ops (it cannot be chosen then: ops are only added).
+absl::Status OverLimit(const Program& prog, size_t limit) {
+  return prog.ops.size() >= limit
+             ? absl::ResourceExhaustedError("shuffle: no fewer ops than a scheme already built")
+             : absl::OkStatus();
+}
+
 // The direct scheme: one round per destination word and lane offset; a lane whose
 // element is already local takes it from its own words. `all_idx`: every lane reads
 // through one shfl.idx round instead (its own lane where the element is local), which
 // needs no select at the receivers when a sender serves only one word.
 absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordView& sv,
-                                           const WordView& dv, bool all_idx) {
+                                           const WordView& dv, bool all_idx,
+                                           size_t limit = SIZE_MAX) {
   const std::vector<uint32_t>& mrr = mat.mrr;
   const std::vector<uint32_t>& mlr = mat.mlr;
   const std::vector<uint32_t>& mrl = mat.mrl;
@@ -515,7 +527,7 @@ absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordV
         op.in = {value};
         int got = prog.NewWord();
         op.out = {got};
-        prog.ops.push_back(op);
+        prog.ops.push_back(std::move(op));
         shfl_memo[key] = got;
         return got;
       };
@@ -562,6 +574,7 @@ absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordV
       }
       tables[rp * upw + h] = table;
       has_table[rp * upw + h] = true;
+      RETURN_IF_ERROR(OverLimit(prog, limit));
     }
   }
   // Merge butterfly rounds of one offset whose send tables agree wherever both send.
@@ -590,16 +603,19 @@ absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordV
     op.kind = OpKind::kShflBfly;
     op.imm = requests[groups[g][0]].delta;
     op.in = {sel.Build(merged[g])};
-    op.out = {prog.NewWord()};
-    prog.ops.push_back(op);
+    const int got = prog.NewWord();
+    op.out = {got};
+    prog.ops.push_back(std::move(op));
     for (size_t i : groups[g]) {
       for (uint32_t l = 0; l < 32; ++l) {
-        if ((requests[i].receivers >> l) & 1) tables[requests[i].slot][l] = op.out[0];
+        if ((requests[i].receivers >> l) & 1) tables[requests[i].slot][l] = got;
       }
     }
+    RETURN_IF_ERROR(OverLimit(prog, limit));
   }
   for (size_t slot = 0; slot < tables.size(); ++slot) {
     if (has_table[slot]) unit_out[slot] = sel.Build(tables[slot]);
+    RETURN_IF_ERROR(OverLimit(prog, limit));
   }
   for (uint32_t u = 0; u < static_cast<uint32_t>(dv.units()); ++u) {
     for (int h = 0; h < upw; ++h) prog.outputs.push_back(unit_out[(u & ~mat.zero_cols) * upw + h]);
@@ -685,7 +701,8 @@ absl::StatusOr<CosetPattern> FindCosetPattern(const ShuffleMatrix& mat) {
 }
 
 absl::StatusOr<Program> BuildCosetShuffle(const ShuffleMatrix& mat, const WordView& sv,
-                                          const WordView& dv, ShuffleStage* stage) {
+                                          const WordView& dv, ShuffleStage* stage,
+                                          size_t limit) {
   const std::vector<uint32_t>& mrr = mat.mrr;
   const std::vector<uint32_t>& mlr = mat.mlr;
   const std::vector<uint32_t>& mrl = mat.mrl;
@@ -754,7 +771,7 @@ absl::StatusOr<Program> BuildCosetShuffle(const ShuffleMatrix& mat, const WordVi
         op.in = {value};
         got[h] = prog.NewWord();
         op.out = {got[h]};
-        prog.ops.push_back(op);
+        prog.ops.push_back(std::move(op));
         ++rounds;
       }
       recv[t] = got;
@@ -778,6 +795,7 @@ absl::StatusOr<Program> BuildCosetShuffle(const ShuffleMatrix& mat, const WordVi
         unit_out[rp * upw + h] = sel.Build(table);
       }
     }
+    RETURN_IF_ERROR(OverLimit(prog, limit));
   }
   for (uint32_t u = 0; u < static_cast<uint32_t>(dv.units()); ++u) {
     for (int h = 0; h < upw; ++h) {
@@ -828,15 +846,21 @@ absl::StatusOr<Program> PlanShuffle(const ConversionProblem& p, const WordView& 
   auto ops = [](const absl::StatusOr<Program>& prog) {
     return prog.ok() ? CountOps(*prog).total() : INT64_MAX;
   };
+  // Each scheme is only built while it has fewer ops than the best so far (a scheme
+  // replaces the best only with strictly fewer, and the coset scheme the direct one).
+  auto limit = [&](const absl::StatusOr<Program>& best) {
+    return best.ok() ? best->ops.size() : SIZE_MAX;
+  };
   absl::StatusOr<Program> direct = BuildDirectShuffle(m, sv, dv, false);
   for (const ShuffleMatrix& alt : RoutedThroughCopies(m)) {
     for (bool all_idx : {false, true}) {
-      absl::StatusOr<Program> other = BuildDirectShuffle(alt, sv, dv, all_idx);
+      absl::StatusOr<Program> other = BuildDirectShuffle(alt, sv, dv, all_idx, limit(direct));
       if (ops(other) < ops(direct)) direct = std::move(other);
     }
   }
   ShuffleStage coset_stage;
-  absl::StatusOr<Program> coset = BuildCosetShuffle(m, sv, dv, &coset_stage);
+  absl::StatusOr<Program> coset =
+      BuildCosetShuffle(m, sv, dv, &coset_stage, limit(direct));
   if (!coset.ok() && !direct.ok()) return coset.status();
   if (ops(direct) <= ops(coset)) {
     stage->set_direct(true);
@@ -871,26 +895,33 @@ class SmemPlanner {
     while ((eb_ << (max_a_ + 1)) <= max_bytes) ++max_a_;
     p.src.FreeBits(&src_free_regs_, &src_free_tid_);
     p.dst.FreeBits(&dst_free_regs_, &dst_free_tid_);
+    for (int side = 0; side < 2; ++side) {
+      const uint32_t free_tid = side == 0 ? src_free_tid_ : dst_free_tid_;
+      store_lanes_[side] = ActiveLanes(free_tid);
+      for (uint32_t w = 0; w < static_cast<uint32_t>(p.num_warps); ++w) {
+        if (((w << 5) & free_tid) == 0) ++store_warps_[side];
+      }
+    }
   }
 
   absl::StatusOr<Program> Plan(SmemStage* stage) {
-    if (const SmemSearchMemo::Entry* e = Memoised()) {
+    if (const SearchMemo::Smem* e = Memoised()) {
       best_ = e->basis;
       best_moves_ = e->moves;
       return Emit(best_, stage);
     }
     absl::StatusOr<Program> prog = SearchAndEmit(stage);
-    if (prog.ok() && o_.smem_memo != nullptr) {
-      o_.smem_memo->entries.push_back(SmemSearchMemo::Entry{
-          sv_, dv_, o_.no_swizzle, o_.max_vector_bytes, best_, best_moves_});
+    if (prog.ok() && o_.memo != nullptr) {
+      o_.memo->smem.push_back(
+          SearchMemo::Smem{sv_, dv_, o_.no_swizzle, o_.max_vector_bytes, best_, best_moves_});
     }
     return prog;
   }
 
  private:
-  const SmemSearchMemo::Entry* Memoised() const {
-    if (o_.smem_memo == nullptr) return nullptr;
-    for (const SmemSearchMemo::Entry& e : o_.smem_memo->entries) {
+  const SearchMemo::Smem* Memoised() const {
+    if (o_.memo == nullptr) return nullptr;
+    for (const SearchMemo::Smem& e : o_.memo->smem) {
       if (e.sv == sv_ && e.dv == dv_ && e.no_swizzle == o_.no_swizzle &&
           e.max_vector_bytes == o_.max_vector_bytes) {
         return &e;
@@ -950,9 +981,13 @@ class SmemPlanner {
     }
     std::stable_sort(bases.begin(), bases.end(),
                      [](const Base& a, const Base& b) { return a.score.score < b.score.score; });
+    // A search cannot replace a best that already meets the bound of every basis.
+    const std::pair<int64_t, int64_t> bound = Bound();
     for (size_t i = 0; i < bases.size(); ++i) {
       any = true;
-      if (i < 6 && !o_.no_swizzle) Search(bases[i].basis, bases[i].fixed, bases[i].score);
+      if (i < 6 && !o_.no_swizzle && bound < best_score_) {
+        Search(bases[i].basis, bases[i].fixed, bases[i].score);
+      }
       Consider(bases[i].basis, bases[i].score);
     }
     if (!any) {
@@ -1065,25 +1100,42 @@ class SmemPlanner {
     c->free_tid = !store ? 0 : side == 0 ? src_free_tid_ : dst_free_tid_;  // loads: all
     // The canonical registers (no free or vector bit set): one access each.
     const uint32_t all_regs = static_cast<uint32_t>(l.num_regs()) - 1;
-    c->per_thread = 1 << (l.reg_bits() - std::popcount((c->free_regs | c->vmask) & all_regs));
+    c->per_thread = 1 << (l.reg_bits() - Popcount((c->free_regs | c->vmask) & all_regs));
     uint32_t lanes[5] = {};
     for (int j = 0; j < l.lane_bits() && j < 5; ++j) lanes[j] = lane_img[j];
-    c->per_access = BankCostOf(side, lanes, LaneMask(c->free_tid),
+    // The lanes and warps that take part (stores skip copies; every thread loads).
+    c->per_access = BankCostOf(side, lanes, store ? store_lanes_[side] : ~0u,
                                static_cast<uint32_t>(eb_ << c->a));
-    c->warps = 0;
-    for (uint32_t w = 0; w < static_cast<uint32_t>(p_.num_warps); ++w) {
-      if (((w << 5) & c->free_tid) == 0) ++c->warps;
-    }
+    c->warps = store ? store_warps_[side] : p_.num_warps;
     return true;
   }
 
-  // The lanes that take part: those with no free thread bit set.
-  static uint32_t LaneMask(uint32_t free_tid) {
-    uint32_t mask = 0;
-    for (uint32_t lane = 0; lane < 32; ++lane) {
-      if ((lane & free_tid) == 0) mask |= 1u << lane;
+  // Ensures: (w, i) with w <= the wavefronts and i <= the instructions of every basis
+  // (ScoreImages), without a basis: a side's vector covers at most `limit` register bits
+  // (copies are not accessed), and each lane group of an access with a lane that takes
+  // part is at least one wavefront.
+  std::pair<int64_t, int64_t> Bound() const {
+    std::pair<int64_t, int64_t> bound{0, 0};
+    for (int side = 0; side < 2; ++side) {
+      const bool store = side == 0;
+      const FlatLayout& l = store ? p_.src : p_.dst;
+      const WordView& v = store ? sv_ : dv_;
+      int limit = max_a_;
+      if (v.pk() == 0 && v.upw == 1) limit = std::min(limit, 2);
+      const uint32_t all_regs = static_cast<uint32_t>(l.num_regs()) - 1;
+      const int free = Popcount((store ? src_free_regs_ : dst_free_regs_) & all_regs);
+      const uint32_t lanes = store ? store_lanes_[0] : ~0u;
+      const int warps = store ? store_warps_[0] : p_.num_warps;
+      int64_t wavefronts = INT64_MAX, per_thread = 0;
+      for (int a = 0; a <= limit; ++a) {
+        per_thread = int64_t{1} << (l.reg_bits() - std::min(l.reg_bits(), free + a));
+        wavefronts = std::min(wavefronts, ActiveGroups(lanes, static_cast<uint32_t>(eb_ << a)) *
+                                              per_thread * warps);
+      }
+      bound.first += wavefronts;
+      bound.second += per_thread;
     }
-    return mask;
+    return bound;
   }
 
   // The bank model's cost of one warp-wide access (LaneRequestCost), memoised per side
@@ -1190,18 +1242,31 @@ class SmemPlanner {
       v.element_bytes = eb_;
       return v;
     };
-    auto address = [&](const FlatLayout& l, uint32_t r, Op& op) {
-      SetupValue base = tid_setup(l, 0);
+    // Each side's thread part of its addresses, added to the setup once.
+    struct Base {
+      SetupValue value;
+      uint32_t span_mask = 0;  // bits of an offset the thread part can reach
+      int id = -1;             // in prog.setup, once added
+    };
+    auto base_of = [&](const FlatLayout& l) {
+      Base b{tid_setup(l, 0)};
       uint32_t used = 0;
-      for (uint32_t c : base.coeff) used |= c;
+      for (uint32_t c : b.value.coeff) used |= c;
+      b.span_mask = used == 0 ? 0 : (2u << (31 - std::countl_zero(used))) - 1;
+      return b;
+    };
+    Base src_base = base_of(p_.src), dst_base = base_of(p_.dst);
+    auto address = [&](Base& base, const FlatLayout& l, uint32_t r, Op& op) {
       uint32_t c = m(ApplyBasis(l.reg, r));
       // Bits of c above every bit the thread part can set add without carries.
-      uint32_t span_mask = used == 0 ? 0 : (2u << (31 - std::countl_zero(used))) - 1;
-      if ((c & span_mask) == 0) {
-        op.addr = prog.AddSetup(base);
+      if ((c & base.span_mask) == 0) {
+        if (base.id < 0) base.id = prog.AddSetup(base.value);
+        op.addr = base.id;
         op.imm = c * eb_;
       } else {
-        op.addr = prog.AddSetup(tid_setup(l, c));
+        SetupValue v = base.value;
+        v.constant = c;
+        op.addr = prog.AddSetup(v);
         op.imm = 0;
       }
     };
@@ -1244,8 +1309,8 @@ class SmemPlanner {
       op.kind = OpKind::kStShared;
       op.pred = store_pred;
       words_of(sv_, r, st.vec, prog.inputs, &op.in, &op.elem_bytes);
-      address(p_.src, r, op);
-      prog.ops.push_back(op);
+      address(src_base, p_.src, r, op);
+      prog.ops.push_back(std::move(op));
     }
     prog.ops.push_back(BarrierOp(warp_local));
     // Loads: canonical destination registers; the rest rename them.
@@ -1264,8 +1329,8 @@ class SmemPlanner {
         op.out.push_back(w);
         reg_word[s] = w;
       }
-      address(p_.dst, r, op);
-      prog.ops.push_back(op);
+      address(dst_base, p_.dst, r, op);
+      prog.ops.push_back(std::move(op));
     }
     for (int wi = 0; wi < dv_.words(); ++wi) {
       int w = reg_word[wi];
@@ -1314,6 +1379,9 @@ class SmemPlanner {
   PlanOptions o_;
   int eb_, n_, max_a_ = 0;
   uint32_t src_free_regs_ = 0, src_free_tid_ = 0, dst_free_regs_ = 0, dst_free_tid_ = 0;
+  // Per side: the lanes and warps that store (those without a free thread bit set).
+  uint32_t store_lanes_[2] = {};
+  int store_warps_[2] = {};
   std::vector<uint32_t> best_;
   std::pair<int64_t, int64_t> best_score_;
   mutable BankCostMemo bank_memo_[2];
@@ -1397,22 +1465,38 @@ absl::StatusOr<ConversionPlan> PlanConversion(const ConversionProblem& p,
     auto allowed = [&](Strategy s) {
       return options.strategy == Strategy::kAuto || options.strategy == s;
     };
-    if (allowed(Strategy::kRegisters)) {
-      PlanStage stage;
-      auto prog = PlanRegisters(p, sv, dv);
-      if (prog.ok()) {
-        for (int i = 0; i < static_cast<int>(prog->outputs.size()); ++i) {
-          auto it = std::find(prog->inputs.begin(), prog->inputs.end(), prog->outputs[i]);
-          stage.mutable_registers()->add_source_word(
-              it == prog->inputs.end() ? -1 : static_cast<int>(it - prog->inputs.begin()));
+    // The register and shuffle programs, from the memo when this view was planned before.
+    auto in_warp = [&, &sv = sv, &dv = dv](Strategy s, auto plan) {
+      if (options.memo != nullptr) {
+        for (const SearchMemo::InWarp& e : options.memo->in_warp) {
+          if (e.strategy == s && e.sv == sv && e.dv == dv) {
+            consider(s, e.program, e.stage, 0, 0, 0, 0, false);
+            return;
+          }
         }
       }
-      consider(Strategy::kRegisters, std::move(prog), stage, 0, 0, 0, 0, false);
+      PlanStage stage;
+      absl::StatusOr<Program> prog = plan(&stage);
+      if (options.memo != nullptr) options.memo->in_warp.push_back({sv, dv, s, prog, stage});
+      consider(s, std::move(prog), std::move(stage), 0, 0, 0, 0, false);
+    };
+    if (allowed(Strategy::kRegisters)) {
+      in_warp(Strategy::kRegisters, [&](PlanStage* stage) {
+        auto prog = PlanRegisters(p, sv, dv);
+        if (prog.ok()) {
+          for (int i = 0; i < static_cast<int>(prog->outputs.size()); ++i) {
+            auto it = std::find(prog->inputs.begin(), prog->inputs.end(), prog->outputs[i]);
+            stage->mutable_registers()->add_source_word(
+                it == prog->inputs.end() ? -1 : static_cast<int>(it - prog->inputs.begin()));
+          }
+        }
+        return prog;
+      });
     }
     if (allowed(Strategy::kShuffle)) {
-      PlanStage stage;
-      auto prog = PlanShuffle(p, sv, dv, stage.mutable_shuffle());
-      consider(Strategy::kShuffle, std::move(prog), stage, 0, 0, 0, 0, false);
+      in_warp(Strategy::kShuffle, [&](PlanStage* stage) {
+        return PlanShuffle(p, sv, dv, stage->mutable_shuffle());
+      });
     }
     if (allowed(Strategy::kSmem)) {
       PlanStage stage;

@@ -74,19 +74,35 @@ WordView ViewOf(const FlatLayout& l, int element_bits, bool packed);
 std::optional<WordView> ViewPacking(const FlatLayout& l, int element_bits,
                                     const std::vector<uint32_t>& dirs);
 
-// The smem bank search's results by word views, so that replanning one conversion
-// with other barrier or buffer options (PlanRoundTrip does, up to three times) does not
-// search again: the search depends only on the problem, the views, no_swizzle and
-// max_vector_bytes. One memo per problem (the caller keeps it with the problem).
-struct SmemSearchMemo {
-  struct Entry {
+// What the searches of one conversion found, by word views, so that replanning it with
+// other barrier or buffer options (PlanRoundTrip does, up to three times) does not search
+// again: the bank searches (plain and matrix accesses) depend only on the problem, the
+// views, no_swizzle and max_vector_bytes; the register and shuffle programs only on the
+// problem and the views. One memo per problem (the caller keeps it with the problem).
+struct SearchMemo {
+  struct Smem {
     WordView sv, dv;
     bool no_swizzle = false;
     int max_vector_bytes = 0;
     std::vector<uint32_t> basis;
     int64_t moves = 0;
   };
-  std::vector<Entry> entries;
+  // The matrix planner's choice (matrix.cc): the side kinds and the basis; an empty basis
+  // when no candidate fits.
+  struct Matrix {
+    WordView sv, dv;
+    int store_kind = 0, load_kind = 0;
+    std::vector<uint32_t> basis;
+  };
+  struct InWarp {
+    WordView sv, dv;
+    Strategy strategy = Strategy::kRegisters;
+    absl::StatusOr<Program> program;
+    warpcheck::PlanStage stage;
+  };
+  std::vector<Smem> smem;
+  std::vector<Matrix> matrix;
+  std::vector<InWarp> in_warp;
 };
 
 struct PlanOptions {
@@ -111,7 +127,7 @@ struct PlanOptions {
   // (verify/plan) encodes; `prove plan --no-matrix`.
   bool no_matrix = false;
   // Not owned; null: search every time. Only for the problem it was first used with.
-  SmemSearchMemo* smem_memo = nullptr;
+  SearchMemo* memo = nullptr;
 };
 
 // The word representations worth trying for a conversion (src view, dst view): unpacked,

@@ -654,14 +654,14 @@ absl::StatusOr<RoundTrip> PlanRoundTrip(const ConversionProblem& problem,
   const ConversionProblem reversed = problem.Reversed();
   const std::vector<std::pair<WordView, WordView>> views = plan::CandidateViews(problem, options);
   // Replanning with other barrier or buffer options reuses each direction's bank search.
-  plan::SmemSearchMemo forward_memo, backward_memo;
+  plan::SearchMemo forward_memo, backward_memo;
   for (const auto& [sv, dv] : views) {
     plan::PlanOptions o = options;
     o.views = std::make_pair(sv, dv);
-    o.smem_memo = &forward_memo;
+    o.memo = &forward_memo;
     plan::PlanOptions ob = options;
     ob.views = std::make_pair(dv, sv);
-    ob.smem_memo = &backward_memo;
+    ob.memo = &backward_memo;
     o.buffer = 0;
     auto fwd = plan::PlanConversion(problem, o);
     ob.buffer = 1;

@@ -57,6 +57,37 @@ TEST(LaneCost, ClosedFormIsTheBankModel) {
   EXPECT_GT(closed, 10000);  // most trials exercise the closed form
 }
 
+// The helpers the bank searches' bounds use (ActiveLanes, ActiveGroups: the least
+// wavefronts of an access) against their definitions and the bank model.
+TEST(LaneCost, ActiveLanesAndGroupsAreTheBankModelsMinimum) {
+  std::mt19937 rng(11);
+  for (uint32_t z = 0; z < 1024; ++z) EXPECT_EQ(ActiveLanes(z), LanesWithout(z)) << z;
+  for (int t = 0; t < 5000; ++t) {
+    uint32_t lanes[5];
+    for (uint32_t& v : lanes) v = (rng() % 64) * 4;  // 16-byte aligned for every width
+    const uint32_t mask = t % 3 == 0 ? static_cast<uint32_t>(rng()) : ActiveLanes(rng() % 32);
+    for (uint32_t bytes : {1u, 2u, 4u, 8u, 16u}) {
+      const bank::BankCost model = ModelLaneCost(lanes, mask, bytes, 4);
+      ASSERT_EQ(ActiveGroups(mask, bytes), model.minimum) << "trial " << t << ", " << bytes;
+      ASSERT_GE(model.wavefronts, ActiveGroups(mask, bytes));
+    }
+  }
+  EXPECT_EQ(ActiveGroups(0, 16), 0u);
+  EXPECT_EQ(ActiveGroups(1u << 31, 16), 1u);
+  EXPECT_EQ(ActiveGroups(0x01010101u, 16), 4u);
+  EXPECT_EQ(ActiveGroups(0x01010101u, 8), 2u);
+}
+
+TEST(LaneCost, PopcountCountsBits) {
+  std::mt19937 rng(5);
+  for (int t = 0; t < 10000; ++t) {
+    const uint32_t x = static_cast<uint32_t>(rng()) & static_cast<uint32_t>(rng());
+    int want = 0;
+    for (int b = 0; b < 32; ++b) want += (x >> b) & 1;
+    ASSERT_EQ(Popcount(x), want) << x;
+  }
+}
+
 TEST(LaneCost, StrideTwoWordsIsTwoWavefronts) {
   // Lane l reads 4 bytes at 8 l: banks 0, 2, ..., 30 twice each (the bank model's example).
   const uint32_t lanes[5] = {2, 4, 8, 16, 32};
