@@ -304,12 +304,8 @@ class Reducer {
     }
     return false;
   }
-  // The word guard gd (not holding now) cannot come to hold before b's next step: every
-  // write to its word in the future of an agent other than b is a set of a known value
-  // that does not satisfy it, or is itself guarded by b (or its agent cannot start
-  // before b moves). Then until b moves the word only takes values that fail the wait.
-  bool NoSatisfyingWrite(const State& s, int b, const Guard& gd, int depth) {
-    if (depth >= kMaxGuardDepth) return false;
+  // A read of the guard's word: what a write must conflict with to touch it.
+  static Access2 WordProbe(const Guard& gd) {
     Access2 probe;
     probe.res = Res::kWord;
     probe.mode = Mode::kRead;
@@ -317,6 +313,16 @@ class Reducer {
     probe.rank = KeyRank(gd.key);
     probe.lo = KeyIndex(gd.key);
     probe.hi = probe.lo + 1;
+    return probe;
+  }
+
+  // The word guard gd (not holding now) cannot come to hold before b's next step: every
+  // write to its word in the future of an agent other than b is a set of a known value
+  // that does not satisfy it, or is itself guarded by b (or its agent cannot start
+  // before b moves). Then until b moves the word only takes values that fail the wait.
+  bool NoSatisfyingWrite(const State& s, int b, const Guard& gd, int depth) {
+    if (depth >= kMaxGuardDepth) return false;
+    const Access2 probe = WordProbe(gd);
     for (int x = 0; x < m_.num_agents(); ++x) {
       if (x == b || s.agents[x].status == Status::kExited) continue;
       const CachedFuture& cf = Cached(s, x);
@@ -401,13 +407,7 @@ class Reducer {
   bool CounterShortBefore(const State& s, int b, const Guard& gd, int64_t v, int depth) {
     if (!counters_on_ || (gd.cmp != EQ && gd.cmp != GE && gd.cmp != GT)) return false;
     if (depth >= kMaxGuardDepth || v < 0) return false;
-    Access2 probe;
-    probe.res = Res::kWord;
-    probe.mode = Mode::kRead;
-    probe.object = KeyObject(gd.key);
-    probe.rank = KeyRank(gd.key);
-    probe.lo = KeyIndex(gd.key);
-    probe.hi = probe.lo + 1;
+    const Access2 probe = WordProbe(gd);
     int64_t reach = v;
     for (int x = 0; x < m_.num_agents(); ++x) {
       if (x == b || s.agents[x].status == Status::kExited) continue;
