@@ -406,6 +406,19 @@ uint32_t TidBits(const FlatLayout& l) {
 // element offset 2^k), usable as one aligned access of whole words: at most 16 bytes, the
 // packed slots first, and no other basis reaching the vector's offset bits. Empty when
 // the words cannot be moved as vectors (then every element moves alone).
+// The register bits `bits` as one mask.
+uint32_t BitMask(const std::vector<int>& bits) {
+  uint32_t m = 0;
+  for (int i : bits) m |= 1u << i;
+  return m;
+}
+
+// Register `r` with bits from j (bit k of j -> register bit run[k], for k >= from).
+uint32_t RunRegister(const std::vector<int>& run, uint32_t r, uint32_t j, size_t from = 0) {
+  for (size_t k = from; k < run.size(); ++k) if ((j >> (k - from)) & 1) r |= 1u << run[k];
+  return r;
+}
+
 // The register bits of the longest run of consecutive elements (vec[k] -> element offset
 // 2^k) that one aligned access of at most 16 bytes can move: no other basis reaches the
 // run's offset bits.
@@ -417,8 +430,7 @@ std::vector<int> ElementRun(const FlatLayout& l, int eb) {
     if (found < 0) break;
     vec.push_back(found);
   }
-  uint32_t vmask = 0;
-  for (int i : vec) vmask |= 1u << i;
+  const uint32_t vmask = BitMask(vec);
   uint32_t low = 0;
   for (int i = 0; i < l.reg_bits(); ++i) if (!((vmask >> i) & 1)) low |= l.reg[i];
   for (uint32_t b : l.lane) low |= b;
@@ -440,20 +452,15 @@ std::vector<int> GlobalVector(const FlatLayout& l, const WordView& v, int eb) {
 std::vector<int> VectorWords(const WordView& v, const std::vector<int>& vec, uint32_t r) {
   std::vector<int> words;
   const int a = static_cast<int>(vec.size());
-  auto spread = [&](uint32_t j, int from) {
-    uint32_t x = 0;
-    for (int k = from; k < a; ++k) if ((j >> (k - from)) & 1) x |= 1u << vec[k];
-    return x;
-  };
   if (v.upw == 2) {
     for (uint32_t j = 0; j < (1u << a); ++j) {
-      uint32_t reg = r | spread(j, 0);
+      uint32_t reg = RunRegister(vec, r, j);
       words.push_back(static_cast<int>(2 * reg));
       words.push_back(static_cast<int>(2 * reg + 1));
     }
   } else {
     for (uint32_t j = 0; j < (1u << (a - v.pk())); ++j) {
-      words.push_back(static_cast<int>(v.Unit(r | spread(j, v.pk()))));
+      words.push_back(static_cast<int>(v.Unit(RunRegister(vec, r, j, v.pk()))));
     }
   }
   return words;
@@ -471,12 +478,6 @@ std::vector<int> NarrowRun(const FlatLayout& l, const WordView& v, int eb) {
   return ElementRun(l, eb);
 }
 
-// Register `r` with the run's bits set from j (bit k of j -> register bit run[k]).
-uint32_t RunRegister(const std::vector<int>& run, uint32_t r, uint32_t j) {
-  for (size_t k = 0; k < run.size(); ++k) if ((j >> k) & 1) r |= 1u << run[k];
-  return r;
-}
-
 // The prmt selector that puts half `ha` of a (bytes 0-3) low and half `hb` of b (bytes
 // 4-7) high.
 uint32_t HalfSelector(uint32_t ha, uint32_t hb) {
@@ -485,8 +486,7 @@ uint32_t HalfSelector(uint32_t ha, uint32_t hb) {
 
 void EmitNarrowLoad(Writer& w, const FlatLayout& l, const WordView& v,
                     const std::vector<int>& run, GlobalAddresses& addr, std::vector<Reg>& words) {
-  uint32_t rmask = 0;
-  for (int i : run) rmask |= 1u << i;
+  const uint32_t rmask = BitMask(run);
   const uint32_t n = 1u << run.size();
   // (temp, half) of every (unit, slot) the loads bring in.
   std::vector<std::vector<std::pair<Reg, uint32_t>>> at(
@@ -519,8 +519,7 @@ void EmitNarrowLoad(Writer& w, const FlatLayout& l, const WordView& v,
 void EmitNarrowStore(Writer& w, const FlatLayout& l, const WordView& v,
                      const std::vector<int>& run, uint32_t free_regs, std::optional<Reg> guard,
                      GlobalAddresses& addr, const std::vector<Reg>& words) {
-  uint32_t rmask = 0;
-  for (int i : run) rmask |= 1u << i;
+  const uint32_t rmask = BitMask(run);
   const uint32_t n = 1u << run.size();
   for (uint32_t r : RegistersInAddressOrder(l, rmask | free_regs)) {
     std::vector<Reg> t(n / 2);
@@ -542,8 +541,7 @@ std::vector<Reg> EmitGlobalLoad(Writer& w, const ConversionProblem& p, const Fla
   std::vector<Reg> words(static_cast<size_t>(v.words()));
   std::vector<int> vec = vector_io ? GlobalVector(l, v, eb) : std::vector<int>{};
   if (!vec.empty()) {
-    uint32_t vmask = 0;
-    for (int i : vec) vmask |= 1u << i;
+    const uint32_t vmask = BitMask(vec);
     for (uint32_t r : RegistersInAddressOrder(l, vmask)) {
       Operand a = addr.At(plan::ApplyBasis(l.reg, r));
       std::vector<Reg> regs;
@@ -612,8 +610,7 @@ void EmitGlobalStore(Writer& w, const ConversionProblem& p, const FlatLayout& l,
   GlobalAddresses addr(w, EmitTidLinear(w, TidCoeffs(l), 0), TidBits(l), eb, out);
   std::vector<int> vec = vector_io ? GlobalVector(l, v, eb) : std::vector<int>{};
   if (!vec.empty()) {
-    uint32_t vmask = 0;
-    for (int i : vec) vmask |= 1u << i;
+    const uint32_t vmask = BitMask(vec);
     for (uint32_t r : RegistersInAddressOrder(l, vmask | free_regs)) {
       Operand a = addr.At(plan::ApplyBasis(l.reg, r));
       std::vector<Reg> regs;
