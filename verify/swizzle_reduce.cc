@@ -69,19 +69,19 @@ struct Reducer {
   // abstracted let read as a parameter), requires excluded.
   std::vector<bool> IndexClosure() const {
     std::vector<bool> live(stmts.size(), false);
-    std::vector<size_t> todo;
+    std::vector<size_t> pending;
     for (size_t i = 0; i < stmts.size(); ++i) {
-      if (IsIndexRoot(i)) todo.push_back(i);
+      if (IsIndexRoot(i)) pending.push_back(i);
     }
-    while (!todo.empty()) {
-      const size_t i = todo.back();
-      todo.pop_back();
+    while (!pending.empty()) {
+      const size_t i = pending.back();
+      pending.pop_back();
       if (live[i]) continue;
       live[i] = true;
       if (stmts[i].kind == StmtKind::kParam || abstracted.contains(i)) continue;
       for (const std::string& n : sim::expr::FreeVariables(Value(i))) {
         auto it = binder.find(n);
-        if (it != binder.end()) todo.push_back(it->second);
+        if (it != binder.end()) pending.push_back(it->second);
       }
     }
     return live;
@@ -93,10 +93,10 @@ struct Reducer {
                                             bool original = false) const {
     absl::flat_hash_set<std::string> out;
     absl::flat_hash_set<size_t> seen;
-    std::vector<size_t> todo = {i};
-    while (!todo.empty()) {
-      const size_t k = todo.back();
-      todo.pop_back();
+    std::vector<size_t> pending = {i};
+    while (!pending.empty()) {
+      const size_t k = pending.back();
+      pending.pop_back();
       if (!seen.insert(k).second) continue;
       if (stmts[k].kind == StmtKind::kParam) {
         out.insert(stmts[k].name);
@@ -106,7 +106,7 @@ struct Reducer {
       for (const std::string& n :
            sim::expr::FreeVariables(original ? *stmts[k].value : Value(k))) {
         auto it = binder.find(n);
-        if (it != binder.end()) todo.push_back(it->second);
+        if (it != binder.end()) pending.push_back(it->second);
       }
     }
     return out;
@@ -295,16 +295,16 @@ std::optional<std::string> PayloadText(Reducer& r, size_t root,
                                        std::vector<std::string>* symbolic) {
   const std::vector<Stmt>& stmts = r.stmts;
   std::vector<bool> need(stmts.size(), false);
-  std::vector<size_t> todo = {root};
+  std::vector<size_t> pending = {root};
   absl::flat_hash_set<std::string> coords_read;
-  while (!todo.empty()) {
-    const size_t i = todo.back();
-    todo.pop_back();
+  while (!pending.empty()) {
+    const size_t i = pending.back();
+    pending.pop_back();
     if (need[i]) continue;
     need[i] = true;
     if (stmts[i].kind == StmtKind::kParam) continue;
     if (stmts[i].kind == StmtKind::kClause && stmts[i].keyword == "tail") {
-      todo.push_back(r.binder.at(stmts[i].name));
+      pending.push_back(r.binder.at(stmts[i].name));
     }
     for (const std::string& n : sim::expr::FreeVariables(*stmts[i].value)) {
       if (n == "iter") return std::nullopt;
@@ -313,7 +313,7 @@ std::optional<std::string> PayloadText(Reducer& r, size_t root,
         continue;
       }
       auto it = r.binder.find(n);
-      if (it != r.binder.end()) todo.push_back(it->second);
+      if (it != r.binder.end()) pending.push_back(it->second);
     }
   }
   // The extents of the coordinates read, and what they need.
@@ -331,18 +331,18 @@ std::optional<std::string> PayloadText(Reducer& r, size_t root,
     symbolic->push_back(c);
     for (const std::string& n : sim::expr::FreeVariables(*stmts[g].value)) {
       auto it = r.binder.find(n);
-      if (it != r.binder.end()) todo.push_back(it->second);
+      if (it != r.binder.end()) pending.push_back(it->second);
     }
   }
-  while (!todo.empty()) {  // the extents' own lets and parameters
-    const size_t i = todo.back();
-    todo.pop_back();
+  while (!pending.empty()) {  // the extents' own lets and parameters
+    const size_t i = pending.back();
+    pending.pop_back();
     if (need[i]) continue;
     need[i] = true;
     if (stmts[i].kind == StmtKind::kParam) continue;
     for (const std::string& n : sim::expr::FreeVariables(*stmts[i].value)) {
       auto it = r.binder.find(n);
-      if (it != r.binder.end()) todo.push_back(it->second);
+      if (it != r.binder.end()) pending.push_back(it->second);
     }
   }
   std::string params, phase1, per_tile;
