@@ -398,6 +398,7 @@ absl::StatusOr<RunResult> RunProgram(const Program& p, const RunOptions& opt) {
   eo.counters = opt.counters;
   eo.sync_guards = opt.sync_guards;
   eo.value_guards = opt.value_guards;
+  eo.lane_first = opt.lane_first;
   if (opt.max_memory_bytes > 0) eo.max_memory_bytes = opt.max_memory_bytes;
   SymmetryGroup group;
   if (opt.schedule == "explore") {

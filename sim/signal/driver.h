@@ -38,6 +38,7 @@ struct RunOptions {
   bool counters = true;  // the counter abstraction (ExploreOptions::counters)
   bool sync_guards = true;  // barrier and launch guards (ExploreOptions::sync_guards)
   bool value_guards = true;  // grid-barrier and value guards (ExploreOptions::value_guards)
+  bool lane_first = true;  // a satisfied lane reads first (ExploreOptions::lane_first)
   bool symmetry = true;  // explore: reduce by the rank symmetry found (symmetry.h)
 };
 

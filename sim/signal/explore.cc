@@ -85,9 +85,9 @@ int64_t ClockBytes(const Clock& c, int comps) {
 // blocked, their enabling needs) with other agents' futures.
 class Reducer {
  public:
-  Reducer(const Machine& m, bool counters, bool sync_guards, bool value_guards)
+  Reducer(const Machine& m, bool counters, bool sync_guards, bool value_guards, bool lane_first)
       : m_(m), counters_on_(counters), sync_on_(sync_guards),
-        value_on_(sync_guards && value_guards) {}
+        value_on_(sync_guards && value_guards), lane_first_on_(lane_first) {}
   // Bytes its footprint cache holds (estimated).
   int64_t cache_bytes() const { return cache_bytes_; }
 
@@ -106,6 +106,13 @@ class Reducer {
     for (const Transition& t : enabled) {
       is_enabled[t.agent] = 1;
       ++en_count_[t.agent];
+    }
+    if (lane_first_on_) {
+      for (const Transition& t : enabled)
+        if (t.lane >= 0 && LaneFirst(s, t)) {
+          out->assign(1, t);
+          return;
+        }
     }
     std::vector<char> best;
     size_t best_cost = SIZE_MAX;
@@ -497,6 +504,94 @@ class Reducer {
     }
     return false;
   }
+  // Lane first (README.md, "Scale: a satisfied lane reads first"). Requires: t is an
+  // enabled lane of a WAIT/WAIT_UNTIL. True when {t} alone is a stubborn set up to clocks:
+  // the lane is not a narrow-scope one (its first poll is a step of its own), its agent
+  // is a CTA, and every access another agent x may make to the lane's word before the
+  // lane's agent moves is guarded (it cannot come first) or is a write `Dominated` says
+  // keeps the lane enabled and releases at least what the lane would acquire now.
+  bool LaneFirst(const State& s, const Transition& t) {
+    const int a = t.agent;
+    const AgentState& as = s.agents[a];
+    if (m_.info(a).kind != AgentKind::kCta || !as.cached.empty()) return false;
+    const int id = m_.CurrentOp(s, a);
+    if (id < 0) return false;
+    const Op& op = m_.program().ops[id];
+    if (op.kind != WAIT && op.kind != WAIT_UNTIL) return false;
+    const uint64_t key = WordKey(op.object, as.wait_rank, as.wait_index + t.lane);
+    Access2 probe;
+    probe.res = Res::kWord;
+    probe.mode = Mode::kRead;
+    probe.object = op.object;
+    probe.rank = as.wait_rank;
+    probe.lo = as.wait_index + t.lane;
+    probe.hi = probe.lo + 1;
+    const bool acquires = m_.AcquiresNow(s, a, key, op.scope, op.sem);
+    const Word* w = nullptr;
+    if (auto it = s.words.find(key); it != s.words.end()) w = &it->second;
+    for (int x = 0; x < m_.num_agents(); ++x) {
+      if (x == a || s.agents[x].status == Status::kExited) continue;
+      const CachedFuture& fut = Cached(s, x);
+      int launch_guarded = -1;  // not asked yet
+      const bool bad = AnyCandidate(fut, probe, [&](const Access2& f) {
+        if (!Conflicts(probe, f)) return false;
+        if (Dominated(s, a, op, as.wait_value, acquires ? w : nullptr, x, f)) return false;
+        if (launch_guarded < 0) launch_guarded = LaunchGuarded(s, a, x) ? 1 : 0;
+        return launch_guarded == 0 && !GuardedBy(s, a, x, f);
+      });
+      if (bad) return false;
+    }
+    return true;
+  }
+  // x's future write f to the word of a's lane (wait `op` for `target`) may come before
+  // the lane without changing what the lane allows: f is a plain set (not an add, CAS or
+  // read-modify-write) of a known value that satisfies the wait, so the lane stays
+  // enabled; and when the lane acquires now from the word's current version `cur` (null:
+  // it acquires nothing now, so reading any later version acquires at least as much),
+  // f is a release store (ST_SIGNAL release/acq_rel, or NOTIFY set at gpu/intra_node
+  // scope) that a's wait synchronises with, by an agent whose clock at any later step
+  // covers cur's release clock (ClockFloorCovers). Then reading after f gives a's
+  // clocks at least what reading now gives, and nothing else differs.
+  bool Dominated(const State& s, int a, const Op& op, int64_t target, const Word* cur, int x,
+                 const Access2& f) {
+    if (f.res != Res::kWord || f.mode != Mode::kWrite || !f.value_known || f.op < 0) return false;
+    const Op& wop = m_.program().ops[f.op];
+    const bool set_op = wop.kind == ST_SIGNAL || (wop.kind == NOTIFY && wop.sig_op == SET);
+    if (!set_op) return false;
+    if (!m_.Satisfies(op.cmp, f.value, target, m_.program().objects[op.object].bytes))
+      return false;
+    if (!cur) return true;
+    SignalScope wscope;
+    if (wop.kind == ST_SIGNAL) {
+      if (wop.sem != RELEASE && wop.sem != ACQ_REL) return false;
+      wscope = wop.scope;
+    } else {
+      if (wop.scope != GPU && wop.scope != INTRA_NODE) return false;
+      wscope = wop.scope == GPU ? GPU : SYS;
+    }
+    if (!m_.Synchronizes(x, wscope, a, op.scope, op.sem)) return false;
+    return ClockFloorCovers(s, x, cur->rel);
+  }
+  // Every clock agent x releases from now on (its thread-0 and other-threads clocks at
+  // any later step) is at least c. Those clocks only grow; a CTA not launched yet starts
+  // from its stream's clock at its LAUNCH, which by then has joined the stream's clock
+  // now and every CTA of the stream's earlier launches (the stream waits in each LAUNCH
+  // until they have exited, and joins their clocks).
+  bool ClockFloorCovers(const State& s, int x, const Clock& c) const {
+    const AgentState& xs = s.agents[x];
+    const AgentInfo& xi = m_.info(x);
+    if (xs.status != Status::kNotLaunched) return c.LessEq(xs.t0) && c.LessEq(xs.rest);
+    if (xi.kind != AgentKind::kCta) return false;
+    Clock floor = s.agents[xi.stream_agent].t0;
+    const AgentInfo& st = m_.info(xi.stream_agent);
+    for (int l = 0; l < xi.launch && l < static_cast<int>(st.launches.size()); ++l)
+      for (int y = st.launches[l]; y < st.launches[l] + st.launch_sizes[l]; ++y) {
+        const AgentState& ys = s.agents[y];
+        if (ys.status == Status::kNotLaunched) continue;
+        floor = floor.Joined(ys.t0).Joined(ys.rest).Joined(ys.px);
+      }
+    return c.LessEq(floor);
+  }
   bool Depends(const State& s, int b, const Footprint& probe, int x) {
     const CachedFuture& fut = Cached(s, x);
     bool conflict = false;
@@ -575,6 +670,7 @@ class Reducer {
   const bool counters_on_;
   const bool sync_on_;
   const bool value_on_;  // grid-barrier and value guards (ExploreOptions::value_guards)
+  const bool lane_first_on_;  // a satisfied lane reads first (ExploreOptions::lane_first)
   std::vector<const CachedFuture*> futures_;
   // node_hash_map: pointers into it stay valid while it grows.
   absl::node_hash_map<uint64_t, CachedFuture> cache_;
@@ -704,7 +800,8 @@ class TerminalRecorder {
 class Expander {
  public:
   Expander(const Machine& m, const ExploreOptions& opt)
-      : m_(m), opt_(opt), reducer_(m, opt.counters, opt.sync_guards, opt.value_guards) {}
+      : m_(m), opt_(opt), reducer_(m, opt.counters, opt.sync_guards, opt.value_guards,
+                                opt.lane_first) {}
 
   void Expand(const State& s, std::vector<Transition>* choices) {
     m_.Enabled(s, &enabled_);

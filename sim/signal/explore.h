@@ -20,6 +20,9 @@
 //     with b's next step when that barrier or launch cannot finish before b moves;
 //   * grid-barrier and value guards: the same for a GRID_BARRIER instance, and for a wait
 //     whose word the agents other than b can only set to values that fail it;
+//   * lane first: a ready wait lane is taken alone when every write others can make to its
+//     word before it keeps it ready and releases at least what it acquires now; the
+//     terminal states are then kept up to clocks (smaller clocks, so a race is kept);
 //   * symmetry reduction (symmetry.h, with a rotation group): the visited set holds the
 //     least hash of a state's images under the rank rotations, so one state per orbit
 //     is expanded; the states stepped and the trails stay real;
@@ -74,6 +77,14 @@ struct ExploreOptions {
   // word no agent but b can set to a satisfying value before b moves guards what follows
   // it. Off: as before them (for the soundness test).
   bool value_guards = true;
+  // With reduce: lane first (README.md, "Scale: a satisfied lane reads first"): a wait
+  // lane that can sample now is taken alone when every write other agents can make to
+  // its word before it keeps its predicate true and releases at least what the lane
+  // acquires now. The search then keeps every terminal state up to clocks: for each one
+  // of the full search, one with the same control and word values and clocks no larger
+  // (so it races whenever that one does). Off: such writes conflict with the lane (for
+  // the soundness test).
+  bool lane_first = true;
   // explore: symmetry reduction (symmetry.h): with reduce_symmetry, the visited set holds
   // the canonical hash under this group (nullptr or kind "none": the state's own hash).
   const SymmetryGroup* symmetry = nullptr;

@@ -63,6 +63,13 @@ uint64_t Clock::HashPermuted(const std::vector<int32_t>& to,
   return h;
 }
 
+bool Clock::LessEq(const Clock& o) const {
+  if (!d_ || d_ == o.d_) return true;
+  for (size_t i = 0; i < d_->v.size(); ++i)
+    if (d_->v[i] > o.at(static_cast<int>(i))) return false;
+  return true;
+}
+
 bool Clock::operator==(const Clock& o) const {
   if (d_ == o.d_) return true;
   if (!d_ || !o.d_) return false;
@@ -443,11 +450,24 @@ void Machine::WriteWord(State& s, int a, int op, uint64_t key, int64_t value, Wr
   }
 }
 
+bool Machine::Synchronizes(int writer, SignalScope wscope, int reader, SignalScope rscope,
+                           SignalSem rsem) const {
+  return rsem != WEAK && ScopeIncludes(wscope, writer, reader) &&
+         ScopeIncludes(rscope, reader, writer);
+}
+
+bool Machine::AcquiresNow(const State& s, int reader, uint64_t key, SignalScope rscope,
+                          SignalSem rsem) const {
+  const Word* w = FindWord(s, key);
+  if (!w || w->rel.empty() || rsem == WEAK) return false;
+  return w->rel_agent < 0 || Synchronizes(w->rel_agent, w->rel_scope, reader, rscope, rsem);
+}
+
 void Machine::AcquireFrom(State& s, int a, const Word& w, SignalScope scope, SignalSem sem,
                           bool t0, bool rest) const {
   if (w.rel.empty() || sem == WEAK) return;
   int wr = w.rel_agent;
-  if (wr >= 0 && !(ScopeIncludes(w.rel_scope, wr, a) && ScopeIncludes(scope, a, wr))) return;
+  if (wr >= 0 && !Synchronizes(wr, w.rel_scope, a, scope, sem)) return;
   AgentState& as = s.agents[a];
   if (sem == ACQUIRE || sem == ACQ_REL) {
     if (t0) as.t0 = as.t0.Joined(w.rel);

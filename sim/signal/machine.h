@@ -52,6 +52,8 @@ class Clock {
   Clock Ticked(int comp) const;
   uint64_t hash() const { return d_ ? d_->hash : 0; }
   bool operator==(const Clock& o) const;
+  // Pointwise <= (the empty clock is all zeros).
+  bool LessEq(const Clock& o) const;
   // The hash of the clock whose component to[i] holds this clock's component i (the
   // clock seen through a permutation of the agents; symmetry.h). Requires: `to` covers
   // every component. Ensures: equal to hash() when `to` is the identity.
@@ -374,6 +376,14 @@ class Machine {
   int64_t Visible(const State& s, int agent, uint64_t key, SignalScope scope,
                   SignalSem sem) const;
   bool Satisfies(SignalCmp cmp, int64_t value, int64_t target, int bytes) const;
+  // Whether a read by `reader` at (rscope, rsem) acquires a version released by `writer`
+  // at wscope: the acquire pattern joins the release clock only when both scopes include
+  // the other party and the read is not WEAK (AcquireFrom; README, "Happens-before").
+  bool Synchronizes(int writer, SignalScope wscope, int reader, SignalScope rscope,
+                    SignalSem rsem) const;
+  // Whether such a read of `key`'s current version in s joins a non-empty clock.
+  bool AcquiresNow(const State& s, int reader, uint64_t key, SignalScope rscope,
+                   SignalSem rsem) const;
   // Requires: agent a is at the armed op `op`, lane l still polling.
   // Ensures: whether that lane can take its step now (its predicate holds on the value it
   //          sees, or it is a narrow-scope lane's first poll).
