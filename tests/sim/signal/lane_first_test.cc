@@ -6,7 +6,8 @@
 //   * on every corpus file at its own rank count, and the p* protocols, their mutations
 //     and the s02 counters at 2, 3 and 4 ranks, with and without the rule (a program
 //     whose run without it needs more than kBound states is skipped);
-//   * at 2 ranks (and with one CTA per rank), against the unreduced exploration;
+//   * against the unreduced exploration: every corpus file at its own rank count, and
+//     the p* programs at 2 ranks (also with one CTA per rank);
 //   * on inline programs where a write to the lane's word disables the lane, or releases
 //     less than the lane acquires now (relaxed, or from a clock that does not cover the
 //     current release): there the rule must not apply, and a buggy one would lose the
@@ -129,6 +130,14 @@ TEST_P(LaneFirstOwnRanksTest, SameWithAndWithout) {
   without.lane_first = false;
   if (!ExpectSameUpToClocks(p, without, with, GetParam(), kBound))
     GTEST_SKIP() << "without lane first: past " << kBound << " states";
+}
+
+TEST_P(LaneFirstOwnRanksTest, SameAsUnreduced) {
+  const Program p = LoadCorpus(GetParam(), 0, -1);
+  RunOptions unreduced, with;
+  unreduced.reduce = false;
+  if (!ExpectSameUpToClocks(p, unreduced, with, absl::StrCat(GetParam(), " unreduced"), kBound))
+    GTEST_SKIP() << "unreduced: past " << kBound << " states";
 }
 
 INSTANTIATE_TEST_SUITE_P(CorpusSignal, LaneFirstOwnRanksTest,
