@@ -1,6 +1,7 @@
 #include "sim/launch/buffer_fill.h"
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <iterator>
 #include <system_error>
@@ -94,10 +95,18 @@ absl::StatusOr<std::vector<uint8_t>> FillBuffer(const BufferParam& b,
     }
     case BufferParam::RANDOM: {
       uint64_t state = b.seed();
-      for (size_t i = 0; i < bytes.size(); i += 8) {
-        uint64_t word = SplitMix64(state);
-        for (size_t k = 0; k < 8 && i + k < bytes.size(); ++k) {
-          bytes[i + k] = static_cast<uint8_t>(word >> (8 * k));
+      // Whole words as one little-endian store each, then the tail byte by byte.
+      const size_t whole = bytes.size() / 8 * 8;
+      for (size_t i = 0; i < whole; i += 8) {
+        uint8_t le[8];
+        const uint64_t word = SplitMix64(state);
+        for (size_t k = 0; k < 8; ++k) le[k] = static_cast<uint8_t>(word >> (8 * k));
+        std::memcpy(bytes.data() + i, le, 8);
+      }
+      if (whole < bytes.size()) {
+        const uint64_t word = SplitMix64(state);
+        for (size_t k = 0; whole + k < bytes.size(); ++k) {
+          bytes[whole + k] = static_cast<uint8_t>(word >> (8 * k));
         }
       }
       break;
