@@ -257,32 +257,48 @@ void AddFaults(const std::vector<Fault>& faults, warpcheck::SimReport& r) {
 }
 
 void AddCounters(const Counters& k, warpcheck::SimReport& r) {
-  auto& c = *r.mutable_counters();
-  c["instructions"] = k.thread_instructions;
-  c["warp_instructions"] = k.warp_instructions;
-  c["shfl"] = k.by_class[int(ptx::OpClass::kShfl)];
-  c["barriers"] = k.barriers;
-  c["smem_requests"] = k.smem_requests[0] + k.smem_requests[1];
-  c["smem_wavefronts"] = k.smem_wavefronts[0] + k.smem_wavefronts[1];
-  c["bank_conflicts"] = k.bank_conflicts[0] + k.bank_conflicts[1];
-  c["smem_requests.load"] = k.smem_requests[0];
-  c["smem_requests.store"] = k.smem_requests[1];
-  c["smem_wavefronts.load"] = k.smem_wavefronts[0];
-  c["smem_wavefronts.store"] = k.smem_wavefronts[1];
-  c["bank_conflicts.load"] = k.bank_conflicts[0];
-  c["bank_conflicts.store"] = k.bank_conflicts[1];
-  c["global_bytes.load"] = k.global_bytes[0];
-  c["global_bytes.store"] = k.global_bytes[1];
-  c["shared_same_value_write_races"] = k.same_value_write_races;
-  // The keys once per process (StrCat per key per run was a visible part of small runs).
-  static const auto* const class_keys = [] {
-    auto* keys = new std::vector<std::string>;
+  // The keys are made once per process: a key built per insertion (strlen, and a heap
+  // string past 15 characters) was most of this function's cost on small runs.
+  enum : int {
+    kInstructions, kWarpInstructions, kShfl, kBarriers, kSmemRequests, kSmemWavefronts,
+    kBankConflicts, kSmemRequestsLoad, kSmemRequestsStore, kSmemWavefrontsLoad,
+    kSmemWavefrontsStore, kBankConflictsLoad, kBankConflictsStore, kGlobalBytesLoad,
+    kGlobalBytesStore, kSameValueWriteRaces, kFirstClass
+  };
+  static const auto* const keys = [] {
+    auto* out = new std::vector<std::string>{
+        "instructions",         "warp_instructions",
+        "shfl",                 "barriers",
+        "smem_requests",        "smem_wavefronts",
+        "bank_conflicts",       "smem_requests.load",
+        "smem_requests.store",  "smem_wavefronts.load",
+        "smem_wavefronts.store", "bank_conflicts.load",
+        "bank_conflicts.store", "global_bytes.load",
+        "global_bytes.store",   "shared_same_value_write_races"};
     for (int i = 0; i < int(ptx::OpClass::kNumClasses); ++i)
-      keys->push_back(absl::StrCat("class.", ptx::OpClassName(ptx::OpClass(i))));
-    return keys;
+      out->push_back(absl::StrCat("class.", ptx::OpClassName(ptx::OpClass(i))));
+    return out;
   }();
+  const std::vector<std::string>& key = *keys;
+  auto& c = *r.mutable_counters();
+  c[key[kInstructions]] = k.thread_instructions;
+  c[key[kWarpInstructions]] = k.warp_instructions;
+  c[key[kShfl]] = k.by_class[int(ptx::OpClass::kShfl)];
+  c[key[kBarriers]] = k.barriers;
+  c[key[kSmemRequests]] = k.smem_requests[0] + k.smem_requests[1];
+  c[key[kSmemWavefronts]] = k.smem_wavefronts[0] + k.smem_wavefronts[1];
+  c[key[kBankConflicts]] = k.bank_conflicts[0] + k.bank_conflicts[1];
+  c[key[kSmemRequestsLoad]] = k.smem_requests[0];
+  c[key[kSmemRequestsStore]] = k.smem_requests[1];
+  c[key[kSmemWavefrontsLoad]] = k.smem_wavefronts[0];
+  c[key[kSmemWavefrontsStore]] = k.smem_wavefronts[1];
+  c[key[kBankConflictsLoad]] = k.bank_conflicts[0];
+  c[key[kBankConflictsStore]] = k.bank_conflicts[1];
+  c[key[kGlobalBytesLoad]] = k.global_bytes[0];
+  c[key[kGlobalBytesStore]] = k.global_bytes[1];
+  c[key[kSameValueWriteRaces]] = k.same_value_write_races;
   for (int i = 0; i < int(ptx::OpClass::kNumClasses); ++i) {
-    c[(*class_keys)[i]] = k.by_class[i];
+    c[key[kFirstClass + i]] = k.by_class[i];
   }
 }
 

@@ -360,7 +360,8 @@ absl::StatusOr<Program> Decode(const ptx::Module& module, const ptx::Kernel& ker
   for (const ptx::Statement& s : kernel.body) {
     if (s.kind != ptx::Statement::Kind::kInstruction) continue;
     const ptx::Instruction& in = s.insn;
-    Insn insn;
+    // Decoded in place (an error discards the whole Program).
+    Insn& insn = p.code.emplace_back();
     DecodeFn fn = SemanticsOf(in.op);
     RETURN_IF_ERROR(fn(ctx, in, &insn));
     if (in.guard.has_value()) {
@@ -373,7 +374,6 @@ absl::StatusOr<Program> Decode(const ptx::Module& module, const ptx::Kernel& ker
     insn.op_class = static_cast<uint8_t>(ptx::ResolveClass(in.op, in.mods));
     insn.line = static_cast<uint32_t>(in.loc.line);
     insn.column = static_cast<uint32_t>(in.loc.column);
-    p.code.push_back(insn);
     p.text.Add(&in);
   }
   // Falling off the end of the kernel exits.
