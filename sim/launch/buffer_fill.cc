@@ -1,6 +1,8 @@
 #include "sim/launch/buffer_fill.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
 #include <filesystem>
 #include <iterator>
 #include <system_error>
@@ -94,10 +96,18 @@ absl::StatusOr<std::vector<uint8_t>> FillBuffer(const BufferParam& b,
     }
     case BufferParam::RANDOM: {
       uint64_t state = b.seed();
-      for (size_t i = 0; i < bytes.size(); i += 8) {
+      // Whole words as one store each (the byte order of `word >> 8k` is little-endian:
+      // on a big-endian host the bytes are swapped first), then the tail byte by byte.
+      const size_t whole = bytes.size() / 8 * 8;
+      for (size_t i = 0; i < whole; i += 8) {
         uint64_t word = SplitMix64(state);
-        for (size_t k = 0; k < 8 && i + k < bytes.size(); ++k) {
-          bytes[i + k] = static_cast<uint8_t>(word >> (8 * k));
+        if constexpr (std::endian::native == std::endian::big) word = __builtin_bswap64(word);
+        std::memcpy(bytes.data() + i, &word, 8);
+      }
+      if (whole < bytes.size()) {
+        const uint64_t word = SplitMix64(state);
+        for (size_t k = 0; whole + k < bytes.size(); ++k) {
+          bytes[whole + k] = static_cast<uint8_t>(word >> (8 * k));
         }
       }
       break;

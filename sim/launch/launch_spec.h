@@ -77,14 +77,18 @@ struct ParamValue {
 
 // What every runner reports about a finished run, from its buffers' final bytes.
 struct RunVerdict {
-  std::vector<SimBuffer> buffers;  // name and Sha256Hex(bytes), in `buffers` order
+  // Name and Sha256Hex(bytes), in `buffers` order; the sha256 is empty when JudgeRun was
+  // told not to hash (a caller that only wants the verdict: hashing 16 KiB costs more
+  // than simulating a small kernel's loads).
+  std::vector<SimBuffer> buffers;
   std::vector<SimExpectationResult> expectations;  // EvaluateExpectations(spec, buffers)
   bool ok = false;  // !faulted and every expectation holds
 };
 // Requires: ValidateLaunchSpec(spec) ok.
-// Ensures: as RunVerdict's fields say.
+// Ensures: as RunVerdict's fields say (ok does not depend on `hash_buffers`).
 [[nodiscard]] RunVerdict JudgeRun(const LaunchSpec& spec,
-                                  absl::Span<const NamedBuffer> buffers, bool faulted);
+                                  absl::Span<const NamedBuffer> buffers, bool faulted,
+                                  bool hash_buffers = true);
 
 // The first difference between two byte strings, for reports. -1 when equal (sizes too).
 [[nodiscard]] int64_t FirstDifference(absl::Span<const uint8_t> a,

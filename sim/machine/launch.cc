@@ -37,9 +37,14 @@ absl::Status Invalid(const std::string& where, absl::string_view what,
 
 // The rules every runner shares (sim/launch); a module given directly needs no file.
 absl::Status Validate(const warpcheck::LaunchSpec& spec) {
-  warpcheck::LaunchSpec checked = spec;
-  if (checked.ptx_file().empty()) checked.set_ptx_file("<module>");
-  absl::Status valid = sim::launch::ValidateLaunchSpec(checked);
+  absl::Status valid;
+  if (spec.ptx_file().empty()) {
+    warpcheck::LaunchSpec checked = spec;
+    checked.set_ptx_file("<module>");
+    valid = sim::launch::ValidateLaunchSpec(checked);
+  } else {
+    valid = sim::launch::ValidateLaunchSpec(spec);
+  }
   if (!valid.ok())
     return base::WithMessage(valid, absl::StrCat("launch spec: ", valid.message()));
   return absl::OkStatus();
@@ -252,25 +257,48 @@ void AddFaults(const std::vector<Fault>& faults, warpcheck::SimReport& r) {
 }
 
 void AddCounters(const Counters& k, warpcheck::SimReport& r) {
+  // The keys are made once per process: a key built per insertion (strlen, and a heap
+  // string past 15 characters) was most of this function's cost on small runs.
+  enum : int {
+    kInstructions, kWarpInstructions, kShfl, kBarriers, kSmemRequests, kSmemWavefronts,
+    kBankConflicts, kSmemRequestsLoad, kSmemRequestsStore, kSmemWavefrontsLoad,
+    kSmemWavefrontsStore, kBankConflictsLoad, kBankConflictsStore, kGlobalBytesLoad,
+    kGlobalBytesStore, kSameValueWriteRaces, kFirstClass
+  };
+  static const auto* const keys = [] {
+    auto* out = new std::vector<std::string>{
+        "instructions",         "warp_instructions",
+        "shfl",                 "barriers",
+        "smem_requests",        "smem_wavefronts",
+        "bank_conflicts",       "smem_requests.load",
+        "smem_requests.store",  "smem_wavefronts.load",
+        "smem_wavefronts.store", "bank_conflicts.load",
+        "bank_conflicts.store", "global_bytes.load",
+        "global_bytes.store",   "shared_same_value_write_races"};
+    for (int i = 0; i < int(ptx::OpClass::kNumClasses); ++i)
+      out->push_back(absl::StrCat("class.", ptx::OpClassName(ptx::OpClass(i))));
+    return out;
+  }();
+  const std::vector<std::string>& key = *keys;
   auto& c = *r.mutable_counters();
-  c["instructions"] = k.thread_instructions;
-  c["warp_instructions"] = k.warp_instructions;
-  c["shfl"] = k.by_class[int(ptx::OpClass::kShfl)];
-  c["barriers"] = k.barriers;
-  c["smem_requests"] = k.smem_requests[0] + k.smem_requests[1];
-  c["smem_wavefronts"] = k.smem_wavefronts[0] + k.smem_wavefronts[1];
-  c["bank_conflicts"] = k.bank_conflicts[0] + k.bank_conflicts[1];
-  c["smem_requests.load"] = k.smem_requests[0];
-  c["smem_requests.store"] = k.smem_requests[1];
-  c["smem_wavefronts.load"] = k.smem_wavefronts[0];
-  c["smem_wavefronts.store"] = k.smem_wavefronts[1];
-  c["bank_conflicts.load"] = k.bank_conflicts[0];
-  c["bank_conflicts.store"] = k.bank_conflicts[1];
-  c["global_bytes.load"] = k.global_bytes[0];
-  c["global_bytes.store"] = k.global_bytes[1];
-  c["shared_same_value_write_races"] = k.same_value_write_races;
+  c[key[kInstructions]] = k.thread_instructions;
+  c[key[kWarpInstructions]] = k.warp_instructions;
+  c[key[kShfl]] = k.by_class[int(ptx::OpClass::kShfl)];
+  c[key[kBarriers]] = k.barriers;
+  c[key[kSmemRequests]] = k.smem_requests[0] + k.smem_requests[1];
+  c[key[kSmemWavefronts]] = k.smem_wavefronts[0] + k.smem_wavefronts[1];
+  c[key[kBankConflicts]] = k.bank_conflicts[0] + k.bank_conflicts[1];
+  c[key[kSmemRequestsLoad]] = k.smem_requests[0];
+  c[key[kSmemRequestsStore]] = k.smem_requests[1];
+  c[key[kSmemWavefrontsLoad]] = k.smem_wavefronts[0];
+  c[key[kSmemWavefrontsStore]] = k.smem_wavefronts[1];
+  c[key[kBankConflictsLoad]] = k.bank_conflicts[0];
+  c[key[kBankConflictsStore]] = k.bank_conflicts[1];
+  c[key[kGlobalBytesLoad]] = k.global_bytes[0];
+  c[key[kGlobalBytesStore]] = k.global_bytes[1];
+  c[key[kSameValueWriteRaces]] = k.same_value_write_races;
   for (int i = 0; i < int(ptx::OpClass::kNumClasses); ++i) {
-    c[absl::StrCat("class.", ptx::OpClassName(ptx::OpClass(i)))] = k.by_class[i];
+    c[key[kFirstClass + i]] = k.by_class[i];
   }
 }
 
@@ -308,10 +336,12 @@ absl::StatusOr<LaunchResult> RunLaunchSpecOnModule(const warpcheck::LaunchSpec& 
   AddFaults(machine.faults(), r);
   AddCounters(machine.counters(), r);
   for (const auto& [name, idx] : args.buffer_regions) {
-    result.buffers.push_back(BufferBytes{name, global.region(idx - 1)->data});
+    // The machine is done with global memory: the bytes move into the result.
+    result.buffers.push_back(BufferBytes{name, std::move(global.region(idx - 1)->data)});
   }
   sim::launch::RunVerdict verdict =
-      sim::launch::JudgeRun(spec, result.buffers, /*faulted=*/!machine.faults().empty());
+      sim::launch::JudgeRun(spec, result.buffers, /*faulted=*/!machine.faults().empty(),
+                            options.hash_buffers);
   for (warpcheck::SimBuffer& b : verdict.buffers) *r.add_buffers() = std::move(b);
   for (warpcheck::SimExpectationResult& e : verdict.expectations)
     *r.add_expectations() = std::move(e);

@@ -45,6 +45,10 @@ struct RunOptions {
   // none. See LaunchResult::watch.
   std::string watch_buffer;
   uint64_t watch_offset = 0;
+  // SHA-256 of every buffer into SimReport.buffers[].sha256. False: the names only (the
+  // sha256 fields stay empty); for callers that only read ok, faults and counters (the
+  // fuzzer, benchmarks), where hashing would cost more than a small kernel's run.
+  bool hash_buffers = true;
 };
 
 // A buffer's final bytes by name (the type every runner shares, sim/launch).

@@ -13,7 +13,7 @@ namespace warpcheck::sim::machine {
 
 namespace {
 
-int Popcount(uint32_t m) { return __builtin_popcount(m); }
+int Popcount(uint32_t m) { return Popcount32(m); }
 
 }  // namespace
 
@@ -35,15 +35,17 @@ Machine::Machine(const Program& program, Options options, Dim3 grid, Dim3 block,
   warps_per_cta_ = (block.Count() + 31) / 32;
   if (options_.quantum == 0) options_.quantum = 1;
   if (options_.max_resident_ctas == 0) options_.max_resident_ctas = 1;
-  // Register file template: constants, plus the addresses of module variables.
-  reg_template_.assign(size_t{program.num_slots} * 32, 0);
-  for (uint32_t s = 0; s < program.num_slots; ++s) {
+  // Register file template of the slots above the registers (which start at 0):
+  // constants, plus the addresses of module variables.
+  const uint32_t first = program.num_register_slots;
+  reg_template_.resize(size_t{program.num_slots - first} * 32);
+  for (uint32_t s = first; s < program.num_slots; ++s) {
     uint64_t v = program.slot_init[s];
-    for (int l = 0; l < 32; ++l) reg_template_[size_t{s} * 32 + l] = v;
+    for (int l = 0; l < 32; ++l) reg_template_[size_t{s - first} * 32 + l] = v;
   }
   for (const AddressSlot& a : program.address_slots) {
     uint64_t v = global_var_addrs[a.global_var] + uint64_t(a.offset);
-    for (int l = 0; l < 32; ++l) reg_template_[size_t{a.slot} * 32 + l] = v;
+    for (int l = 0; l < 32; ++l) reg_template_[size_t{a.slot - first} * 32 + l] = v;
   }
 }
 
@@ -73,9 +75,19 @@ void Machine::InitCta(Cta& c, uint32_t linear) {
 }
 
 void Machine::InitWarp(Cta& c, Warp& w) {
-  w.regs = reg_template_;
+  (void)c;
   w.preds.assign(program_.num_preds, 0);
   w.preds[1] = 0xFFFFFFFFu;  // constant true (DecodeCtx: 0 false, 1 true, 2 sink)
+  w.regs.clear();
+  w.regs_ready = false;
+}
+
+void Machine::InitRegs(Cta& c, Warp& w) {
+  // Registers 0 (resize zero-fills: cheaper than copying zeros), then the template.
+  const size_t zero = size_t{program_.num_register_slots} * 32;
+  w.regs.resize(zero + reg_template_.size());
+  std::copy(reg_template_.begin(), reg_template_.end(), w.regs.begin() + zero);
+  w.regs_ready = true;
   for (const SpecialSlot& s : program_.specials) {
     uint64_t* r = w.regs.data() + size_t{s.slot} * 32;
     for (int l = 0; l < 32; ++l) {
@@ -538,6 +550,7 @@ bool Machine::RunWarp(Cta& c, Warp& w) {
   const Insn* code = program_.code.data();
   const uint64_t budget = options_.max_instructions_per_thread;
   bool progressed = false;
+  if (!w.regs_ready) InitRegs(c, w);
   Exec x{this, &c, &w, w.regs.data(), w.preds.data(), 0};
   for (uint32_t n = 0; n < options_.quantum; ++n) {
     uint32_t live = w.valid & ~w.exited;

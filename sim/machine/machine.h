@@ -50,6 +50,15 @@
 
 namespace warpcheck::sim::machine {
 
+// Bits set in a lane mask. The build targets baseline x86-64 (no POPCNT), where
+// __builtin_popcount is a call into libgcc; this is a few inline ALU operations, and the
+// scheduler counts every warp instruction's lanes with it.
+inline int Popcount32(uint32_t m) {
+  m = m - ((m >> 1) & 0x55555555u);
+  m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+  return int((((m + (m >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24);
+}
+
 struct Dim3 {
   uint32_t x = 1, y = 1, z = 1;
   uint32_t Count() const { return x * y * z; }
@@ -123,7 +132,11 @@ struct Warp {
   uint64_t issued = 0;           // issues while converged (all live lanes counted)
   uint64_t lane_extra[32] = {};  // per-lane issues while diverged
   uint64_t max_extra = 0;
-  std::vector<uint64_t> regs;   // num_slots * 32
+  // num_slots * 32, filled when the warp first runs (Machine::InitRegs): a CTA's register
+  // files are larger than a core's L1, so each is written just before its warp uses it.
+  // Only the warp's own instructions read it, so nothing looks at it earlier.
+  std::vector<uint64_t> regs;
+  bool regs_ready = false;
   std::vector<uint32_t> preds;  // one lane mask per predicate
   // Ordering (race.h): warp-level sync generations.
   uint32_t wgen = 0;
@@ -219,6 +232,7 @@ class Machine {
  private:
   void InitCta(Cta& c, uint32_t linear);
   void InitWarp(Cta& c, Warp& w);
+  void InitRegs(Cta& c, Warp& w);
   // Runs warp w for up to `quantum` issues. Returns whether it made progress.
   bool RunWarp(Cta& c, Warp& w);
   void Step(Cta& c, Warp& w, bool* progressed);

@@ -92,19 +92,17 @@ absl::Status DecodeCtx::Init() {
   uint32_t npreds = 3;
   uint32_t nslots = 0;
   reg_index_.reserve(kernel_.registers.size());
-  p.slot_names.reserve(kernel_.registers.size() + 1);
   for (const ptx::Register& r : kernel_.registers) {
     if (r.type == Type::kPred) {
       reg_index_.push_back(npreds++);
     } else {
       reg_index_.push_back(nslots++);
-      p.slot_names.push_back(r.name);
     }
   }
   if (npreds > kNoGuard) return Error(kernel_.loc, "too many predicate registers");
   sink_slot_ = nslots++;
-  p.slot_names.push_back("_");
   p.num_slots = nslots;
+  p.num_register_slots = nslots;
   p.num_preds = npreds;
   p.slot_init.assign(nslots, 0);
 
@@ -188,7 +186,6 @@ uint32_t DecodeCtx::Const(uint64_t value) {
   if (it != consts_.end()) return it->second;
   uint32_t slot = program_->num_slots++;
   program_->slot_init.push_back(value);
-  program_->slot_names.push_back(absl::StrCat("#", value));
   consts_.emplace(value, slot);
   return slot;
 }
@@ -216,7 +213,6 @@ absl::StatusOr<uint32_t> DecodeCtx::Src(const Operand& o, Type type) {
         if (g != global_slots_.end()) return g->second;
         uint32_t slot = program_->num_slots++;
         program_->slot_init.push_back(0);
-        program_->slot_names.push_back(o.name);
         program_->address_slots.push_back(
             AddressSlot{slot, static_cast<uint32_t>(s.global), 0});
         global_slots_.emplace(o.name, slot);
@@ -235,7 +231,6 @@ absl::StatusOr<uint32_t> DecodeCtx::Src(const Operand& o, Type type) {
       if (it != specials_.end()) return it->second;
       uint32_t slot = program_->num_slots++;
       program_->slot_init.push_back(0);
-      program_->slot_names.push_back(ptx::SpecialRegName(o.special));
       program_->specials.push_back(SpecialSlot{slot, o.special});
       specials_.emplace(int(o.special), slot);
       return slot;
@@ -291,12 +286,11 @@ absl::Status DecodeCtx::Address(const Operand& o, Space space, uint32_t* base,
     return absl::OkStatus();
   }
   if (o.base_is_reg) {
-    Operand r;
-    r.kind = OperandKind::kReg;
-    r.reg = o.reg;
-    r.name = o.name;
-    r.loc = o.loc;
-    ASSIGN_OR_RETURN(*base, Src(r, Type::kU64));
+    // What Src says about the register (without building an Operand for it).
+    if (kernel_.registers[o.reg].type == Type::kPred) {
+      return Error(o.loc, absl::StrCat("predicate '", o.name, "' used as a value"));
+    }
+    *base = reg_index_[o.reg];
     return absl::OkStatus();
   }
   auto it = symbols_.find(o.name);
@@ -366,7 +360,8 @@ absl::StatusOr<Program> Decode(const ptx::Module& module, const ptx::Kernel& ker
   for (const ptx::Statement& s : kernel.body) {
     if (s.kind != ptx::Statement::Kind::kInstruction) continue;
     const ptx::Instruction& in = s.insn;
-    Insn insn;
+    // Decoded in place (an error discards the whole Program).
+    Insn& insn = p.code.emplace_back();
     DecodeFn fn = SemanticsOf(in.op);
     RETURN_IF_ERROR(fn(ctx, in, &insn));
     if (in.guard.has_value()) {
@@ -379,7 +374,6 @@ absl::StatusOr<Program> Decode(const ptx::Module& module, const ptx::Kernel& ker
     insn.op_class = static_cast<uint8_t>(ptx::ResolveClass(in.op, in.mods));
     insn.line = static_cast<uint32_t>(in.loc.line);
     insn.column = static_cast<uint32_t>(in.loc.column);
-    p.code.push_back(insn);
     p.text.Add(&in);
   }
   // Falling off the end of the kernel exits.

@@ -157,8 +157,10 @@ struct Program {
   uint32_t local_bytes = 0;  // per thread
   std::vector<int> reqntid;  // from the kernel, may be empty
   std::vector<int> maxntid;
-  // Names of registers per slot (for messages).
-  std::vector<std::string> slot_names;
+  // Slots [0, num_register_slots) are the kernel's registers and the sink: they start
+  // at 0 in every warp (slot_init is 0 there); the slots above are constants, special
+  // registers and addresses.
+  uint32_t num_register_slots = 0;
 };
 
 // The bits of immediate `o` used as an operand of type `t` (integers truncated; float

@@ -294,6 +294,38 @@ bool Bfi(Exec& x, const Insn& in, uint32_t mask) {
   return true;
 }
 
+// bfi and bfe with immediate pos and len (in.aux, in.aux2): the field mask once per
+// instruction instead of once per lane (same bits as BfiValue / BfeValue).
+template <typename T>
+bool BfiConst(Exec& x, const Insn& in, uint32_t mask) {
+  constexpr uint32_t kBits = 8 * sizeof(T);
+  uint64_t* d = x.R(in.d[0]);
+  const uint64_t* a = x.R(in.s[0]);
+  const uint64_t* b = x.R(in.s[1]);
+  const uint32_t pos = uint32_t(in.aux), len = uint32_t(in.aux2);
+  const uint32_t take = pos >= kBits ? 0 : std::min(len, kBits - pos);
+  const uint32_t shift = take == 0 ? 0 : pos;
+  const T field = take == 0 ? T(0) : take >= kBits ? T(~T(0)) : T((T(1) << take) - 1);
+  const T m = T(field << shift);
+  ForLanes(mask, [&](int l) {
+    d[l] = uint64_t(T((T(b[l]) & T(~m)) | (T(T(a[l]) << shift) & m)));
+  });
+  return true;
+}
+
+template <typename T>
+bool BfeConstUnsigned(Exec& x, const Insn& in, uint32_t mask) {
+  constexpr uint32_t kBits = 8 * sizeof(T);
+  uint64_t* d = x.R(in.d[0]);
+  const uint64_t* a = x.R(in.s[0]);
+  const uint32_t pos = uint32_t(in.aux), len = uint32_t(in.aux2);
+  const uint32_t take = pos >= kBits ? 0 : std::min(len, kBits - pos);
+  const uint32_t shift = take == 0 ? 0 : pos;
+  const T keep = take == 0 ? T(0) : take >= kBits ? T(~T(0)) : T((T(1) << take) - 1);
+  ForLanes(mask, [&](int l) { d[l] = uint64_t(T(T(a[l]) >> shift) & keep); });
+  return true;
+}
+
 }  // namespace
 
 // prmt.b32 d, a, b, c: byte permute of the 8 bytes {b3 b2 b1 b0 a3 a2 a1 a0}.
@@ -356,6 +388,43 @@ bool ExecPrmt(Exec& x, const Insn& in, uint32_t mask) {
   const uint64_t* c = x.R(in.s[2]);
   ForLanes(mask, [&](int l) {
     d[l] = Prmt(uint32_t(a[l]), uint32_t(b[l]), uint32_t(c[l]), kMode);
+  });
+  return true;
+}
+
+// prmt.b32 (default mode) with an immediate selector that picks bytes without sign
+// replication (every selector nibble < 8): in.aux holds the four byte shifts of {b, a},
+// computed at decode, so each lane is four shift-and-masks (Prmt with the same selector
+// gives the same bits; the codegen's 16-bit packing uses 0x5410 / 0x7632).
+bool ExecPrmtPick(Exec& x, const Insn& in, uint32_t mask) {
+  uint64_t* d = x.R(in.d[0]);
+  const uint64_t* a = x.R(in.s[0]);
+  const uint64_t* b = x.R(in.s[1]);
+  const uint32_t s0 = uint32_t(in.aux) & 0xff, s1 = uint32_t(in.aux >> 8) & 0xff,
+                 s2 = uint32_t(in.aux >> 16) & 0xff, s3 = uint32_t(in.aux >> 24) & 0xff;
+  ForLanes(mask, [&](int l) {
+    const uint64_t t = (b[l] << 32) | uint32_t(a[l]);
+    d[l] = ((t >> s0) & 0xff) | (((t >> s1) & 0xff) << 8) | (((t >> s2) & 0xff) << 16) |
+           (((t >> s3) & 0xff) << 24);
+  });
+  return true;
+}
+
+// The same for a selector known at compile time (the 16-bit packings the codegen emits:
+// 0x5410 = low halves of a and b, 0x7632 = high halves), which the compiler turns into
+// constant shifts and masks over the lanes.
+template <uint32_t kSel>
+bool ExecPrmtConst(Exec& x, const Insn& in, uint32_t mask) {
+  static_assert((kSel & 0x8888) == 0, "no sign replication");
+  uint64_t* d = x.R(in.d[0]);
+  const uint64_t* a = x.R(in.s[0]);
+  const uint64_t* b = x.R(in.s[1]);
+  ForLanes(mask, [&](int l) {
+    constexpr uint32_t s0 = 8 * (kSel & 7), s1 = 8 * ((kSel >> 4) & 7),
+                       s2 = 8 * ((kSel >> 8) & 7), s3 = 8 * ((kSel >> 12) & 7);
+    const uint64_t t = (b[l] << 32) | uint32_t(a[l]);
+    d[l] = ((t >> s0) & 0xff) | (((t >> s1) & 0xff) << 8) | (((t >> s2) & 0xff) << 16) |
+           (((t >> s3) & 0xff) << 24);
   });
   return true;
 }
@@ -585,6 +654,11 @@ struct PickSelp {
   static constexpr ExecFn fn = &Selp<T>;
 };
 
+// An integer immediate operand (its value is known at decode time).
+bool IsIntImm(const ptx::Operand& o) {
+  return o.kind == ptx::OperandKind::kImm && o.imm_kind == ptx::ImmKind::kInt;
+}
+
 absl::Status Unsupported(DecodeCtx& ctx, const ptx::Instruction& in,
                          absl::string_view why = "") {
   return ctx.Error(in.loc,
@@ -692,6 +766,11 @@ absl::Status DecodeBitField(DecodeCtx& ctx, const ptx::Instruction& in, Insn* ou
       out->ns = 3;
       out->fn = bits == 32 ? (s ? &Bfe<uint32_t, true> : &Bfe<uint32_t, false>)
                            : (s ? &Bfe<uint64_t, true> : &Bfe<uint64_t, false>);
+      if (!s && IsIntImm(in.operands[2]) && IsIntImm(in.operands[3])) {
+        out->aux = ImmValue(in.operands[2], Type::kU32) & 0xff;
+        out->aux2 = ImmValue(in.operands[3], Type::kU32) & 0xff;
+        out->fn = bits == 32 ? &BfeConstUnsigned<uint32_t> : &BfeConstUnsigned<uint64_t>;
+      }
       return absl::OkStatus();
     }
     case Opcode::kBfi: {
@@ -701,15 +780,46 @@ absl::Status DecodeBitField(DecodeCtx& ctx, const ptx::Instruction& in, Insn* ou
       ASSIGN_OR_RETURN(out->s[3], ctx.Src(in.operands[4], Type::kU32));
       out->ns = 4;
       out->fn = bits == 32 ? &Bfi<uint32_t> : &Bfi<uint64_t>;
+      if (IsIntImm(in.operands[3]) && IsIntImm(in.operands[4])) {
+        out->aux = ImmValue(in.operands[3], Type::kU32) & 0xff;
+        out->aux2 = ImmValue(in.operands[4], Type::kU32) & 0xff;
+        out->fn = bits == 32 ? &BfiConst<uint32_t> : &BfiConst<uint64_t>;
+      }
       return absl::OkStatus();
     }
     case Opcode::kPrmt: {
       if (t != Type::kB32) return Unsupported(ctx, in, "prmt is .b32");
       RETURN_IF_ERROR(Operands(ctx, in, out, t, 32, 3, t));
       switch (in.mods.prmt) {
-        case ptx::PrmtMode::kDefault:
+        case ptx::PrmtMode::kDefault: {
           out->fn = &ExecPrmt<ptx::PrmtMode::kDefault>;
+          const ptx::Operand& sel = in.operands[3];
+          if (IsIntImm(sel)) {
+            const uint32_t c = uint32_t(ImmValue(sel, Type::kB32));
+            bool sign = false;
+            uint64_t shifts = 0;
+            for (uint32_t i = 0; i < 4; ++i) {
+              const uint32_t nib = (c >> (4 * i)) & 0xf;
+              sign = sign || (nib & 8) != 0;
+              shifts |= uint64_t(8 * nib) << (8 * i);
+            }
+            if (!sign) {
+              out->aux = shifts;
+              switch (c & 0xffff) {
+                case 0x5410:
+                  out->fn = &ExecPrmtConst<0x5410>;
+                  break;
+                case 0x7632:
+                  out->fn = &ExecPrmtConst<0x7632>;
+                  break;
+                default:
+                  out->fn = &ExecPrmtPick;
+                  break;
+              }
+            }
+          }
           break;
+        }
         case ptx::PrmtMode::kF4e:
           out->fn = &ExecPrmt<ptx::PrmtMode::kF4e>;
           break;

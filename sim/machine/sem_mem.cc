@@ -201,15 +201,122 @@ void CountShared(Exec& x, const uint32_t addr[32], uint32_t mask, uint32_t bytes
   k.bank_conflicts[store] += c.conflicts();
 }
 
+// ExecLdSt's common case in one go: an explicit global/const or shared access whose
+// lanes are all aligned and together lie inside one buffer (the shared window), with
+// no race checks and no watched store. Then no lane can fault, so the per-lane checks
+// of ExecLdSt reduce to one range check, and the lanes move their bytes in lane order
+// exactly as ExecLdSt would. Returns false, having changed nothing, when the request is
+// anything else; ExecLdSt then runs it lane by lane (and finds the same faults).
+// FastLdSt's data movement for `kVec` elements per lane: every value moves from (to)
+// mem + (base[l] + offset - mem_base); registers are read and written through local
+// pointers so that the compiler keeps them in registers across lanes.
+template <bool kStore, uint32_t kEb, uint32_t kVec>
+void MoveLaneData(Exec& x, const Insn& in, uint32_t mask, uint8_t* mem, uint64_t delta,
+                  uint32_t* saddr) {
+  const uint64_t* base = x.R(in.s[0]);
+  const uint64_t* src[kVec];
+  uint64_t* dst[kVec];
+  for (uint32_t i = 0; i < kVec; ++i) {
+    if constexpr (kStore) {
+      src[i] = x.R(in.s[1 + i]);
+    } else {
+      dst[i] = x.R(in.d[i]);
+    }
+  }
+  // Loads: sign extension as a shift pair (0 when the load does not extend).
+  const uint32_t ext = !kStore && in.sext && kEb < 8 ? 64 - 8 * kEb : 0;
+  const uint64_t dmask = in.dmask;
+  auto lane = [&](int l) {
+    const uint64_t at = base[l] + delta;
+    uint8_t* ptr = mem + at;
+    saddr[l] = uint32_t(at);
+    for (uint32_t i = 0; i < kVec; ++i) {
+      if constexpr (kStore) {
+        WriteLE(ptr + i * kEb, src[i][l], kEb);
+      } else {
+        const uint64_t v = ReadLE(ptr + i * kEb, kEb);
+        dst[i][l] = uint64_t(int64_t(v << ext) >> ext) & dmask;
+      }
+    }
+  };
+  ForLanes(mask, lane);
+}
+
+// ExecLdSt's common case in one go: an explicit global/const or shared access whose
+// lanes are all aligned and together lie inside one buffer (the shared window), with
+// no race checks and no watched store. Then no lane can fault, so the per-lane checks
+// of ExecLdSt reduce to one range check, and the lanes move their bytes in lane order
+// exactly as ExecLdSt would (a lane reads its address before it writes its
+// destinations, as there). Returns false, having changed nothing, when the request is
+// anything else; ExecLdSt then runs it lane by lane (and finds the same faults).
+template <bool kStore, uint32_t kEb>
+bool FastLdSt(Exec& x, const Insn& in, uint32_t mask) {
+  const Space space = Space(in.space);
+  const bool shared = space == Space::kShared;
+  if (!shared && space != Space::kGlobal && space != Space::kConst) return false;
+  const uint32_t vec = in.vec, size = kEb * vec;
+  if (vec != 1 && vec != 2 && vec != 4) return false;
+  const uint64_t* base = x.R(in.s[0]);
+  const uint64_t offset = uint64_t(in.offset);
+  uint64_t lo = ~uint64_t{0}, hi = 0, bits = 0;
+  ForLanes(mask, [&](int l) {
+    const uint64_t addr = base[l] + offset;
+    lo = addr < lo ? addr : lo;
+    hi = addr > hi ? addr : hi;
+    bits |= addr;
+  });
+  if (bits & (size - 1)) return false;
+  // [lo, hi + size) in one buffer; hi + size cannot wrap once lo..hi is in a buffer.
+  uint8_t* mem;
+  uint64_t mem_base;
+  if (shared) {
+    const uint64_t limit = x.m->shared_bytes();
+    if (lo < kSharedBase || hi - kSharedBase >= limit || hi - kSharedBase + size > limit)
+      return false;
+    mem = x.cta->shared.data();
+    mem_base = kSharedBase;
+  } else {
+    if (hi - lo > (uint64_t{1} << 40)) return false;
+    uint8_t* p = x.m->global().Find(lo, hi - lo + size);
+    if (p == nullptr) return false;
+    mem = p;
+    mem_base = lo;
+  }
+  uint32_t saddr[32];
+  const uint64_t delta = offset - mem_base;
+  switch (vec) {
+    case 1:
+      MoveLaneData<kStore, kEb, 1>(x, in, mask, mem, delta, saddr);
+      break;
+    case 2:
+      MoveLaneData<kStore, kEb, 2>(x, in, mask, mem, delta, saddr);
+      break;
+    default:
+      MoveLaneData<kStore, kEb, 4>(x, in, mask, mem, delta, saddr);
+      break;
+  }
+  if (shared) {
+    CountShared(x, saddr, mask, size, kStore);
+  } else {
+    x.m->mutable_counters().global_bytes[kStore] += uint64_t(size) * Popcount32(mask);
+  }
+  return true;
+}
+
 template <bool kStore, uint32_t kEb>
 bool ExecLdSt(Exec& x, const Insn& in, uint32_t mask) {
+  const bool race_checks = x.m->options().detect_races;
+  if (!race_checks && (!kStore || x.m->options().watch_global_address == 0) &&
+      FastLdSt<kStore, kEb>(x, in, mask)) {
+    return true;
+  }
   const uint64_t* base = x.R(in.s[0]);
   constexpr uint32_t eb = kEb;
   const uint32_t vec = in.vec, size = eb * vec;
   uint32_t saddr[32];
   uint32_t smask = 0;
-  bool race_checks = x.m->options().detect_races;
-  Accessor acc = x.m->MakeAccessor(x, 0);
+  Accessor acc;
+  if (race_checks) acc = x.m->MakeAccessor(x, 0);
   for (uint32_t mm = mask; mm != 0; mm &= mm - 1) {
     int l = __builtin_ctz(mm);
     uint64_t addr = base[l] + uint64_t(in.offset);
@@ -253,7 +360,7 @@ bool ExecLdSt(Exec& x, const Insn& in, uint32_t mask) {
   if (smask != 0) CountShared(x, saddr, smask, size, kStore);
   if (Space(in.space) == Space::kGlobal || Space(in.space) == Space::kConst) {
     x.m->mutable_counters().global_bytes[kStore] +=
-        uint64_t(size) * __builtin_popcount(mask);
+        uint64_t(size) * Popcount32(mask);
   }
   return true;
 }

@@ -101,6 +101,22 @@ TEST(LaunchSpecTest, JudgeRunHashesBuffersAndFoldsTheVerdict) {
   EXPECT_FALSE(JudgeRun(spec, differ, /*faulted=*/false).ok);
 }
 
+TEST(LaunchSpecTest, JudgeRunWithoutHashingKeepsNamesAndVerdict) {
+  ASSERT_OK_AND_ASSIGN(LaunchSpec spec, ParseLaunchSpec(kSpec, "x"));
+  std::vector<NamedBuffer> same = {{"in", {7}}, {"out", {7}}};
+  RunVerdict v = JudgeRun(spec, same, /*faulted=*/false, /*hash_buffers=*/false);
+  ASSERT_EQ(v.buffers.size(), 2u);
+  EXPECT_EQ(v.buffers[0].name(), "in");
+  EXPECT_TRUE(v.buffers[0].sha256().empty());
+  EXPECT_TRUE(v.ok);
+  std::vector<NamedBuffer> differ = {{"in", {1}}, {"out", {2}}};
+  RunVerdict d = JudgeRun(spec, differ, /*faulted=*/false, /*hash_buffers=*/false);
+  EXPECT_FALSE(d.ok);
+  ASSERT_EQ(d.expectations.size(), 1u);
+  EXPECT_EQ(d.expectations[0].detail(),
+            JudgeRun(spec, differ, /*faulted=*/false).expectations[0].detail());
+}
+
 TEST(LaunchSpecTest, EncodeParamGivesTheKernelsBytes) {
   Param p;
   p.set_s32(-1);
@@ -126,6 +142,15 @@ TEST(LaunchSpecTest, SpecDirAndFirstDifference) {
   std::vector<uint8_t> a = {1, 2}, b = {1, 2}, c = {1, 2, 3};
   EXPECT_EQ(FirstDifference(a, b), -1);
   EXPECT_EQ(FirstDifference(a, c), 2);
+  // Long equal prefixes (compared with memcmp first), a difference in the last byte,
+  // and one buffer a prefix of the other.
+  std::vector<uint8_t> big(5000, 0x5A), big2 = big;
+  EXPECT_EQ(FirstDifference(big, big2), -1);
+  big2.back() = 0;
+  EXPECT_EQ(FirstDifference(big, big2), 4999);
+  std::vector<uint8_t> shorter(big.begin(), big.begin() + 4000);
+  EXPECT_EQ(FirstDifference(big, shorter), 4000);
+  EXPECT_EQ(FirstDifference(shorter, big), 4000);
 }
 
 TEST(LaunchSpecTest, CompareBuffersByName) {

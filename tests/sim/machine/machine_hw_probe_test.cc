@@ -42,24 +42,30 @@ TEST(MachineHwProbeTest, EveryProbeWordMatchesTheH200) {
   std::vector<std::string> want = Lines(Dir() + "/hw/hw_probe.h200.txt");
   std::vector<std::string> names = Lines(Dir() + "/hw/cases.txt");
   ASSERT_EQ(want.size(), 2944u);
-  ASSERT_OK_AND_ASSIGN(
-      LaunchResult r,
-      RunLaunchSpecFileWithBuffers(Dir() + "/hw/hw_probe.textproto", RunOptions{}));
-  ASSERT_TRUE(r.report.ok());
-  const std::vector<uint8_t>& out = r.buffers[0].bytes;
-  ASSERT_EQ(out.size(), 4 * want.size());
-  int scalars = 0;
-  for (const std::string& n : names) scalars += n.rfind("shfl", 0) != 0;
-  for (size_t k = 0; k < want.size(); ++k) {
-    // Word 69 is the high half of a generic shared address: the window moves per process.
-    if (k == 69) continue;
-    uint32_t got;
-    std::memcpy(&got, out.data() + 4 * k, 4);
-    std::string name = k < size_t(scalars) ? names[k]
-                       : k >= 256          ? names[scalars + (k - 256) / 32] + " lane " +
-                                        std::to_string((k - 256) % 32)
-                                  : "unused";
-    EXPECT_EQ(got, std::stoul(want[k], nullptr, 16)) << "word " << k << ": " << name;
+  // With and without race detection (the ld/st fast path runs only without).
+  for (bool races : {true, false}) {
+    SCOPED_TRACE(races ? "detect_races" : "no race detection");
+    RunOptions ro;
+    ro.detect_races = races;
+    ASSERT_OK_AND_ASSIGN(
+        LaunchResult r,
+        RunLaunchSpecFileWithBuffers(Dir() + "/hw/hw_probe.textproto", ro));
+    ASSERT_TRUE(r.report.ok());
+    const std::vector<uint8_t>& out = r.buffers[0].bytes;
+    ASSERT_EQ(out.size(), 4 * want.size());
+    int scalars = 0;
+    for (const std::string& n : names) scalars += n.rfind("shfl", 0) != 0;
+    for (size_t k = 0; k < want.size(); ++k) {
+      // Word 69 is the high half of a generic shared address: the window moves per process.
+      if (k == 69) continue;
+      uint32_t got;
+      std::memcpy(&got, out.data() + 4 * k, 4);
+      std::string name = k < size_t(scalars) ? names[k]
+                         : k >= 256          ? names[scalars + (k - 256) / 32] + " lane " +
+                                          std::to_string((k - 256) % 32)
+                                    : "unused";
+      EXPECT_EQ(got, std::stoul(want[k], nullptr, 16)) << "word " << k << ": " << name;
+    }
   }
 }
 
@@ -72,12 +78,16 @@ TEST(MachineHwProbeTest, WavefrontsAndConflictsMatchNsightCompute) {
     uint64_t ld, st, cld, cst;
     in >> spec >> ld >> st >> cld >> cst;
     SCOPED_TRACE(spec);
-    ASSERT_OK_AND_ASSIGN(
-        SimReport r, RunLaunchSpecFile(Dir() + "/" + spec + ".textproto", RunOptions{}));
-    EXPECT_EQ(r.counters().at("smem_wavefronts.load"), ld);
-    EXPECT_EQ(r.counters().at("smem_wavefronts.store"), st);
-    EXPECT_EQ(r.counters().at("bank_conflicts.load"), cld);
-    EXPECT_EQ(r.counters().at("bank_conflicts.store"), cst);
+    for (bool races : {true, false}) {  // the ld/st fast path counts for the bank model too
+      RunOptions ro;
+      ro.detect_races = races;
+      ASSERT_OK_AND_ASSIGN(SimReport r,
+                           RunLaunchSpecFile(Dir() + "/" + spec + ".textproto", ro));
+      EXPECT_EQ(r.counters().at("smem_wavefronts.load"), ld);
+      EXPECT_EQ(r.counters().at("smem_wavefronts.store"), st);
+      EXPECT_EQ(r.counters().at("bank_conflicts.load"), cld);
+      EXPECT_EQ(r.counters().at("bank_conflicts.store"), cst);
+    }
   }
 }
 

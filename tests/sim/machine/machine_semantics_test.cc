@@ -84,6 +84,11 @@ TEST(MachineSemanticsTest, BfeSweep) {
                                                 a, ", ", pos, ", ", len, ";");
             uint64_t want = BfeReference(a, pos, len, bits, is_signed);
             cases.push_back({bits == 32 ? R32(op) : R64(op), want});
+            // pos and len in registers (immediates decode to a field mask made once).
+            const std::string reg_op =
+                absl::StrCat("mov.u32 %r1, ", pos, "; mov.u32 %r2, ", len, "; bfe.", type,
+                             bits == 32 ? " %r9, " : " %rd9, ", a, ", %r1, %r2;");
+            cases.push_back({bits == 32 ? R32(reg_op) : R64(reg_op), want});
           }
         }
       }
@@ -115,6 +120,11 @@ TEST(MachineSemanticsTest, BfiSweep) {
             absl::StrCat("bfi.b", bits, bits == 32 ? " %r9, " : " %rd9, ", a, ", ", base, ", ",
                          pos, ", ", len, ";");
         cases.push_back({bits == 32 ? R32(op) : R64(op), BfiReference(a, base, pos, len, bits)});
+        const std::string reg_op =
+            absl::StrCat("mov.u32 %r1, ", pos, "; mov.u32 %r2, ", len, "; bfi.b", bits,
+                         bits == 32 ? " %r9, " : " %rd9, ", a, ", ", base, ", %r1, %r2;");
+        cases.push_back(
+            {bits == 32 ? R32(reg_op) : R64(reg_op), BfiReference(a, base, pos, len, bits)});
       }
     }
   }
@@ -208,6 +218,32 @@ TEST(MachineSemanticsTest, BitFields) {
       {R32("bfi.b32 %r9, 0xFF, 0x12345678, 0, 0;"), 0x12345678},
       {R64("bfi.b64 %rd9, 1, 0, 63, 1;"), 0x8000000000000000},
   });
+}
+
+// prmt's default mode with the selector as an immediate (decoded to byte shifts, with
+// fixed code for the codegen's 0x5410 / 0x7632) and in a register (per lane) agree with
+// Prmt for byte picks, sign replication and the ignored upper half of c.
+TEST(MachineSemanticsTest, PrmtImmediateAndRegisterSelectorsAgree) {
+  const uint32_t a = 0x80FF7F01u, b = 0x7E8108C3u;
+  const uint32_t kSelectors[] = {0x5410, 0x7632, 0x3210, 0x7654, 0x1054, 0x3276, 0x0123,
+                                 0x4567, 0x7531, 0x0000, 0x7777, 0x3340, 0x000A, 0xB000,
+                                 0x89AB, 0xFFFF, 0xFFFF5410u, 0x12347632u};
+  std::vector<Case> cases;
+  for (uint32_t sel : kSelectors) {
+    const uint64_t want = Prmt(a, b, sel, ptx::PrmtMode::kDefault);
+    cases.push_back(
+        {R32(absl::StrCat("prmt.b32 %r9, ", a, ", ", b, ", ", sel, ";")), want});
+    cases.push_back({R32(absl::StrCat("mov.u32 %r1, ", sel, "; prmt.b32 %r9, ", a, ", ", b,
+                                      ", %r1;")),
+                     want});
+    // a and b from registers: the immediate and the register selector give the same word.
+    cases.push_back({R32(absl::StrCat("mov.u32 %r3, ", a, "; add.u32 %r3, %r3, %r0; mov.u32 %r4, ",
+                                      b, "; prmt.b32 %r9, %r3, %r4, ", sel,
+                                      "; sub.u32 %r9, %r9, 0; mov.u32 %r5, ", sel,
+                                      "; prmt.b32 %r6, %r3, %r4, %r5; sub.u32 %r9, %r9, %r6;")),
+                     0});
+  }
+  ExpectCases(cases);
 }
 
 TEST(MachineSemanticsTest, PrmtEveryMode) {

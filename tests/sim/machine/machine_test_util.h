@@ -79,6 +79,37 @@ inline std::string WrapBody(const std::string& body, const BodyOptions& o) {
                       "\n  ret;\n}\n");
 }
 
+// What differs between a run with race detection (`a`) and one without (`b`) other than
+// race reports (shared_race faults, the same-value-write counter) and buffer hashes;
+// empty when nothing does.
+inline std::string RaceFreeDifference(const LaunchResult& a, const LaunchResult& b) {
+  if (a.buffers.size() != b.buffers.size()) return "buffer count";
+  for (size_t i = 0; i < a.buffers.size(); ++i) {
+    if (a.buffers[i].bytes != b.buffers[i].bytes)
+      return absl::StrCat("buffer ", a.buffers[i].name);
+  }
+  for (const auto& [name, value] : a.report.counters()) {
+    if (name == "shared_same_value_write_races") continue;
+    auto it = b.report.counters().find(name);
+    if (it == b.report.counters().end() || it->second != value)
+      return absl::StrCat("counter ", name);
+  }
+  std::vector<std::string> fa, fb;
+  bool raced = false;
+  for (const auto& f : a.report.faults()) {
+    if (f.kind() == "shared_race") {
+      raced = true;
+      continue;
+    }
+    fa.push_back(absl::StrCat(f.kind(), " ", f.thread(), " ", f.pc(), " ", f.text()));
+  }
+  for (const auto& f : b.report.faults())
+    fb.push_back(absl::StrCat(f.kind(), " ", f.thread(), " ", f.pc(), " ", f.text()));
+  if (fa != fb) return "faults";
+  if (!raced && a.report.ok() != b.report.ok()) return "ok";
+  return "";
+}
+
 inline absl::StatusOr<BodyRun> RunBody(const std::string& body,
                                        const BodyOptions& o = {}) {
   std::string text = WrapBody(body, o);
@@ -101,6 +132,17 @@ inline absl::StatusOr<BodyRun> RunBody(const std::string& body,
   ro.trace_path = o.trace_path;
   absl::StatusOr<LaunchResult> r = RunLaunchSpecOnModule(spec, *module, ".", ro);
   if (!r.ok()) return r.status();
+  // Every body also runs without race detection (and without hashing), where ld/st take
+  // the machine's one-range-check path (sem_mem.cc FastLdSt): all but race reports must
+  // be the same, or the test fails with the first difference.
+  RunOptions fast;
+  fast.detect_races = false;
+  fast.hash_buffers = false;
+  absl::StatusOr<LaunchResult> f = RunLaunchSpecOnModule(spec, *module, ".", fast);
+  if (!f.ok()) return f.status();
+  if (std::string diff = RaceFreeDifference(*r, *f); !diff.empty()) {
+    return absl::InternalError(absl::StrCat("detect_races=false differs: ", diff));
+  }
   return BodyRun{std::move(r->report), std::move(r->buffers[0].bytes)};
 }
 

@@ -65,5 +65,37 @@ TEST(MachineTritonTest, CorpusBehavesAsExpected) {
   }
 }
 
+// Without race detection and hashing (what the fuzzer and plan_benchmark run), every
+// sample and corpus kernel moves the same bytes, counts the same and faults the same:
+// the ld/st fast path (sem_mem.cc FastLdSt) only replaces per-lane checks that pass.
+TEST(MachineTritonTest, RaceFreeRunsMatchCheckedRuns) {
+  std::vector<std::string> specs = Specs("tests/sim/machine/testdata");
+  for (const std::string& path : Specs("corpus/triton")) specs.push_back(path);
+  ASSERT_GE(specs.size(), 10u);
+  for (const std::string& path : specs) {
+    SCOPED_TRACE(path);
+    ASSERT_OK_AND_ASSIGN(LaunchResult checked, RunLaunchSpecFileWithBuffers(path, RunOptions{}));
+    RunOptions fast;
+    fast.detect_races = false;
+    fast.hash_buffers = false;
+    ASSERT_OK_AND_ASSIGN(LaunchResult quick, RunLaunchSpecFileWithBuffers(path, fast));
+    ASSERT_EQ(checked.buffers.size(), quick.buffers.size());
+    for (size_t i = 0; i < checked.buffers.size(); ++i) {
+      EXPECT_EQ(checked.buffers[i].bytes, quick.buffers[i].bytes) << checked.buffers[i].name;
+      // Names stay; hashes are left out when not asked for.
+      EXPECT_EQ(checked.report.buffers(i).name(), quick.report.buffers(i).name());
+      EXPECT_EQ(checked.report.buffers(i).sha256().size(), 64u);
+      EXPECT_TRUE(quick.report.buffers(i).sha256().empty());
+    }
+    for (const auto& [name, value] : checked.report.counters()) {
+      if (name == "shared_same_value_write_races") continue;
+      EXPECT_EQ(quick.report.counters().at(name), value) << name;
+    }
+    int non_race = 0;
+    for (const auto& f : checked.report.faults()) non_race += f.kind() != "shared_race";
+    EXPECT_EQ(quick.report.faults_size(), non_race);
+  }
+}
+
 }  // namespace
 }  // namespace warpcheck::sim::machine
