@@ -126,6 +126,11 @@ void ExprEncoder::Bind(const std::string& name, Term value, ValueRange range) {
   if (!value.is_bool()) (void)NoteRange(range, nullptr);
 }
 
+void ExprEncoder::Bind(const std::string& name, const Encoded& e) {
+  Bind(name, e.value, e.range);
+  names_[name].narrow_hi = e.narrow_hi;
+}
+
 void ExprEncoder::Bind(const std::string& name, Term value, int64_t lo, int64_t hi) {
   Bind(name, value, ValueRange{lo, hi});
 }
@@ -190,6 +195,12 @@ Term ExprEncoder::CdivBv(const Encoded& a, const Encoded& b) const {
 void ExprEncoder::FloorDivMod(const Encoded& a, const Encoded& b, Term* q, Term* r) {
   if (bv_width_ > 0) return FloorDivModBv(a, b, q, r);
   Context& c = *ctx_;
+  if (digits_.has_value() && a.value.Same(digits_->dividend) &&
+      b.value.Same(digits_->divisor)) {
+    *q = digits_->q;
+    *r = digits_->r;
+    return;
+  }
   if (b.range.Constant() && b.range.lo > 0) {
     // Euclidean = floor for a positive divisor; Z3 handles constant divisors linearly.
     *q = Div(a.value, b.value);
@@ -231,8 +242,12 @@ void ExprEncoder::FloorDivMod(const Encoded& a, const Encoded& b, Term* q, Term*
     // A divisor that takes few positive values: one native (linear) division per value,
     // the fresh quotient only for the values outside them (see "Division").
     const int64_t lo = static_cast<int64_t>(std::max<i128>(b.range.lo, 1));
-    const int64_t hi = static_cast<int64_t>(
-        std::min<i128>(b.range.hi, lo + small_divisor_cases_ - 1));
+    i128 top = b.range.hi;
+    // With obligations, a select's smaller branch bound first (Encoded::narrow_hi).
+    if (case_obligations_ && b.narrow_hi.has_value() && *b.narrow_hi >= lo) {
+      top = std::min<i128>(top, *b.narrow_hi);
+    }
+    const int64_t hi = static_cast<int64_t>(std::min<i128>(top, lo + small_divisor_cases_ - 1));
     Term qs = *q, rs = *r;
     for (int64_t v = hi; v >= lo; --v) {
       qs = Ite(b.value == v, Div(a.value, c.Int(v)), qs);
@@ -241,6 +256,10 @@ void ExprEncoder::FloorDivMod(const Encoded& a, const Encoded& b, Term* q, Term*
     const Term q0 = *q, r0 = *r;
     *q = qs;
     *r = rs;
+    if (case_obligations_) {
+      obligations_->push_back(b.value >= lo && b.value <= hi);
+      return;
+    }
     side_->push_back(Implies(b.value > hi, a.value == b.value * q0 + r0 && r0 >= 0 &&
                                                r0 < b.value));
     if (b.range.lo < 0) {
@@ -428,6 +447,7 @@ void ExprEncoder::EncodeLogic(ExprKind kind, Node& n) {
       n.out.value = Ite(ops[0].value, ops[1].value, ops[2].value);
       n.out.range = {std::min(ops[1].range.lo, ops[2].range.lo),
                      std::max(ops[1].range.hi, ops[2].range.hi)};
+      n.out.narrow_hi = std::min(ops[1].range.hi, ops[2].range.hi);
       return;
   }
 }

@@ -102,6 +102,10 @@ class ExprEncoder {
     Term value;                   // Int or Bool term
     std::optional<Term> defined;  // nullopt: always defined
     ValueRange range;             // for ints; {0, 1} for bools
+    // A select's smaller branch maximum: what a program's invariant often bounds it by
+    // (gemm's group width select(g < G - 1, s, C - s*g) is at most s), used as the upper
+    // end of divisor cases with obligations, which a query then proves or refutes.
+    std::optional<__int128> narrow_hi;
     uint64_t serial = 0;          // the newest binding it depends on (memo bookkeeping)
     // Ensures: the definedness as a term (true when always defined).
     Term Defined(Context& ctx) const { return defined ? *defined : ctx.Bool(true); }
@@ -119,6 +123,22 @@ class ExprEncoder {
   // gets its first `n` quotient values as the linear cases m*b <= a < (m+1)*b, a fresh
   // quotient only for a >= n*b (0: never). See "Division".
   void set_small_quotient_cases(int n) { small_quotient_cases_ = n; }
+  // Integers, with divisor cases: the fallback quotient for divisor values past the cases
+  // is left unconstrained (no product b*q for Z3's nonlinear core), and each such division
+  // records the *obligation* lo <= b <= hi (its case range) instead. The encoding is then
+  // an over-approximation of the map (every real run is a model, the fallback set to the
+  // real quotient), exact wherever every obligation holds: a caller proves the
+  // obligations (unsat of "some obligation fails") before it assumes them. See "Division".
+  void set_case_obligations(bool on) { case_obligations_ = on; }
+  // The obligations recorded so far (shared by forks), in encoding order.
+  const std::vector<Term>& obligations() const { return *obligations_; }
+  // Integers: `dividend // divisor` and `dividend % divisor` (the very terms, see
+  //          Term::Same) are `q` and `r`: the caller states q, r as the digits of the
+  //          dividend (0 <= r < divisor, dividend = q*divisor + r). This encoder only
+  //          (not shared by forks made before the call).
+  void SetDigits(Term dividend, Term divisor, Term q, Term r) {
+    digits_ = Digits{dividend, divisor, q, r};
+  }
   // Ensures: how many nodes encoded so far (by this encoder and its forks) are nonlinear
   //          for the integer encoding: a product of two non-constants, or a division by a
   //          non-constant without a case split (set_small_divisor_cases). 0: every
@@ -137,6 +157,9 @@ class ExprEncoder {
   // encoded since the name was first bound).
   void Bind(const std::string& name, Term value, int64_t lo, int64_t hi);
   void Bind(const std::string& name, Term value, ValueRange range);
+  // A let bound to an encoded value: its value, range and narrow_hi (not its definedness,
+  // which the caller tracks).
+  void Bind(const std::string& name, const Encoded& e);
   void BindConst(const std::string& name, int64_t value);
   void BindBool(const std::string& name, Term value);
   bool IsBound(const std::string& name) const { return names_.contains(name); }
@@ -181,6 +204,12 @@ class ExprEncoder {
   int bv_width_ = 0;
   int small_divisor_cases_ = 0;
   int small_quotient_cases_ = 0;
+  bool case_obligations_ = false;
+  std::shared_ptr<std::vector<Term>> obligations_ = std::make_shared<std::vector<Term>>();
+  struct Digits {
+    Term dividend, divisor, q, r;
+  };
+  std::optional<Digits> digits_;
   std::shared_ptr<int> widest_;
   std::shared_ptr<int> nonlinear_ = std::make_shared<int>(0);
   absl::flat_hash_map<std::string, Encoded> names_;
