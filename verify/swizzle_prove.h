@@ -216,8 +216,8 @@ struct SwizzleProveOptions {
   // (smt::ExprEncoder::set_case_obligations): the one-copy query `case_obligations`
   // first proves that every case-split divisor stays within its cases at every
   // iteration, and later queries assume it; when that query is not unsat, the
-  // configuration is encoded again the old way. Measured on the group widths of gemm,
-  // dist direction 0 and Triton's grouped order (verify/README.md, "Fourth pass").
+  // configuration is encoded again the old way. Measured on the group widths of gemm and
+  // Triton's grouped order (verify/README.md, "Fourth pass").
   bool case_obligations = true;
   // Specs, by default (no symbolic_params): prove the reduced spec first
   // (verify/README.md, "Reduced specs"): the tile-index part over fewer parameters — tiles

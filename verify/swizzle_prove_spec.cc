@@ -438,6 +438,9 @@ class SpecConfig {
   bool obligations_failed() const { return obligations_failed_; }
   // True when the iteration is encoded as digits (after EncodeParams).
   bool has_digits() const { return digit_s_.has_value(); }
+  // After WidthNeeded: the nonlinear nodes (ExprEncoder::nonlinear_nodes) of the
+  // per-iteration part alone (the domain's R*C is harmless: count compares it to itself).
+  int nonlinear_per_iteration() const { return nonlinear_per_iter_; }
   bool symbolic(size_t i) const { return ranges_[i].lo < ranges_[i].hi; }
   bool any_symbolic() const {
     for (size_t i = 0; i < ranges_.size(); ++i) {
@@ -507,6 +510,7 @@ class SpecConfig {
   int64_t digit_k_ = 0;
   // The obligations (ExprEncoder::obligations) of copy "iter", once proven.
   size_t obligations_proven_ = 0;
+  int nonlinear_per_iter_ = 0;
   std::vector<bool> per_iter_;
   std::vector<Term> params_;      // one per parameter
   std::vector<Term> background_;  // symbolic lower bounds and side conditions
@@ -558,7 +562,7 @@ absl::Status SpecConfig::EncodeParams() {
     const Term ok = e.Defined(ctx_);
     Term pass = ok;
     if (s.kind == StmtKind::kLet) {
-      enc_.Bind(s.name, e);
+      enc_.Bind(s.name, e.value, e.range);
     } else if (s.keyword == "require") {
       param_errors_.push_back(prefix && !ok);
       pass = ok && e.value;
@@ -658,7 +662,7 @@ absl::StatusOr<IterCopy> SpecConfig::EncodeIteration(const char* name,
     const Term ok = e.Defined(ctx_);
     errors.push_back(prefix && !ok);
     if (s.kind == StmtKind::kLet || s.keyword == "out") {
-      enc.Bind(s.name, e);
+      enc.Bind(s.name, e.value, e.range);
       prefix = prefix && ok;
     } else if (s.keyword == "skip") {
       prefix = prefix && ok && !e.value;
@@ -795,7 +799,9 @@ absl::StatusOr<smt::SolverResult> SpecConfig::Solve(const std::string& name,
 
 absl::StatusOr<int> SpecConfig::WidthNeeded() {
   RETURN_IF_ERROR(EncodeParams());
+  const int before = enc_.nonlinear_nodes();
   RETURN_IF_ERROR(EncodeIteration("iter").status());
+  nonlinear_per_iter_ = enc_.nonlinear_nodes() - before;
   if (spec_.inverse() != nullptr && !spec_.program().Clauses("skip").empty()) {
     std::vector<Term> tile;
     Term inv, defined;
@@ -1152,10 +1158,12 @@ absl::StatusOr<ConfigOutcome> ProvePortfolio(const SwizzleSpec& spec, const Spec
     // A linear configuration (constant or case-split divisors) stays with integers first:
     // measured on serpentine, C constant, R in 1..256: 256 configurations in 4.8 s as
     // integers, 25 s as 16-bit bit-vectors.
-    // So does one whose iteration is digits (digit_iterations): measured on gemm_nz's
-    // declared box, 7 integer configurations in under a second, bit-vectors first > 60 s.
-    if (bv_width <= run.options().bitvector_first_bits && probe.nonlinear_nodes() > 0 &&
-        !probe.has_digits()) {
+    // So does one whose iteration is digits (digit_iterations) with a linear
+    // per-iteration part (the domain's R*C aside): measured on gemm_nz's declared box,
+    // 7 integer configurations in under a second, bit-vectors first > 60 s.
+    const bool nonlinear = probe.has_digits() ? probe.nonlinear_per_iteration() > 0
+                                              : probe.nonlinear_nodes() > 0;
+    if (bv_width <= run.options().bitvector_first_bits && nonlinear) {
       std::stable_partition(encodings.begin(), encodings.end(),
                             [](SpecEncoding e) { return e == SpecEncoding::kBitVector; });
     }
@@ -1222,7 +1230,23 @@ absl::Status WholeBoxAsBitVectors(const SwizzleSpec& spec, QueryRunner& run, Spe
         }
         return false;
       };
-      if (reads_symbolic(plan->common) && !reads_symbolic(plan->k)) return absl::OkStatus();
+      if (reads_symbolic(plan->common) && !reads_symbolic(plan->k)) {
+        // ... and when the map at one configuration (enumerated parameters at their last
+        // value: at the first, `g % m01` may be the constant 0) has no product of unknowns
+        // per iteration: composable_kernel's
+        // `idx_M01 * n0` keeps it nonlinear (measured: > 60 s as integer configurations,
+        // 1.4 s as the one bit-vector configuration).
+        std::vector<ParamRange> first = box->ranges;
+        for (size_t i = 0; i < first.size(); ++i) {
+          if (!box->symbolic[i]) {
+            const int64_t v = box->values[i].empty() ? first[i].hi : box->values[i].back();
+            first[i] = ParamRange{v, v};
+          }
+        }
+        SpecConfig config(spec, *box, first, run);
+        RETURN_IF_ERROR(config.WidthNeeded().status());
+        if (config.nonlinear_per_iteration() == 0) return absl::OkStatus();
+      }
     }
   }
   SpecConfig probe(spec, *box, box->ranges, run);

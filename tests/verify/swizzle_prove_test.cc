@@ -718,17 +718,18 @@ TEST(SwizzleProveSpecTest, DigitIterationsRefuteWithTheSweepsSmallestCounterexam
   EXPECT_EQ(p.counterexample, want.counterexample) << p.ToString();
 }
 
-// A divisor whose select guess is wrong: `w = select(R * C == 7, 1, C)` (never 1: 7 is prime and R, C <= 6) is guessed at most 1
-// (the smaller branch), the case_obligations query finds C = 2, and the configuration is
-// encoded again with the nonlinear fallback, which proves it; never a false verdict.
+// A divisor past its cases: `w = select(R * R == 2, 0, C)` is C (R*R is never 2), up to
+// 20, and the divisor cases cover 1..16; the case_obligations query finds C = 17, and the
+// configuration is encoded again with the nonlinear fallback, which proves it. A bug
+// after the division is still refuted: never a false verdict.
 TEST(SwizzleProveSpecTest, FailedCaseObligationsFallBackToTheFullEncoding) {
   SwizzleSpec spec = ParseOrDie("guess.swz", R"(
-param R in 1..6;
-param C in 1..6;
+param R in 1..3;
+param C in 1..20;
 domain = R * C;
 grid row = R;
 grid col = C;
-let w = select(R * C == 7, 1, C);
+let w = select(R * R == 2, 0, C);
 out row = iter // w;
 out col = iter % w;
 )");
@@ -742,12 +743,12 @@ out col = iter % w;
   EXPECT_EQ(ob->result, smt::SatResult::kSat);
   // The same map with a bug after the division is still refuted.
   SwizzleSpec bad = ParseOrDie("guess_bad.swz", R"(
-param R in 1..6;
-param C in 1..6;
+param R in 1..3;
+param C in 1..20;
 domain = R * C;
 grid row = R;
 grid col = C;
-let w = select(R * C == 7, 1, C);
+let w = select(R * R == 2, 0, C);
 out row = iter // w;
 out col = min(iter % w + 1, w - 1);
 )");

@@ -126,11 +126,6 @@ void ExprEncoder::Bind(const std::string& name, Term value, ValueRange range) {
   if (!value.is_bool()) (void)NoteRange(range, nullptr);
 }
 
-void ExprEncoder::Bind(const std::string& name, const Encoded& e) {
-  Bind(name, e.value, e.range);
-  names_[name].narrow_hi = e.narrow_hi;
-}
-
 void ExprEncoder::Bind(const std::string& name, Term value, int64_t lo, int64_t hi) {
   Bind(name, value, ValueRange{lo, hi});
 }
@@ -242,12 +237,8 @@ void ExprEncoder::FloorDivMod(const Encoded& a, const Encoded& b, Term* q, Term*
     // A divisor that takes few positive values: one native (linear) division per value,
     // the fresh quotient only for the values outside them (see "Division").
     const int64_t lo = static_cast<int64_t>(std::max<i128>(b.range.lo, 1));
-    i128 top = b.range.hi;
-    // With obligations, a select's smaller branch bound first (Encoded::narrow_hi).
-    if (case_obligations_ && b.narrow_hi.has_value() && *b.narrow_hi >= lo) {
-      top = std::min<i128>(top, *b.narrow_hi);
-    }
-    const int64_t hi = static_cast<int64_t>(std::min<i128>(top, lo + small_divisor_cases_ - 1));
+    const int64_t hi = static_cast<int64_t>(
+        std::min<i128>(b.range.hi, lo + small_divisor_cases_ - 1));
     Term qs = *q, rs = *r;
     for (int64_t v = hi; v >= lo; --v) {
       qs = Ite(b.value == v, Div(a.value, c.Int(v)), qs);
@@ -447,7 +438,6 @@ void ExprEncoder::EncodeLogic(ExprKind kind, Node& n) {
       n.out.value = Ite(ops[0].value, ops[1].value, ops[2].value);
       n.out.range = {std::min(ops[1].range.lo, ops[2].range.lo),
                      std::max(ops[1].range.hi, ops[2].range.hi)};
-      n.out.narrow_hi = std::min(ops[1].range.hi, ops[2].range.hi);
       return;
   }
 }

@@ -39,6 +39,11 @@
 //     q!k)) and r = a - m*b in case m, the fresh pair only for a >= n*b. Each case is
 //     linear in b, so `iter // (p * D)` with a symbolic D needs no nonlinear step while
 //     the quotient stays below n.
+//   * optionally (set_case_obligations), the divisor cases without the fallback's side
+//     condition: the fallback quotient is free and the division records the obligation
+//     lo <= b <= hi instead (an over-approximation, exact once a query proves every
+//     obligation: verify/README.md, "Fourth pass").
+//   * SetDigits(x, S, g, j): x // S and x % S are the caller's digits g, j.
 //   cdiv(a, b) = -(-a // b), exact for either sign.
 // The side conditions are definitional (every a, b has exactly one such q, r), so adding
 // them to a query changes neither satisfiability nor models of the original variables;
@@ -102,10 +107,6 @@ class ExprEncoder {
     Term value;                   // Int or Bool term
     std::optional<Term> defined;  // nullopt: always defined
     ValueRange range;             // for ints; {0, 1} for bools
-    // A select's smaller branch maximum: what a program's invariant often bounds it by
-    // (gemm's group width select(g < G - 1, s, C - s*g) is at most s), used as the upper
-    // end of divisor cases with obligations, which a query then proves or refutes.
-    std::optional<__int128> narrow_hi;
     uint64_t serial = 0;          // the newest binding it depends on (memo bookkeeping)
     // Ensures: the definedness as a term (true when always defined).
     Term Defined(Context& ctx) const { return defined ? *defined : ctx.Bool(true); }
@@ -157,9 +158,6 @@ class ExprEncoder {
   // encoded since the name was first bound).
   void Bind(const std::string& name, Term value, int64_t lo, int64_t hi);
   void Bind(const std::string& name, Term value, ValueRange range);
-  // A let bound to an encoded value: its value, range and narrow_hi (not its definedness,
-  // which the caller tracks).
-  void Bind(const std::string& name, const Encoded& e);
   void BindConst(const std::string& name, int64_t value);
   void BindBool(const std::string& name, Term value);
   bool IsBound(const std::string& name) const { return names_.contains(name); }
