@@ -204,6 +204,21 @@ struct SwizzleProveOptions {
   // (m*b <= a < (m+1)*b), the fresh nonlinear quotient only for a >= n*b
   // (smt/expr_encoder.h, "Division"). 0: off.
   int small_quotient_cases = 16;
+  // Specs, integer encoding: the iteration as mixed-radix digits. When the map reads
+  // `iter` only as `iter // S` and `iter % S` for one positive, non-constant S that
+  // shares factors with the domain (gemm: S = s*R, domain R*C), the iteration is the
+  // pair (g, j) with 0 <= j < S, and `iter < domain` is stated linearly by cancelling
+  // the common factor F (S = k*F, domain = Y*F, k constant: j < F*(Y - g*k), as cases on
+  // the few values of Y - g*k below k). Injectivity compares (g, j) lexicographically.
+  // verify/README.md, "Fourth pass".
+  bool digit_iterations = true;
+  // Specs, integer encoding: divisor cases without the nonlinear fallback
+  // (smt::ExprEncoder::set_case_obligations): the one-copy query `case_obligations`
+  // first proves that every case-split divisor stays within its cases at every
+  // iteration, and later queries assume it; when that query is not unsat, the
+  // configuration is encoded again the old way. Measured on the group widths of gemm and
+  // Triton's grouped order (verify/README.md, "Fourth pass").
+  bool case_obligations = true;
   // Specs, by default (no symbolic_params): prove the reduced spec first
   // (verify/README.md, "Reduced specs"): the tile-index part over fewer parameters — tiles
   // (X // E, X % E) merged into X, lets of parameters that only they read (D = R * C from

@@ -499,9 +499,16 @@ out col = select(row % 2 == 1, col_tiles - 1 - c, c);
 // The up-front cube split (cube_divisors_up_to): the divisor col_tiles is enumerated (32
 // configurations), row_tiles stays symbolic (up to 4096), and each configuration, now
 // linear, is proved with integers first even though it would fit 16-bit bit-vectors.
+// (With digit_iterations, the default, the iteration is the digits (iter // col_tiles,
+// iter % col_tiles) and nothing needs cubing: one configuration.)
 TEST(SwizzleProveSpecTest, DivisorParametersAreCubedUpFront) {
   SwizzleSpec spec = ParseOrDie("serp.swz", kSerpentine);
-  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec));
+  ASSERT_OK_AND_ASSIGN(SwizzleProof digits, ProveSpec(spec));
+  EXPECT_EQ(digits.verdict, Verdict::kHolds) << digits.ToString();
+  EXPECT_EQ(digits.configs, 1);
+  SwizzleProveOptions no_digits;
+  no_digits.digit_iterations = false;
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, {}, no_digits));
   EXPECT_EQ(p.verdict, Verdict::kHolds) << p.ToString();
   EXPECT_EQ(p.configs, 32);
   EXPECT_THAT(p.queries, Contains(Field(&QueryRecord::name,
@@ -509,6 +516,7 @@ TEST(SwizzleProveSpecTest, DivisorParametersAreCubedUpFront) {
                                                   "injective"))));
   EXPECT_THAT(p.queries, Not(Contains(Field(&QueryRecord::name, HasSubstr("].bv")))));
   SwizzleProveOptions o;
+  o.digit_iterations = false;
   o.cube_divisors_up_to = 31;  // over budget: col_tiles stays symbolic
   o.solver.rlimit = 1;         // only the configurations are counted: stop at once
   o.max_configs = 1;
@@ -523,6 +531,7 @@ TEST(SwizzleProveSpecTest, DivisorParametersAreCubedUpFront) {
 TEST(SwizzleProveSpecTest, TotalBudgetReportsTheProvenPart) {
   SwizzleSpec spec = ParseOrDie("serp.swz", kSerpentine);
   SwizzleProveOptions o;
+  o.digit_iterations = false;  // else one configuration, proven within the budget
   o.total_rlimit = 10'000;
   ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, {}, o));
   EXPECT_EQ(p.verdict, Verdict::kInconclusive) << p.ToString();
@@ -657,6 +666,95 @@ TEST(SwizzleProveSpecTest, PortfolioResumesInBitVectorsWhereIntegersRunOut) {
   const std::string property = it->name.substr(it->name.rfind('.'));
   EXPECT_THAT((it + 1)->name, AllOf(HasSubstr("].bv"), ::testing::EndsWith(property)));
   EXPECT_EQ((it + 1)->result, smt::SatResult::kUnsat);
+}
+
+}  // namespace
+}  // namespace warpcheck::verify
+
+namespace warpcheck::verify {
+namespace {
+
+// digit_iterations and case_obligations: gemm direction 1 with R and C symbolic up to 192
+// (16x its declared 12) is one linear configuration per swizzle_offset: the iteration as
+// digits (g, j) of s*R, the group width w in `j // w` within the cases 1..s (the
+// case_obligations query proves it), no product of two unknowns.
+TEST(SwizzleProveSpecTest, DigitIterationsProveGemmAtSixteenTimesItsBox) {
+  SwizzleSpec spec = LoadCorpus("gemm_d1");
+  SpecSweep box;
+  box.ranges = {{"row_tiles", {1, 192}}, {"col_tiles", {1, 192}}};
+  SwizzleProveOptions o = Only(SwizzleProveOptions::Encoding::kInteger);
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, box, o));
+  EXPECT_EQ(p.verdict, Verdict::kHolds) << p.ToString();
+  EXPECT_EQ(p.configs, 7);
+  EXPECT_TRUE(p.coverage.empty()) << p.ToString();  // all proven, nothing enumerated
+  EXPECT_TRUE(AllUnsat(p)) << p.ToString();
+  EXPECT_THAT(p.queries,
+              Contains(Field(&QueryRecord::name,
+                             "gemm_d1.swz[row_tiles=1..192,col_tiles=1..192,"
+                             "swizzle_offset=7].case_obligations")));
+  // Without the two, the same box is not proved within the same budget.
+  o.digit_iterations = false;
+  o.case_obligations = false;
+  o.cube_divisors_up_to = 0;
+  o.max_configs = 7;
+  o.solver.rlimit = 2'000'000;
+  ASSERT_OK_AND_ASSIGN(SwizzleProof q, ProveSpec(spec, box, o));
+  EXPECT_NE(q.verdict, Verdict::kHolds) << q.ToString();
+}
+
+// A wrong map at 16x: the digits' model is re-checked by evaluation and minimised to the
+// enumeration's smallest counterexample, the same as on a box small enough to sweep.
+TEST(SwizzleProveSpecTest, DigitIterationsRefuteWithTheSweepsSmallestCounterexample) {
+  SwizzleSpec spec = LoadCorpus("buggy_gemm_d1_no_tail_fix");
+  SpecSweep small;
+  small.ranges = {{"row_tiles", {1, 5}}, {"col_tiles", {1, 5}}};
+  ASSERT_OK_AND_ASSIGN(sim::swizzle::CheckResult want, sim::swizzle::Sweep(spec, small));
+  ASSERT_EQ(want.verdict, Verdict::kViolated);
+  SpecSweep wide;
+  wide.ranges = {{"row_tiles", {1, 192}}, {"col_tiles", {1, 192}}};
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p,
+                       ProveSpec(spec, wide, Only(SwizzleProveOptions::Encoding::kInteger)));
+  ASSERT_EQ(p.verdict, Verdict::kViolated) << p.ToString();
+  EXPECT_EQ(p.counterexample, want.counterexample) << p.ToString();
+}
+
+// A divisor past its cases: `w = select(R * R == 2, 0, C)` is C (R*R is never 2), up to
+// 20, and the divisor cases cover 1..16; the case_obligations query finds C = 17, and the
+// configuration is encoded again with the nonlinear fallback, which proves it. A bug
+// after the division is still refuted: never a false verdict.
+TEST(SwizzleProveSpecTest, FailedCaseObligationsFallBackToTheFullEncoding) {
+  SwizzleSpec spec = ParseOrDie("guess.swz", R"(
+param R in 1..3;
+param C in 1..20;
+domain = R * C;
+grid row = R;
+grid col = C;
+let w = select(R * R == 2, 0, C);
+out row = iter // w;
+out col = iter % w;
+)");
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p,
+                       ProveSpec(spec, {}, Only(SwizzleProveOptions::Encoding::kInteger)));
+  EXPECT_EQ(p.verdict, Verdict::kHolds) << p.ToString();
+  auto ob = std::find_if(p.queries.begin(), p.queries.end(), [](const QueryRecord& q) {
+    return q.name.find("case_obligations") != std::string::npos;
+  });
+  ASSERT_NE(ob, p.queries.end());
+  EXPECT_EQ(ob->result, smt::SatResult::kSat);
+  // The same map with a bug after the division is still refuted.
+  SwizzleSpec bad = ParseOrDie("guess_bad.swz", R"(
+param R in 1..3;
+param C in 1..20;
+domain = R * C;
+grid row = R;
+grid col = C;
+let w = select(R * R == 2, 0, C);
+out row = iter // w;
+out col = min(iter % w + 1, w - 1);
+)");
+  ASSERT_OK_AND_ASSIGN(SwizzleProof b,
+                       ProveSpec(bad, {}, Only(SwizzleProveOptions::Encoding::kInteger)));
+  EXPECT_EQ(b.verdict, Verdict::kViolated) << b.ToString();
 }
 
 }  // namespace

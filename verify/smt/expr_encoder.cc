@@ -190,6 +190,12 @@ Term ExprEncoder::CdivBv(const Encoded& a, const Encoded& b) const {
 void ExprEncoder::FloorDivMod(const Encoded& a, const Encoded& b, Term* q, Term* r) {
   if (bv_width_ > 0) return FloorDivModBv(a, b, q, r);
   Context& c = *ctx_;
+  if (digits_.has_value() && a.value.Same(digits_->dividend) &&
+      b.value.Same(digits_->divisor)) {
+    *q = digits_->q;
+    *r = digits_->r;
+    return;
+  }
   if (b.range.Constant() && b.range.lo > 0) {
     // Euclidean = floor for a positive divisor; Z3 handles constant divisors linearly.
     *q = Div(a.value, b.value);
@@ -241,6 +247,10 @@ void ExprEncoder::FloorDivMod(const Encoded& a, const Encoded& b, Term* q, Term*
     const Term q0 = *q, r0 = *r;
     *q = qs;
     *r = rs;
+    if (case_obligations_) {
+      obligations_->push_back(b.value >= lo && b.value <= hi);
+      return;
+    }
     side_->push_back(Implies(b.value > hi, a.value == b.value * q0 + r0 && r0 >= 0 &&
                                                r0 < b.value));
     if (b.range.lo < 0) {

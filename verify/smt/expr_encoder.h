@@ -39,6 +39,11 @@
 //     q!k)) and r = a - m*b in case m, the fresh pair only for a >= n*b. Each case is
 //     linear in b, so `iter // (p * D)` with a symbolic D needs no nonlinear step while
 //     the quotient stays below n.
+//   * optionally (set_case_obligations), the divisor cases without the fallback's side
+//     condition: the fallback quotient is free and the division records the obligation
+//     lo <= b <= hi instead (an over-approximation, exact once a query proves every
+//     obligation: verify/README.md, "Fourth pass").
+//   * SetDigits(x, S, g, j): x // S and x % S are the caller's digits g, j.
 //   cdiv(a, b) = -(-a // b), exact for either sign.
 // The side conditions are definitional (every a, b has exactly one such q, r), so adding
 // them to a query changes neither satisfiability nor models of the original variables;
@@ -119,6 +124,22 @@ class ExprEncoder {
   // gets its first `n` quotient values as the linear cases m*b <= a < (m+1)*b, a fresh
   // quotient only for a >= n*b (0: never). See "Division".
   void set_small_quotient_cases(int n) { small_quotient_cases_ = n; }
+  // Integers, with divisor cases: the fallback quotient for divisor values past the cases
+  // is left unconstrained (no product b*q for Z3's nonlinear core), and each such division
+  // records the *obligation* lo <= b <= hi (its case range) instead. The encoding is then
+  // an over-approximation of the map (every real run is a model, the fallback set to the
+  // real quotient), exact wherever every obligation holds: a caller proves the
+  // obligations (unsat of "some obligation fails") before it assumes them. See "Division".
+  void set_case_obligations(bool on) { case_obligations_ = on; }
+  // The obligations recorded so far (shared by forks), in encoding order.
+  const std::vector<Term>& obligations() const { return *obligations_; }
+  // Integers: `dividend // divisor` and `dividend % divisor` (the very terms, see
+  //          Term::Same) are `q` and `r`: the caller states q, r as the digits of the
+  //          dividend (0 <= r < divisor, dividend = q*divisor + r). This encoder only
+  //          (not shared by forks made before the call).
+  void SetDigits(Term dividend, Term divisor, Term q, Term r) {
+    digits_ = Digits{dividend, divisor, q, r};
+  }
   // Ensures: how many nodes encoded so far (by this encoder and its forks) are nonlinear
   //          for the integer encoding: a product of two non-constants, or a division by a
   //          non-constant without a case split (set_small_divisor_cases). 0: every
@@ -181,6 +202,12 @@ class ExprEncoder {
   int bv_width_ = 0;
   int small_divisor_cases_ = 0;
   int small_quotient_cases_ = 0;
+  bool case_obligations_ = false;
+  std::shared_ptr<std::vector<Term>> obligations_ = std::make_shared<std::vector<Term>>();
+  struct Digits {
+    Term dividend, divisor, q, r;
+  };
+  std::optional<Digits> digits_;
   std::shared_ptr<int> widest_;
   std::shared_ptr<int> nonlinear_ = std::make_shared<int>(0);
   absl::flat_hash_map<std::string, Encoded> names_;

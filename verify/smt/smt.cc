@@ -148,6 +148,11 @@ int Term::bv_width() const {
   return e.is_bv() ? static_cast<int>(e.get_sort().bv_size()) : 0;
 }
 
+bool Term::Same(const Term& other) const {
+  return valid() && other.valid() && ctx_ == other.ctx_ &&
+         z3::eq(TermOps::Get(*this), TermOps::Get(other));
+}
+
 std::string Term::ToString() const {
   if (!valid()) return "<invalid>";
   return TermOps::Get(*this).to_string();

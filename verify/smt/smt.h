@@ -95,6 +95,9 @@ class Term {
   int bv_width() const;
   // Ensures: the term in SMT-LIB syntax (for messages and tests).
   std::string ToString() const;
+  // Ensures: true when `other` is the same Z3 term (Z3 shares structurally equal terms,
+  //          so two encodings of one expression are the same term).
+  bool Same(const Term& other) const;
 
  private:
   friend class Context;
