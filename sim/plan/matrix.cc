@@ -114,26 +114,29 @@ std::optional<Side> MakeSide(const ConversionProblem& p, bool store, const WordV
 // an access needs is an XOR of these). The climb keeps them current under its swizzle
 // moves instead of inverting every basis it tries.
 struct SideImages {
-  uint32_t reg[32] = {}, lane[5] = {}, warp[32] = {}, rows[3] = {}, cols[3] = {};
-  int reg_bits = 0, lane_bits = 0, warp_bits = 0;
+  // One array, in order: register bits, 5 lane bits (0 past the layout's), warp bits,
+  // rows, cols; a move touches only the entries in use.
+  uint32_t v[32 + 5 + 32 + 3 + 3] = {};
+  int reg_bits = 0, lane_bits = 0, warp_bits = 0, n = 0;
 
   SideImages(const Side& s, const Map& m)
-      : reg_bits(s.l->reg_bits()), lane_bits(s.l->lane_bits()), warp_bits(s.l->warp_bits()) {
-    for (int i = 0; i < reg_bits; ++i) reg[i] = m(s.l->reg[i]);
-    for (int i = 0; i < lane_bits && i < 5; ++i) lane[i] = m(s.l->lane[i]);
-    for (int i = 0; i < warp_bits; ++i) warp[i] = m(s.l->warp[i]);
-    for (int i = 0; i < 3; ++i) rows[i] = m(s.rows[i]);
-    for (int i = 0; i < 3; ++i) cols[i] = m(s.cols[i]);
+      : reg_bits(s.l->reg_bits()), lane_bits(std::min(s.l->lane_bits(), 5)),
+        warp_bits(s.l->warp_bits()) {
+    for (int i = 0; i < reg_bits; ++i) v[n++] = m(s.l->reg[i]);
+    for (int i = 0; i < 5; ++i) v[n++] = i < lane_bits ? m(s.l->lane[i]) : 0;  // 5 always
+    for (int i = 0; i < warp_bits; ++i) v[n++] = m(s.l->warp[i]);
+    for (int i = 0; i < 3; ++i) v[n++] = m(s.rows[i]);
+    for (int i = 0; i < 3; ++i) v[n++] = m(s.cols[i]);
   }
-  // The images after the move basis[k] ^= basis[j] (an involution). Whole arrays (the
-  // unused entries are 0, which every move keeps): fixed trip counts the compiler
-  // vectorises.
+  const uint32_t* reg() const { return v; }
+  const uint32_t* lane() const { return v + reg_bits; }
+  const uint32_t* warp() const { return v + reg_bits + 5; }
+  const uint32_t* rows() const { return v + n - 6; }
+  const uint32_t* cols() const { return v + n - 3; }
+  // The images after the move basis[k] ^= basis[j]: an involution, so applying it again
+  // undoes it (the climb prices a move in place and undoes the ones it rejects).
   void Move(int j, int k) {
-    for (uint32_t& o : reg) o = SwizzleMove(o, j, k);
-    for (uint32_t& o : lane) o = SwizzleMove(o, j, k);
-    for (uint32_t& o : warp) o = SwizzleMove(o, j, k);
-    for (uint32_t& o : rows) o = SwizzleMove(o, j, k);
-    for (uint32_t& o : cols) o = SwizzleMove(o, j, k);
+    for (int i = 0; i < n; ++i) v[i] = SwizzleMove(v[i], j, k);
   }
 };
 
@@ -145,13 +148,13 @@ std::optional<Access> SideAccess(const Side& s, const SideImages& im, int eb,
                                  BankCostMemo& memo) {
   const FlatLayout& l = *s.l;
   Access a;
-  const uint32_t* img = im.reg;
+  const uint32_t* img = im.reg();
   uint32_t warp_low = 0;
-  for (int i = 0; i < im.warp_bits; ++i) warp_low |= im.warp[i];
+  for (int i = 0; i < im.warp_bits; ++i) warp_low |= im.warp()[i];
   const uint32_t all_regs = static_cast<uint32_t>(l.num_regs()) - 1;
   if (s.kind != Kind::kPlain) {
-    for (int i = 0; i < s.ncols; ++i) if (im.cols[i] != (1u << i)) return std::nullopt;
-    const uint32_t* row_img = im.rows;
+    for (int i = 0; i < s.ncols; ++i) if (im.cols()[i] != (1u << i)) return std::nullopt;
+    const uint32_t* row_img = im.rows();
     uint32_t low = warp_low, sel_img[2] = {};
     for (int i = 0; i < l.reg_bits(); ++i) {
       if (i != s.Pack() && !((s.free_regs >> i) & 1)) low |= img[i];
@@ -180,14 +183,19 @@ std::optional<Access> SideAccess(const Side& s, const SideImages& im, int eb,
     if (found < 0) break;
     a.vec[a.a++] = found;
   }
-  const uint32_t* lane_img = im.lane;
+  const uint32_t* lane_img = im.lane();
   uint32_t vmask = 0, low = warp_low;
   for (int k = 0; k < a.a; ++k) vmask |= 1u << a.vec[k];
   for (int i = 0; i < l.reg_bits(); ++i) if (!((vmask >> i) & 1)) low |= img[i];
   for (int j = 0; j < l.lane_bits() && j < 5; ++j) low |= lane_img[j];
+  // Aligned: no other basis may reach the vector's offset bits. The registers the
+  // narrowing drops start accesses of their own (their images are above the vector's
+  // bits, so `low` stays as it is).
   while (a.a > 0 && (low & ((1u << a.a) - 1)) != 0) --a.a;
   if (a.a < s.v->pk()) return std::nullopt;
   for (int k = 0; k < s.v->pk(); ++k) if (a.vec[k] != s.v->pack[k]) return std::nullopt;
+  vmask = 0;
+  for (int k = 0; k < a.a; ++k) vmask |= 1u << a.vec[k];
   a.skip = vmask | s.free_regs;
   a.per_thread = 1 << (l.reg_bits() - Popcount(a.skip & all_regs));
   const uint32_t mask = s.lanes;
@@ -198,11 +206,19 @@ std::optional<Access> SideAccess(const Side& s, const SideImages& im, int eb,
   return a;
 }
 
+// Ensures: (w, i) with w <= the wavefronts and i <= the instructions of the side under
+// every basis (defined below).
+std::pair<int64_t, int64_t> SideBound(const Side& s, int eb);
+
 class MatrixPlanner {
  public:
   MatrixPlanner(const ConversionProblem& p, const Side& st, const Side& ld)
       : p_(p), st_(st), ld_(ld), eb_(p.element_bytes()), n_(p.elem_bits_log2),
-        row_bit_(std::countr_zero(16u / static_cast<uint32_t>(p.element_bytes()))) {}
+        row_bit_(std::countr_zero(16u / static_cast<uint32_t>(p.element_bytes()))) {
+    const auto [ws, is] = SideBound(st, eb_);
+    const auto [wl, il] = SideBound(ld, eb_);
+    bound_ = {ws + wl, is + il};
+  }
 
   // (wavefronts, instructions) of a basis, given as its sides' images; max when a side
   // does not fit.
@@ -262,6 +278,8 @@ class MatrixPlanner {
         best_score = score;
         best = basis;
       }
+      // No later order can score strictly less than the bound of every basis.
+      if (best_score == bound_) break;
     }
     return best;
   }
@@ -273,21 +291,23 @@ class MatrixPlanner {
     Map m(basis);
     SideImages st(st_, m), ld(ld_, m);
     auto score = Score(st, ld);
-    for (int pass = 0; pass < 8; ++pass) {
+    // At the bound no move can lower the score: the climb would end after a pass that
+    // finds none.
+    for (int pass = 0; pass < 8 && score != bound_; ++pass) {
       bool improved = false;
       for (int j = row_bit_; j < n_ && !improved; ++j) {
         if ((int64_t{eb_} << j) >= 128) break;
         for (int k = j + 1; k < n_ && !improved; ++k) {
-          SideImages st_moved = st, ld_moved = ld;  // kept only if the move helps
-          st_moved.Move(j, k);
-          ld_moved.Move(j, k);
-          auto s = Score(st_moved, ld_moved);
+          st.Move(j, k);
+          ld.Move(j, k);
+          auto s = Score(st, ld);
           if (s < score) {
             basis[k] ^= basis[j];
-            st = st_moved;
-            ld = ld_moved;
             score = s;
             improved = true;
+          } else {
+            st.Move(j, k);  // undone: the move is an involution
+            ld.Move(j, k);
           }
         }
       }
@@ -301,6 +321,7 @@ class MatrixPlanner {
   const Side& ld_;
   int eb_, n_;
   int row_bit_;  // the first offset bit above a 16-byte row
+  std::pair<int64_t, int64_t> bound_;  // SideBound of both sides, summed
   // The store side's bank costs, the load side's (a search prices about 50 bases).
   mutable BankCostMemo memo_[2] = {BankCostMemo(64), BankCostMemo(64)};
 };
@@ -423,37 +444,61 @@ std::pair<int64_t, int64_t> SideBound(const Side& s, int eb) {
   while ((eb << (limit + 1)) <= 16) ++limit;
   const int skipped = std::min(l.reg_bits(), Popcount(s.free_regs & all_regs) + limit);
   const int64_t per_thread = int64_t{1} << (l.reg_bits() - skipped);
-  // SideAccess counts the accesses of the vector before checking its alignment (which
-  // may narrow it): the bound pairs the fewest accesses with the narrowest groups.
+  // The alignment check may narrow the vector: the bound pairs the fewest accesses (the
+  // widest vector) with the narrowest groups.
   const int64_t groups = ActiveGroups(s.lanes, static_cast<uint32_t>(eb));
   return {groups * per_thread * s.warps, per_thread};
 }
 
 // Ensures: the first candidate (store kind, load kind) of least (wavefronts,
-// instructions) after its bank search. A candidate whose bound (SideBound) is no less
-// than the best so far is not searched: it could not replace it.
+// instructions) after its bank search, in the order plain/matrix/trans for the store,
+// then the load. Candidates are searched by increasing bound (SideBound), so that a
+// search that reaches the bound of those after it spares them; a candidate is not
+// searched when it could not replace the best so far (a bound above its score, or equal
+// to it for a later candidate).
 Choice Choose(const ConversionProblem& p, const WordView& sv, const WordView& dv) {
-  Choice best;
-  std::pair<int64_t, int64_t> best_score;
+  struct Candidate {
+    int index;
+    Kind store, load;
+    Side st, ld;
+    std::pair<int64_t, int64_t> bound;
+  };
+  std::vector<Candidate> candidates;
+  int index = 0;
   for (Kind ks : {Kind::kPlain, Kind::kMatrix, Kind::kTrans}) {
     for (Kind kl : {Kind::kPlain, Kind::kMatrix, Kind::kTrans}) {
+      ++index;
       if (ks == Kind::kPlain && kl == Kind::kPlain) continue;
       auto st = MakeSide(p, true, sv, ks);
       auto ld = MakeSide(p, false, dv, kl);
       if (!st || !ld) continue;
-      if (!best.basis.empty()) {
-        const auto [ws, is] = SideBound(*st, p.element_bytes());
-        const auto [wl, il] = SideBound(*ld, p.element_bytes());
-        if (std::make_pair(ws + wl, is + il) >= best_score) continue;
-      }
-      MatrixPlanner planner(p, *st, *ld);
-      std::vector<uint32_t> basis = planner.Search();
-      if (basis.empty()) continue;
-      auto score = planner.Score(basis);
-      if (!best.basis.empty() && score >= best_score) continue;
-      best = Choice{ks, kl, std::move(basis)};
-      best_score = score;
+      const auto [ws, is] = SideBound(*st, p.element_bytes());
+      const auto [wl, il] = SideBound(*ld, p.element_bytes());
+      candidates.push_back(Candidate{index, ks, kl, *std::move(st), *std::move(ld),
+                                     {ws + wl, is + il}});
     }
+  }
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.bound < b.bound; });
+  Choice best;
+  std::pair<int64_t, int64_t> best_score;
+  int best_index = 0;
+  for (const Candidate& c : candidates) {
+    if (!best.basis.empty() &&
+        (c.bound > best_score || (c.bound == best_score && c.index > best_index))) {
+      continue;
+    }
+    MatrixPlanner planner(p, c.st, c.ld);
+    std::vector<uint32_t> basis = planner.Search();
+    if (basis.empty()) continue;
+    auto score = planner.Score(basis);
+    if (!best.basis.empty() &&
+        (score > best_score || (score == best_score && c.index > best_index))) {
+      continue;
+    }
+    best = Choice{c.store, c.load, std::move(basis)};
+    best_score = score;
+    best_index = c.index;
   }
   return best;
 }

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -500,13 +502,21 @@ absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordV
   std::vector<BflyRequest> requests;
   std::vector<LaneTable> tables(unit_out.size());
   std::vector<bool> has_table(unit_out.size(), false);
+  // The lane parts of the matrix, once: (source lane, source word) of lane l's element
+  // of destination word 0.
+  uint32_t lane_sigma[32], lane_rho[32];
+  for (uint32_t l = 0; l < 32; ++l) {
+    lane_sigma[l] = ApplyCols(mll, l);
+    lane_rho[l] = ApplyCols(mrl, l);
+  }
   for (uint32_t rp = 0; rp < static_cast<uint32_t>(dv.units()); ++rp) {
     if (rp & mat.zero_cols) continue;
     uint32_t sigma[32], rho[32];
     std::vector<uint32_t> deltas;
+    const uint32_t word_sigma = ApplyCols(mlr, rp), word_rho = ApplyCols(mrr, rp);
     for (uint32_t l = 0; l < 32; ++l) {
-      sigma[l] = ApplyCols(mlr, rp) ^ ApplyCols(mll, l);
-      rho[l] = ApplyCols(mrr, rp) ^ ApplyCols(mrl, l);
+      sigma[l] = word_sigma ^ lane_sigma[l];
+      rho[l] = word_rho ^ lane_rho[l];
       uint32_t d = sigma[l] ^ l;
       if (d != 0 && std::find(deltas.begin(), deltas.end(), d) == deltas.end()) {
         deltas.push_back(d);
@@ -986,7 +996,7 @@ class SmemPlanner {
     for (size_t i = 0; i < bases.size(); ++i) {
       any = true;
       if (i < 6 && !o_.no_swizzle && bound < best_score_) {
-        Search(bases[i].basis, bases[i].fixed, bases[i].score);
+        Search(bases[i].basis, bases[i].fixed, bases[i].score, bound);
       }
       Consider(bases[i].basis, bases[i].score);
     }
@@ -1026,7 +1036,7 @@ class SmemPlanner {
   // The offsets of each side's bases under the offset map: FlatLayout order (register
   // bits, lane bits, warp bits), side 0 the source, 1 the destination. The bank search
   // keeps them current instead of inverting every basis it tries: the swizzle move
-  // basis[k] ^= basis[j] maps every offset o to o ^ (bit k of o) << j (MovedImages).
+  // basis[k] ^= basis[j] maps every offset o to o ^ (bit k of o) << j (MoveImages).
   struct Images {
     std::vector<uint32_t> side[2];
   };
@@ -1040,14 +1050,11 @@ class SmemPlanner {
     }
     return im;
   }
-  // Ensures: `out` holds the images of `im` after the move basis[k] ^= basis[j] (the
-  // climb prices a move in `out` and keeps `im` for the moves it rejects).
-  static void MovedImages(const Images& im, int j, int k, Images& out) {
+  // The images after the move basis[k] ^= basis[j]: an involution, so applying it again
+  // undoes it (the climb prices a move in place and undoes the ones it rejects).
+  static void MoveImages(Images& im, int j, int k) {
     for (int s = 0; s < 2; ++s) {
-      out.side[s].resize(im.side[s].size());
-      for (size_t i = 0; i < im.side[s].size(); ++i) {
-        out.side[s][i] = SwizzleMove(im.side[s][i], j, k);
-      }
+      for (uint32_t& o : im.side[s]) o = SwizzleMove(o, j, k);
     }
   }
 
@@ -1192,23 +1199,26 @@ class SmemPlanner {
   // (in terms of the basis: direction k also moves bit j, basis[k] ^= basis[j]), the
   // moves that change which bank an element lands in. `score`: the basis's on entry,
   // the result's on return.
-  void Search(std::vector<uint32_t>& basis, int fixed, Scored& score) {
-    Images im = ImagesOf(Map(basis)), trial;
-    for (int pass = 0; pass < 8 && score.conflicts > 0; ++pass) {
+  // `bound`: Bound(); at it no move can lower the score.
+  void Search(std::vector<uint32_t>& basis, int fixed, Scored& score,
+              const std::pair<int64_t, int64_t>& bound) {
+    Images im = ImagesOf(Map(basis));
+    for (int pass = 0; pass < 8 && score.conflicts > 0 && score.score != bound; ++pass) {
       bool improved = false;
       for (int j = 0; j < n_ && !improved; ++j) {
         const int64_t byte = int64_t{eb_} << j;
         if (byte < 4) continue;
         if (byte >= 128) break;
         for (int k = std::max(fixed, j + 1); k < n_ && !improved; ++k) {
-          MovedImages(im, j, k, trial);
-          Scored s = ScoreImages(trial);
+          MoveImages(im, j, k);
+          Scored s = ScoreImages(im);
           if (s.score < score.score) {
             basis[k] ^= basis[j];
-            std::swap(im, trial);
             score = s;
             improved = true;
             ++moves_;
+          } else {
+            MoveImages(im, j, k);  // undone
           }
         }
       }
@@ -1280,7 +1290,7 @@ class SmemPlanner {
     }
     // Words of the access whose first register is r (vector bits clear).
     auto words_of = [&](const WordView& v, uint32_t r, const std::vector<int>& vec,
-                        const std::vector<int>& ids, std::vector<int>* out, int* elem_bytes) {
+                        const std::vector<int>& ids, auto* out, int* elem_bytes) {
       const int a = static_cast<int>(vec.size());
       if (v.upw == 2) {
         for (uint32_t j = 0; j < (1u << a); ++j) {

@@ -4,6 +4,7 @@
 #include <map>
 #include <tuple>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -61,7 +62,7 @@ void Simplify(Program& p) {
   for (int i = 0; i < p.num_words; ++i) alias[i] = i;
   std::vector<int> def(p.num_words, -1);  // index into `ops` of the defining op
   std::vector<Op> ops;
-  std::map<std::tuple<int, int, int, uint32_t, std::vector<int>>, int> cse;
+  absl::flat_hash_map<std::tuple<int, int, int, uint32_t, Words>, int> cse;
   for (Op op : p.ops) {
     for (int& id : op.in) id = alias[id];
     if (op.kind == OpKind::kSelp) {
@@ -149,7 +150,7 @@ void Simplify(Program& p) {
 }
 
 std::string ProgramToString(const Program& p) {
-  auto words = [](const std::vector<int>& ids) {
+  auto words = [](const Words& ids) {
     return absl::StrJoin(ids, ", ", [](std::string* out, int id) {
       absl::StrAppend(out, "w", id);
     });

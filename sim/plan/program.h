@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
+
 namespace warpcheck::sim::plan {
 
 struct SetupValue {
@@ -55,10 +57,14 @@ enum class OpKind {
   kLdMatrix,  // out = [rows]
 };
 
+// Word lists of one op: at most four words but for vector accesses, kept inline (the
+// planner builds and drops thousands of ops per conversion).
+using Words = absl::InlinedVector<int, 4>;
+
 struct Op {
   OpKind kind = OpKind::kSelp;
-  std::vector<int> out;
-  std::vector<int> in;
+  Words out;
+  Words in;
   int pred = -1;  // setup id (predicate) or -1
   int addr = -1;  // setup id (address / lane index) or -1
   uint32_t imm = 0;

@@ -73,42 +73,82 @@ std::string PrintParam(const Param& p) {
 
 }  // namespace
 
-std::string PrintOperand(const Operand& o) {
+namespace {
+
+// Appends the operand's text (the printer's inner loop: no temporaries).
+void AppendOperand(std::string* out, const Operand& o) {
   switch (o.kind) {
     case OperandKind::kReg:
-      return absl::StrCat(o.negated ? "!" : "", o.name);
+      if (o.negated) out->push_back('!');
+      out->append(o.name);
+      return;
     case OperandKind::kSink:
-      return "_";
+      out->push_back('_');
+      return;
     case OperandKind::kImm:
-      return PrintImm(o);
+      if (o.imm_kind == ImmKind::kInt && !o.hex) {
+        absl::StrAppend(out, static_cast<int64_t>(o.bits));
+      } else {
+        out->append(PrintImm(o));
+      }
+      return;
     case OperandKind::kSpecial:
-      return SpecialRegName(o.special);
+      out->append(SpecialRegName(o.special));
+      return;
     case OperandKind::kSymbol:
-      return o.name;
-    case OperandKind::kVector: {
-      std::vector<std::string> parts;
-      for (const Operand& e : o.elems) parts.push_back(PrintOperand(e));
-      return absl::StrCat("{", absl::StrJoin(parts, ", "), "}");
-    }
+      out->append(o.name);
+      return;
+    case OperandKind::kVector:
+      out->push_back('{');
+      for (size_t i = 0; i < o.elems.size(); ++i) {
+        if (i > 0) out->append(", ");
+        AppendOperand(out, o.elems[i]);
+      }
+      out->push_back('}');
+      return;
     case OperandKind::kAddress:
-      if (o.name.empty()) return absl::StrCat("[", o.offset, "]");
-      if (o.offset == 0 && !o.zero_offset_written) return absl::StrCat("[", o.name, "]");
-      return absl::StrCat("[", o.name, "+", o.offset, "]");
+      if (o.name.empty()) {
+        absl::StrAppend(out, "[", o.offset, "]");
+      } else if (o.offset == 0 && !o.zero_offset_written) {
+        absl::StrAppend(out, "[", o.name, "]");
+      } else {
+        absl::StrAppend(out, "[", o.name, "+", o.offset, "]");
+      }
+      return;
     case OperandKind::kPair:
-      return absl::StrCat(PrintOperand(o.elems[0]), "|", PrintOperand(o.elems[1]));
+      AppendOperand(out, o.elems[0]);
+      out->push_back('|');
+      AppendOperand(out, o.elems[1]);
+      return;
   }
-  return "";
+}
+
+void AppendInstruction(std::string* out, const Instruction& in) {
+  if (in.guard.has_value()) {
+    absl::StrAppend(out, "@", in.guard->negated ? "!" : "", in.guard->name, " ");
+  }
+  if (in.opcode_text.empty()) {
+    out->append(FormatOpcode(in.op, in.mods));
+  } else {
+    out->append(in.opcode_text);
+  }
+  for (size_t i = 0; i < in.operands.size(); ++i) {
+    out->append(i == 0 ? " " : ", ");
+    AppendOperand(out, in.operands[i]);
+  }
+}
+
+}  // namespace
+
+std::string PrintOperand(const Operand& o) {
+  std::string out;
+  AppendOperand(&out, o);
+  return out;
 }
 
 std::string PrintInstruction(const Instruction& in) {
   std::string out;
-  if (in.guard.has_value()) {
-    absl::StrAppend(&out, "@", in.guard->negated ? "!" : "", in.guard->name, " ");
-  }
-  out += in.opcode_text.empty() ? FormatOpcode(in.op, in.mods) : in.opcode_text;
-  std::vector<std::string> ops;
-  for (const Operand& o : in.operands) ops.push_back(PrintOperand(o));
-  if (!ops.empty()) absl::StrAppend(&out, " ", absl::StrJoin(ops, ", "));
+  AppendInstruction(&out, in);
   return out;
 }
 
@@ -159,7 +199,8 @@ void WalkStatement(S& s, int depth, Layout& layout) {
     case Statement::Kind::kInstruction:
       line = layout.Line([&](std::string* o) {
         indent(o);
-        absl::StrAppend(o, PrintInstruction(s.insn), ";");
+        AppendInstruction(o, s.insn);
+        o->push_back(';');
       });
       break;
     case Statement::Kind::kLabel:

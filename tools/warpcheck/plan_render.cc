@@ -199,7 +199,7 @@ std::map<uint32_t, BankCell> BankCells(const sim::plan::ConversionProblem& probl
   const Op& op = p.ops[k];
   const bool matrix = verify::plan::IsMatrix(op);
   const int bytes = verify::plan::AccessBytes(op);
-  const std::vector<int>& ids = verify::plan::IsStore(op) ? op.in : op.out;
+  const sim::plan::Words& ids = verify::plan::IsStore(op) ? op.in : op.out;
   std::map<uint32_t, BankCell> banks;
   for (int l = g * per_group; l < (g + 1) * per_group; ++l) {
     if (!matrix && !((req.mask >> l) & 1)) continue;

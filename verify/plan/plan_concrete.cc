@@ -95,7 +95,7 @@ void RunMatrix(const sim::plan::Program& p, int k, ConcreteRun& run,
                const std::function<std::array<uint32_t, 4>&(int, int)>& word) {
   const sim::plan::Op& op = p.ops[k];
   const bool store = op.kind == OpKind::kStMatrix;
-  const std::vector<int>& ids = store ? op.in : op.out;
+  const sim::plan::Words& ids = store ? op.in : op.out;
   for (int tid = 0; tid < run.threads; ++tid) {
     const uint32_t t = static_cast<uint32_t>(tid);
     if (store && op.pred >= 0 && !SetupAt(p.setup[op.pred], t)) continue;
@@ -186,7 +186,7 @@ absl::StatusOr<ConcreteRun> RunConcrete(const sim::plan::ConversionProblem& prob
           const bool store = op.kind == OpKind::kStShared;
           if (store && op.pred >= 0 && !SetupAt(p.setup[op.pred], t)) break;
           const uint32_t a = SetupAt(p.setup[op.addr], t) + op.imm;
-          const std::vector<int>& ids = store ? op.in : op.out;
+          const sim::plan::Words& ids = store ? op.in : op.out;
           const uint64_t end = uint64_t{a} + ids.size() * op.elem_bytes;
           if (end > run.smem.size()) {
             if (!run.out_of_bounds) run.out_of_bounds = std::make_pair(static_cast<int>(k), tid);
