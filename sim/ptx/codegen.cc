@@ -283,7 +283,7 @@ void EmitOps(Writer& w, const Program& p, const std::vector<Reg>& setup,
     if (!names[id].valid()) names[id] = w.NewReg();
     return names[id];
   };
-  auto regs_of = [&](const std::vector<int>& ids) {
+  auto regs_of = [&](const plan::Words& ids) {
     std::vector<Reg> regs;
     for (int id : ids) regs.push_back(name(id));
     return regs;
@@ -439,33 +439,6 @@ std::vector<int> ElementRun(const FlatLayout& l, int eb) {
   return vec;
 }
 
-std::vector<int> GlobalVector(const FlatLayout& l, const WordView& v, int eb) {
-  std::vector<int> vec = ElementRun(l, eb);
-  if (v.upw == 1 && v.pk() == 0 && eb < 4) return {};  // narrow unpacked words
-  if (static_cast<int>(vec.size()) < v.pk()) return {};
-  for (int k = 0; k < v.pk(); ++k) if (vec[k] != v.pack[k]) return {};
-  if (vec.size() == static_cast<size_t>(v.pk()) && v.upw == 1 && eb == 4) return {};
-  return vec;
-}
-
-// The words of the access whose first register is r.
-std::vector<int> VectorWords(const WordView& v, const std::vector<int>& vec, uint32_t r) {
-  std::vector<int> words;
-  const int a = static_cast<int>(vec.size());
-  if (v.upw == 2) {
-    for (uint32_t j = 0; j < (1u << a); ++j) {
-      uint32_t reg = RunRegister(vec, r, j);
-      words.push_back(static_cast<int>(2 * reg));
-      words.push_back(static_cast<int>(2 * reg + 1));
-    }
-  } else {
-    for (uint32_t j = 0; j < (1u << (a - v.pk())); ++j) {
-      words.push_back(static_cast<int>(v.Unit(RunRegister(vec, r, j, v.pk()))));
-    }
-  }
-  return words;
-}
-
 // 16-bit elements whose words do not line up with global memory (unpacked words, or
 // words that pack elements far apart) still move through global memory as vectors of
 // consecutive elements: one access of up to 16 bytes, its halves distributed to the
@@ -535,25 +508,10 @@ void EmitNarrowStore(Writer& w, const FlatLayout& l, const WordView& v,
 }
 
 std::vector<Reg> EmitGlobalLoad(Writer& w, const ConversionProblem& p, const FlatLayout& l,
-                                const WordView& v, Reg in, bool vector_io) {
+                                const WordView& v, Reg in) {
   const int eb = p.element_bytes();
   GlobalAddresses addr(w, EmitTidLinear(w, TidCoeffs(l), 0), TidBits(l), eb, in);
   std::vector<Reg> words(static_cast<size_t>(v.words()));
-  std::vector<int> vec = vector_io ? GlobalVector(l, v, eb) : std::vector<int>{};
-  if (!vec.empty()) {
-    const uint32_t vmask = BitMask(vec);
-    for (uint32_t r : RegistersInAddressOrder(l, vmask)) {
-      Operand a = addr.At(plan::ApplyBasis(l.reg, r));
-      std::vector<Reg> regs;
-      for (int wi : VectorWords(v, vec, r)) {
-        if (!words[wi].valid()) words[wi] = w.NewReg();
-        regs.push_back(words[wi]);
-      }
-      w.Insn(absl::StrCat("ld.global", VecMod(regs.size()), ".b32"), W::Vec(regs), std::move(a));
-    }
-    // Registers whose bases repeat (broadcast) were loaded through their copies.
-    return words;
-  }
   if (std::vector<int> run = NarrowRun(l, v, eb); !run.empty()) {
     EmitNarrowLoad(w, l, v, run, addr, words);
     return words;
@@ -595,8 +553,7 @@ std::vector<Reg> EmitGlobalLoad(Writer& w, const ConversionProblem& p, const Fla
 }
 
 void EmitGlobalStore(Writer& w, const ConversionProblem& p, const FlatLayout& l,
-                     const WordView& v, const std::vector<Reg>& words, Reg out,
-                     bool vector_io) {
+                     const WordView& v, const std::vector<Reg>& words, Reg out) {
   const int eb = p.element_bytes();
   uint32_t free_regs, free_tid;
   l.FreeBits(&free_regs, &free_tid);
@@ -608,18 +565,6 @@ void EmitGlobalStore(Writer& w, const ConversionProblem& p, const FlatLayout& l,
     guard = pr;
   }
   GlobalAddresses addr(w, EmitTidLinear(w, TidCoeffs(l), 0), TidBits(l), eb, out);
-  std::vector<int> vec = vector_io ? GlobalVector(l, v, eb) : std::vector<int>{};
-  if (!vec.empty()) {
-    const uint32_t vmask = BitMask(vec);
-    for (uint32_t r : RegistersInAddressOrder(l, vmask | free_regs)) {
-      Operand a = addr.At(plan::ApplyBasis(l.reg, r));
-      std::vector<Reg> regs;
-      for (int wi : VectorWords(v, vec, r)) regs.push_back(words[wi]);
-      w.Guarded(guard, absl::StrCat("st.global", VecMod(regs.size()), ".b32"), std::move(a),
-                W::Vec(regs));
-    }
-    return;
-  }
   if (std::vector<int> run = NarrowRun(l, v, eb); !run.empty()) {
     EmitNarrowStore(w, l, v, run, free_regs, guard, addr, words);
     return;
@@ -638,6 +583,49 @@ void EmitGlobalStore(Writer& w, const ConversionProblem& p, const FlatLayout& l,
       w.Insn("shr.u32", W::R(x), W::R(word), W::Imm(slot * 8 * eb));
     }
     w.Guarded(guard, absl::StrCat("st.global.b", 8 * eb), std::move(a), W::R(x));
+  }
+}
+
+// A round trip that moves nothing copies `in` to `out` in the source layout. Each access
+// loads a run of consecutive elements (ElementRun: up to 16 bytes, as whole 32-bit words
+// when it has 4 bytes or more, else one element) into registers and stores the same
+// registers back, all loads first, as LLVM leaves Triton's kernel once the empty loop is
+// deleted. (Packing the elements into the conversion's words after the loads and out of
+// them before the stores, bfi and shr around every 16-bit element, made the one-warp
+// noop harnesses up to 1.43x slower than Triton's on the H200.) Threads and registers
+// that hold broadcast copies do not store.
+void EmitGlobalCopy(Writer& w, const ConversionProblem& p, const FlatLayout& l, Reg in,
+                    Reg out) {
+  const int eb = p.element_bytes();
+  uint32_t free_regs, free_tid;
+  l.FreeBits(&free_regs, &free_tid);
+  std::vector<int> run = ElementRun(l, eb);
+  if ((eb << run.size()) < 4) run.clear();
+  const int bytes = eb << run.size();
+  const int words = bytes >= 4 ? bytes / 4 : 1;
+  const std::string ld = bytes >= 4 ? absl::StrCat("ld.global", VecMod(words), ".b32")
+                                    : absl::StrCat("ld.global.u", 8 * eb);
+  const std::string st = bytes >= 4 ? absl::StrCat("st.global", VecMod(words), ".b32")
+                                    : absl::StrCat("st.global.b", 8 * eb);
+  const Reg elem = EmitTidLinear(w, TidCoeffs(l), 0);
+  GlobalAddresses src(w, elem, TidBits(l), eb, in), dst(w, elem, TidBits(l), eb, out);
+  const std::vector<uint32_t> regs = RegistersInAddressOrder(l, BitMask(run) | free_regs);
+  std::vector<std::vector<Reg>> loaded;
+  for (uint32_t r : regs) {
+    std::vector<Reg> t(static_cast<size_t>(words));
+    for (Reg& x : t) x = w.NewReg();
+    w.Insn(ld, W::Vec(t), src.At(plan::ApplyBasis(l.reg, r)));
+    loaded.push_back(std::move(t));
+  }
+  std::optional<Reg> guard;
+  if (free_tid != 0) {
+    Reg t = w.NewReg(), pr = w.NewPred();
+    w.Insn("and.b32", W::R(t), W::R(w.tid), W::Imm(free_tid));
+    w.Insn("setp.eq.u32", W::R(pr), W::R(t), W::Imm(0));
+    guard = pr;
+  }
+  for (size_t i = 0; i < regs.size(); ++i) {
+    w.Guarded(guard, st, dst.At(plan::ApplyBasis(l.reg, regs[i])), W::Vec(loaded[i]));
   }
 }
 
@@ -926,11 +914,12 @@ Module EmitHarnessModule(const ConversionProblem& problem, const ConversionPlan&
     plan::Simplify(body);
   }
   // A round trip that moves nothing has no loop, as LLVM deletes Triton's empty loop; its
-  // time is the global loads and stores, so those are vectorized there. (Elsewhere they
-  // stay scalar: vectors made ptxas slow some looping kernels 3x on the H200,
-  // corpus/plan/h200/timing_v2.tsv.)
+  // time is the global loads and stores: a copy in runs of consecutive elements
+  // (EmitGlobalCopy). (Elsewhere 32-bit words stay scalar: vectors made ptxas slow some
+  // looping kernels 3x on the H200, corpus/plan/h200/timing_v2.tsv.)
   const bool moves_nothing = round_trip && MovesNothing(problem, forward.src_view, body);
-  std::vector<Reg> x = EmitGlobalLoad(w, problem, problem.src, forward.src_view, in, moves_nothing);
+  std::vector<Reg> x;
+  if (!moves_nothing) x = EmitGlobalLoad(w, problem, problem.src, forward.src_view, in);
 
   if (!round_trip) {
     std::vector<Reg> names(forward.program.num_words);
@@ -938,9 +927,9 @@ Module EmitHarnessModule(const ConversionProblem& problem, const ConversionPlan&
     EmitOps(w, forward.program, setup_f, names);
     std::vector<Reg> y;
     for (int id : forward.program.outputs) y.push_back(names[id]);
-    EmitGlobalStore(w, problem, problem.dst, forward.dst_view, y, out, false);
+    EmitGlobalStore(w, problem, problem.dst, forward.dst_view, y, out);
   } else if (moves_nothing) {
-    EmitGlobalStore(w, problem, problem.src, forward.src_view, x, out, true);
+    EmitGlobalCopy(w, problem, problem.src, in, out);
   } else {
     Reg cnt = w.NewReg(), pz = w.NewPred(), pl = w.NewPred();
     w.Insn("ld.param.u32", W::R(cnt), W::ParamAddr("kernel_param_2"));
@@ -955,7 +944,7 @@ Module EmitHarnessModule(const ConversionProblem& problem, const ConversionPlan&
     w.Insn("setp.ne.s32", W::R(pl), W::R(cnt), W::Imm(0));
     w.Guarded(pl, "bra", W::Symbol("$L_loop"));
     w.Label("$L_done");
-    EmitGlobalStore(w, problem, problem.src, forward.src_view, x, out, false);
+    EmitGlobalStore(w, problem, problem.src, forward.src_view, x, out);
   }
   w.Insn("ret");
   Module m = HarnessModule(problem, harness, smem_total);
