@@ -507,6 +507,16 @@ void EmitNarrowStore(Writer& w, const FlatLayout& l, const WordView& v,
   }
 }
 
+// The predicate of the threads that store (no free thread bit set: broadcast copies
+// store nothing); none when every thread stores.
+std::optional<Reg> StoreGuard(Writer& w, uint32_t free_tid) {
+  if (free_tid == 0) return std::nullopt;
+  Reg t = w.NewReg(), pr = w.NewPred();
+  w.Insn("and.b32", W::R(t), W::R(w.tid), W::Imm(free_tid));
+  w.Insn("setp.eq.u32", W::R(pr), W::R(t), W::Imm(0));
+  return pr;
+}
+
 std::vector<Reg> EmitGlobalLoad(Writer& w, const ConversionProblem& p, const FlatLayout& l,
                                 const WordView& v, Reg in) {
   const int eb = p.element_bytes();
@@ -557,13 +567,7 @@ void EmitGlobalStore(Writer& w, const ConversionProblem& p, const FlatLayout& l,
   const int eb = p.element_bytes();
   uint32_t free_regs, free_tid;
   l.FreeBits(&free_regs, &free_tid);
-  std::optional<Reg> guard;
-  if (free_tid != 0) {
-    Reg t = w.NewReg(), pr = w.NewPred();
-    w.Insn("and.b32", W::R(t), W::R(w.tid), W::Imm(free_tid));
-    w.Insn("setp.eq.u32", W::R(pr), W::R(t), W::Imm(0));
-    guard = pr;
-  }
+  const std::optional<Reg> guard = StoreGuard(w, free_tid);
   GlobalAddresses addr(w, EmitTidLinear(w, TidCoeffs(l), 0), TidBits(l), eb, out);
   if (std::vector<int> run = NarrowRun(l, v, eb); !run.empty()) {
     EmitNarrowStore(w, l, v, run, free_regs, guard, addr, words);
@@ -617,13 +621,7 @@ void EmitGlobalCopy(Writer& w, const ConversionProblem& p, const FlatLayout& l, 
     w.Insn(ld, W::Vec(t), src.At(plan::ApplyBasis(l.reg, r)));
     loaded.push_back(std::move(t));
   }
-  std::optional<Reg> guard;
-  if (free_tid != 0) {
-    Reg t = w.NewReg(), pr = w.NewPred();
-    w.Insn("and.b32", W::R(t), W::R(w.tid), W::Imm(free_tid));
-    w.Insn("setp.eq.u32", W::R(pr), W::R(t), W::Imm(0));
-    guard = pr;
-  }
+  const std::optional<Reg> guard = StoreGuard(w, free_tid);
   for (size_t i = 0; i < regs.size(); ++i) {
     w.Guarded(guard, st, dst.At(plan::ApplyBasis(l.reg, regs[i])), W::Vec(loaded[i]));
   }
