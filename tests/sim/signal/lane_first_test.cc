@@ -34,56 +34,8 @@ constexpr int64_t kBound = 12000;
 
 using testing::LoadCorpus;
 
-// A terminal state as the report gives it, with its race flag.
-using RacedTerminal = std::tuple<testing::TerminalKey, bool>;
-
-std::set<RacedTerminal> RacedTerminals(const SignalReport& r) {
-  std::set<RacedTerminal> out;
-  for (const SignalTerminal& t : r.terminals())
-    out.insert({{base::EnumName(t.outcome()), {t.blocked().begin(), t.blocked().end()},
-                 std::map<std::string, int64_t>(t.values().begin(), t.values().end())},
-                t.race()});
-  return out;
-}
-
-// Runs p with `base` and `other` (no symmetry, at most `bound` states each): the same
-// outcome, each kind of terminal state (completes, deadlock, race, fault) found by both
-// or neither, and the same terminal states with the same race flags.
-// Ensures: false (nothing expected) when the base run hit the bound.
-bool ExpectSameUpToClocks(const Program& p, RunOptions base, RunOptions other,
-                          const std::string& what, int64_t bound) {
-  base.max_states = other.max_states = bound;
-  base.symmetry = other.symmetry = false;
-  absl::StatusOr<RunResult> b = RunProgram(p, base);
-  EXPECT_TRUE(b.ok()) << b.status();
-  if (!b.ok() || b->report.bound_hit()) return false;
-  absl::StatusOr<RunResult> o = RunProgram(p, other);
-  EXPECT_TRUE(o.ok()) << o.status();
-  if (!o.ok()) return true;
-  const SignalReport& u = b->report;
-  const SignalReport& r = o->report;
-  EXPECT_FALSE(r.bound_hit()) << what;
-  EXPECT_EQ(r.outcome(), u.outcome()) << what << "\nbase: " << u.explanation().text()
-                                      << "\nother: " << r.explanation().text();
-  for (const char* kind : {"completes", "deadlock", "race", "fault"}) {
-    const int64_t uc = u.outcome_counts().count(kind) ? u.outcome_counts().at(kind) : 0;
-    const int64_t rc = r.outcome_counts().count(kind) ? r.outcome_counts().at(kind) : 0;
-    EXPECT_EQ(uc > 0, rc > 0) << what << ": " << kind << ": base " << uc << ", other " << rc;
-  }
-  std::printf("[ compare ] %s: %lld -> %lld states\n", what.c_str(),
-              static_cast<long long>(u.states()), static_cast<long long>(r.states()));
-  if (u.terminals_size() >= 256 || r.terminals_size() >= 256) return true;
-  EXPECT_TRUE(RacedTerminals(u) == RacedTerminals(r))
-      << what << ": the terminal states or their race flags differ";
-  return true;
-}
-
-std::vector<std::string> Programs() {
-  std::vector<std::string> out = testing::Protocols();
-  for (const std::string& f : testing::CorpusFiles())
-    if (f.rfind("s02_", 0) == 0) out.push_back(f);
-  return out;
-}
+using testing::Compare;
+using testing::ExpectSameExploration;
 
 std::string TestName(const ::testing::TestParamInfo<std::string>& info) {
   std::string n = info.param.substr(0, info.param.find('.'));
@@ -98,8 +50,8 @@ void CompareWithAndWithout(const std::string& file, int ranks) {
   const Program p = LoadCorpus(file, ranks, -1);
   RunOptions without, with;
   without.lane_first = false;
-  if (!ExpectSameUpToClocks(p, without, with, absl::StrCat(file, " at ", ranks, " ranks"),
-                            kBound))
+  if (!ExpectSameExploration(p, without, with, absl::StrCat(file, " at ", ranks, " ranks"),
+                            kBound, Compare::kUpToClocks))
     GTEST_SKIP() << "without lane first: past " << kBound << " states";
 }
 
@@ -113,13 +65,14 @@ TEST_P(LaneFirstTest, SameAsUnreducedAt2Ranks) {
     const Program p = LoadCorpus(GetParam(), 2, -1, ctas);
     RunOptions unreduced, with;
     unreduced.reduce = false;
-    compared |= ExpectSameUpToClocks(
-        p, unreduced, with, absl::StrCat(GetParam(), " unreduced, 2 ranks, ctas ", ctas), kBound);
+    compared |= ExpectSameExploration(
+        p, unreduced, with, absl::StrCat(GetParam(), " unreduced, 2 ranks, ctas ", ctas), kBound,
+        Compare::kUpToClocks);
   }
   if (!compared) GTEST_SKIP() << "unreduced: past " << kBound << " states";
 }
 
-INSTANTIATE_TEST_SUITE_P(CorpusSignal, LaneFirstTest, ::testing::ValuesIn(Programs()),
+INSTANTIATE_TEST_SUITE_P(CorpusSignal, LaneFirstTest, ::testing::ValuesIn(testing::ProtocolsAndCounters()),
                          TestName);
 
 class LaneFirstOwnRanksTest : public ::testing::TestWithParam<std::string> {};
@@ -128,7 +81,7 @@ TEST_P(LaneFirstOwnRanksTest, SameWithAndWithout) {
   const Program p = LoadCorpus(GetParam(), 0, -1);
   RunOptions without, with;
   without.lane_first = false;
-  if (!ExpectSameUpToClocks(p, without, with, GetParam(), kBound))
+  if (!ExpectSameExploration(p, without, with, GetParam(), kBound, Compare::kUpToClocks))
     GTEST_SKIP() << "without lane first: past " << kBound << " states";
 }
 
@@ -136,7 +89,8 @@ TEST_P(LaneFirstOwnRanksTest, SameAsUnreduced) {
   const Program p = LoadCorpus(GetParam(), 0, -1);
   RunOptions unreduced, with;
   unreduced.reduce = false;
-  if (!ExpectSameUpToClocks(p, unreduced, with, absl::StrCat(GetParam(), " unreduced"), kBound))
+  if (!ExpectSameExploration(p, unreduced, with, absl::StrCat(GetParam(), " unreduced"), kBound,
+                             Compare::kUpToClocks))
     GTEST_SKIP() << "unreduced: past " << kBound << " states";
 }
 
@@ -211,8 +165,12 @@ TEST(LaneFirstInlineTest, LateWritersAgainstUnreduced) {
     unreduced.symmetry = false;
     ASSERT_OK_AND_ASSIGN(RunResult u, RunProgram(*s.p, unreduced));
     EXPECT_EQ(u.report.outcome(), c.outcome) << c.what << ": " << u.report.explanation().text();
-    EXPECT_TRUE(ExpectSameUpToClocks(*s.p, unreduced, with, c.what, kBound)) << c.what;
-    EXPECT_TRUE(ExpectSameUpToClocks(*s.p, without, with, c.what, kBound)) << c.what;
+    EXPECT_TRUE(ExpectSameExploration(*s.p, unreduced, with, c.what, kBound,
+                                      Compare::kUpToClocks))
+        << c.what;
+    EXPECT_TRUE(
+        ExpectSameExploration(*s.p, without, with, c.what, kBound, Compare::kUpToClocks))
+        << c.what;
   }
 }
 

@@ -64,12 +64,21 @@ inline std::vector<std::string> CorpusFiles() {
 using TerminalKey =
     std::tuple<std::string, std::vector<std::string>, std::map<std::string, int64_t>>;
 
+inline TerminalKey KeyOf(const SignalTerminal& t) {
+  return {base::EnumName(t.outcome()), {t.blocked().begin(), t.blocked().end()},
+          std::map<std::string, int64_t>(t.values().begin(), t.values().end())};
+}
+
 inline std::set<TerminalKey> Terminals(const SignalReport& r) {
   std::set<TerminalKey> out;
-  for (const SignalTerminal& t : r.terminals()) {
-    out.insert({base::EnumName(t.outcome()), {t.blocked().begin(), t.blocked().end()},
-                std::map<std::string, int64_t>(t.values().begin(), t.values().end())});
-  }
+  for (const SignalTerminal& t : r.terminals()) out.insert(KeyOf(t));
+  return out;
+}
+
+// The distinct terminal states with their race flags ("some execution ending here raced").
+inline std::set<std::tuple<TerminalKey, bool>> RacedTerminals(const SignalReport& r) {
+  std::set<std::tuple<TerminalKey, bool>> out;
+  for (const SignalTerminal& t : r.terminals()) out.insert({KeyOf(t), t.race()});
   return out;
 }
 
@@ -78,6 +87,15 @@ inline std::vector<std::string> Protocols() {
   std::vector<std::string> out;
   for (const std::string& f : CorpusFiles())
     if (f[0] == 'p' && f.find("_8ranks") == std::string::npos) out.push_back(f);
+  return out;
+}
+
+// The p* protocols and their mutations, and the s02 counters: what the reductions'
+// with-and-without suites run at 2-4 ranks.
+inline std::vector<std::string> ProtocolsAndCounters() {
+  std::vector<std::string> out = Protocols();
+  for (const std::string& f : CorpusFiles())
+    if (f.rfind("s02_", 0) == 0) out.push_back(f);
   return out;
 }
 
@@ -93,13 +111,20 @@ inline Program LoadCorpus(const std::string& file, int ranks, int64_t iterations
   return p.ok() ? *std::move(p) : Program{};
 }
 
+// What ExpectSameExploration asks of `other` beyond the same outcome and kinds of
+// terminal state. kExact: no more states than `base`, the same distinct terminal
+// states. kUpToClocks (a reduction that keeps the terminal states up to clocks, such as
+// lane first): any number of states, the same distinct terminal states with the same
+// race flags.
+enum class Compare { kExact, kUpToClocks };
+
 // Runs `p` with `base` and with `other` (at most `bound` states each, no symmetry);
-// expects the same outcome, the same distinct terminal states, and each kind of
-// terminal state (completes, deadlock, race, fault) found by both or neither, with
-// `other` taking no more states than `base`.
+// expects the same outcome, each kind of terminal state (completes, deadlock, race,
+// fault) found by both or neither, and what `compare` adds.
 // Ensures: false (and nothing expected) when the `base` run hit the bound.
 inline bool ExpectSameExploration(const Program& p, RunOptions base, RunOptions other,
-                                  const std::string& what, int64_t bound) {
+                                  const std::string& what, int64_t bound,
+                                  Compare compare = Compare::kExact) {
   base.max_states = other.max_states = bound;
   base.symmetry = other.symmetry = false;
   absl::StatusOr<RunResult> b = RunProgram(p, base);
@@ -111,7 +136,9 @@ inline bool ExpectSameExploration(const Program& p, RunOptions base, RunOptions 
   const SignalReport& u = b->report;
   const SignalReport& r = o->report;
   EXPECT_FALSE(r.bound_hit()) << what;
-  EXPECT_LE(r.states(), u.states()) << what;
+  if (compare == Compare::kExact) {
+    EXPECT_LE(r.states(), u.states()) << what;
+  }
   EXPECT_EQ(r.outcome(), u.outcome()) << what << "\nbase: " << u.explanation().text()
                                       << "\nother: " << r.explanation().text();
   for (const char* kind : {"completes", "deadlock", "race", "fault"}) {
@@ -122,6 +149,11 @@ inline bool ExpectSameExploration(const Program& p, RunOptions base, RunOptions 
   std::printf("[ compare ] %s: %lld -> %lld states\n", what.c_str(),
               static_cast<long long>(u.states()), static_cast<long long>(r.states()));
   if (u.terminals_size() >= 256 || r.terminals_size() >= 256) return true;
+  if (compare == Compare::kUpToClocks) {
+    EXPECT_TRUE(RacedTerminals(u) == RacedTerminals(r))
+        << what << ": the terminal states or their race flags differ";
+    return true;
+  }
   const std::set<TerminalKey> ut = Terminals(u), rt = Terminals(r);
   EXPECT_EQ(ut.size(), rt.size()) << what;
   EXPECT_TRUE(ut == rt) << what << ": the terminal states differ";

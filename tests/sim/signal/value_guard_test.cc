@@ -28,13 +28,6 @@ constexpr int64_t kBound = 12000;
 using testing::ExpectSameExploration;
 using testing::LoadCorpus;
 
-std::vector<std::string> Programs() {
-  std::vector<std::string> out = testing::Protocols();
-  for (const std::string& f : testing::CorpusFiles())
-    if (f.rfind("s02_", 0) == 0) out.push_back(f);
-  return out;
-}
-
 class ValueGuardTest : public ::testing::TestWithParam<std::string> {};
 
 void CompareWithAndWithout(const std::string& file, int ranks) {
@@ -69,7 +62,7 @@ std::string TestName(const ::testing::TestParamInfo<std::string>& info) {
   return n;
 }
 
-INSTANTIATE_TEST_SUITE_P(CorpusSignal, ValueGuardTest, ::testing::ValuesIn(Programs()),
+INSTANTIATE_TEST_SUITE_P(CorpusSignal, ValueGuardTest, ::testing::ValuesIn(testing::ProtocolsAndCounters()),
                          TestName);
 
 // Rank 0 waits for S == 1 and then loads D; rank 1 stores D and releases S := 1; rank 2
