@@ -505,7 +505,7 @@ class Reducer {
     return false;
   }
   // Lane first (README.md, "Scale: a satisfied lane reads first"). Requires: t is an
-  // enabled lane of a WAIT/WAIT_UNTIL. True when {t} alone is a stubborn set up to clocks:
+  // enabled lane of a WAIT/WAIT_UNTIL. True when the set holding t alone is stubborn up to clocks:
   // the lane is not a narrow-scope one (its first poll is a step of its own), its agent
   // is a CTA, and every access another agent x may make to the lane's word before the
   // lane's agent moves is guarded (it cannot come first) or is a write `Dominated` says
