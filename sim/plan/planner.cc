@@ -473,121 +473,72 @@ absl::Status OverLimit(const Program& prog, size_t limit) {
              : absl::OkStatus();
 }
 
-// The direct scheme: one round per destination word and lane offset; a lane whose
-// element is already local takes it from its own words. `all_idx`: every lane reads
-// through one shfl.idx round instead (its own lane where the element is local), which
-// needs no select at the receivers when a sender serves only one word.
-absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordView& sv,
-                                           const WordView& dv, bool all_idx,
-                                           size_t limit = SIZE_MAX) {
-  const std::vector<uint32_t>& mrr = mat.mrr;
-  const std::vector<uint32_t>& mlr = mat.mlr;
-  const std::vector<uint32_t>& mrl = mat.mrl;
-  const std::vector<uint32_t>& mll = mat.mll;
-    Program prog;
-  InitInputs(prog, sv);
-  SelectBuilder sel(&prog);
-  const int upw = sv.upw;
-  std::map<std::tuple<int, int, uint32_t>, int> shfl_memo;  // (word, kind, lane) -> recv
-  std::vector<int> unit_out(static_cast<size_t>(dv.units()) * upw, -1);
-  // Butterfly rounds are collected first and merged where their senders are disjoint
-  // (one word a lane owes for one destination word, another for a second: Triton's
-  // "ship" transposition), then emitted; then every destination word is selected.
-  struct BflyRequest {
-    size_t slot;
-    uint32_t delta;
+// A butterfly round one destination word asks for: each receiver lane l gets
+// send[l ^ delta] from lane l ^ delta, into tables[slot][l].
+struct BflyRequest {
+  size_t slot;
+  uint32_t delta;
+  LaneTable send;
+  uint32_t receivers;
+};
+
+// (sent word, lane-index setup) -> the word a shfl.idx received.
+using IdxMemo = std::map<std::pair<int, int>, int>;
+
+// The shfl.idx rounds of destination word `rp` (half `h`; sigma/rho: lane l's element is
+// word rho[l] of lane sigma[l]): one round, or more where receivers of one lane want
+// different words from it (broadcast lanes), each serving the lanes whose sender is free.
+// `all_idx`: local lanes read through the round too. Ensures: table[l] holds what lane l
+// received, for every lane that reads.
+absl::Status IdxRounds(const ShuffleMatrix& mat, uint32_t rp, const uint32_t sigma[32],
+                       const uint32_t rho[32], int upw, int h, bool all_idx,
+                       SelectBuilder& sel, IdxMemo& memo, Program& prog, LaneTable& table) {
+  SetupValue lane_index;
+  lane_index.kind = SetupValue::Kind::kTidLinear;
+  lane_index.coeff.assign(mat.mll.begin(), mat.mll.end());
+  lane_index.constant = ApplyCols(mat.mlr, rp);
+  const int lane_setup = prog.AddSetup(lane_index);
+  uint32_t pending = 0;
+  for (uint32_t l = 0; l < 32; ++l) if (sigma[l] != l || all_idx) pending |= 1u << l;
+  for (int round = 0; pending != 0; ++round) {
+    if (round == 4) {
+      return absl::InvalidArgumentError("shuffle: two lanes want different words "
+                                        "from one lane in more than four rounds");
+    }
     LaneTable send;
-    uint32_t receivers;
-  };
-  std::vector<BflyRequest> requests;
-  std::vector<LaneTable> tables(unit_out.size());
-  std::vector<bool> has_table(unit_out.size(), false);
-  // The lane parts of the matrix, once: (source lane, source word) of lane l's element
-  // of destination word 0.
-  uint32_t lane_sigma[32], lane_rho[32];
-  for (uint32_t l = 0; l < 32; ++l) {
-    lane_sigma[l] = ApplyCols(mll, l);
-    lane_rho[l] = ApplyCols(mrl, l);
-  }
-  for (uint32_t rp = 0; rp < static_cast<uint32_t>(dv.units()); ++rp) {
-    if (rp & mat.zero_cols) continue;
-    uint32_t sigma[32], rho[32];
-    std::vector<uint32_t> deltas;
-    const uint32_t word_sigma = ApplyCols(mlr, rp), word_rho = ApplyCols(mrr, rp);
+    send.fill(-1);
+    uint32_t served = 0;
     for (uint32_t l = 0; l < 32; ++l) {
-      sigma[l] = word_sigma ^ lane_sigma[l];
-      rho[l] = word_rho ^ lane_rho[l];
-      uint32_t d = sigma[l] ^ l;
-      if (d != 0 && std::find(deltas.begin(), deltas.end(), d) == deltas.end()) {
-        deltas.push_back(d);
-      }
+      if (!((pending >> l) & 1)) continue;
+      int want = prog.inputs[rho[l] * upw + h];
+      if (send[sigma[l]] >= 0 && send[sigma[l]] != want) continue;
+      send[sigma[l]] = want;
+      served |= 1u << l;
     }
-    for (int h = 0; h < upw; ++h) {
-      LaneTable table;
-      for (uint32_t l = 0; l < 32; ++l) table[l] = sigma[l] == l ? prog.inputs[rho[l] * upw + h] : -1;
-      auto shuffle = [&](const LaneTable& send, bool bfly, uint32_t lane_or_setup) {
-        int value = sel.Build(send);
-        auto key = std::make_tuple(value, bfly ? 0 : 1, lane_or_setup);
-        auto it = shfl_memo.find(key);
-        if (it != shfl_memo.end()) return it->second;
-        Op op;
-        op.kind = bfly ? OpKind::kShflBfly : OpKind::kShflIdx;
-        if (bfly) op.imm = lane_or_setup;
-        else op.addr = static_cast<int>(lane_or_setup);
-        op.in = {value};
-        int got = prog.NewWord();
-        op.out = {got};
-        prog.ops.push_back(std::move(op));
-        shfl_memo[key] = got;
-        return got;
-      };
-      if (deltas.size() <= 2 && !all_idx) {
-        for (uint32_t d : deltas) {
-          BflyRequest req{rp * upw + h, d, {}, 0};
-          req.send.fill(-1);
-          for (uint32_t l = 0; l < 32; ++l) {
-            if ((sigma[l] ^ l) != d) continue;
-            req.send[l ^ d] = prog.inputs[rho[l] * upw + h];
-            req.receivers |= 1u << l;
-          }
-          requests.push_back(req);
-        }
-      } else {
-        // One shfl.idx round, or more where receivers of one lane want different words
-        // from it (broadcast lanes): each round serves the lanes whose sender is free.
-        SetupValue lane_index;
-        lane_index.kind = SetupValue::Kind::kTidLinear;
-        lane_index.coeff.assign(mll.begin(), mll.end());
-        lane_index.constant = ApplyCols(mlr, rp);
-        const int lane_setup = prog.AddSetup(lane_index);
-        uint32_t pending = 0;
-        for (uint32_t l = 0; l < 32; ++l) if (sigma[l] != l || all_idx) pending |= 1u << l;
-        for (int round = 0; pending != 0; ++round) {
-          if (round == 4) {
-            return absl::InvalidArgumentError("shuffle: two lanes want different words "
-                                              "from one lane in more than four rounds");
-          }
-          LaneTable send;
-          send.fill(-1);
-          uint32_t served = 0;
-          for (uint32_t l = 0; l < 32; ++l) {
-            if (!((pending >> l) & 1)) continue;
-            int want = prog.inputs[rho[l] * upw + h];
-            if (send[sigma[l]] >= 0 && send[sigma[l]] != want) continue;
-            send[sigma[l]] = want;
-            served |= 1u << l;
-          }
-          int got = shuffle(send, false, static_cast<uint32_t>(lane_setup));
-          for (uint32_t l = 0; l < 32; ++l) if ((served >> l) & 1) table[l] = got;
-          pending &= ~served;
-        }
-      }
-      tables[rp * upw + h] = table;
-      has_table[rp * upw + h] = true;
-      RETURN_IF_ERROR(OverLimit(prog, limit));
+    const int value = sel.Build(send);
+    auto [it, fresh] = memo.try_emplace({value, lane_setup}, -1);
+    if (fresh) {
+      Op op;
+      op.kind = OpKind::kShflIdx;
+      op.addr = lane_setup;
+      op.in = {value};
+      it->second = prog.NewWord();
+      op.out = {it->second};
+      prog.ops.push_back(std::move(op));
     }
+    for (uint32_t l = 0; l < 32; ++l) if ((served >> l) & 1) table[l] = it->second;
+    pending &= ~served;
   }
-  // Merge butterfly rounds of one offset whose send tables agree wherever both send.
+  return absl::OkStatus();
+}
+
+// Merges the butterfly rounds of one offset whose send tables agree wherever both send
+// (one word a lane owes for one destination word, another for a second: Triton's "ship"
+// transposition), emits one shfl.bfly per group, and points each request's receivers at
+// what it received.
+absl::Status EmitButterflies(const std::vector<BflyRequest>& requests, size_t limit,
+                             SelectBuilder& sel, Program& prog,
+                             std::vector<LaneTable>& tables) {
   std::vector<std::vector<size_t>> groups;
   std::vector<LaneTable> merged;
   for (size_t i = 0; i < requests.size(); ++i) {
@@ -623,6 +574,71 @@ absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordV
     }
     RETURN_IF_ERROR(OverLimit(prog, limit));
   }
+  return absl::OkStatus();
+}
+
+// The direct scheme: one round per destination word and lane offset; a lane whose
+// element is already local takes it from its own words. `all_idx`: every lane reads
+// through one shfl.idx round instead (its own lane where the element is local), which
+// needs no select at the receivers when a sender serves only one word. Butterfly rounds
+// are collected first and merged (EmitButterflies), then every destination word is
+// selected.
+absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordView& sv,
+                                           const WordView& dv, bool all_idx,
+                                           size_t limit = SIZE_MAX) {
+  Program prog;
+  InitInputs(prog, sv);
+  SelectBuilder sel(&prog);
+  const int upw = sv.upw;
+  IdxMemo idx_memo;
+  std::vector<int> unit_out(static_cast<size_t>(dv.units()) * upw, -1);
+  std::vector<BflyRequest> requests;
+  std::vector<LaneTable> tables(unit_out.size());
+  std::vector<bool> has_table(unit_out.size(), false);
+  // The lane parts of the matrix, once: (source lane, source word) of lane l's element
+  // of destination word 0.
+  uint32_t lane_sigma[32], lane_rho[32];
+  for (uint32_t l = 0; l < 32; ++l) {
+    lane_sigma[l] = ApplyCols(mat.mll, l);
+    lane_rho[l] = ApplyCols(mat.mrl, l);
+  }
+  for (uint32_t rp = 0; rp < static_cast<uint32_t>(dv.units()); ++rp) {
+    if (rp & mat.zero_cols) continue;
+    uint32_t sigma[32], rho[32];
+    std::vector<uint32_t> deltas;
+    const uint32_t word_sigma = ApplyCols(mat.mlr, rp), word_rho = ApplyCols(mat.mrr, rp);
+    for (uint32_t l = 0; l < 32; ++l) {
+      sigma[l] = word_sigma ^ lane_sigma[l];
+      rho[l] = word_rho ^ lane_rho[l];
+      uint32_t d = sigma[l] ^ l;
+      if (d != 0 && std::find(deltas.begin(), deltas.end(), d) == deltas.end()) {
+        deltas.push_back(d);
+      }
+    }
+    for (int h = 0; h < upw; ++h) {
+      LaneTable table;
+      for (uint32_t l = 0; l < 32; ++l) table[l] = sigma[l] == l ? prog.inputs[rho[l] * upw + h] : -1;
+      if (deltas.size() <= 2 && !all_idx) {
+        for (uint32_t d : deltas) {
+          BflyRequest req{rp * upw + h, d, {}, 0};
+          req.send.fill(-1);
+          for (uint32_t l = 0; l < 32; ++l) {
+            if ((sigma[l] ^ l) != d) continue;
+            req.send[l ^ d] = prog.inputs[rho[l] * upw + h];
+            req.receivers |= 1u << l;
+          }
+          requests.push_back(req);
+        }
+      } else {
+        RETURN_IF_ERROR(
+            IdxRounds(mat, rp, sigma, rho, upw, h, all_idx, sel, idx_memo, prog, table));
+      }
+      tables[rp * upw + h] = table;
+      has_table[rp * upw + h] = true;
+      RETURN_IF_ERROR(OverLimit(prog, limit));
+    }
+  }
+  RETURN_IF_ERROR(EmitButterflies(requests, limit, sel, prog, tables));
   for (size_t slot = 0; slot < tables.size(); ++slot) {
     if (has_table[slot]) unit_out[slot] = sel.Build(tables[slot]);
     RETURN_IF_ERROR(OverLimit(prog, limit));
