@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <cmath>
 #include <cstdint>
-#include <limits>
 #include <map>
 #include <tuple>
 #include <utility>
