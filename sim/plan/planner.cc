@@ -463,11 +463,27 @@ absl::StatusOr<ShuffleMatrix> SolveShuffleMatrix(const ConversionProblem& p,
   return m;
 }
 
-// The shuffle schemes are built to compare their op counts; a scheme stops as soon as it
-// has `limit` ops (it cannot be chosen then: ops are only added).
-absl::Status OverLimit(const Program& prog, size_t limit) {
-  return prog.ops.size() >= limit
-             ? absl::ResourceExhaustedError("shuffle: no fewer ops than a scheme already built")
+// How the shuffle schemes of one conversion are ranked: by the search objective
+// (Cost::score, per warp and times four: an instruction weighs 1, a shuffle 4 more, since
+// it also takes the shared-memory pipe), then by fewer instructions. Ranking by op count
+// alone kept two shfl.idx a word (l0672: 64 shuffles) over one butterfly for two words
+// and two selects (32 shuffles, 96 instructions), which Triton's faster kernel does.
+using SchemeKey = std::pair<int64_t, int64_t>;
+constexpr SchemeKey kNoLimit{INT64_MAX, INT64_MAX};
+SchemeKey KeyOf(const Program& prog) {
+  const OpCounts c = CountOps(prog);
+  return {c.total() + 4 * c.shfl, c.total()};
+}
+
+// The shuffle schemes are built to compare their keys; a scheme stops as soon as its key
+// reaches `limit`, the best so far (it cannot be chosen then: ops are only added, and each
+// adds 1 to 5 to the first part of the key).
+absl::Status OverLimit(const Program& prog, const SchemeKey& limit) {
+  if (limit.first == INT64_MAX || 5 * static_cast<int64_t>(prog.ops.size()) < limit.first) {
+    return absl::OkStatus();
+  }
+  return KeyOf(prog) >= limit
+             ? absl::ResourceExhaustedError("shuffle: no better than a scheme already built")
              : absl::OkStatus();
 }
 
@@ -534,7 +550,7 @@ absl::Status IdxRounds(const ShuffleMatrix& mat, uint32_t rp, const uint32_t sig
 // (one word a lane owes for one destination word, another for a second: Triton's "ship"
 // transposition), emits one shfl.bfly per group, and points each request's receivers at
 // what it received.
-absl::Status EmitButterflies(const std::vector<BflyRequest>& requests, size_t limit,
+absl::Status EmitButterflies(const std::vector<BflyRequest>& requests, const SchemeKey& limit,
                              SelectBuilder& sel, Program& prog,
                              std::vector<LaneTable>& tables) {
   std::vector<std::vector<size_t>> groups;
@@ -583,7 +599,7 @@ absl::Status EmitButterflies(const std::vector<BflyRequest>& requests, size_t li
 // selected.
 absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordView& sv,
                                            const WordView& dv, bool all_idx,
-                                           size_t limit = SIZE_MAX) {
+                                           const SchemeKey& limit = kNoLimit) {
   Program prog;
   InitInputs(prog, sv);
   SelectBuilder sel(&prog);
@@ -726,7 +742,7 @@ absl::StatusOr<CosetPattern> FindCosetPattern(const ShuffleMatrix& mat) {
 
 absl::StatusOr<Program> BuildCosetShuffle(const ShuffleMatrix& mat, const WordView& sv,
                                           const WordView& dv, ShuffleStage* stage,
-                                          size_t limit) {
+                                          const SchemeKey& limit) {
   const std::vector<uint32_t>& mrr = mat.mrr;
   const std::vector<uint32_t>& mlr = mat.mlr;
   const std::vector<uint32_t>& mrl = mat.mrl;
@@ -864,29 +880,99 @@ std::vector<ShuffleMatrix> RoutedThroughCopies(const ShuffleMatrix& m) {
   return out;
 }
 
+// The solution whose lane offsets collapse. Lane l's element of destination word rp
+// comes from source lane sigma(l) = Mll l ^ Mlr rp, so the word's lane offsets
+// sigma(l) ^ l are the coset Mlr rp + image(Mll ^ I): with (Mll ^ I) of rank 0 a word has
+// one offset, of rank 1 at most two (butterflies, merged across words), above that it
+// takes shfl.idx rounds. Where the source holds copies (a broadcast lane bit or a lane
+// whose element registers also hold), any combination of the null vectors may be added
+// to a lane column: another solution of the same conversion. Both layouts of l0672
+// broadcast a lane bit, and the particular solution reads destination lane bit 3 across
+// source lane bit 3 (offset 8) besides the word's own offset 16; adding source lane 3's
+// null vector to column 3 leaves the offset 16 alone: one butterfly for two words.
+// Ensures: the columns' null combinations of least rank of Mll ^ I (ties: fewest columns
+// changed, then the first found), exhaustively when there are at most 4096 choices, else
+// each column made the identity where a combination does it; nullopt when nothing lowers
+// the rank.
+std::optional<ShuffleMatrix> CollapseLaneOffsets(const ShuffleMatrix& m) {
+  if (m.null.empty()) return std::nullopt;
+  // One combination per lane part (the first in subset order), lane part 0 first.
+  std::vector<std::pair<uint32_t, uint32_t>> choices;  // (register part, lane part)
+  const int k = std::min<int>(static_cast<int>(m.null.size()), 10);
+  for (uint32_t s = 0; s < (1u << k); ++s) {
+    uint32_t rz = 0, sz = 0;
+    for (int i = 0; i < k; ++i) {
+      if ((s >> i) & 1) {
+        rz ^= m.null[i].first;
+        sz ^= m.null[i].second;
+      }
+    }
+    bool seen = false;
+    for (const auto& c : choices) seen = seen || c.second == sz;
+    if (!seen) choices.emplace_back(rz, sz);
+  }
+  auto rank = [&](const std::array<int, 5>& pick) {
+    F2Span span;
+    for (int j = 0; j < 5; ++j) span.Add(m.mll[j] ^ choices[pick[j]].second ^ (1u << j));
+    return span.rank();
+  };
+  std::array<int, 5> best{}, pick{};
+  const int base = rank(best);
+  int best_rank = base, best_changed = 0;
+  const size_t n = choices.size();
+  if (n * n * n * n * n <= 4096) {
+    for (size_t v = 0; v < n * n * n * n * n; ++v) {
+      int changed = 0;
+      for (size_t j = 0, x = v; j < 5; ++j, x /= n) {
+        pick[j] = static_cast<int>(x % n);
+        changed += pick[j] != 0;
+      }
+      const int r = rank(pick);
+      if (r < best_rank || (r == best_rank && r < base && changed < best_changed)) {
+        best = pick;
+        best_rank = r;
+        best_changed = changed;
+      }
+    }
+  } else {
+    for (int j = 0; j < 5; ++j) {
+      for (size_t c = 1; c < n; ++c) {
+        if ((m.mll[j] ^ choices[c].second) == (1u << j)) best[j] = static_cast<int>(c);
+      }
+    }
+    best_rank = rank(best);
+  }
+  if (best_rank >= base) return std::nullopt;
+  ShuffleMatrix alt = m;
+  for (int j = 0; j < 5; ++j) {
+    alt.mrl[j] ^= choices[best[j]].first;
+    alt.mll[j] ^= choices[best[j]].second;
+  }
+  return alt;
+}
+
 absl::StatusOr<Program> PlanShuffle(const ConversionProblem& p, const WordView& sv,
                                     const WordView& dv, ShuffleStage* stage) {
   ASSIGN_OR_RETURN(ShuffleMatrix m, SolveShuffleMatrix(p, sv, dv));
-  auto ops = [](const absl::StatusOr<Program>& prog) {
-    return prog.ok() ? CountOps(*prog).total() : INT64_MAX;
-  };
-  // Each scheme is only built while it has fewer ops than the best so far (a scheme
-  // replaces the best only with strictly fewer, and the coset scheme the direct one).
-  auto limit = [&](const absl::StatusOr<Program>& best) {
-    return best.ok() ? best->ops.size() : SIZE_MAX;
+  // Each scheme is only built while it ranks before the best so far (a scheme replaces
+  // the best only when it ranks strictly before it, and the coset scheme the direct one).
+  auto key = [](const absl::StatusOr<Program>& prog) {
+    return prog.ok() ? KeyOf(*prog) : kNoLimit;
   };
   absl::StatusOr<Program> direct = BuildDirectShuffle(m, sv, dv, false);
-  for (const ShuffleMatrix& alt : RoutedThroughCopies(m)) {
+  std::vector<ShuffleMatrix> alts = RoutedThroughCopies(m);
+  if (std::optional<ShuffleMatrix> c = CollapseLaneOffsets(m)) alts.push_back(*std::move(c));
+  for (const ShuffleMatrix& alt : alts) {
     for (bool all_idx : {false, true}) {
-      absl::StatusOr<Program> other = BuildDirectShuffle(alt, sv, dv, all_idx, limit(direct));
-      if (ops(other) < ops(direct)) direct = std::move(other);
+      absl::StatusOr<Program> other = BuildDirectShuffle(alt, sv, dv, all_idx, key(direct));
+      if (key(other) < key(direct)) direct = std::move(other);
     }
   }
   ShuffleStage coset_stage;
   absl::StatusOr<Program> coset =
-      BuildCosetShuffle(m, sv, dv, &coset_stage, limit(direct));
+      BuildCosetShuffle(m, sv, dv, &coset_stage, key(direct));
   if (!coset.ok() && !direct.ok()) return coset.status();
-  if (ops(direct) <= ops(coset)) {
+  if (key(direct) <= key(coset)) {
     stage->set_direct(true);
     stage->set_rounds(CountOps(*direct).shfl);
     return direct;

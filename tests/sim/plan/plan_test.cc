@@ -10,6 +10,7 @@
 //
 // The pairs are a deterministic sample of Triton's own test pairs
 // (corpus/plan/triton_costs.tsv, from shared/data/convert-layout-pairs.jsonl).
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -352,6 +353,56 @@ TEST(PlannerTest, InputsOutsideTheScopeSayWhy) {
   auto r = PlanConversion(*transpose, o);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("registers"), std::string::npos) << r.status();
+}
+
+// One jsonl line of corpus/plan/triton_costs.tsv as a problem.
+ConversionProblem LineProblem(int line) {
+  for (const Pair& pair : SamplePairs(1)) {
+    if (pair.line != line) continue;
+    auto dtype = ParseDType(pair.dtype);
+    EXPECT_TRUE(dtype.ok());
+    auto problem = MakeProblem(pair.src, pair.dst, pair.shape, *dtype, pair.warps);
+    EXPECT_TRUE(problem.ok()) << problem.status();
+    if (problem.ok()) return *problem;
+  }
+  ADD_FAILURE() << "line " << line << " is not an ok row of triton_costs.tsv";
+  return ConversionProblem{};
+}
+
+// l0672 (32x32 f16, one warp, blocked [2, 16] -> [1, 32] threads): both layouts broadcast
+// a lane bit (source lane 3; destination lanes 3 and 4). The particular solution of the
+// shuffle matrix reads destination lane bit 3 across source lane bit 3 as well as the
+// word's offset 16, so each word went to two shfl.idx (64 a conversion, 1.44x Triton's
+// time on the H200); read through source lane 3's copies instead, every word has the
+// one offset 16: a butterfly per two words and two selects (Triton's own lowering), and
+// the way back needs no shuffle at all (every element a source lane wants is in the
+// thread: the destination repeats it on lanes 3 and 4). Ranked by op count, as before,
+// the 64 shfl.idx (64 ops) won over 32 shuffles and 64 selects (96 ops).
+TEST(PlannerTest, ShuffleReadsThroughBroadcastCopiesSoAWordHasOneLaneOffset) {
+  const ConversionProblem problem = LineProblem(672);
+  auto forward = PlanConversion(problem, PlanOptions{});
+  ASSERT_TRUE(forward.ok()) << forward.status();
+  EXPECT_EQ(forward->strategy, Strategy::kShuffle);
+  const OpCounts c = CountOps(forward->program);
+  EXPECT_EQ(c.shfl, 32) << ProgramToString(forward->program);
+  EXPECT_EQ(c.selp, 64);
+  for (const Op& op : forward->program.ops) {
+    if (op.kind == OpKind::kShflIdx) ADD_FAILURE() << "shfl.idx left";
+    if (op.kind == OpKind::kShflBfly) EXPECT_EQ(op.imm, 16u);
+  }
+  auto backward = PlanConversion(problem.Reversed(), PlanOptions{});
+  ASSERT_TRUE(backward.ok()) << backward.status();
+  EXPECT_EQ(CountOps(backward->program).shfl, 0) << ProgramToString(backward->program);
+  std::map<std::string, uint64_t> counters;
+  EXPECT_EQ(RunHarness(problem, ptx::EmitHarness(problem, *forward, nullptr, ptx::Harness::kOnce),
+                       1, &counters),
+            "");
+  EXPECT_EQ(counters["shfl"], 32u);
+  EXPECT_EQ(RunHarness(problem.Reversed(),
+                       ptx::EmitHarness(problem.Reversed(), *backward, nullptr,
+                                        ptx::Harness::kOnce),
+                       1),
+            "");
 }
 
 TEST(ProgramTest, SimplifyRemovesSelectsThatUndoEachOtherAndFoldsPrmt) {
