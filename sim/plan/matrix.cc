@@ -574,6 +574,8 @@ absl::StatusOr<MatrixSmemPlan> PlanMatrixSmem(const ConversionProblem& p, const 
     }
     prog.outputs.push_back(w);
   }
+  const int rounds = ChunkSharedRounds(prog, options.max_scratch_bytes);
+  if (rounds > 1) stage->set_rounds(rounds);
   plan.wavefronts_store = int64_t{sa.cost.wavefronts} * sa.per_thread * st->warps;
   plan.wavefronts_load = int64_t{la.cost.wavefronts} * la.per_thread * ld->warps;
   plan.min_store = int64_t{sa.cost.minimum} * sa.per_thread * st->warps;

@@ -1453,6 +1453,8 @@ class SmemPlanner {
       }
       prog.outputs.push_back(w);
     }
+    const int rounds = ChunkSharedRounds(prog, o_.max_scratch_bytes);
+    if (rounds > 1) stage->set_rounds(rounds);
     stage->clear_offset_basis();
     for (uint32_t b : basis) stage->add_offset_basis(b);
     stage->set_store_vector_bytes(eb_ << st.a);

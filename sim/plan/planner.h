@@ -123,6 +123,12 @@ struct PlanOptions {
   // (bytes; 0 = no cap). For forcing conflicting plans (bank model vs hardware).
   bool no_swizzle = false;
   int max_vector_bytes = 0;
+  // Smem only: the most bytes a conversion's shared buffer may hold; a plan whose buffer
+  // is larger runs in rounds over a buffer of at most this (ChunkSharedRounds, where
+  // offset bits allow). 32 KiB is Triton 3.6's scratch for the largest tensors of the
+  // corpus (256x256 f16, 16 warps: 4 rounds of a quarter); our plans of every smaller
+  // tensor fit. 0: no bound.
+  int64_t max_scratch_bytes = 32768;
   // Smem only: no stmatrix/ldmatrix candidates (matrix.h) — the plans the plan prover
   // (verify/plan) encodes; `prove plan --no-matrix`.
   bool no_matrix = false;

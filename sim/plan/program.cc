@@ -1,6 +1,8 @@
 #include "sim/plan/program.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstddef>
 #include <map>
 #include <tuple>
 
@@ -147,6 +149,166 @@ void Simplify(Program& p) {
   for (size_t i = 0; i < ops.size(); ++i) {
     if (keep[i]) p.ops.push_back(std::move(ops[i]));
   }
+}
+
+namespace {
+
+bool IsBarrier(const Op& op) { return op.kind == OpKind::kBarSync || op.kind == OpKind::kBarWarp; }
+bool IsStore(const Op& op) { return op.kind == OpKind::kStShared || op.kind == OpKind::kStMatrix; }
+bool IsLoad(const Op& op) { return op.kind == OpKind::kLdShared || op.kind == OpKind::kLdMatrix; }
+
+// Bytes one thread's access covers at its address (a matrix op: one 16-byte row).
+int64_t AccessBytes(const Op& op) {
+  if (op.kind == OpKind::kStMatrix || op.kind == OpKind::kLdMatrix) return 16;
+  const size_t words = op.kind == OpKind::kStShared ? op.in.size() : op.out.size();
+  return int64_t{op.elem_bytes} * static_cast<int64_t>(words);
+}
+
+// The element offset bits an op's address names besides the thread part (the setup
+// constant and the immediate: the planners keep them disjoint from the thread part).
+uint32_t OpOffset(const Program& p, const Op& op, int eb) {
+  return p.setup[op.addr].constant ^ (op.imm / static_cast<uint32_t>(eb));
+}
+
+// x with the bits of `drop` removed (the bits above each shift down).
+uint32_t Compress(uint32_t x, uint32_t drop) {
+  uint32_t out = 0;
+  int k = 0;
+  for (int b = 0; b < 32; ++b) {
+    if ((drop >> b) & 1) continue;
+    if ((x >> b) & 1) out |= 1u << k;
+    ++k;
+  }
+  return out;
+}
+
+// The ops' shape: leading barriers, then groups {stores, barrier, loads} separated by
+// one barrier each. Ensures: the groups (store and load op indices) and the leading
+// barriers, or false when the ops are not of that shape.
+bool SplitRounds(const Program& p, size_t* lead, std::vector<std::vector<size_t>>* stores,
+                 std::vector<std::vector<size_t>>* loads) {
+  size_t k = 0;
+  while (k < p.ops.size() && IsBarrier(p.ops[k])) ++k;
+  *lead = k;
+  while (k < p.ops.size()) {
+    stores->emplace_back();
+    loads->emplace_back();
+    while (k < p.ops.size() && IsStore(p.ops[k])) stores->back().push_back(k++);
+    if (stores->back().empty() || k == p.ops.size() || !IsBarrier(p.ops[k])) return false;
+    ++k;
+    while (k < p.ops.size() && IsLoad(p.ops[k])) loads->back().push_back(k++);
+    if (loads->back().empty()) return false;
+    if (k < p.ops.size()) {
+      if (!IsBarrier(p.ops[k])) return false;
+      ++k;
+    }
+  }
+  return !stores->empty();
+}
+
+}  // namespace
+
+int ChunkSharedRounds(Program& p, int64_t max_bytes) {
+  if (max_bytes <= 0 || p.smem_bytes <= max_bytes) return 1;
+  size_t lead = 0;
+  std::vector<std::vector<size_t>> stores, loads;
+  if (!SplitRounds(p, &lead, &stores, &loads) || stores.size() != 1) return 1;
+  int eb = 0;
+  uint32_t thread_bits = 0;
+  for (const SetupValue& v : p.setup) {
+    if (v.kind != SetupValue::Kind::kSmemAddr) continue;
+    eb = v.element_bytes;
+    for (uint32_t c : v.coeff) thread_bits |= c;
+  }
+  if (eb <= 0 || p.smem_bytes % eb != 0) return 1;
+  const int64_t elements = p.smem_bytes / eb;
+  if ((elements & (elements - 1)) != 0) return 1;
+  int64_t widest = 0;
+  for (const Op& op : p.ops) {
+    if (!IsStore(op) && !IsLoad(op)) continue;
+    if (op.addr < 0 || p.setup[op.addr].kind != SetupValue::Kind::kSmemAddr) return 1;
+    widest = std::max(widest, AccessBytes(op));
+  }
+  // The highest round bits first, as many as the budget needs.
+  uint32_t drop = 0;
+  int64_t bytes = p.smem_bytes;
+  for (int b = std::countr_zero(static_cast<uint64_t>(elements)) - 1; b >= 0 && bytes > max_bytes;
+       --b) {
+    const int64_t weight = int64_t{eb} << b;
+    if (((thread_bits >> b) & 1) || weight < 128 || weight < widest) continue;
+    drop |= 1u << b;
+    bytes /= 2;
+  }
+  if (drop == 0) return 1;
+  const int rounds = 1 << std::popcount(drop);
+  std::vector<std::vector<Op>> round_stores(rounds), round_loads(rounds);
+  auto round_of = [&](const Op& op) {
+    uint32_t q = 0;
+    int k = 0;
+    const uint32_t o = OpOffset(p, op, eb);
+    for (int b = 0; b < 32; ++b) {
+      if (!((drop >> b) & 1)) continue;
+      if ((o >> b) & 1) q |= 1u << k;
+      ++k;
+    }
+    return q;
+  };
+  for (size_t i : stores[0]) round_stores[round_of(p.ops[i])].push_back(p.ops[i]);
+  for (size_t i : loads[0]) round_loads[round_of(p.ops[i])].push_back(p.ops[i]);
+  const Op barrier = p.ops[stores[0].back() + 1];
+  std::vector<Op> ops(p.ops.begin(), p.ops.begin() + static_cast<std::ptrdiff_t>(lead));
+  for (int q = 0; q < rounds; ++q) {
+    if (q > 0) ops.push_back(barrier);
+    for (Op& op : round_stores[q]) ops.push_back(std::move(op));
+    ops.push_back(barrier);
+    for (Op& op : round_loads[q]) ops.push_back(std::move(op));
+  }
+  for (Op& op : ops) {
+    if (IsStore(op) || IsLoad(op)) {
+      op.imm = Compress(op.imm / static_cast<uint32_t>(eb), drop) * static_cast<uint32_t>(eb);
+    }
+  }
+  for (SetupValue& v : p.setup) {
+    if (v.kind != SetupValue::Kind::kSmemAddr) continue;
+    for (uint32_t& c : v.coeff) c = Compress(c, drop);
+    v.constant = Compress(v.constant, drop);
+  }
+  // Addresses of different rounds may now be one setup value: computed once.
+  std::vector<SetupValue> setup = std::move(p.setup);
+  p.setup.clear();
+  std::vector<int> id(setup.size());
+  for (size_t i = 0; i < setup.size(); ++i) id[i] = p.AddSetup(setup[i]);
+  for (Op& op : ops) {
+    if (op.pred >= 0) op.pred = id[op.pred];
+    if (op.addr >= 0) op.addr = id[op.addr];
+  }
+  p.ops = std::move(ops);
+  p.smem_bytes = bytes;
+  return rounds;
+}
+
+int UnchunkSharedRounds(Program& p) {
+  size_t lead = 0;
+  std::vector<std::vector<size_t>> stores, loads;
+  if (!SplitRounds(p, &lead, &stores, &loads) || stores.size() < 2) return 1;
+  const int rounds = static_cast<int>(stores.size());
+  const Op barrier = p.ops[stores[0].back() + 1];
+  std::vector<Op> ops(p.ops.begin(), p.ops.begin() + static_cast<std::ptrdiff_t>(lead));
+  auto take = [&](const std::vector<std::vector<size_t>>& groups) {
+    for (int q = 0; q < rounds; ++q) {
+      for (size_t i : groups[q]) {
+        Op op = p.ops[i];
+        op.imm += static_cast<uint32_t>(q * p.smem_bytes);
+        ops.push_back(std::move(op));
+      }
+    }
+  };
+  take(stores);
+  ops.push_back(barrier);
+  take(loads);
+  p.ops = std::move(ops);
+  p.smem_bytes *= rounds;
+  return rounds;
 }
 
 std::string ProgramToString(const Program& p) {

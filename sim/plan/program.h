@@ -106,6 +106,40 @@ Program Compose(const Program& first, const Program& second);
 // LLVM's instcombine does for Triton's.
 void Simplify(Program& p);
 
+// Shared-memory rounds. A shared-memory conversion stores the whole tensor, waits, and
+// loads it back: its buffer holds every element (128 KiB for 256x256 f16), which can
+// leave room for one CTA per SM. Triton splits off the offset bits that both layouts
+// keep in registers (its `reps`, shared/spec/triton-convert-layout.md §3.2) and runs
+// the transfer once per value of them over a buffer that holds only the rest. The same
+// works on any of our shared-memory programs, after planning:
+//
+//   * a round bit is an offset bit (element units) that no thread part of an address
+//     reaches (no kSmemAddr coefficient has it), so every access op - one register of one
+//     side - lies wholly in one round, the round its immediate and constant name; it is
+//     at or above the 128-byte line (eb << bit >= 128) and above every access's bytes,
+//     so one warp's addresses keep their banks, their lines stay distinct (the round bits
+//     are equal across the warp) and the wavefronts are those of the plan;
+//   * each address drops its round bits (the offset bits above shift down), the buffer
+//     shrinks by 2^bits, and the ops run as {stores of round q; barrier; loads of round
+//     q} for q = 0, 1, ..., with a barrier between rounds (the next round's stores
+//     overwrite what this round's loads read), each of the plan's own barrier kind.
+//
+// Requires: `p` is one shared-memory conversion: barriers (from barrier_before_store),
+// then its stores, one barrier, then its loads, all addressed by kSmemAddr setups.
+// Ensures: unchanged when p.smem_bytes <= max_bytes or there is no round bit; else the
+// highest round bits, as few as bring the buffer within max_bytes (or all there are), and
+// returns the number of rounds (1 when unchanged); setup values made equal are merged.
+int ChunkSharedRounds(Program& p, int64_t max_bytes);
+
+// Requires: `p` from ChunkSharedRounds (or any program it left alone). Ensures: the
+// one-round program of the same shared layout with the round index as the top offset
+// bits (addresses + round * buffer bytes; the buffer times the rounds); every store
+// before one barrier, every load after it. The plan prover (verify/plan) proves a plan
+// in rounds as this program: the layout and the data flow are the same; the rounds
+// themselves are checked where the emitted kernel is (the PTX proof, the simulator).
+// Returns the number of rounds p had (1: p unchanged).
+int UnchunkSharedRounds(Program& p);
+
 // A readable listing (one op per line), for `convert plan` and test failures.
 std::string ProgramToString(const Program& p);
 

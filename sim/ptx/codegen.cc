@@ -712,7 +712,7 @@ absl::StatusOr<RoundTrip> PlanRoundTrip(const ConversionProblem& problem,
         last = absl::InvalidArgumentError(absl::StrCat(
             "smem: the tensor needs ", std::max(fwd->program.smem_bytes, bwd->program.smem_bytes),
             " bytes of shared memory, more than a CTA has (", kMaxShared,
-            "); converting it in several passes is not implemented"));
+            "), and its layouts leave too few offset bits to run it in rounds"));
         continue;
       }
     }

@@ -12,7 +12,8 @@
 // so the loop body is exactly the plans' ops plus the loop counter. Each direction of a
 // round trip owns a shared buffer, so the only barrier a conversion needs is the one
 // between its stores and its loads (the next store into a buffer comes after the other
-// direction's barrier, which every thread reaches only after its loads).
+// direction's barrier, which every thread reaches only after its loads), and, for a
+// conversion in rounds (sim/plan/program.h ChunkSharedRounds), one between rounds.
 //
 // The loop-carried words are renamed so that the second conversion writes straight into
 // the registers the first one read (no copies at the back edge unless a word is still

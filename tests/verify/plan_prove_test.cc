@@ -212,6 +212,39 @@ TEST(PlanProveTest, RealPlansOfSampledPairsAreProven) {
   EXPECT_EQ(bits, (std::set<int>{8, 16, 32, 64}));
 }
 
+// A plan in shared-memory rounds (l0523, 256x256 f16, 16 warps: 128 KiB in four rounds
+// of 32 KiB, sim/plan/program.h ChunkSharedRounds) is proven as its one-round program,
+// with and without matrix stages, and a corrupted round (one store moved to another
+// round's address) is refuted: the proof sees the rounds' addresses.
+TEST(PlanProveTest, PlansInSharedMemoryRoundsAreProvenAsOneRound) {
+  std::optional<Pair> pair;
+  for (const Pair& p : SamplePairs(1)) if (p.line == 523) pair = p;
+  ASSERT_TRUE(pair.has_value());
+  for (bool matrix : {false, true}) {
+    auto p = PlanPair(*pair, Strategy::kSmem, "", matrix);
+    ASSERT_TRUE(p.has_value());
+    ASSERT_EQ(p->plan.stage.smem().rounds(), 4);
+    ASSERT_EQ(p->plan.program.smem_bytes, 32768);
+    PlanProof proof = Prove(*p);
+    EXPECT_EQ(proof.verdict, Verdict::kHolds) << "matrix " << matrix << ": " << Summary(proof);
+  }
+  auto bad = PlanPair(*pair, Strategy::kSmem);
+  ASSERT_TRUE(bad.has_value());
+  // The last store of round 0 stores into round 1's place of the same address instead:
+  // swap it with the first store of round 1 (both rounds keep their op counts).
+  auto& ops = bad->plan.program.ops;
+  size_t first_bar = 0;
+  while (ops[first_bar].kind != OpKind::kBarSync && ops[first_bar].kind != OpKind::kBarWarp) {
+    ++first_bar;
+  }
+  size_t next_store = first_bar + 1;
+  while (ops[next_store].kind != OpKind::kStShared) ++next_store;
+  std::swap(ops[first_bar - 1].in, ops[next_store].in);
+  PlanProof proof = Prove(*bad);
+  EXPECT_EQ(proof.verdict, Verdict::kViolated) << Summary(proof);
+  EXPECT_NE(SimFailure(*bad), "");
+}
+
 TEST(PlanProveTest, ObligationsOfAnSmemPlanAreNamedAndEachProven) {
   auto p = FindPlan(Strategy::kSmem, [](const Planned&) { return true; });
   ASSERT_TRUE(p.has_value());

@@ -952,6 +952,13 @@ absl::StatusOr<PlanProof> Prover::Run() {
 absl::StatusOr<PlanProof> ProvePlan(const sim::plan::ConversionProblem& problem,
                                     const sim::plan::ConversionPlan& plan,
                                     const PlanProveOptions& options) {
+  // A plan in shared-memory rounds is proven as its one-round program (plan_prove.h).
+  if (plan.stage.has_smem() && plan.stage.smem().rounds() > 1) {
+    sim::plan::ConversionPlan one = plan;
+    sim::plan::UnchunkSharedRounds(one.program);
+    Prover prover(problem, one, options);
+    return prover.Run();
+  }
   Prover prover(problem, plan, options);
   return prover.Run();
 }

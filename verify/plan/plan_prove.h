@@ -67,6 +67,13 @@
 //     that lemma does not apply (an immediate that carries into the thread bits), the
 //     op's warps are priced one by one (reported in the obligation's detail).
 //
+//   * A plan in shared-memory rounds (sim/plan/program.h ChunkSharedRounds: the stage's
+//     `rounds` > 1) is proven as its one-round program (UnchunkSharedRounds: the round
+//     index as the top offset bits): the same data flow, layout and banks. That the
+//     rounds reuse the buffer safely (a barrier between a round's loads and the next
+//     round's stores) is checked where the emitted kernel is: the PTX proof of the
+//     harness (`convert compare --prove`) and the simulator's race detection.
+//
 // Why this is not enumeration: no query names a thread, a register or an element; each
 // is one formula over the tid, word and op bit-vectors, and its size grows with the
 // program (ops, words), not with the tensor (2^20 elements are 20 bits). The only

@@ -405,6 +405,71 @@ TEST(PlannerTest, ShuffleReadsThroughBroadcastCopiesSoAWordHasOneLaneOffset) {
             "");
 }
 
+// l0523 (256x256 f16, 16 warps, mma v3 [8, 2] -> [2, 8]): the whole tensor in shared
+// memory is 128 KiB, so both directions shared one buffer and one CTA fit an SM (1.34x
+// Triton's time, whose scratch is 32 KiB). With a budget the transfer runs in rounds
+// over offset bits only registers reach (ChunkSharedRounds), each round a store, a
+// barrier and a load, a barrier between rounds; the wavefronts stay those of the plan.
+// The simulator runs the round trip and counts its barriers per round trip (iters 2
+// minus iters 1).
+TEST(PlannerTest, LargeSharedBufferRunsInRoundsWithinTheBudget) {
+  const ConversionProblem problem = LineProblem(523);
+  PlanOptions unbounded;
+  unbounded.max_scratch_bytes = 0;
+  auto whole = ptx::PlanRoundTrip(problem, unbounded);
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  EXPECT_EQ(whole->forward.program.smem_bytes, 131072);
+  EXPECT_EQ(whole->forward.stage.smem().rounds(), 0);
+  for (int64_t budget : {65536, 32768, 16384}) {
+    PlanOptions o;
+    o.max_scratch_bytes = budget;
+    auto trip = ptx::PlanRoundTrip(problem, o);
+    ASSERT_TRUE(trip.ok()) << trip.status();
+    // Two offset bits only registers reach (rows 128 and the like both sides keep in
+    // registers, at or above the 128-byte line): at most four rounds of 32 KiB.
+    const int64_t bytes = std::max<int64_t>(budget, 32768);
+    const int64_t rounds = 131072 / bytes;
+    for (bool fwd : {true, false}) {
+      const ConversionPlan& plan = fwd ? trip->forward : trip->backward;
+      const ConversionPlan& one = fwd ? whole->forward : whole->backward;
+      EXPECT_EQ(plan.strategy, Strategy::kSmem);
+      EXPECT_EQ(plan.program.smem_bytes, bytes) << "budget " << budget;
+      EXPECT_EQ(plan.stage.smem().rounds(), rounds) << "budget " << budget;
+      EXPECT_EQ(CountOps(plan.program).bar, 2 * rounds - 1) << "budget " << budget;
+      EXPECT_EQ(plan.cost.wavefronts_store, one.cost.wavefronts_store);
+      EXPECT_EQ(plan.cost.wavefronts_load, one.cost.wavefronts_load);
+    }
+    const std::string ptx = ptx::EmitHarness(problem, trip->forward, &trip->backward,
+                                             ptx::Harness::kRoundTrip);
+    std::map<std::string, uint64_t> one, two;
+    ASSERT_EQ(RunHarness(problem, ptx, 1, &one), "") << "budget " << budget;
+    ASSERT_EQ(RunHarness(problem, ptx, 2, &two), "") << "budget " << budget;
+    EXPECT_EQ(two["barriers"] - one["barriers"], static_cast<uint64_t>(2 * (2 * rounds - 1)))
+        << "budget " << budget;
+    EXPECT_EQ(two["smem_wavefronts.store"] - one["smem_wavefronts.store"] +
+                  two["smem_wavefronts.load"] - one["smem_wavefronts.load"],
+              static_cast<uint64_t>(whole->forward.cost.wavefronts_store +
+                                    whole->forward.cost.wavefronts_load +
+                                    whole->backward.cost.wavefronts_store +
+                                    whole->backward.cost.wavefronts_load));
+  }
+  // The default budget is 32 KiB; a plan that fits is left alone.
+  auto trip = ptx::PlanRoundTrip(problem, PlanOptions{});
+  ASSERT_TRUE(trip.ok());
+  EXPECT_EQ(trip->forward.program.smem_bytes, 32768);
+  Program small = whole->forward.program;
+  EXPECT_EQ(ChunkSharedRounds(small, 131072), 1);
+  EXPECT_EQ(ProgramToString(small), ProgramToString(whole->forward.program));
+  // UnchunkSharedRounds undoes the rounds into one round of the same ops.
+  Program chunked = trip->forward.program;
+  EXPECT_EQ(UnchunkSharedRounds(chunked), 4);
+  EXPECT_EQ(chunked.smem_bytes, 131072);
+  EXPECT_EQ(CountOps(chunked).bar, 1);
+  // (the unbounded round trip shares one buffer, so its forward waits before storing)
+  EXPECT_EQ(CountOps(chunked).st_shared, CountOps(whole->forward.program).st_shared);
+  EXPECT_EQ(CountOps(chunked).ld_shared, CountOps(whole->forward.program).ld_shared);
+}
+
 TEST(ProgramTest, SimplifyRemovesSelectsThatUndoEachOtherAndFoldsPrmt) {
   Program p;
   for (int i = 0; i < 4; ++i) p.inputs.push_back(p.NewWord());
