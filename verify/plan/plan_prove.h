@@ -71,8 +71,10 @@
 //     `rounds` > 1) is proven as its one-round program (UnchunkSharedRounds: the round
 //     index as the top offset bits): the same data flow, layout and banks. That the
 //     rounds reuse the buffer safely (a barrier between a round's loads and the next
-//     round's stores) is checked where the emitted kernel is: the PTX proof of the
-//     harness (`convert compare --prove`) and the simulator's race detection.
+//     round's stores) is checked by roundtrip.buffers (round_trip_prove.h: a barrier
+//     between every conflicting pair of accesses, on the programs as they run) and
+//     where the emitted kernel is: the PTX proof of the harness (`convert compare
+//     --prove`) and the simulator's race detection.
 //
 // Why this is not enumeration: no query names a thread, a register or an element; each
 // is one formula over the tid, word and op bit-vectors, and its size grows with the
