@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "sim/base/status_macros.h"
 #include "sim/expr/eval.h"
 #include "sim/swizzle/sweep.h"
@@ -1402,11 +1403,14 @@ absl::Status WholeBoxAsBitVectors(const SwizzleSpec& spec, QueryRunner& run, Spe
   // rank interleave pi: a permutation of [0, N) for each N and stride) keeps its
   // configurations: the lemma needs them constant, and with it each configuration is
   // linear for the integer core (measured on dist_d0: verify/README.md, "Fifth pass").
-  // Probed at up to kTableProbes configurations spread over the enumerated parameters'
-  // values, every one on boxes that small (at p = 1 and p = N the interleave is the
-  // identity, monotone: no lemma there; a sparse sample of dist_d0 saw only those).
+  // Only on boxes of few combinations (kTableConfigs, every one probed: at p = 1 and
+  // p = N the interleave is the identity, monotone, no lemma): each configuration then
+  // costs a bit-vector proof of 0.3-2.5 s (dist_d0, 80 of them), and the whole box as
+  // bit-vectors can be far cheaper where it works at all: tdist_ag_gemm_multinode's rank
+  // rotations are tables too, 4 s as the one configuration, 57 s as its 1 080
+  // configurations (measured, verify/README.md "Fifth pass").
   if (o.table_lemma_values > 0) {
-    constexpr int64_t kTableProbes = 256;
+    constexpr int64_t kTableConfigs = 128;
     std::vector<int64_t> counts(box->names.size(), 1);
     int64_t total = 1;
     for (size_t i = 0; i < counts.size(); ++i) {
@@ -1415,9 +1419,11 @@ absl::Status WholeBoxAsBitVectors(const SwizzleSpec& spec, QueryRunner& run, Spe
                                          : static_cast<int64_t>(box->values[i].size());
       total = internal::SatMul(total, std::max<int64_t>(counts[i], 1));
     }
-    const int64_t probes = std::min(total, kTableProbes);
-    for (int64_t n = 0; n < probes; ++n) {
-      int64_t idx = static_cast<int64_t>(static_cast<__int128>(n) * total / probes);
+    int64_t admitted = 0;
+    std::optional<std::string> table_at;
+    for (int64_t n = 0; n < total && total <= 2 * kTableConfigs && admitted <= kTableConfigs;
+         ++n) {
+      int64_t idx = n;
       std::vector<ParamRange> at = box->ranges;
       for (size_t i = counts.size(); i-- > 0;) {
         if (box->symbolic[i]) continue;
@@ -1427,16 +1433,20 @@ absl::Status WholeBoxAsBitVectors(const SwizzleSpec& spec, QueryRunner& run, Spe
         at[i] = ParamRange{v, v};
       }
       if (!Admitted(spec, *box, at)) continue;
+      ++admitted;
+      if (table_at.has_value()) continue;
       SpecConfig config(spec, *box, at, run);
       RETURN_IF_ERROR(config.WidthNeeded().status());
       if (config.table_lemmas() > 0) {
-        box->table_configs = true;
-        proof->notes.push_back(absl::StrCat(
-            "a permutation table at ", config.Prefix(),
-            " (table lemma): one configuration per combination of the enumerated "
-            "parameters, bit-vectors first"));
-        return absl::OkStatus();
+        table_at = std::string(absl::StripSuffix(config.Prefix(), "."));
       }
+    }
+    if (table_at.has_value() && total <= 2 * kTableConfigs && admitted <= kTableConfigs) {
+      box->table_configs = true;
+      proof->notes.push_back(absl::StrCat(
+          "a permutation table at ", *table_at, " (table lemma): the ", admitted,
+          " configurations of the enumerated parameters are kept, bit-vectors first"));
+      return absl::OkStatus();
     }
   }
   SpecConfig probe(spec, *box, box->ranges, run);
