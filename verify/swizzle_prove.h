@@ -219,6 +219,17 @@ struct SwizzleProveOptions {
   // configuration is encoded again the old way. Measured on the group widths of gemm and
   // Triton's grouped order (verify/README.md, "Fourth pass").
   bool case_obligations = true;
+  // Specs: table lemmas for per-iteration lets that read one per-iteration name x and
+  // otherwise only constants of the configuration (dist's rank interleave
+  // pi = (k*stride) % N + (k*stride) // N with N, stride enumerated). The let is evaluated
+  // at every value of x's range (at most table_lemma_values values); on the longest
+  // prefix [lo, lo+m) where it is defined and injective, each copy of the map gets the
+  // fact "x in the prefix -> the let in its value range there", and the injective query
+  // "both x in the prefix and equal lets -> equal x". Proven by complete enumeration, so
+  // sound as assumptions; the map's own encoding stays (exact). The built-ins' move for
+  // dist: pi read through its range and injectivity, not through its div/mod.
+  // verify/README.md, "Fifth pass". 0: off.
+  int table_lemma_values = 4096;
   // Specs, by default (no symbolic_params): prove the reduced spec first
   // (verify/README.md, "Reduced specs"): the tile-index part over fewer parameters — tiles
   // (X // E, X % E) merged into X, lets of parameters that only they read (D = R * C from

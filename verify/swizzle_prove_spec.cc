@@ -8,10 +8,12 @@
 #include <vector>
 
 #include "absl/algorithm/container.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "sim/base/status_macros.h"
 #include "sim/expr/eval.h"
 #include "sim/swizzle/sweep.h"
@@ -53,6 +55,9 @@ struct SpecBox {
   // depends on it. Splitting on such a parameter first turns divisions by a symbolic
   // value into divisions by constants (linear for Z3).
   std::vector<int> in_divisors;
+  // A configuration of the box has a permutation table (SpecConfig::table_lemmas): the
+  // configurations are kept (WholeBoxAsBitVectors) and try bit-vectors first.
+  bool table_configs = false;
 };
 
 // The iteration as digits (SwizzleProveOptions::digit_iterations): the divisor S of
@@ -370,7 +375,42 @@ struct IterCopy {
   // With an `inverse` clause: its value at this iteration's tile, and where it is defined.
   std::optional<Term> inv;
   Term inv_defined;
+  // Table lemmas (SwizzleProveOptions::table_lemma_values): facts every real run
+  // satisfies (assumed by every query on this copy), and per lemma the let's statement
+  // index with the terms of x and of the let (for the cross-copy injectivity fact).
+  std::vector<Term> facts;
+  struct TableUse {
+    size_t stmt;
+    Term x, value;
+  };
+  std::vector<TableUse> tables;
 };
+
+// A let L = E(x) of one per-iteration name x, the rest constants of the configuration,
+// evaluated at every value of x's range (SwizzleProveOptions::table_lemma_values).
+struct TableLemma {
+  std::string x;
+  int64_t lo = 0, hi = 0;      // the prefix of x's range where E is defined and injective
+  int64_t vmin = 0, vmax = 0;  // E's values there
+  bool monotone = false;       // E strictly increasing or decreasing there
+};
+
+// Ensures: true when `e` has a division node (// % cdiv): the nodes Z3's integer core
+//          branches on, where a lemma saves work.
+bool HasDivision(const sim::expr::Expr& e) {
+  std::vector<const sim::expr::Expr*> pending = {&e};
+  while (!pending.empty()) {
+    const sim::expr::Expr* x = pending.back();
+    pending.pop_back();
+    const sim::expr::ExprKind k = x->kind();
+    if (k == sim::expr::ExprKind::kFloorDiv || k == sim::expr::ExprKind::kMod ||
+        k == sim::expr::ExprKind::kCdiv) {
+      return true;
+    }
+    for (int i = 0; i < x->num_operands(); ++i) pending.push_back(&x->operand(i));
+  }
+  return false;
+}
 
 // Names that depend on `iter` other than through a tile coordinate (sim/swizzle/spec.h,
 // "The inverse"): the statements the inverse may not read, and the ones a copy of the
@@ -455,6 +495,12 @@ class SpecConfig {
   // The per-iteration part at a fresh iteration `name`, or at `at` when given.
   absl::StatusOr<IterCopy> EncodeIteration(const char* name,
                                            std::optional<Term> at = std::nullopt);
+  // The table lemma of per-iteration let statement `k` (encoded as `value` by `enc`), or
+  // nullopt (memoised per statement: every copy has the same constants).
+  // iter_names: the names computed per iteration so far.
+  const std::optional<TableLemma>& TableFor(
+      size_t k, const ExprEncoder& enc, const ExprEncoder::Encoded& value,
+      const absl::flat_hash_set<std::string>& iter_names);
   // The inverse at a free tile: the tile's coordinates (fresh, in the box) and the
   // inverse's value and definedness there.
   absl::Status EncodeFreeTile(std::vector<Term>* tile, Term* inv, Term* defined);
@@ -477,7 +523,11 @@ class SpecConfig {
   // `q` then holds the upper bounds too (for shrinking a witness).
   absl::StatusOr<smt::SolverResult> Solve(const std::string& name, std::vector<Term>& q,
                                           uint64_t rlimit);
+
+ public:
   std::string Prefix() const;
+
+ private:
   // The pieces of Prove, in order (each returns kHolds to go on).
   struct Run;
   absl::StatusOr<ConfigOutcome> ProvePerIteration(Run& run);  // eval_error, in_range, tail
@@ -494,6 +544,14 @@ class SpecConfig {
  public:
   // Notes for the proof (e.g. where an inverse clause was wrong).
   std::vector<std::string> notes_;
+  // Ensures: how many table lemmas the copies encoded so far use (after EncodeIteration).
+  // Only lemmas of tables that are not monotone count (a monotone one like
+  // j = iter % 32 on [0, 32) is the identity).
+  int table_lemmas() const {
+    int n = 0;
+    for (const auto& [k, t] : tables_) n += t.has_value() && !t->monotone;
+    return n;
+  }
 
  private:
   const SwizzleSpec& spec_;
@@ -512,6 +570,7 @@ class SpecConfig {
   size_t obligations_proven_ = 0;
   int nonlinear_per_iter_ = 0;
   std::vector<bool> per_iter_;
+  absl::flat_hash_map<size_t, std::optional<TableLemma>> tables_;
   std::vector<Term> params_;      // one per parameter
   std::vector<Term> background_;  // symbolic lower bounds and side conditions
   std::vector<Term> upper_;       // symbolic upper bounds (see Solve)
@@ -654,6 +713,7 @@ absl::StatusOr<IterCopy> SpecConfig::EncodeIteration(const char* name,
                domain_range_.hi - 1, 0, std::numeric_limits<int64_t>::max())));
   Term prefix = ctx_.Bool(true);
   std::vector<Term> errors, bad_tails;
+  absl::flat_hash_set<std::string> iter_names = {"iter"};
   const std::vector<Stmt>& stmts = spec_.program().statements();
   for (size_t k = 0; k < stmts.size(); ++k) {
     const Stmt& s = stmts[k];
@@ -662,7 +722,18 @@ absl::StatusOr<IterCopy> SpecConfig::EncodeIteration(const char* name,
     const Term ok = e.Defined(ctx_);
     errors.push_back(prefix && !ok);
     if (s.kind == StmtKind::kLet || s.keyword == "out") {
+      if (s.kind == StmtKind::kLet) {
+        if (const std::optional<TableLemma>& t = TableFor(k, enc, e, iter_names);
+            t.has_value()) {
+          // Facts of every real run: E is defined on the prefix and equals e.value there.
+          const Term x = enc.Lookup(t->x).value;
+          c.facts.push_back(smt::Implies(x >= t->lo && x <= t->hi,
+                                         e.value >= t->vmin && e.value <= t->vmax));
+          c.tables.push_back({k, x, e.value});
+        }
+      }
       enc.Bind(s.name, e.value, e.range);
+      if (s.binds) iter_names.insert(s.name);
       prefix = prefix && ok;
     } else if (s.keyword == "skip") {
       prefix = prefix && ok && !e.value;
@@ -684,6 +755,64 @@ absl::StatusOr<IterCopy> SpecConfig::EncodeIteration(const char* name,
     c.inv_defined = e.Defined(ctx_);
   }
   return c;
+}
+
+const std::optional<TableLemma>& SpecConfig::TableFor(
+    size_t k, const ExprEncoder& enc, const ExprEncoder::Encoded& value,
+    const absl::flat_hash_set<std::string>& iter_names) {
+  auto [it, inserted] = tables_.try_emplace(k);
+  std::optional<TableLemma>& out = it->second;
+  if (!inserted) return out;
+  const int64_t max_values = run_.options().table_lemma_values;
+  const Stmt& s = spec_.program().statements()[k];
+  if (max_values <= 0 || value.value.is_bool() || !HasDivision(*s.value)) return out;
+  // One per-iteration name x; every other name a constant of the configuration.
+  std::optional<std::string> x;
+  sim::expr::Env env;
+  for (const std::string& v : sim::expr::FreeVariables(*s.value)) {
+    if (!enc.IsBound(v)) return out;
+    const ExprEncoder::Encoded& b = enc.Lookup(v);
+    if (iter_names.contains(v)) {
+      if (x.has_value() || b.value.is_bool()) return out;
+      x = v;
+    } else if (b.range.Constant() && b.range.FitsInt64() && !b.value.is_bool()) {
+      env[v] = static_cast<int64_t>(b.range.lo);
+    } else {
+      return out;
+    }
+  }
+  if (!x.has_value()) return out;
+  const smt::ValueRange r = enc.Lookup(*x).range;
+  if (!r.FitsInt64() || r.hi - r.lo + 1 > max_values) return out;
+  // The longest window of x's range from 0 (from its lower bound when that is positive,
+  // to its upper bound when that is negative: interval ranges of indices often reach
+  // below 0 where the values never do) where E is defined and injective.
+  TableLemma t;
+  t.x = *x;
+  t.lo = static_cast<int64_t>(std::clamp<__int128>(0, r.lo, r.hi));
+  t.hi = t.lo - 1;
+  absl::flat_hash_set<int64_t> seen;
+  bool increasing = true, decreasing = true;
+  int64_t last = 0;
+  for (int64_t v = t.lo; v <= static_cast<int64_t>(r.hi); ++v) {
+    env[*x] = v;
+    absl::StatusOr<int64_t> y = sim::expr::Evaluate(*s.value, env, spec_.source_name());
+    if (!y.ok() || !seen.insert(*y).second) break;
+    if (seen.size() > 1) {
+      increasing &= *y > last;
+      decreasing &= *y < last;
+    }
+    last = *y;
+    t.vmin = seen.size() == 1 ? *y : std::min(t.vmin, *y);
+    t.vmax = seen.size() == 1 ? *y : std::max(t.vmax, *y);
+    t.hi = v;
+  }
+  // A monotone table helps too (dist's pi at p = N is k % N + k // N, the identity on
+  // [0, N): 27 s for the injective query without the lemma, measured), but only a
+  // permutation-like one makes WholeBoxAsBitVectors keep the configurations.
+  t.monotone = increasing || decreasing;
+  if (t.hi - t.lo + 1 >= 2) out = t;
+  return out;
 }
 
 absl::Status SpecConfig::EncodeFreeTile(std::vector<Term>* tile, Term* inv,
@@ -965,6 +1094,7 @@ absl::StatusOr<ConfigOutcome> SpecConfig::Prove(int from, int to, Property* fail
   ASSIGN_OR_RETURN(run.a, EncodeIteration("iter"));
   run.base = {admitted_};
   run.base.insert(run.base.end(), run.a.domain.begin(), run.a.domain.end());
+  run.base.insert(run.base.end(), run.a.facts.begin(), run.a.facts.end());
   if (!enc_.obligations().empty()) {
     // 1b. Every case-split divisor within its cases, at every iteration of the domain
     //     (the encoding over-approximates the map, so unsat is a proof); later queries
@@ -1086,6 +1216,17 @@ absl::StatusOr<ConfigOutcome> SpecConfig::ProveInjective(Run& run) {
   }
   q.push_back(a.tile);
   q.insert(q.end(), b.domain.begin(), b.domain.end());
+  q.insert(q.end(), b.facts.begin(), b.facts.end());
+  // Table lemmas across the copies: on the prefix, equal lets mean equal x.
+  for (size_t u = 0; u < a.tables.size() && u < b.tables.size(); ++u) {
+    const IterCopy::TableUse& ta = a.tables[u];
+    const IterCopy::TableUse& tb = b.tables[u];
+    const std::optional<TableLemma>& t = tables_.at(ta.stmt);
+    if (ta.stmt != tb.stmt || !t.has_value()) continue;
+    q.push_back(smt::Implies(ta.x >= t->lo && ta.x <= t->hi && tb.x >= t->lo &&
+                                 tb.x <= t->hi && ta.value == tb.value,
+                             ta.x == tb.x));
+  }
   q.push_back(!b.error);
   q.push_back(b.tile);
   if (a.g.has_value() && b.g.has_value()) {  // digits: (g, j) in lexicographic order
@@ -1117,6 +1258,7 @@ absl::StatusOr<ConfigOutcome> SpecConfig::ProveSurjective(Run& run) {
   hit.insert(hit.end(), b.domain.begin(), b.domain.end());
   for (size_t k = 0; k < tile.size(); ++k) hit.push_back(b.coords[k] == tile[k]);
   std::vector<Term> q = {admitted_};
+  q.insert(q.end(), b.facts.begin(), b.facts.end());
   for (size_t k = 0; k < tile.size(); ++k) {
     q.push_back(tile[k] >= 0);
     q.push_back(tile[k] < extents_[k]);
@@ -1163,7 +1305,12 @@ absl::StatusOr<ConfigOutcome> ProvePortfolio(const SwizzleSpec& spec, const Spec
     // 7 integer configurations in under a second, bit-vectors first > 60 s.
     const bool nonlinear = probe.has_digits() ? probe.nonlinear_per_iteration() > 0
                                               : probe.nonlinear_nodes() > 0;
-    if (bv_width <= run.options().bitvector_first_bits && nonlinear) {
+    // So does one with a permutation table (SpecConfig::table_lemmas): measured on
+    // dist_d0's declared box, 86 configurations, 42-46 s as bit-vectors first (0.5-2.5 s
+    // each), 105 s as integers first (0.1-28 s each, erratic).
+    // (Every configuration of such a box: at p = 1 and p = N the table is the identity,
+    // and as integers those were among the slowest, 7-27 s.)
+    if (bv_width <= run.options().bitvector_first_bits && (nonlinear || box.table_configs)) {
       std::stable_partition(encodings.begin(), encodings.end(),
                             [](SpecEncoding e) { return e == SpecEncoding::kBitVector; });
     }
@@ -1205,6 +1352,9 @@ absl::StatusOr<ConfigOutcome> ProvePortfolio(const SwizzleSpec& spec, const Spec
 // with every parameter symbolic: bit-blasting handles a few more bits far better than
 // one configuration per combination of small parameters (measured on the corpus, e.g.
 // tdist_ag_gemm: 1 configuration in 11 s instead of 1024 configurations, > 60 s).
+bool Admitted(const SwizzleSpec& spec, const SpecBox& box,
+              const std::vector<ParamRange>& ranges);
+
 absl::Status WholeBoxAsBitVectors(const SwizzleSpec& spec, QueryRunner& run, SpecBox* box,
                                   SwizzleProof* proof) {
   const SwizzleProveOptions& o = run.options();
@@ -1247,6 +1397,56 @@ absl::Status WholeBoxAsBitVectors(const SwizzleSpec& spec, QueryRunner& run, Spe
         RETURN_IF_ERROR(config.WidthNeeded().status());
         if (config.nonlinear_per_iteration() == 0) return absl::OkStatus();
       }
+    }
+  }
+  // A map with a table lemma once the enumerated parameters are constants (dist's
+  // rank interleave pi: a permutation of [0, N) for each N and stride) keeps its
+  // configurations: the lemma needs them constant, and with it each configuration is
+  // linear for the integer core (measured on dist_d0: verify/README.md, "Fifth pass").
+  // Only on boxes of few combinations (kTableConfigs, every one probed: at p = 1 and
+  // p = N the interleave is the identity, monotone, no lemma): each configuration then
+  // costs a bit-vector proof of 0.3-2.5 s (dist_d0, 80 of them), and the whole box as
+  // bit-vectors can be far cheaper where it works at all: tdist_ag_gemm_multinode's rank
+  // rotations are tables too, 4 s as the one configuration, 57 s as its 1 080
+  // configurations (measured, verify/README.md "Fifth pass").
+  if (o.table_lemma_values > 0) {
+    constexpr int64_t kTableConfigs = 128;
+    std::vector<int64_t> counts(box->names.size(), 1);
+    int64_t total = 1;
+    for (size_t i = 0; i < counts.size(); ++i) {
+      if (box->symbolic[i]) continue;
+      counts[i] = box->values[i].empty() ? box->ranges[i].size()
+                                         : static_cast<int64_t>(box->values[i].size());
+      total = internal::SatMul(total, std::max<int64_t>(counts[i], 1));
+    }
+    int64_t admitted = 0;
+    std::optional<std::string> table_at;
+    for (int64_t n = 0; n < total && total <= 2 * kTableConfigs && admitted <= kTableConfigs;
+         ++n) {
+      int64_t idx = n;
+      std::vector<ParamRange> at = box->ranges;
+      for (size_t i = counts.size(); i-- > 0;) {
+        if (box->symbolic[i]) continue;
+        const int64_t c = std::max<int64_t>(counts[i], 1), k = idx % c;
+        idx /= c;
+        const int64_t v = box->values[i].empty() ? box->ranges[i].lo + k : box->values[i][k];
+        at[i] = ParamRange{v, v};
+      }
+      if (!Admitted(spec, *box, at)) continue;
+      ++admitted;
+      if (table_at.has_value()) continue;
+      SpecConfig config(spec, *box, at, run);
+      RETURN_IF_ERROR(config.WidthNeeded().status());
+      if (config.table_lemmas() > 0) {
+        table_at = std::string(absl::StripSuffix(config.Prefix(), "."));
+      }
+    }
+    if (table_at.has_value() && total <= 2 * kTableConfigs && admitted <= kTableConfigs) {
+      box->table_configs = true;
+      proof->notes.push_back(absl::StrCat(
+          "a permutation table at ", *table_at, " (table lemma): the ", admitted,
+          " configurations of the enumerated parameters are kept, bit-vectors first"));
+      return absl::OkStatus();
     }
   }
   SpecConfig probe(spec, *box, box->ranges, run);
