@@ -127,6 +127,11 @@ struct SideImages {
     for (int i = 0; i < warp_bits; ++i) v[n++] = m(s.l->warp[i]);
     for (int i = 0; i < 3; ++i) v[n++] = m(s.rows[i]);
     for (int i = 0; i < 3; ++i) v[n++] = m(s.cols[i]);
+    if (n <= 64) {
+      for (int i = 0; i < n; ++i) {
+        for (uint32_t o = v[i]; o != 0; o &= o - 1) holders[std::countr_zero(o)] |= uint64_t{1} << i;
+      }
+    }
   }
   const uint32_t* reg() const { return v; }
   const uint32_t* lane() const { return v + reg_bits; }
@@ -135,9 +140,19 @@ struct SideImages {
   const uint32_t* cols() const { return v + n - 3; }
   // The images after the move basis[k] ^= basis[j]: an involution, so applying it again
   // undoes it (the climb prices a move in place and undoes the ones it rejects).
+  // Only the entries with offset bit k change (bit j flips): with at most 64 entries,
+  // `holders` (entries by offset bit) names them, and the move updates it in place.
   void Move(int j, int k) {
-    for (int i = 0; i < n; ++i) v[i] = SwizzleMove(v[i], j, k);
+    if (n > 64) {
+      for (int i = 0; i < n; ++i) v[i] = SwizzleMove(v[i], j, k);
+      return;
+    }
+    const uint64_t h = holders[k];
+    for (uint64_t e = h; e != 0; e &= e - 1) v[std::countr_zero(e)] ^= 1u << j;
+    holders[j] ^= h;
   }
+  // holders[b]: the entries whose image has offset bit b (when n <= 64).
+  uint64_t holders[32] = {};
 };
 
 // Ensures: the side's access under the offset map of `im`, or nullopt when it does not
@@ -145,7 +160,7 @@ struct SideImages {
 // aligned; a plain side whose packed words cannot be accessed whole). `memo`: the side's
 // bank costs.
 std::optional<Access> SideAccess(const Side& s, const SideImages& im, int eb,
-                                 BankCostMemo& memo) {
+                                 BankCostMemo<64>& memo) {
   const FlatLayout& l = *s.l;
   Access a;
   const uint32_t* img = im.reg();
@@ -323,7 +338,7 @@ class MatrixPlanner {
   int row_bit_;  // the first offset bit above a 16-byte row
   std::pair<int64_t, int64_t> bound_;  // SideBound of both sides, summed
   // The store side's bank costs, the load side's (a search prices about 50 bases).
-  mutable BankCostMemo memo_[2] = {BankCostMemo(64), BankCostMemo(64)};
+  mutable BankCostMemo<64> memo_[2];
 };
 
 // Every warp reads only what it wrote (as the smem planner's WarpLocal).
