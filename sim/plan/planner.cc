@@ -490,15 +490,30 @@ SchemeKey KeyOf(const Program& prog) {
 
 // The shuffle schemes are built to compare their keys; a scheme stops as soon as its key
 // reaches `limit`, the best so far (it cannot be chosen then: ops are only added, and each
-// adds 1 to 5 to the first part of the key).
-absl::Status OverLimit(const Program& prog, const SchemeKey& limit) {
-  if (limit.first == INT64_MAX || 5 * static_cast<int64_t>(prog.ops.size()) < limit.first) {
-    return absl::OkStatus();
+// adds 1 to 5 to the first part of the key). One per program being built: every op kind
+// counts once in OpCounts::total (so the total is the op count), and the shuffles are
+// counted over the ops added since the last check.
+class OverLimit {
+ public:
+  explicit OverLimit(const SchemeKey& limit) : limit_(limit) {}
+  // Ensures: ResourceExhausted when KeyOf(prog) >= the limit.
+  absl::Status operator()(const Program& prog) {
+    const int64_t total = static_cast<int64_t>(prog.ops.size());
+    if (limit_.first == INT64_MAX || 5 * total < limit_.first) return absl::OkStatus();
+    for (; scanned_ < prog.ops.size(); ++scanned_) {
+      const OpKind k = prog.ops[scanned_].kind;
+      shfl_ += k == OpKind::kShflBfly || k == OpKind::kShflIdx;
+    }
+    return SchemeKey{total + 4 * shfl_, total} >= limit_
+               ? absl::ResourceExhaustedError("shuffle: no better than a scheme already built")
+               : absl::OkStatus();
   }
-  return KeyOf(prog) >= limit
-             ? absl::ResourceExhaustedError("shuffle: no better than a scheme already built")
-             : absl::OkStatus();
-}
+
+ private:
+  SchemeKey limit_;
+  size_t scanned_ = 0;
+  int64_t shfl_ = 0;
+};
 
 // A butterfly round one destination word asks for: each receiver lane l gets
 // send[l ^ delta] from lane l ^ delta, into tables[slot][l].
@@ -563,7 +578,7 @@ absl::Status IdxRounds(const ShuffleMatrix& mat, uint32_t rp, const uint32_t sig
 // (one word a lane owes for one destination word, another for a second: Triton's "ship"
 // transposition), emits one shfl.bfly per group, and points each request's receivers at
 // what it received.
-absl::Status EmitButterflies(const std::vector<BflyRequest>& requests, const SchemeKey& limit,
+absl::Status EmitButterflies(const std::vector<BflyRequest>& requests, OverLimit& over,
                              SelectBuilder& sel, Program& prog,
                              std::vector<LaneTable>& tables) {
   std::vector<std::vector<size_t>> groups;
@@ -599,7 +614,7 @@ absl::Status EmitButterflies(const std::vector<BflyRequest>& requests, const Sch
         if ((requests[i].receivers >> l) & 1) tables[requests[i].slot][l] = got;
       }
     }
-    RETURN_IF_ERROR(OverLimit(prog, limit));
+    RETURN_IF_ERROR(over(prog));
   }
   return absl::OkStatus();
 }
@@ -614,6 +629,7 @@ absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordV
                                            const WordView& dv, bool all_idx,
                                            const SchemeKey& limit = kNoLimit) {
   Program prog;
+  OverLimit over(limit);
   InitInputs(prog, sv);
   SelectBuilder sel(&prog);
   const int upw = sv.upw;
@@ -662,13 +678,13 @@ absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordV
       }
       tables[rp * upw + h] = table;
       has_table[rp * upw + h] = true;
-      RETURN_IF_ERROR(OverLimit(prog, limit));
+      RETURN_IF_ERROR(over(prog));
     }
   }
-  RETURN_IF_ERROR(EmitButterflies(requests, limit, sel, prog, tables));
+  RETURN_IF_ERROR(EmitButterflies(requests, over, sel, prog, tables));
   for (size_t slot = 0; slot < tables.size(); ++slot) {
     if (has_table[slot]) unit_out[slot] = sel.Build(tables[slot]);
-    RETURN_IF_ERROR(OverLimit(prog, limit));
+    RETURN_IF_ERROR(over(prog));
   }
   for (uint32_t u = 0; u < static_cast<uint32_t>(dv.units()); ++u) {
     for (int h = 0; h < upw; ++h) prog.outputs.push_back(unit_out[(u & ~mat.zero_cols) * upw + h]);
@@ -771,6 +787,7 @@ absl::StatusOr<Program> BuildCosetShuffle(const ShuffleMatrix& mat, const WordVi
   for (int i : mixed) mixed_mask |= 1u << i;
 
   Program prog;
+  OverLimit over(limit);
   InitInputs(prog, sv);
   SelectBuilder sel(&prog);
   const int upw = sv.upw;
@@ -848,7 +865,7 @@ absl::StatusOr<Program> BuildCosetShuffle(const ShuffleMatrix& mat, const WordVi
         unit_out[rp * upw + h] = sel.Build(table);
       }
     }
-    RETURN_IF_ERROR(OverLimit(prog, limit));
+    RETURN_IF_ERROR(over(prog));
   }
   for (uint32_t u = 0; u < static_cast<uint32_t>(dv.units()); ++u) {
     for (int h = 0; h < upw; ++h) {
@@ -1095,6 +1112,7 @@ class SmemPlanner {
       Scored score;
       std::vector<uint32_t> basis;
       int fixed;
+      std::vector<uint32_t> start;  // the basis before its search
     };
     std::vector<Base> bases;
     for (size_t i = 0; i < prefixes.size(); ++i) {
@@ -1105,7 +1123,7 @@ class SmemPlanner {
         std::vector<uint32_t> basis = BaseOrder(prefixes[i], order);
         Scored sc = Score(basis);
         if (sc.score.first == INT64_MAX) continue;
-        bases.push_back(Base{sc, std::move(basis), static_cast<int>(prefixes[i].size())});
+        bases.push_back(Base{sc, basis, static_cast<int>(prefixes[i].size()), basis});
       }
     }
     std::stable_sort(bases.begin(), bases.end(),
@@ -1114,6 +1132,12 @@ class SmemPlanner {
     const std::pair<int64_t, int64_t> bound = Bound();
     for (size_t i = 0; i < bases.size(); ++i) {
       any = true;
+      // A base order equal to an earlier one (other prefixes and orders can build the
+      // same basis) has its score: searched or not, it cannot replace the best, which is
+      // already no worse than what that one led to.
+      bool seen = false;
+      for (size_t j = 0; j < i && !seen; ++j) seen = bases[j].fixed == bases[i].fixed && bases[j].start == bases[i].basis;
+      if (seen) continue;
       if (i < 6 && !o_.no_swizzle && bound < best_score_) {
         Search(bases[i].basis, bases[i].fixed, bases[i].score, bound);
       }
@@ -1580,6 +1604,7 @@ absl::StatusOr<ConversionPlan> PlanConversion(const ConversionProblem& p,
   const std::vector<std::pair<WordView, WordView>> views = CandidateViews(p, options);
   std::optional<ConversionPlan> best;
   std::vector<ConversionPlan> all;
+  all.reserve(4 * views.size());
   std::vector<ConversionPlan::Candidate> candidates;
   std::string why_not;
   for (const auto& [sv, dv] : views) {
@@ -1652,7 +1677,7 @@ absl::StatusOr<ConversionPlan> PlanConversion(const ConversionProblem& p,
       PlanStage stage;
       SmemPlanner planner(p, sv, dv, options);
       auto prog = planner.Plan(stage.mutable_smem());
-      consider(Strategy::kSmem, std::move(prog), stage, planner.wavefronts_store_,
+      consider(Strategy::kSmem, std::move(prog), std::move(stage), planner.wavefronts_store_,
                planner.wavefronts_load_, planner.min_store_, planner.min_load_,
                planner.cta_barrier_);
       // stmatrix/ldmatrix where a side fits the matrix tiles (matrix.h).
@@ -1660,7 +1685,7 @@ absl::StatusOr<ConversionPlan> PlanConversion(const ConversionProblem& p,
       if (options.no_matrix) {
         // The caller asked for plans without matrix stages.
       } else if (auto m = PlanMatrixSmem(p, sv, dv, options, mstage.mutable_smem()); m.ok()) {
-        consider(Strategy::kSmem, std::move(m->program), mstage, m->wavefronts_store,
+        consider(Strategy::kSmem, std::move(m->program), std::move(mstage), m->wavefronts_store,
                  m->wavefronts_load, m->min_store, m->min_load, m->cta_barrier);
       }
     }
