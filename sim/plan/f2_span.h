@@ -171,6 +171,10 @@ constexpr int Popcount(uint32_t x) {
 }
 static_assert(Popcount(0) == 0 && Popcount(0xffffffffu) == 32 && Popcount(0x80000001u) == 2);
 
+// std::has_single_bit without the library popcount.
+constexpr bool SingleBit(uint32_t x) { return x != 0 && (x & (x - 1)) == 0; }
+static_assert(SingleBit(1) && SingleBit(0x80000000u) && !SingleBit(0) && !SingleBit(6));
+
 constexpr bool Parity(uint32_t x) {
   x ^= x >> 16;
   x ^= x >> 8;

@@ -72,7 +72,7 @@ inline uint32_t DistinctPerBank(const uint32_t* keys, int n, uint32_t bank_mask)
 inline std::optional<bank::BankCost> LinearLaneRequestCost(const uint32_t lanes[5],
                                                            uint32_t mask, uint32_t bytes,
                                                            uint32_t element_bytes) {
-  if (!std::has_single_bit(element_bytes) || !std::has_single_bit(bytes) || bytes > 16) {
+  if (!SingleBit(element_bytes) || !SingleBit(bytes) || bytes > 16) {
     return std::nullopt;
   }
   // z: the lane bits no lane of the mask has.
@@ -120,7 +120,7 @@ inline bank::BankCost MatrixRowsCost(const uint32_t rows[3], const uint32_t sel[
   uint32_t any = 0;  // every row address is an XOR of these
   for (int k = 0; k < 3; ++k) any |= rows[k] * element_bytes;
   for (int k = 0; k < sels; ++k) any |= sel[k] * element_bytes;
-  if ((any & 15) == 0 && std::has_single_bit(element_bytes)) {
+  if ((any & 15) == 0 && SingleBit(element_bytes)) {
     // Aligned: each matrix's row slots are a coset of the span of the rows' slots.
     uint32_t keys[3];
     for (int k = 0; k < 3; ++k) keys[k] = (rows[k] * element_bytes) >> 4;
@@ -141,35 +141,44 @@ inline bank::BankCost MatrixRowsCost(const uint32_t rows[3], const uint32_t sel[
 }
 
 // Direct-mapped memo of one side's bank costs, keyed by five offsets and two tags that
-// together determine the cost; a collision recomputes.
+// together determine the cost; a collision recomputes. `Entries` entries, in the object
+// and not cleared when it is made (a planner makes one per side and candidate, and most
+// are used for a few bases): a bit per entry says which hold a cost.
+template <size_t Entries = 256>
 class BankCostMemo {
- public:
-  // A search that prices few bases wants few entries (they are cleared per planner).
-  explicit BankCostMemo(size_t entries = 256) : entries_(entries) {}
+  static_assert(Entries % 64 == 0);
 
+ public:
   // Ensures: compute(), from the memo when (key, a, b) was computed before.
   template <typename Compute>
   bank::BankCost Get(const uint32_t key[5], uint32_t a, uint32_t b, Compute compute) {
     uint64_t h = b * 0x9E3779B97F4A7C15ull ^ a * 0xC2B2AE3D27D4EB4Full;
     for (int j = 0; j < 5; ++j) h = (h ^ key[j]) * 0x100000001B3ull;
-    Entry& e = entries_[(h >> 32) % entries_.size()];
-    if (e.valid && e.a == a && e.b == b && std::equal(key, key + 5, e.key)) return e.cost;
-    e.valid = true;
+    const size_t i = (h >> 32) % Entries;
+    Entry& e = entries_[i];
+    const uint64_t bit = uint64_t{1} << (i % 64);
+    if ((valid_[i / 64] & bit) && e.a == a && e.b == b && std::equal(key, key + 5, e.key)) {
+      return bank::BankCost{e.wavefronts, e.minimum};
+    }
+    valid_[i / 64] |= bit;
     e.a = a;
     e.b = b;
     std::copy(key, key + 5, e.key);
-    e.cost = compute();
-    return e.cost;
+    const bank::BankCost cost = compute();
+    e.wavefronts = cost.wavefronts;
+    e.minimum = cost.minimum;
+    return cost;
   }
 
  private:
+  // Trivial (left uninitialised until `valid_` says otherwise).
   struct Entry {
-    bool valid = false;
-    uint32_t key[5] = {};
-    uint32_t a = 0, b = 0;
-    bank::BankCost cost;
+    uint32_t key[5];
+    uint32_t a, b;
+    uint32_t wavefronts, minimum;
   };
-  std::vector<Entry> entries_;
+  Entry entries_[Entries];
+  uint64_t valid_[Entries / 64] = {};
 };
 
 }  // namespace warpcheck::sim::plan

@@ -127,6 +127,11 @@ struct SideImages {
     for (int i = 0; i < warp_bits; ++i) v[n++] = m(s.l->warp[i]);
     for (int i = 0; i < 3; ++i) v[n++] = m(s.rows[i]);
     for (int i = 0; i < 3; ++i) v[n++] = m(s.cols[i]);
+    if (n <= 64) {
+      for (int i = 0; i < n; ++i) {
+        for (uint32_t o = v[i]; o != 0; o &= o - 1) holders[std::countr_zero(o)] |= uint64_t{1} << i;
+      }
+    }
   }
   const uint32_t* reg() const { return v; }
   const uint32_t* lane() const { return v + reg_bits; }
@@ -135,9 +140,19 @@ struct SideImages {
   const uint32_t* cols() const { return v + n - 3; }
   // The images after the move basis[k] ^= basis[j]: an involution, so applying it again
   // undoes it (the climb prices a move in place and undoes the ones it rejects).
+  // Only the entries with offset bit k change (bit j flips): with at most 64 entries,
+  // `holders` (entries by offset bit) names them, and the move updates it in place.
   void Move(int j, int k) {
-    for (int i = 0; i < n; ++i) v[i] = SwizzleMove(v[i], j, k);
+    if (n > 64) {
+      for (int i = 0; i < n; ++i) v[i] = SwizzleMove(v[i], j, k);
+      return;
+    }
+    const uint64_t h = holders[k];
+    for (uint64_t e = h; e != 0; e &= e - 1) v[std::countr_zero(e)] ^= 1u << j;
+    holders[j] ^= h;
   }
+  // holders[b]: the entries whose image has offset bit b (when n <= 64).
+  uint64_t holders[32] = {};
 };
 
 // Ensures: the side's access under the offset map of `im`, or nullopt when it does not
@@ -145,7 +160,7 @@ struct SideImages {
 // aligned; a plain side whose packed words cannot be accessed whole). `memo`: the side's
 // bank costs.
 std::optional<Access> SideAccess(const Side& s, const SideImages& im, int eb,
-                                 BankCostMemo& memo) {
+                                 BankCostMemo<64>& memo) {
   const FlatLayout& l = *s.l;
   Access a;
   const uint32_t* img = im.reg();
@@ -254,8 +269,10 @@ class MatrixPlanner {
     std::vector<uint32_t> best;
     std::pair<int64_t, int64_t> best_score{std::numeric_limits<int64_t>::max(),
                                            std::numeric_limits<int64_t>::max()};
+    std::vector<uint32_t> starts[3];  // each order's basis before its climb
     for (int order = 0; order < 3; ++order) {
       std::vector<uint32_t> basis;
+      basis.reserve(n_);
       F2Span span;
       auto add = [&](uint32_t v) {
         if (static_cast<int>(basis.size()) < n_ && v != 0 && span.Add(v)) basis.push_back(v);
@@ -273,6 +290,12 @@ class MatrixPlanner {
       for (const FlatLayout* l : {other.l, mat.l}) for (uint32_t v : l->warp) add(v);
       for (int i = 0; i < n_; ++i) add(1u << i);
       if (static_cast<int>(basis.size()) != n_) continue;
+      // An order that builds the basis of an earlier one climbs to the same score, which
+      // cannot replace the best (no better than it).
+      bool seen = false;
+      for (int o = 0; o < order && !seen; ++o) seen = starts[o] == basis;
+      starts[order] = basis;
+      if (seen) continue;
       const auto score = Climb(basis);
       if (score < best_score) {
         best_score = score;
@@ -323,7 +346,7 @@ class MatrixPlanner {
   int row_bit_;  // the first offset bit above a 16-byte row
   std::pair<int64_t, int64_t> bound_;  // SideBound of both sides, summed
   // The store side's bank costs, the load side's (a search prices about 50 bases).
-  mutable BankCostMemo memo_[2] = {BankCostMemo(64), BankCostMemo(64)};
+  mutable BankCostMemo<64> memo_[2];
 };
 
 // Every warp reads only what it wrote (as the smem planner's WarpLocal).
@@ -464,17 +487,26 @@ Choice Choose(const ConversionProblem& p, const WordView& sv, const WordView& dv
     std::pair<int64_t, int64_t> bound;
   };
   std::vector<Candidate> candidates;
+  candidates.reserve(8);
+  constexpr Kind kKinds[3] = {Kind::kPlain, Kind::kMatrix, Kind::kTrans};
+  // Each side of each kind once, with its bound.
+  std::optional<Side> sts[3], lds[3];
+  std::pair<int64_t, int64_t> st_bounds[3], ld_bounds[3];
+  for (int i = 0; i < 3; ++i) {
+    sts[i] = MakeSide(p, true, sv, kKinds[i]);
+    lds[i] = MakeSide(p, false, dv, kKinds[i]);
+    if (sts[i]) st_bounds[i] = SideBound(*sts[i], p.element_bytes());
+    if (lds[i]) ld_bounds[i] = SideBound(*lds[i], p.element_bytes());
+  }
   int index = 0;
-  for (Kind ks : {Kind::kPlain, Kind::kMatrix, Kind::kTrans}) {
-    for (Kind kl : {Kind::kPlain, Kind::kMatrix, Kind::kTrans}) {
+  for (int i = 0; i < 3; ++i) {
+    for (int k = 0; k < 3; ++k) {
       ++index;
-      if (ks == Kind::kPlain && kl == Kind::kPlain) continue;
-      auto st = MakeSide(p, true, sv, ks);
-      auto ld = MakeSide(p, false, dv, kl);
-      if (!st || !ld) continue;
-      const auto [ws, is] = SideBound(*st, p.element_bytes());
-      const auto [wl, il] = SideBound(*ld, p.element_bytes());
-      candidates.push_back(Candidate{index, ks, kl, *std::move(st), *std::move(ld),
+      if (i == 0 && k == 0) continue;
+      if (!sts[i] || !lds[k]) continue;
+      const auto [ws, is] = st_bounds[i];
+      const auto [wl, il] = ld_bounds[k];
+      candidates.push_back(Candidate{index, kKinds[i], kKinds[k], *sts[i], *lds[k],
                                      {ws + wl, is + il}});
     }
   }

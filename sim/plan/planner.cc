@@ -191,7 +191,7 @@ class SelectBuilder {
     };
     for (uint32_t u = 1; u < 32; u <<= 1) try_split(u);
     if (best_u < 0 || best_score.first >= d) {
-      for (uint32_t u = 1; u < 32; ++u) if (!std::has_single_bit(u)) try_split(u);
+      for (uint32_t u = 1; u < 32; ++u) if (!SingleBit(u)) try_split(u);
     }
     if (best_u < 0) best_u = 1;  // cannot happen for tables with two values; be safe
     LaneTable t0, t1;
@@ -252,8 +252,21 @@ class SelectBuilder {
     }
   }
 
+  // A cheap hash of a table (absl's hashes the 32 ints one by one).
+  struct TableHash {
+    size_t operator()(const LaneTable& t) const {
+      uint64_t h = 0x9E3779B97F4A7C15ull;
+      for (int l = 0; l < 32; l += 2) {
+        const uint64_t x = (uint64_t{static_cast<uint32_t>(t[l])} << 32) |
+                           static_cast<uint32_t>(t[l + 1]);
+        h = (h ^ x) * 0xFF51AFD7ED558CCDull;
+        h ^= h >> 29;
+      }
+      return static_cast<size_t>(h);
+    }
+  };
   Program* prog_;
-  absl::flat_hash_map<LaneTable, int> memo_;  // lookups only (order unused)
+  absl::flat_hash_map<LaneTable, int, TableHash> memo_;  // lookups only (order unused)
 };
 
 Op BarrierOp(bool warp_level) {
@@ -477,15 +490,30 @@ SchemeKey KeyOf(const Program& prog) {
 
 // The shuffle schemes are built to compare their keys; a scheme stops as soon as its key
 // reaches `limit`, the best so far (it cannot be chosen then: ops are only added, and each
-// adds 1 to 5 to the first part of the key).
-absl::Status OverLimit(const Program& prog, const SchemeKey& limit) {
-  if (limit.first == INT64_MAX || 5 * static_cast<int64_t>(prog.ops.size()) < limit.first) {
-    return absl::OkStatus();
+// adds 1 to 5 to the first part of the key). One per program being built: every op kind
+// counts once in OpCounts::total (so the total is the op count), and the shuffles are
+// counted over the ops added since the last check.
+class OverLimit {
+ public:
+  explicit OverLimit(const SchemeKey& limit) : limit_(limit) {}
+  // Ensures: ResourceExhausted when KeyOf(prog) >= the limit.
+  absl::Status operator()(const Program& prog) {
+    const int64_t total = static_cast<int64_t>(prog.ops.size());
+    if (limit_.first == INT64_MAX || 5 * total < limit_.first) return absl::OkStatus();
+    for (; scanned_ < prog.ops.size(); ++scanned_) {
+      const OpKind k = prog.ops[scanned_].kind;
+      shfl_ += k == OpKind::kShflBfly || k == OpKind::kShflIdx;
+    }
+    return SchemeKey{total + 4 * shfl_, total} >= limit_
+               ? absl::ResourceExhaustedError("shuffle: no better than a scheme already built")
+               : absl::OkStatus();
   }
-  return KeyOf(prog) >= limit
-             ? absl::ResourceExhaustedError("shuffle: no better than a scheme already built")
-             : absl::OkStatus();
-}
+
+ private:
+  SchemeKey limit_;
+  size_t scanned_ = 0;
+  int64_t shfl_ = 0;
+};
 
 // A butterfly round one destination word asks for: each receiver lane l gets
 // send[l ^ delta] from lane l ^ delta, into tables[slot][l].
@@ -550,7 +578,7 @@ absl::Status IdxRounds(const ShuffleMatrix& mat, uint32_t rp, const uint32_t sig
 // (one word a lane owes for one destination word, another for a second: Triton's "ship"
 // transposition), emits one shfl.bfly per group, and points each request's receivers at
 // what it received.
-absl::Status EmitButterflies(const std::vector<BflyRequest>& requests, const SchemeKey& limit,
+absl::Status EmitButterflies(const std::vector<BflyRequest>& requests, OverLimit& over,
                              SelectBuilder& sel, Program& prog,
                              std::vector<LaneTable>& tables) {
   std::vector<std::vector<size_t>> groups;
@@ -586,7 +614,7 @@ absl::Status EmitButterflies(const std::vector<BflyRequest>& requests, const Sch
         if ((requests[i].receivers >> l) & 1) tables[requests[i].slot][l] = got;
       }
     }
-    RETURN_IF_ERROR(OverLimit(prog, limit));
+    RETURN_IF_ERROR(over(prog));
   }
   return absl::OkStatus();
 }
@@ -601,6 +629,7 @@ absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordV
                                            const WordView& dv, bool all_idx,
                                            const SchemeKey& limit = kNoLimit) {
   Program prog;
+  OverLimit over(limit);
   InitInputs(prog, sv);
   SelectBuilder sel(&prog);
   const int upw = sv.upw;
@@ -649,13 +678,13 @@ absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordV
       }
       tables[rp * upw + h] = table;
       has_table[rp * upw + h] = true;
-      RETURN_IF_ERROR(OverLimit(prog, limit));
+      RETURN_IF_ERROR(over(prog));
     }
   }
-  RETURN_IF_ERROR(EmitButterflies(requests, limit, sel, prog, tables));
+  RETURN_IF_ERROR(EmitButterflies(requests, over, sel, prog, tables));
   for (size_t slot = 0; slot < tables.size(); ++slot) {
     if (has_table[slot]) unit_out[slot] = sel.Build(tables[slot]);
-    RETURN_IF_ERROR(OverLimit(prog, limit));
+    RETURN_IF_ERROR(over(prog));
   }
   for (uint32_t u = 0; u < static_cast<uint32_t>(dv.units()); ++u) {
     for (int h = 0; h < upw; ++h) prog.outputs.push_back(unit_out[(u & ~mat.zero_cols) * upw + h]);
@@ -758,6 +787,7 @@ absl::StatusOr<Program> BuildCosetShuffle(const ShuffleMatrix& mat, const WordVi
   for (int i : mixed) mixed_mask |= 1u << i;
 
   Program prog;
+  OverLimit over(limit);
   InitInputs(prog, sv);
   SelectBuilder sel(&prog);
   const int upw = sv.upw;
@@ -835,7 +865,7 @@ absl::StatusOr<Program> BuildCosetShuffle(const ShuffleMatrix& mat, const WordVi
         unit_out[rp * upw + h] = sel.Build(table);
       }
     }
-    RETURN_IF_ERROR(OverLimit(prog, limit));
+    RETURN_IF_ERROR(over(prog));
   }
   for (uint32_t u = 0; u < static_cast<uint32_t>(dv.units()); ++u) {
     for (int h = 0; h < upw; ++h) {
@@ -962,7 +992,13 @@ absl::StatusOr<Program> PlanShuffle(const ConversionProblem& p, const WordView& 
   absl::StatusOr<Program> direct = BuildDirectShuffle(m, sv, dv, false);
   std::vector<ShuffleMatrix> alts = RoutedThroughCopies(m);
   if (std::optional<ShuffleMatrix> c = CollapseLaneOffsets(m)) alts.push_back(*std::move(c));
-  for (const ShuffleMatrix& alt : alts) {
+  for (size_t a = 0; a < alts.size(); ++a) {
+    const ShuffleMatrix& alt = alts[a];
+    // A solution tried before builds the same programs, which cannot rank strictly
+    // before the best they were compared with.
+    bool seen = false;
+    for (size_t b = 0; b < a && !seen; ++b) seen = alts[b].mrl == alt.mrl && alts[b].mll == alt.mll;
+    if (seen) continue;
     for (bool all_idx : {false, true}) {
       absl::StatusOr<Program> other = BuildDirectShuffle(alt, sv, dv, all_idx, key(direct));
       if (key(other) < key(direct)) direct = std::move(other);
@@ -1076,6 +1112,7 @@ class SmemPlanner {
       Scored score;
       std::vector<uint32_t> basis;
       int fixed;
+      std::vector<uint32_t> start;  // the basis before its search
     };
     std::vector<Base> bases;
     for (size_t i = 0; i < prefixes.size(); ++i) {
@@ -1086,7 +1123,7 @@ class SmemPlanner {
         std::vector<uint32_t> basis = BaseOrder(prefixes[i], order);
         Scored sc = Score(basis);
         if (sc.score.first == INT64_MAX) continue;
-        bases.push_back(Base{sc, std::move(basis), static_cast<int>(prefixes[i].size())});
+        bases.push_back(Base{sc, basis, static_cast<int>(prefixes[i].size()), basis});
       }
     }
     std::stable_sort(bases.begin(), bases.end(),
@@ -1095,6 +1132,12 @@ class SmemPlanner {
     const std::pair<int64_t, int64_t> bound = Bound();
     for (size_t i = 0; i < bases.size(); ++i) {
       any = true;
+      // A base order equal to an earlier one (other prefixes and orders can build the
+      // same basis) has its score: searched or not, it cannot replace the best, which is
+      // already no worse than what that one led to.
+      bool seen = false;
+      for (size_t j = 0; j < i && !seen; ++j) seen = bases[j].fixed == bases[i].fixed && bases[j].start == bases[i].basis;
+      if (seen) continue;
       if (i < 6 && !o_.no_swizzle && bound < best_score_) {
         Search(bases[i].basis, bases[i].fixed, bases[i].score, bound);
       }
@@ -1137,24 +1180,42 @@ class SmemPlanner {
   // bits, lane bits, warp bits), side 0 the source, 1 the destination. The bank search
   // keeps them current instead of inverting every basis it tries: the swizzle move
   // basis[k] ^= basis[j] maps every offset o to o ^ (bit k of o) << j (MoveImages).
+  // holders[s][b]: the entries of side s whose image has offset bit b (when the side has
+  // at most 64 entries), so that a move touches only the images it changes.
   struct Images {
     std::vector<uint32_t> side[2];
+    uint64_t holders[2][32] = {};
   };
   Images ImagesOf(const Map& m) const {
     Images im;
     for (int s = 0; s < 2; ++s) {
       const FlatLayout& l = s == 0 ? p_.src : p_.dst;
+      im.side[s].reserve(l.reg.size() + l.lane.size() + l.warp.size());
       for (const auto* list : {&l.reg, &l.lane, &l.warp}) {
         for (uint32_t b : *list) im.side[s].push_back(m(b));
+      }
+      if (im.side[s].size() <= 64) {
+        for (size_t i = 0; i < im.side[s].size(); ++i) {
+          for (uint32_t o = im.side[s][i]; o != 0; o &= o - 1) {
+            im.holders[s][std::countr_zero(o)] |= uint64_t{1} << i;
+          }
+        }
       }
     }
     return im;
   }
   // The images after the move basis[k] ^= basis[j]: an involution, so applying it again
-  // undoes it (the climb prices a move in place and undoes the ones it rejects).
+  // undoes it (the climb prices a move in place and undoes the ones it rejects). Only the
+  // images with offset bit k change (bit j flips).
   static void MoveImages(Images& im, int j, int k) {
     for (int s = 0; s < 2; ++s) {
-      for (uint32_t& o : im.side[s]) o = SwizzleMove(o, j, k);
+      if (im.side[s].size() > 64) {
+        for (uint32_t& o : im.side[s]) o = SwizzleMove(o, j, k);
+        continue;
+      }
+      const uint64_t h = im.holders[s][k];
+      for (uint64_t e = h; e != 0; e &= e - 1) im.side[s][std::countr_zero(e)] ^= 1u << j;
+      im.holders[s][j] ^= h;
     }
   }
 
@@ -1496,7 +1557,7 @@ class SmemPlanner {
   int store_warps_[2] = {};
   std::vector<uint32_t> best_;
   std::pair<int64_t, int64_t> best_score_;
-  mutable BankCostMemo bank_memo_[2];
+  mutable BankCostMemo<> bank_memo_[2];
   int64_t moves_ = 0, best_moves_ = 0;
 
  public:
@@ -1543,16 +1604,17 @@ absl::StatusOr<ConversionPlan> PlanConversion(const ConversionProblem& p,
   const std::vector<std::pair<WordView, WordView>> views = CandidateViews(p, options);
   std::optional<ConversionPlan> best;
   std::vector<ConversionPlan> all;
-  std::vector<std::string> candidates;
+  all.reserve(4 * views.size());
+  std::vector<ConversionPlan::Candidate> candidates;
   std::string why_not;
   for (const auto& [sv, dv] : views) {
     const bool packed = sv.pk() > 0 || dv.pk() > 0;
-    const std::string pack_str =
-        p.element_bits >= 32 ? ""
-        : !packed            ? "unpacked"
-        : absl::StrCat("packed", sv.pack == std::vector<int>{0} || sv.pack == std::vector<int>{0, 1} ? "" : "@", 
-                       sv.pack.empty() ? 0 : sv.pack[0]);
-    const char* pack_name = pack_str.c_str();
+    ConversionPlan::Candidate note;
+    note.pack = p.element_bits >= 32 ? ConversionPlan::Candidate::Pack::kNone
+                : !packed            ? ConversionPlan::Candidate::Pack::kUnpacked
+                                     : ConversionPlan::Candidate::Pack::kPacked;
+    note.pack_at = !(sv.pack == std::vector<int>{0} || sv.pack == std::vector<int>{0, 1});
+    note.pack_bit = sv.pack.empty() ? 0 : sv.pack[0];
     auto consider = [&, &sv = sv, &dv = dv](Strategy s, absl::StatusOr<Program> prog, PlanStage stage,
                         int64_t wfs, int64_t wfl, int64_t mins, int64_t minl, bool cta) {
       if (!prog.ok()) {
@@ -1569,9 +1631,10 @@ absl::StatusOr<ConversionPlan> PlanConversion(const ConversionProblem& p,
       plan.cost = EstimateCost(p, plan.program, wfs, wfl, mins, minl, cta);
       plan.stage = std::move(stage);
       plan.noop = plan.program.ops.empty() && plan.program.outputs == plan.program.inputs;
-      candidates.push_back(absl::StrFormat("%s%s%s: %d warp instructions, %.1f ns",
-                                           StrategyName(s), *pack_name ? "/" : "", pack_name,
-                                           plan.cost.warp_instructions, plan.cost.ns));
+      note.strategy = s;
+      note.warp_instructions = plan.cost.warp_instructions;
+      note.ns = plan.cost.ns;
+      candidates.push_back(note);
       all.push_back(std::move(plan));
     };
     auto allowed = [&](Strategy s) {
@@ -1614,7 +1677,7 @@ absl::StatusOr<ConversionPlan> PlanConversion(const ConversionProblem& p,
       PlanStage stage;
       SmemPlanner planner(p, sv, dv, options);
       auto prog = planner.Plan(stage.mutable_smem());
-      consider(Strategy::kSmem, std::move(prog), stage, planner.wavefronts_store_,
+      consider(Strategy::kSmem, std::move(prog), std::move(stage), planner.wavefronts_store_,
                planner.wavefronts_load_, planner.min_store_, planner.min_load_,
                planner.cta_barrier_);
       // stmatrix/ldmatrix where a side fits the matrix tiles (matrix.h).
@@ -1622,7 +1685,7 @@ absl::StatusOr<ConversionPlan> PlanConversion(const ConversionProblem& p,
       if (options.no_matrix) {
         // The caller asked for plans without matrix stages.
       } else if (auto m = PlanMatrixSmem(p, sv, dv, options, mstage.mutable_smem()); m.ok()) {
-        consider(Strategy::kSmem, std::move(m->program), mstage, m->wavefronts_store,
+        consider(Strategy::kSmem, std::move(m->program), std::move(mstage), m->wavefronts_store,
                  m->wavefronts_load, m->min_store, m->min_load, m->cta_barrier);
       }
     }
@@ -1675,7 +1738,23 @@ warpcheck::Plan ToProto(const ConversionProblem& problem, const ConversionPlan& 
   out.mutable_packing()->set_words_per_element(plan.src_view.upw);
   if (!plan.noop) *out.add_stages() = plan.stage;
   out.set_predicted_ns(plan.cost.ns);
-  for (const std::string& s : plan.candidates) out.add_candidates(s);
+  for (std::string& s : CandidateLines(plan)) out.add_candidates(std::move(s));
+  return out;
+}
+
+std::vector<std::string> CandidateLines(const ConversionPlan& plan) {
+  std::vector<std::string> out;
+  out.reserve(plan.candidates.size());
+  for (const ConversionPlan::Candidate& c : plan.candidates) {
+    using Pack = ConversionPlan::Candidate::Pack;
+    const std::string pack = c.pack == Pack::kNone       ? ""
+                             : c.pack == Pack::kUnpacked ? "unpacked"
+                                                         : absl::StrCat("packed", c.pack_at ? "@" : "",
+                                                                        c.pack_bit);
+    out.push_back(absl::StrFormat("%s%s%s: %d warp instructions, %.1f ns",
+                                  StrategyName(c.strategy), pack.empty() ? "" : "/", pack,
+                                  c.warp_instructions, c.ns));
+  }
   return out;
 }
 

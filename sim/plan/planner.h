@@ -168,9 +168,25 @@ struct ConversionPlan {
   WordView src_view, dst_view;
   Program program;
   Cost cost;
-  warpcheck::PlanStage stage;           // the strategy's parameters
-  std::vector<std::string> candidates;  // "smem/common-vec: 123.4 ns", ...
+  warpcheck::PlanStage stage;  // the strategy's parameters
+  // What the search priced, in the order it priced them: kept as figures and written out
+  // only when asked (CandidateLines; ToProto), since most callers never read them.
+  struct Candidate {
+    Strategy strategy = Strategy::kRegisters;
+    // The word view's name: none (32/64-bit elements), "unpacked", or "packed" then
+    // `pack_at` ? "@" : "" and `pack_bit` (the source view's first pack bit, 0 if none).
+    enum class Pack : uint8_t { kNone, kUnpacked, kPacked } pack = Pack::kNone;
+    bool pack_at = false;
+    int pack_bit = 0;
+    int64_t warp_instructions = 0;
+    double ns = 0;
+  };
+  std::vector<Candidate> candidates;
 };
+
+// Ensures: one line per candidate, "<strategy>[/<view>]: <n> warp instructions, <ns> ns"
+// (e.g. "smem/packed0: 48 warp instructions, 123.4 ns"), in the plan's order.
+std::vector<std::string> CandidateLines(const ConversionPlan& plan);
 
 // Requires: `problem` from MakeProblem. Ensures: a plan whose program converts every
 // element (checked by the simulator in tests and by `convert check`), or

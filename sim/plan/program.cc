@@ -64,6 +64,7 @@ void Simplify(Program& p) {
   for (int i = 0; i < p.num_words; ++i) alias[i] = i;
   std::vector<int> def(p.num_words, -1);  // index into `ops` of the defining op
   std::vector<Op> ops;
+  ops.reserve(p.ops.size());
   absl::flat_hash_map<std::tuple<int, int, int, uint32_t, Words>, int> cse;
   for (Op op : p.ops) {
     for (int& id : op.in) id = alias[id];
@@ -146,6 +147,7 @@ void Simplify(Program& p) {
     for (int id : op.in) live[id] = true;
   }
   p.ops.clear();
+  p.ops.reserve(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
     if (keep[i]) p.ops.push_back(std::move(ops[i]));
   }

@@ -5,8 +5,11 @@
 // the bank model's figure.
 #include "sim/plan/lane_cost.h"
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <random>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "sim/bank/bank_model.h"
@@ -120,6 +123,41 @@ TEST(LaneCost, MatrixClosedFormIsTheBankModel) {
     const bank::BankCost got = MatrixRowsCost(rows, sel, sels, eb);
     ASSERT_EQ(got.wavefronts, want.wavefronts) << "trial " << t;
     ASSERT_EQ(got.minimum, want.minimum) << "trial " << t;
+  }
+}
+
+// The memo's entries are not cleared when it is made (a bit per entry says which hold a
+// cost): a fresh memo must compute every key it has not seen, whatever its storage held,
+// and return the stored cost only for the same (key, a, b).
+TEST(LaneCost, MemoComputesUnseenKeysAndReturnsStoredOnes) {
+  for (uint32_t round = 0; round < 3; ++round) {
+    BankCostMemo<64> memo;  // on the stack: its entries hold whatever was there
+    int computed = 0;
+    auto cost_of = [&](uint32_t w) {
+      return [&computed, w] {
+        ++computed;
+        return bank::BankCost{w, w / 2};
+      };
+    };
+    std::mt19937 rng(11 + round);
+    std::vector<std::array<uint32_t, 7>> seen;
+    for (int t = 0; t < 200; ++t) {
+      std::array<uint32_t, 7> k;
+      for (uint32_t& x : k) x = rng() % 2;  // 128 keys: hits and collisions
+      // Each round's costs differ, so an entry left by an earlier round's memo in the same
+      // storage would show.
+      const uint32_t w = 1000 * round + k[0] + 2 * k[1] + 4 * k[2] + 8 * k[3] + 16 * k[4] +
+                         32 * k[5] + 64 * k[6];
+      const int before = computed;
+      const bank::BankCost c = memo.Get(k.data(), k[5], k[6], cost_of(w));
+      EXPECT_EQ(c.wavefronts, w);
+      EXPECT_EQ(c.minimum, w / 2);
+      if (std::find(seen.begin(), seen.end(), k) == seen.end()) {
+        EXPECT_EQ(computed, before + 1) << "an unseen key must be computed";
+        seen.push_back(k);
+      }
+    }
+    EXPECT_LT(computed, 200);  // some were served from the memo
   }
 }
 

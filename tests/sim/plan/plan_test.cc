@@ -19,6 +19,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "sim/base/tsv.h"
@@ -144,6 +145,43 @@ TEST(PlannerTest, EveryStrategyConvertsEveryElementAndTheCostModelCountsWhatRuns
 // The harness header and its global accesses, as the H200 needs them
 // (corpus/plan/README.md, "What made v6's slow pairs slow"): a `.maxnreg` that still lets
 // the CTA launch (255 was too many for 16 warps: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES), and
+// The candidate lines (`convert plan`'s "candidates:") are written from the figures the
+// search kept, only when asked: one line per priced candidate, naming its strategy and
+// view and the instructions and time of the cost model, the chosen plan's among them;
+// ToProto carries the same lines.
+TEST(PlannerTest, CandidateLinesNameEveryPricedCandidate) {
+  int checked = 0;
+  for (const Pair& pair : SamplePairs(37)) {
+    auto dtype = ParseDType(pair.dtype);
+    ASSERT_TRUE(dtype.ok());
+    auto problem = MakeProblem(pair.src, pair.dst, pair.shape, *dtype, pair.warps);
+    if (!problem.ok()) continue;
+    auto plan = PlanConversion(*problem, PlanOptions{});
+    ASSERT_TRUE(plan.ok()) << "line " << pair.line << ": " << plan.status();
+    const std::vector<std::string> lines = CandidateLines(*plan);
+    ASSERT_EQ(lines.size(), plan->candidates.size());
+    ASSERT_FALSE(lines.empty());
+    const warpcheck::Plan proto = ToProto(*problem, *plan);
+    ASSERT_EQ(proto.candidates_size(), static_cast<int>(lines.size()));
+    const std::string chosen = absl::StrFormat(
+        ": %d warp instructions, %.1f ns", plan->cost.warp_instructions, plan->cost.ns);
+    bool found = false;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      EXPECT_EQ(proto.candidates(static_cast<int>(i)), lines[i]);
+      const std::string& name = StrategyName(plan->candidates[i].strategy);
+      EXPECT_EQ(lines[i].rfind(name, 0), 0u) << lines[i];
+      // 16-bit views are named (unpacked / packed<bit>), 32-bit ones are not.
+      const bool named = problem->element_bits < 32;
+      EXPECT_EQ(lines[i].substr(name.size(), 1) == "/", named) << lines[i];
+      found = found || (plan->candidates[i].strategy == plan->strategy &&
+                        lines[i].find(chosen) != std::string::npos);
+    }
+    EXPECT_TRUE(found) << "line " << pair.line << ": the chosen plan is not a candidate";
+    ++checked;
+  }
+  EXPECT_GT(checked, 20);
+}
+
 // loads and stores through one base issued in ascending address order.
 TEST(PlannerTest, HarnessRegisterBoundLaunchesAndGlobalAccessesAreInAddressOrder) {
   std::map<int, int> warps_seen;
