@@ -424,13 +424,17 @@ class GlobalAddresses {
 // ran 1.45-1.5x faster on the H200 (corpus/plan/README.md, "What made v6's slow pairs
 // slow"); ties keep register order.
 std::vector<uint32_t> RegistersInAddressOrder(const FlatLayout& l, uint32_t skip) {
-  std::vector<uint32_t> regs;
+  // (offset, register), sorted stably by offset: the order of sorting the registers by
+  // ApplyBasis in the comparator, with each offset computed once.
+  std::vector<std::pair<uint32_t, uint32_t>> keyed;
   for (uint32_t r = 0; r < static_cast<uint32_t>(l.num_regs()); ++r) {
-    if ((r & skip) == 0) regs.push_back(r);
+    if ((r & skip) == 0) keyed.emplace_back(plan::ApplyBasis(l.reg, r), r);
   }
-  std::stable_sort(regs.begin(), regs.end(), [&](uint32_t a, uint32_t b) {
-    return plan::ApplyBasis(l.reg, a) < plan::ApplyBasis(l.reg, b);
-  });
+  std::stable_sort(keyed.begin(), keyed.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<uint32_t> regs;
+  regs.reserve(keyed.size());
+  for (const auto& [offset, r] : keyed) regs.push_back(r);
   return regs;
 }
 
@@ -564,15 +568,16 @@ std::vector<Reg> EmitGlobalLoad(Writer& w, const ConversionProblem& p, const Fla
     EmitNarrowLoad(w, l, v, run, addr, words);
     return words;
   }
-  std::vector<int> units(static_cast<size_t>(v.units()));
-  for (int u = 0; u < v.units(); ++u) units[u] = u;
   auto first_offset = [&](int u) {
     return plan::ApplyBasis(l.reg, v.upw == 2 ? static_cast<uint32_t>(u)
                                               : v.Reg(static_cast<uint32_t>(u), 0));
   };
-  std::stable_sort(units.begin(), units.end(),
-                   [&](int a, int b) { return first_offset(a) < first_offset(b); });
-  for (int u : units) {
+  // Units stably sorted by first_offset (each computed once).
+  std::vector<std::pair<uint32_t, int>> keyed(static_cast<size_t>(v.units()));
+  for (int u = 0; u < v.units(); ++u) keyed[u] = {first_offset(u), u};
+  std::stable_sort(keyed.begin(), keyed.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [offset, u] : keyed) {
     if (v.upw == 2) {
       Operand a = addr.At(plan::ApplyBasis(l.reg, u));
       Reg lo = w.NewReg(), hi = w.NewReg();
