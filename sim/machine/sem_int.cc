@@ -410,6 +410,20 @@ bool ExecPrmtPick(Exec& x, const Insn& in, uint32_t mask) {
   return true;
 }
 
+// A selector that picks two aligned 16-bit halves of {b, a} (the codegen's packings):
+// aux = the bit offsets of the low and the high half (the same bytes as ExecPrmtPick).
+bool ExecPrmtHalves(Exec& x, const Insn& in, uint32_t mask) {
+  uint64_t* d = x.R(in.d[0]);
+  const uint64_t* a = x.R(in.s[0]);
+  const uint64_t* b = x.R(in.s[1]);
+  const uint32_t h0 = uint32_t(in.aux) & 0xff, h1 = uint32_t(in.aux >> 16) & 0xff;
+  ForLanes(mask, [&](int l) {
+    const uint64_t t = (b[l] << 32) | uint32_t(a[l]);
+    d[l] = ((t >> h0) & 0xffff) | (((t >> h1) & 0xffff) << 16);
+  });
+  return true;
+}
+
 // The same for a selector known at compile time (the 16-bit packings the codegen emits:
 // 0x5410 = low halves of a and b, 0x7632 = high halves), which the compiler turns into
 // constant shifts and masks over the lanes.
@@ -812,9 +826,22 @@ absl::Status DecodeBitField(DecodeCtx& ctx, const ptx::Instruction& in, Insn* ou
                 case 0x7632:
                   out->fn = &ExecPrmtConst<0x7632>;
                   break;
-                default:
-                  out->fn = &ExecPrmtPick;
+                case 0x5432:
+                  out->fn = &ExecPrmtConst<0x5432>;
                   break;
+                case 0x7610:
+                  out->fn = &ExecPrmtConst<0x7610>;
+                  break;
+                default: {
+                  // Byte shifts s0..s3 (bits); two aligned halves: s1 = s0 + 8,
+                  // s3 = s2 + 8, s0 and s2 multiples of 16.
+                  const uint32_t s0 = shifts & 0xff, s1 = (shifts >> 8) & 0xff,
+                                 s2 = (shifts >> 16) & 0xff, s3 = (shifts >> 24) & 0xff;
+                  const bool halves = s1 == s0 + 8 && s3 == s2 + 8 && s0 % 16 == 0 &&
+                                      s2 % 16 == 0;
+                  out->fn = halves ? &ExecPrmtHalves : &ExecPrmtPick;
+                  break;
+                }
               }
             }
           }

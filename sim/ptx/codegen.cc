@@ -1,12 +1,15 @@
 #include "sim/ptx/codegen.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <tuple>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "sim/plan/f2_span.h"
@@ -36,6 +39,35 @@ struct Reg {
 };
 
 constexpr const char* kRegPrefix[] = {"", "%p", "%r", "%rd"};
+constexpr size_t kRegPrefixLen[] = {0, 2, 2, 3};
+
+// `*out = kRegPrefix[cls] + n`, from names made once per thread (a StrCat per register
+// operand was a fifth of emitting).
+void SetRegName(std::string* out, int cls, int n) {
+  thread_local std::vector<std::string> names[4];
+  std::vector<std::string>& v = names[cls];
+  while (v.size() <= static_cast<size_t>(n)) {
+    char buf[32];
+    std::memcpy(buf, kRegPrefix[cls], kRegPrefixLen[cls]);
+    char* end = absl::numbers_internal::FastIntToBuffer(static_cast<uint32_t>(v.size()),
+                                                        buf + kRegPrefixLen[cls]);
+    v.emplace_back(buf, static_cast<size_t>(end - buf));
+  }
+  *out = v[static_cast<size_t>(n)];
+}
+
+// ParseOpcode of the writer's spellings, looked up once per thread and handed out by
+// reference (ParseOpcode returns a copy of its Modifiers in a StatusOr each time). The
+// spellings are this file's own, a small fixed set.
+const ParsedOpcode& CachedOpcode(absl::string_view opcode) {
+  thread_local absl::flat_hash_map<std::string, ParsedOpcode> cache;
+  auto it = cache.find(opcode);
+  if (it == cache.end()) {
+    // The spellings are this file's own; a typo would show in every test.
+    it = cache.emplace(std::string(opcode), *ParseOpcode(opcode)).first;
+  }
+  return it->second;
+}
 
 // Builds the harness kernel's tree (ast.h) instruction by instruction, as the parser
 // would have read it from the printed text: opcodes resolved by ParseOpcode, register
@@ -45,7 +77,12 @@ constexpr const char* kRegPrefix[] = {"", "%p", "%r", "%rd"};
 class Writer {
  public:
   // The body opens with the three register declarations, filled in by Finish.
-  Writer() { body_.resize(3); }
+  // `statements`: a guess of the body's length (growing a vector of ~1 KiB statements
+  // moved each one several times).
+  explicit Writer(size_t statements) {
+    body_.reserve(statements);
+    body_.resize(3);
+  }
 
   Reg NewReg() { return Reg{Reg::Class::kB32, nr_++}; }
   Reg NewPred() { return Reg{Reg::Class::kPred, np_++}; }
@@ -54,7 +91,7 @@ class Writer {
   static Operand R(Reg r) {
     Operand o;
     o.kind = OperandKind::kReg;
-    o.name = absl::StrCat(kRegPrefix[static_cast<int>(r.cls)], r.n);
+    SetRegName(&o.name, static_cast<int>(r.cls), r.n);
     o.reg = Code(r);
     return o;
   }
@@ -109,11 +146,10 @@ class Writer {
     s.kind = Statement::Kind::kInstruction;
     Instruction& in = s.insn;
     if (guard.has_value()) in.guard = R(*guard);
-    // The spellings are this file's own; a typo would show in every test.
-    absl::StatusOr<ParsedOpcode> parsed = ParseOpcode(opcode);
-    in.op = parsed->op;
-    in.mods = parsed->mods;
-    in.opcode_text = std::string(opcode);
+    const ParsedOpcode& parsed = CachedOpcode(opcode);
+    in.op = parsed.op;
+    in.mods = parsed.mods;
+    in.opcode_text.assign(opcode.data(), opcode.size());
     in.operands.reserve(sizeof...(O));
     (in.operands.push_back(std::forward<O>(operands)), ...);
   }
@@ -140,7 +176,9 @@ class Writer {
       decl.kind = Statement::Kind::kRegDecl;
       decl.regs.push_back(RegDecl{types[c], kRegPrefix[c], counts[c]});
       for (int i = 0; i < counts[c]; ++i) {
-        k.registers.push_back(Register{absl::StrCat(kRegPrefix[c], i), types[c], 0});
+        Register& r = k.registers.emplace_back();
+        SetRegName(&r.name, c, i);
+        r.type = types[c];
       }
     }
     auto resolve = [&](Operand& o) { o.reg = first[o.reg & 3] + (o.reg >> 2); };
@@ -386,13 +424,17 @@ class GlobalAddresses {
 // ran 1.45-1.5x faster on the H200 (corpus/plan/README.md, "What made v6's slow pairs
 // slow"); ties keep register order.
 std::vector<uint32_t> RegistersInAddressOrder(const FlatLayout& l, uint32_t skip) {
-  std::vector<uint32_t> regs;
+  // (offset, register), sorted stably by offset: the order of sorting the registers by
+  // ApplyBasis in the comparator, with each offset computed once.
+  std::vector<std::pair<uint32_t, uint32_t>> keyed;
   for (uint32_t r = 0; r < static_cast<uint32_t>(l.num_regs()); ++r) {
-    if ((r & skip) == 0) regs.push_back(r);
+    if ((r & skip) == 0) keyed.emplace_back(plan::ApplyBasis(l.reg, r), r);
   }
-  std::stable_sort(regs.begin(), regs.end(), [&](uint32_t a, uint32_t b) {
-    return plan::ApplyBasis(l.reg, a) < plan::ApplyBasis(l.reg, b);
-  });
+  std::stable_sort(keyed.begin(), keyed.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<uint32_t> regs;
+  regs.reserve(keyed.size());
+  for (const auto& [offset, r] : keyed) regs.push_back(r);
   return regs;
 }
 
@@ -526,15 +568,16 @@ std::vector<Reg> EmitGlobalLoad(Writer& w, const ConversionProblem& p, const Fla
     EmitNarrowLoad(w, l, v, run, addr, words);
     return words;
   }
-  std::vector<int> units(static_cast<size_t>(v.units()));
-  for (int u = 0; u < v.units(); ++u) units[u] = u;
   auto first_offset = [&](int u) {
     return plan::ApplyBasis(l.reg, v.upw == 2 ? static_cast<uint32_t>(u)
                                               : v.Reg(static_cast<uint32_t>(u), 0));
   };
-  std::stable_sort(units.begin(), units.end(),
-                   [&](int a, int b) { return first_offset(a) < first_offset(b); });
-  for (int u : units) {
+  // Units stably sorted by first_offset (each computed once).
+  std::vector<std::pair<uint32_t, int>> keyed(static_cast<size_t>(v.units()));
+  for (int u = 0; u < v.units(); ++u) keyed[u] = {first_offset(u), u};
+  std::stable_sort(keyed.begin(), keyed.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [offset, u] : keyed) {
     if (v.upw == 2) {
       Operand a = addr.At(plan::ApplyBasis(l.reg, u));
       Reg lo = w.NewReg(), hi = w.NewReg();
@@ -881,7 +924,13 @@ Module HarnessModule(const ConversionProblem& problem, Harness harness, int64_t 
 Module EmitHarnessModule(const ConversionProblem& problem, const ConversionPlan& forward,
                          const ConversionPlan* backward, Harness harness) {
   const bool round_trip = harness == Harness::kRoundTrip;
-  Writer w;
+  // Statements: setup and ops of both directions, the global loads and stores (a few per
+  // register), the frame.
+  const size_t ops = forward.program.ops.size() + forward.program.setup.size() * 8 +
+                     (round_trip ? 2 * (backward->program.ops.size() +
+                                        backward->program.setup.size() * 8)
+                                 : 0);
+  Writer w(64 + ops + 6 * static_cast<size_t>(problem.src.num_regs() + problem.dst.num_regs()));
   const int64_t buf0 = forward.program.smem_bytes;
   const int64_t buf1 = round_trip ? backward->program.smem_bytes : 0;
   bool shared_one = false;  // both directions in buffer 0 (PlanRoundTrip, large tensors)

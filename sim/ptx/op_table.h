@@ -31,6 +31,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
 
 namespace warpcheck::sim::ptx {
@@ -159,7 +160,9 @@ enum class ModKind : uint8_t {
 };
 
 struct Modifiers {
-  std::vector<Type> types;  // cvt: {dst, src}; most ops: one
+  // cvt: {dst, src}; most ops: one. Inline (no allocation per instruction: the emitter
+  // and the parser make one Modifiers per instruction, copied from a cached opcode).
+  absl::InlinedVector<Type, 2> types;
   Space space = Space::kNone;
   int vec = 1;  // .v2 / .v4
   CmpOp cmp = CmpOp::kNone;

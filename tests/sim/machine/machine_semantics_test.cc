@@ -221,13 +221,17 @@ TEST(MachineSemanticsTest, BitFields) {
 }
 
 // prmt's default mode with the selector as an immediate (decoded to byte shifts, with
-// fixed code for the codegen's 0x5410 / 0x7632) and in a register (per lane) agree with
-// Prmt for byte picks, sign replication and the ignored upper half of c.
+// fixed code for the codegen's 0x5410 / 0x7632 / 0x5432 / 0x7610, and a two-halves path
+// for the other aligned 16-bit picks: 0x3210, 0x1054, 0x1076 ...) and in a register (per
+// lane) agree with Prmt for byte picks, sign replication and the ignored upper half of c
+// (0x3240 and 0x5421 look like halves but are not).
 TEST(MachineSemanticsTest, PrmtImmediateAndRegisterSelectorsAgree) {
   const uint32_t a = 0x80FF7F01u, b = 0x7E8108C3u;
   const uint32_t kSelectors[] = {0x5410, 0x7632, 0x3210, 0x7654, 0x1054, 0x3276, 0x0123,
                                  0x4567, 0x7531, 0x0000, 0x7777, 0x3340, 0x000A, 0xB000,
-                                 0x89AB, 0xFFFF, 0xFFFF5410u, 0x12347632u};
+                                 0x89AB, 0xFFFF, 0xFFFF5410u, 0x12347632u, 0x5432,
+                                 0x7610, 0x1076, 0x3254, 0x7676, 0x3240, 0x5421,
+                                 0xABCD5432u};
   std::vector<Case> cases;
   for (uint32_t sel : kSelectors) {
     const uint64_t want = Prmt(a, b, sel, ptx::PrmtMode::kDefault);
