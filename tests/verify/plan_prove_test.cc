@@ -176,74 +176,60 @@ void ExpectRefuted(const Planned& bad, const std::string& obligation) {
                                  << proof.counterexample->text;
 }
 
-TEST(PlanProveTest, RealPlansOfSampledPairsAreProven) {
+// Every 61st corpus pair, planned with each strategy at one element type per shard (the
+// pair's own, i8, f32, f64), each plan proven. Four shards rather than one test so that
+// ctest runs them side by side (one test took 180-235 s of CI's ctest, at its end).
+class RealPlansTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(RealPlansTest, OfSampledPairsAreProven) {
+  const std::string which = GetParam();
   std::map<Strategy, int> by_strategy;
   std::set<int> bits;
   int proven = 0;
   for (const Pair& pair : SamplePairs(61)) {
-    for (const std::string& dtype : {pair.dtype, std::string("i8"), std::string("f32"),
-                                     std::string("f64")}) {
-      for (Strategy s : {Strategy::kAuto, Strategy::kRegisters, Strategy::kShuffle,
-                         Strategy::kSmem}) {
-        auto p = PlanPair(pair, s, dtype);
-        if (!p) continue;
-        PlanProof proof = Prove(*p);
-        // Known inconclusive (solver budget, not a verdict): line 366, a 64x128 slice of
-        // a batched wgmma dot operand (in scope since rank-3 v3 parents, issue 10), at
-        // f64: its store.once query on a source that broadcasts over 3 lane bits and
-        // 16K elements runs out of budget. Its f16 round trip is proven (compare --prove).
-        if (pair.line == 366 && dtype == "f64" && proof.verdict == Verdict::kInconclusive) {
-          continue;
-        }
-        EXPECT_EQ(proof.verdict, Verdict::kHolds)
-            << "line " << pair.line << " " << dtype << " "
-            << sim::plan::StrategyName(p->plan.strategy) << ": " << Summary(proof);
-        if (proof.verdict != Verdict::kHolds) continue;
-        ++proven;
-        ++by_strategy[p->plan.strategy];
-        bits.insert(p->problem.element_bits);
+    const std::string dtype = which == "own" ? pair.dtype : which;
+    for (Strategy s : {Strategy::kAuto, Strategy::kRegisters, Strategy::kShuffle,
+                       Strategy::kSmem}) {
+      auto p = PlanPair(pair, s, dtype);
+      if (!p) continue;
+      PlanProof proof = Prove(*p);
+      // Known inconclusive (solver budget, not a verdict): line 366, a 64x128 slice of
+      // a batched wgmma dot operand (in scope since rank-3 v3 parents, issue 10), at
+      // f64: its store.once query on a source that broadcasts over 3 lane bits and
+      // 16K elements runs out of budget. Its f16 round trip is proven (compare --prove).
+      if (pair.line == 366 && dtype == "f64" && proof.verdict == Verdict::kInconclusive) {
+        continue;
       }
+      EXPECT_EQ(proof.verdict, Verdict::kHolds)
+          << "line " << pair.line << " " << dtype << " "
+          << sim::plan::StrategyName(p->plan.strategy) << ": " << Summary(proof);
+      if (proof.verdict != Verdict::kHolds) continue;
+      ++proven;
+      ++by_strategy[p->plan.strategy];
+      bits.insert(p->problem.element_bits);
     }
   }
-  EXPECT_GT(proven, 60);
-  EXPECT_GT(by_strategy[Strategy::kRegisters], 2);
-  EXPECT_GT(by_strategy[Strategy::kShuffle], 2);
-  EXPECT_GT(by_strategy[Strategy::kSmem], 20);
-  EXPECT_EQ(bits, (std::set<int>{8, 16, 32, 64}));
+  RecordProperty("proven", proven);
+  RecordProperty("registers", by_strategy[Strategy::kRegisters]);
+  RecordProperty("shuffle", by_strategy[Strategy::kShuffle]);
+  RecordProperty("smem", by_strategy[Strategy::kSmem]);
+  EXPECT_GT(proven, 15);
+  EXPECT_GT(by_strategy[Strategy::kRegisters], 0);
+  EXPECT_GT(by_strategy[Strategy::kShuffle], 0);
+  EXPECT_GT(by_strategy[Strategy::kSmem], 5);
+  if (which == "own") {
+    EXPECT_GE(bits.size(), 2u);  // the sample's own types: 16- and 32-bit at least
+  } else {
+    const int want = which == "i8" ? 8 : which == "f32" ? 32 : 64;
+    EXPECT_EQ(bits, std::set<int>{want});
+  }
 }
 
-// A plan in shared-memory rounds (l0523, 256x256 f16, 16 warps: 128 KiB in four rounds
-// of 32 KiB, sim/plan/program.h ChunkSharedRounds) is proven as its one-round program,
-// with and without matrix stages, and a corrupted round (one store moved to another
-// round's address) is refuted: the proof sees the rounds' addresses.
-TEST(PlanProveTest, PlansInSharedMemoryRoundsAreProvenAsOneRound) {
-  std::optional<Pair> pair;
-  for (const Pair& p : SamplePairs(1)) if (p.line == 523) pair = p;
-  ASSERT_TRUE(pair.has_value());
-  for (bool matrix : {false, true}) {
-    auto p = PlanPair(*pair, Strategy::kSmem, "", matrix);
-    ASSERT_TRUE(p.has_value());
-    ASSERT_EQ(p->plan.stage.smem().rounds(), 4);
-    ASSERT_EQ(p->plan.program.smem_bytes, 32768);
-    PlanProof proof = Prove(*p);
-    EXPECT_EQ(proof.verdict, Verdict::kHolds) << "matrix " << matrix << ": " << Summary(proof);
-  }
-  auto bad = PlanPair(*pair, Strategy::kSmem);
-  ASSERT_TRUE(bad.has_value());
-  // The last store of round 0 stores into round 1's place of the same address instead:
-  // swap it with the first store of round 1 (both rounds keep their op counts).
-  auto& ops = bad->plan.program.ops;
-  size_t first_bar = 0;
-  while (ops[first_bar].kind != OpKind::kBarSync && ops[first_bar].kind != OpKind::kBarWarp) {
-    ++first_bar;
-  }
-  size_t next_store = first_bar + 1;
-  while (ops[next_store].kind != OpKind::kStShared) ++next_store;
-  std::swap(ops[first_bar - 1].in, ops[next_store].in);
-  PlanProof proof = Prove(*bad);
-  EXPECT_EQ(proof.verdict, Verdict::kViolated) << Summary(proof);
-  EXPECT_NE(SimFailure(*bad), "");
-}
+INSTANTIATE_TEST_SUITE_P(PlanProveTest, RealPlansTest,
+                         ::testing::Values("own", "i8", "f32", "f64"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           return std::string(info.param);
+                         });
 
 TEST(PlanProveTest, ObligationsOfAnSmemPlanAreNamedAndEachProven) {
   auto p = FindPlan(Strategy::kSmem, [](const Planned&) { return true; });

@@ -219,7 +219,9 @@ TEST(PlannerTest, HarnessRegisterBoundLaunchesAndGlobalAccessesAreInAddressOrder
       absl::string_view addr = line.substr(open + 1, close - open - 1);
       std::vector<std::string> parts = absl::StrSplit(addr, '+');
       int64_t imm = 0;
-      if (parts.size() == 2) ASSERT_TRUE(absl::SimpleAtoi(parts[1], &imm)) << line;
+      if (parts.size() == 2) {
+        ASSERT_TRUE(absl::SimpleAtoi(parts[1], &imm)) << line;
+      }
       const std::string key = absl::StrCat(ld ? "ld " : "st ", parts[0]);
       auto it = last.find(key);
       if (it != last.end()) {
@@ -426,7 +428,9 @@ TEST(PlannerTest, ShuffleReadsThroughBroadcastCopiesSoAWordHasOneLaneOffset) {
   EXPECT_EQ(c.selp, 64);
   for (const Op& op : forward->program.ops) {
     if (op.kind == OpKind::kShflIdx) ADD_FAILURE() << "shfl.idx left";
-    if (op.kind == OpKind::kShflBfly) EXPECT_EQ(op.imm, 16u);
+    if (op.kind == OpKind::kShflBfly) {
+      EXPECT_EQ(op.imm, 16u);
+    }
   }
   auto backward = PlanConversion(problem.Reversed(), PlanOptions{});
   ASSERT_TRUE(backward.ok()) << backward.status();
