@@ -463,6 +463,7 @@ class SpecConfig {
         enc_(ctx_, bv_width) {
     enc_.set_small_divisor_cases(run.options().small_divisor_cases);
     enc_.set_small_quotient_cases(run.options().small_quotient_cases);
+    enc_.set_small_factor_cases(run.options().small_factor_cases);
   }
 
   // Ensures: the fewest bits of a signed word that hold every value the encoding of this

@@ -767,6 +767,60 @@ int64_t UnknownQueries(const SwizzleProof& p) {
   });
 }
 
+// Factor cases (SwizzleProveOptions::small_factor_cases): composable_kernel's
+// `idx_M01 * n0` with idx_M01 = idx_M0 % M01 in 0..7 and n0 symbolic is a product of two
+// unknowns; at M01 = 8 over the 16x box (m0, n0 <= 192) the injective query ran past
+// 2e6 of Z3's rlimit in every sub-box but m0 = 1 (measured: no answer in 100 s at the
+// default rlimit). As one linear case per value of idx_M01 it needs about 1.7e5.
+TEST(SwizzleProveSpecTest, FactorCasesDecideComposableKernelsFullGroups) {
+  SwizzleSpec spec = LoadCorpus("ck_m00_n0_m01_adapt");
+  SpecSweep box;
+  box.ranges = {{"m0", {1, 192}}, {"n0", {1, 192}}, {"m01", {8, 8}}};
+  SwizzleProveOptions o = Only(SwizzleProveOptions::Encoding::kInteger);
+  o.solver.rlimit = 2'000'000;
+  o.total_rlimit = 6'000'000;  // without the cases: a few splits, then the rest is open
+  ASSERT_OK_AND_ASSIGN(SwizzleProof with, ProveSpec(spec, box, o));
+  EXPECT_EQ(with.verdict, Verdict::kHolds) << with.ToString();
+  EXPECT_EQ(UnknownQueries(with), 0) << with.ToString();
+  o.small_factor_cases = 0;
+  ASSERT_OK_AND_ASSIGN(SwizzleProof without, ProveSpec(spec, box, o));
+  EXPECT_NE(without.verdict, Verdict::kHolds) << without.ToString();
+  EXPECT_GT(UnknownQueries(without), 0) << without.ToString();
+}
+
+// The cases are exact: a mutant whose product is off (`idx_M01 * (n0 - 1)`) is refuted
+// with the enumeration sweep's smallest counterexample, and the map as written holds,
+// on the declared box, integers only (where the cases apply).
+TEST(SwizzleProveSpecTest, FactorCasesKeepAWrongProductRefuted) {
+  SwizzleSpec good = LoadCorpus("ck_m00_n0_m01_adapt");
+  const std::string text = R"(
+param m0 in 1..12;
+param n0 in 1..12;
+param m01 in 1..8;
+domain = m0 * n0;
+grid row = m0;
+grid col = n0;
+let idx_N0 = iter % n0;
+let idx_M0 = iter // n0;
+let m01_adapt = select(idx_M0 < m0 - m0 % m01, m01, m0 % m01);
+let idx_M00 = idx_M0 // m01;
+let idx_M01 = idx_M0 % m01;
+let local = idx_N0 + idx_M01 * (n0 - 1);
+out row = local % m01_adapt + idx_M00 * m01;
+out col = local // m01_adapt;
+)";
+  SwizzleSpec bad = ParseOrDie("ck_bad.swz", text);
+  for (const SwizzleSpec* spec : {&good, &bad}) {
+    ASSERT_OK_AND_ASSIGN(sim::swizzle::CheckResult sweep, sim::swizzle::Sweep(*spec));
+    ASSERT_OK_AND_ASSIGN(SwizzleProof p,
+                         ProveSpec(*spec, {}, Only(SwizzleProveOptions::Encoding::kInteger)));
+    EXPECT_EQ(p.verdict, sweep.verdict) << p.ToString();
+    if (sweep.verdict == Verdict::kViolated) EXPECT_EQ(p.counterexample, sweep.counterexample);
+  }
+  ASSERT_OK_AND_ASSIGN(sim::swizzle::CheckResult bad_sweep, sim::swizzle::Sweep(bad));
+  EXPECT_EQ(bad_sweep.verdict, Verdict::kViolated);
+}
+
 // Table lemmas (SwizzleProveOptions::table_lemma_values): dist_d0's rank interleave
 // pi(k) = (k*stride) % N + (k*stride) // N, N = 6 and stride = 3, is evaluated over k and
 // its injectivity on [0, 6) given to the injective query. As integers, that query needs
