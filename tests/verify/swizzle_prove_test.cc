@@ -767,6 +767,61 @@ int64_t UnknownQueries(const SwizzleProof& p) {
   });
 }
 
+// `skip` without `inverse`: the box's iterations are counted before the up-front sweep,
+// and a box past max_enumerated_points is not swept (before, the sweep checked points
+// until the budget ran out — persistent_num_sms and stream_k at 16x were killed in it);
+// the solver proves the rest and surjectivity stays open. Here the box has
+// sum_R (R + 1) * sum_C C = 44 * 36 = 1 584 iterations: with a budget of 1 000 it is the
+// solver's, and the result says so instead of claiming surjectivity; with 2 000 it is
+// enumerated, as before.
+TEST(SwizzleProveSpecTest, SkipBoxPastTheEnumerationBudgetGoesToTheSolver) {
+  SwizzleSpec spec = ParseOrDie("padded.swz", R"(
+param R in 1..8;
+param C in 1..8;
+domain = R * C + C;
+grid row = R;
+grid col = C;
+out row = iter // C;
+out col = iter % C;
+skip iter >= R * C;
+)");
+  SwizzleProveOptions o;
+  o.max_enumerated_points = 1'000;
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, {}, o));
+  EXPECT_EQ(p.verdict, Verdict::kInconclusive) << p.ToString();
+  EXPECT_FALSE(p.counterexample.has_value());
+  EXPECT_GT(p.queries.size(), 0u);
+  EXPECT_THAT(absl::StrJoin(p.notes, "\n"), ::testing::HasSubstr("counted before sweeping"));
+  o.max_enumerated_points = 2'000;  // the whole box fits: enumerated, as before
+  ASSERT_OK_AND_ASSIGN(SwizzleProof q, ProveSpec(spec, {}, o));
+  EXPECT_EQ(q.verdict, Verdict::kHolds) << q.ToString();
+  EXPECT_EQ(q.checked, CheckedBy::kEnumerated);
+}
+
+// A box past the budget is still refuted where a tile is missed at few tiles: its low
+// corner (every range cut to 16 values) is swept, and the counterexample is that sweep's.
+TEST(SwizzleProveSpecTest, SkipBoxPastTheEnumerationBudgetIsRefutedInItsLowCorner) {
+  SwizzleSpec spec = ParseOrDie("missed.swz", R"(
+param R in 1..64;
+param C in 1..64;
+domain = R * C;
+grid row = R;
+grid col = C;
+out row = iter // C;
+out col = iter % C;
+skip iter == 1;
+)");
+  SwizzleProveOptions o;
+  o.max_enumerated_points = 100'000;  // the box: 4.3e6 iterations; the corner: 18 496
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, {}, o));
+  SpecSweep corner;
+  corner.ranges = {{"R", {1, 16}}, {"C", {1, 16}}};
+  ASSERT_OK_AND_ASSIGN(sim::swizzle::CheckResult sweep, sim::swizzle::Sweep(spec, corner));
+  ASSERT_EQ(sweep.verdict, Verdict::kViolated);
+  EXPECT_EQ(p.verdict, Verdict::kViolated) << p.ToString();
+  EXPECT_EQ(p.counterexample, sweep.counterexample) << p.ToString();
+}
+
 // Factor cases (SwizzleProveOptions::small_factor_cases): composable_kernel's
 // `idx_M01 * n0` with idx_M01 = idx_M0 % M01 in 0..7 and n0 symbolic is a product of two
 // unknowns; at M01 = 8 over the 16x box (m0, n0 <= 192) the injective query ran past
