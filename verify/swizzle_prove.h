@@ -204,6 +204,12 @@ struct SwizzleProveOptions {
   // (m*b <= a < (m+1)*b), the fresh nonlinear quotient only for a >= n*b
   // (smt/expr_encoder.h, "Division"). 0: off.
   int small_quotient_cases = 16;
+  // Specs, integer encoding: a product of two non-constants whose one factor takes at
+  // most n values (composable_kernel's `idx_M01 * n0`, idx_M01 in 0..M01-1) is encoded as
+  // one linear case per value of that factor (smt/expr_encoder.h, "Products"); with
+  // `case_obligations` the factor's range is an obligation like a divisor's. 0: off.
+  // verify/README.md, "Sixth pass".
+  int small_factor_cases = 16;
   // Specs, integer encoding: the iteration as mixed-radix digits. When the map reads
   // `iter` only as `iter // S` and `iter % S` for one positive, non-constant S that
   // shares factors with the domain (gemm: S = s*R, domain R*C), the iteration is the

@@ -32,6 +32,7 @@ using sim::expr::StmtKind;
 using sim::swizzle::Counterexample;
 using sim::swizzle::NamedValue;
 using sim::swizzle::ParamRange;
+using sim::swizzle::SpecInstance;
 using sim::swizzle::SpecSweep;
 using sim::swizzle::SwizzleSpec;
 using sim::swizzle::ViolationKind;
@@ -463,6 +464,7 @@ class SpecConfig {
         enc_(ctx_, bv_width) {
     enc_.set_small_divisor_cases(run.options().small_divisor_cases);
     enc_.set_small_quotient_cases(run.options().small_quotient_cases);
+    enc_.set_small_factor_cases(run.options().small_factor_cases);
   }
 
   // Ensures: the fewest bits of a signed word that hold every value the encoding of this
@@ -1574,14 +1576,101 @@ std::string CoverageSummary(const std::vector<SubBox>& boxes, size_t limit = 12)
   return absl::StrJoin(kinds, " | ");
 }
 
+// Ensures: the iterations of the admitted points of `whole_box` (every parameter
+//          ranged), summed by instantiating each point and stopping once past `limit`;
+//          nullopt when past it, or when the box has more than `max_param_points` points.
+absl::StatusOr<std::optional<int64_t>> BoxIterations(const SwizzleSpec& spec,
+                                                     const SpecSweep& whole_box,
+                                                     int64_t limit,
+                                                     int64_t max_param_points) {
+  const std::vector<const sim::expr::Stmt*>& params = spec.params();
+  const size_t n = params.size();
+  std::vector<ParamRange> ranges;
+  for (const sim::expr::Stmt* p : params) ranges.push_back({p->lo, p->hi});
+  for (const auto& [name, range] : whole_box.ranges) {
+    for (size_t i = 0; i < n; ++i) {
+      if (params[i]->name == name) ranges[i] = range;
+    }
+  }
+  int64_t points = 1;
+  for (const ParamRange& r : ranges) {
+    if (__builtin_mul_overflow(points, r.size(), &points) || points > max_param_points) {
+      return std::optional<int64_t>();
+    }
+  }
+  std::vector<int64_t> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = ranges[i].lo;
+  int64_t total = 0;
+  for (bool done = false; !done;) {
+    absl::StatusOr<SpecInstance> inst = spec.InstantiateUnchecked(v);
+    if (inst.ok()) {
+      total += inst->domain();
+      if (total > limit) return std::optional<int64_t>();
+    } else if (!absl::IsFailedPrecondition(inst.status())) {
+      return inst.status();
+    }
+    done = true;
+    for (size_t k = n; k-- > 0;) {
+      if (v[k] < ranges[k].hi) {
+        ++v[k];
+        done = false;
+        break;
+      }
+      v[k] = ranges[k].lo;
+    }
+  }
+  return total;
+}
+
 // With `skip` and no `inverse`, surjectivity can only be enumerated: when the box is
 // small enough, the sweep decides every property at once, so it runs first (before any
-// solver query) and is the answer. Ensures: true when it decided (*proof filled in).
+// solver query) and is the answer. Its iterations are counted first: a box past
+// `max_enumerated_points` is not swept at all (the sweep would spend the budget checking
+// points before it stopped), so the solver gets the time and surjectivity stays open.
+// Ensures: true when it decided (*proof filled in).
 absl::StatusOr<bool> EnumerateFirst(const SwizzleSpec& spec, const SpecSweep& whole_box,
                                     const SwizzleProveOptions& options,
                                     SwizzleProof* proof) {
   sim::swizzle::SweepOptions so = options.minimise_sweep;
   so.max_points = options.max_enumerated_points;
+  ASSIGN_OR_RETURN(std::optional<int64_t> iterations,
+                   BoxIterations(spec, whole_box, so.max_points, so.max_param_points));
+  if (!iterations.has_value()) {
+    // Too large to sweep whole. The low corner (every range cut to its first 16 values)
+    // is swept when it fits, for the violations with few tiles, which the solver cannot
+    // find for surjectivity; a violation there is real (evaluated) and the answer.
+    SpecSweep corner = whole_box;
+    for (auto& [n, r] : corner.ranges) r.hi = std::min(r.hi, r.lo + 15);
+    ASSIGN_OR_RETURN(std::optional<int64_t> corner_iterations,
+                     BoxIterations(spec, corner, so.max_points, so.max_param_points));
+    std::string corner_note = "the low corner (every range cut to its first 16 values) is too large to sweep too";
+    if (corner_iterations.has_value()) {
+      absl::StatusOr<sim::swizzle::CheckResult> r = sim::swizzle::Sweep(spec, corner, so);
+      if (!r.ok() && !absl::IsResourceExhausted(r.status())) return r.status();
+      if (r.ok() && r->verdict == Verdict::kViolated) {
+        proof->checked = CheckedBy::kEnumerated;
+        proof->verdict = Verdict::kViolated;
+        proof->counterexample = r->counterexample;
+        proof->minimised = true;
+        proof->configs = r->param_points;
+        proof->notes.push_back(
+            "the spec has `skip` and no `inverse` clause and its box is too large to "
+            "enumerate; the enumeration sweep of the low corner (every range cut to its "
+            "first 16 values) found this violation, the smallest there");
+        return true;
+      }
+      corner_note = absl::StrCat("the low corner (every range cut to its first 16 values, ",
+                                 *corner_iterations, " iterations) was swept: ",
+                                 r.ok() ? std::string(sim::swizzle::VerdictName(r->verdict))
+                                        : std::string("not swept"));
+    }
+    proof->notes.push_back(absl::StrCat(
+        "the spec has `skip` and no `inverse` clause, and the box has more than ",
+        so.max_points, " iterations (max_enumerated_points, counted before sweeping), so "
+        "surjectivity is not enumerated: the solver proves the other properties and "
+        "surjectivity stays open; ", corner_note));
+    return false;
+  }
   absl::StatusOr<sim::swizzle::CheckResult> r = sim::swizzle::Sweep(spec, whole_box, so);
   if (!r.ok() && !absl::IsResourceExhausted(r.status())) return r.status();
   if (!r.ok() || r->verdict == Verdict::kInconclusive) return false;

@@ -146,7 +146,7 @@ TEST(SwizzleProveScaleTest, OutOfReachReportsSubRanges) {
   EXPECT_TRUE(proven && open);
 }
 
-// Development aid: SPEC=file.swz PARAMS=a=1..8,b=2 [RLIMIT= TMO= MAXC= RELAX=1 ENC=int,bv TABLES=0 BVBITS=16
+// Development aid: SPEC=file.swz PARAMS=a=1..8,b=2 [RLIMIT= TMO= MAXC= RELAX=1 ENC=int,bv TABLES=0 BVBITS=16 FC=0
 // SYM=a,b] runs one proof and prints the slow queries (skipped without SPEC; ENC is the encoding
 // portfolio in order, `int`, `bv` or both).
 TEST(SwizzleProveScaleTest, Explore) {
@@ -175,6 +175,7 @@ TEST(SwizzleProveScaleTest, Explore) {
   o.relax_upper_bounds = std::getenv("RELAX") != nullptr;
   o.reduce_specs = std::getenv("NORED") == nullptr;
   if (const char* r = std::getenv("QC"); r != nullptr) o.small_quotient_cases = std::atoi(r);
+  if (const char* r = std::getenv("FC"); r != nullptr) o.small_factor_cases = std::atoi(r);
   if (const char* r = std::getenv("CUBE"); r != nullptr) o.cube_divisors_up_to = std::atoll(r);
   if (const char* r = std::getenv("TABLES"); r != nullptr) o.table_lemma_values = std::atoi(r);
   if (const char* r = std::getenv("BVBITS"); r != nullptr) o.bitvector_first_bits = std::atoi(r);

@@ -767,6 +767,115 @@ int64_t UnknownQueries(const SwizzleProof& p) {
   });
 }
 
+// `skip` without `inverse`: the box's iterations are counted before the up-front sweep,
+// and a box past max_enumerated_points is not swept (before, the sweep checked points
+// until the budget ran out — persistent_num_sms and stream_k at 16x were killed in it);
+// the solver proves the rest and surjectivity stays open. Here the box has
+// sum_R (R + 1) * sum_C C = 44 * 36 = 1 584 iterations: with a budget of 1 000 it is the
+// solver's, and the result says so instead of claiming surjectivity; with 2 000 it is
+// enumerated, as before.
+TEST(SwizzleProveSpecTest, SkipBoxPastTheEnumerationBudgetGoesToTheSolver) {
+  SwizzleSpec spec = ParseOrDie("padded.swz", R"(
+param R in 1..8;
+param C in 1..8;
+domain = R * C + C;
+grid row = R;
+grid col = C;
+out row = iter // C;
+out col = iter % C;
+skip iter >= R * C;
+)");
+  SwizzleProveOptions o;
+  o.max_enumerated_points = 1'000;
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, {}, o));
+  EXPECT_EQ(p.verdict, Verdict::kInconclusive) << p.ToString();
+  EXPECT_FALSE(p.counterexample.has_value());
+  EXPECT_GT(p.queries.size(), 0u);
+  EXPECT_THAT(absl::StrJoin(p.notes, "\n"), ::testing::HasSubstr("counted before sweeping"));
+  o.max_enumerated_points = 2'000;  // the whole box fits: enumerated, as before
+  ASSERT_OK_AND_ASSIGN(SwizzleProof q, ProveSpec(spec, {}, o));
+  EXPECT_EQ(q.verdict, Verdict::kHolds) << q.ToString();
+  EXPECT_EQ(q.checked, CheckedBy::kEnumerated);
+}
+
+// A box past the budget is still refuted where a tile is missed at few tiles: its low
+// corner (every range cut to 16 values) is swept, and the counterexample is that sweep's.
+TEST(SwizzleProveSpecTest, SkipBoxPastTheEnumerationBudgetIsRefutedInItsLowCorner) {
+  SwizzleSpec spec = ParseOrDie("missed.swz", R"(
+param R in 1..64;
+param C in 1..64;
+domain = R * C;
+grid row = R;
+grid col = C;
+out row = iter // C;
+out col = iter % C;
+skip iter == 1;
+)");
+  SwizzleProveOptions o;
+  o.max_enumerated_points = 100'000;  // the box: 4.3e6 iterations; the corner: 18 496
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, {}, o));
+  SpecSweep corner;
+  corner.ranges = {{"R", {1, 16}}, {"C", {1, 16}}};
+  ASSERT_OK_AND_ASSIGN(sim::swizzle::CheckResult sweep, sim::swizzle::Sweep(spec, corner));
+  ASSERT_EQ(sweep.verdict, Verdict::kViolated);
+  EXPECT_EQ(p.verdict, Verdict::kViolated) << p.ToString();
+  EXPECT_EQ(p.counterexample, sweep.counterexample) << p.ToString();
+}
+
+// Factor cases (SwizzleProveOptions::small_factor_cases): composable_kernel's
+// `idx_M01 * n0` with idx_M01 = idx_M0 % M01 in 0..7 and n0 symbolic is a product of two
+// unknowns; at M01 = 8 over the 16x box (m0, n0 <= 192) the injective query ran past
+// 2e6 of Z3's rlimit in every sub-box but m0 = 1 (measured: no answer in 100 s at the
+// default rlimit). As one linear case per value of idx_M01 it needs about 1.7e5.
+TEST(SwizzleProveSpecTest, FactorCasesDecideComposableKernelsFullGroups) {
+  SwizzleSpec spec = LoadCorpus("ck_m00_n0_m01_adapt");
+  SpecSweep box;
+  box.ranges = {{"m0", {1, 192}}, {"n0", {1, 192}}, {"m01", {8, 8}}};
+  SwizzleProveOptions o = Only(SwizzleProveOptions::Encoding::kInteger);
+  o.solver.rlimit = 2'000'000;
+  o.total_rlimit = 6'000'000;  // without the cases: a few splits, then the rest is open
+  ASSERT_OK_AND_ASSIGN(SwizzleProof with, ProveSpec(spec, box, o));
+  EXPECT_EQ(with.verdict, Verdict::kHolds) << with.ToString();
+  EXPECT_EQ(UnknownQueries(with), 0) << with.ToString();
+  o.small_factor_cases = 0;
+  ASSERT_OK_AND_ASSIGN(SwizzleProof without, ProveSpec(spec, box, o));
+  EXPECT_NE(without.verdict, Verdict::kHolds) << without.ToString();
+  EXPECT_GT(UnknownQueries(without), 0) << without.ToString();
+}
+
+// The cases are exact: a mutant whose product is off (`idx_M01 * (n0 - 1)`) is refuted
+// with the enumeration sweep's smallest counterexample, and the map as written holds,
+// on the declared box, integers only (where the cases apply).
+TEST(SwizzleProveSpecTest, FactorCasesKeepAWrongProductRefuted) {
+  SwizzleSpec good = LoadCorpus("ck_m00_n0_m01_adapt");
+  const std::string text = R"(
+param m0 in 1..12;
+param n0 in 1..12;
+param m01 in 1..8;
+domain = m0 * n0;
+grid row = m0;
+grid col = n0;
+let idx_N0 = iter % n0;
+let idx_M0 = iter // n0;
+let m01_adapt = select(idx_M0 < m0 - m0 % m01, m01, m0 % m01);
+let idx_M00 = idx_M0 // m01;
+let idx_M01 = idx_M0 % m01;
+let local = idx_N0 + idx_M01 * (n0 - 1);
+out row = local % m01_adapt + idx_M00 * m01;
+out col = local // m01_adapt;
+)";
+  SwizzleSpec bad = ParseOrDie("ck_bad.swz", text);
+  for (const SwizzleSpec* spec : {&good, &bad}) {
+    ASSERT_OK_AND_ASSIGN(sim::swizzle::CheckResult sweep, sim::swizzle::Sweep(*spec));
+    ASSERT_OK_AND_ASSIGN(SwizzleProof p,
+                         ProveSpec(*spec, {}, Only(SwizzleProveOptions::Encoding::kInteger)));
+    EXPECT_EQ(p.verdict, sweep.verdict) << p.ToString();
+    if (sweep.verdict == Verdict::kViolated) EXPECT_EQ(p.counterexample, sweep.counterexample);
+  }
+  ASSERT_OK_AND_ASSIGN(sim::swizzle::CheckResult bad_sweep, sim::swizzle::Sweep(bad));
+  EXPECT_EQ(bad_sweep.verdict, Verdict::kViolated);
+}
+
 // Table lemmas (SwizzleProveOptions::table_lemma_values): dist_d0's rank interleave
 // pi(k) = (k*stride) % N + (k*stride) // N, N = 6 and stride = 3, is evaluated over k and
 // its injectivity on [0, 6) given to the injective query. As integers, that query needs

@@ -44,6 +44,13 @@
 //     lo <= b <= hi instead (an over-approximation, exact once a query proves every
 //     obligation: verify/README.md, "Fourth pass").
 //   * SetDigits(x, S, g, j): x // S and x % S are the caller's digits g, j.
+// Products. x * y of two non-constants is nonlinear for Z3. Optionally
+// (set_small_factor_cases(n)), when the factor with the fewer values, x, has at most n
+// (its range lo..hi), the product is ite(x == lo, lo*y, ite(x == lo+1, (lo+1)*y, ...
+// x*y)): one linear case per value, the exact product only past them. With case
+// obligations the last branch is a fresh unconstrained term instead and the product
+// records the obligation lo <= x <= hi, as the divisor cases do (composable_kernel's
+// `idx_M01 * n0`, idx_M01 = idx_M0 % M01 in 0..M01-1: verify/README.md, "Sixth pass").
 //   cdiv(a, b) = -(-a // b), exact for either sign.
 // The side conditions are definitional (every a, b has exactly one such q, r), so adding
 // them to a query changes neither satisfiability nor models of the original variables;
@@ -124,6 +131,9 @@ class ExprEncoder {
   // gets its first `n` quotient values as the linear cases m*b <= a < (m+1)*b, a fresh
   // quotient only for a >= n*b (0: never). See "Division".
   void set_small_quotient_cases(int n) { small_quotient_cases_ = n; }
+  // Integers: a product of two non-constants whose one factor takes at most `n` values
+  // (by its range) is split into one linear case per value (0: never). See "Products".
+  void set_small_factor_cases(int n) { small_factor_cases_ = n; }
   // Integers, with divisor cases: the fallback quotient for divisor values past the cases
   // is left unconstrained (no product b*q for Z3's nonlinear core), and each such division
   // records the *obligation* lo <= b <= hi (its case range) instead. The encoding is then
@@ -141,7 +151,8 @@ class ExprEncoder {
     digits_ = Digits{dividend, divisor, q, r};
   }
   // Ensures: how many nodes encoded so far (by this encoder and its forks) are nonlinear
-  //          for the integer encoding: a product of two non-constants, or a division by a
+  //          for the integer encoding: a product of two non-constants (without factor
+  //          cases, set_small_factor_cases), or a division by a
   //          non-constant without a case split (set_small_divisor_cases). 0: every
   //          nonlinear term is behind a case split's fallback, if anywhere.
   int nonlinear_nodes() const { return *nonlinear_; }
@@ -202,6 +213,7 @@ class ExprEncoder {
   int bv_width_ = 0;
   int small_divisor_cases_ = 0;
   int small_quotient_cases_ = 0;
+  int small_factor_cases_ = 0;
   bool case_obligations_ = false;
   std::shared_ptr<std::vector<Term>> obligations_ = std::make_shared<std::vector<Term>>();
   struct Digits {
