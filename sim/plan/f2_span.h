@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "sim/base/check.h"
+
 namespace warpcheck::sim::plan {
 
 class F2Span {
@@ -27,9 +29,13 @@ class F2Span {
   }
 
   // Appends a generator (index = number of generators added before).
-  // Ensures: returns whether it was independent of the earlier ones.
+  // Ensures: returns whether it was independent of the earlier ones. Any number may be
+  // added for rank and membership (the planners test 32 lanes and more for independence);
+  // the combinations Solve returns have one bit a generator, so only the first 32 get
+  // one (a generator past them adds nothing to a combination; Solve requires count() <=
+  // 32). Shifting 1u by 32 was undefined behaviour that UBSan found (plan_test).
   bool Add(uint32_t v) {
-    uint32_t combo = uint32_t{1} << count_;
+    uint32_t combo = count_ < 32 ? uint32_t{1} << count_ : 0;
     ++count_;
     for (int i = 0; i < rank_; ++i) {
       const Row& r = rows_[i];
@@ -57,7 +63,9 @@ class F2Span {
 
   // Ensures: a mask of generators whose XOR is `target` (the free generators, those that
   //          are combinations of earlier ones, are 0), or nullopt when outside the span.
+  //          Requires: count() <= 32.
   std::optional<uint32_t> Solve(uint32_t target) const {
+    WARPCHECK_CHECK(count_ <= 32) << "F2Span::Solve: " << count_ << " generators, combinations name 32";
     uint32_t combo = 0;
     for (int i = 0; i < rank_; ++i) {
       const Row& r = rows_[i];
@@ -69,7 +77,12 @@ class F2Span {
     if (target != 0) return std::nullopt;
     return combo;
   }
-  bool Contains(uint32_t v) const { return Solve(v).has_value(); }
+  bool Contains(uint32_t v) const {
+    for (int i = 0; i < rank_; ++i) {
+      if (v & rows_[i].pivot) v ^= rows_[i].value;
+    }
+    return v == 0;
+  }
 
  private:
   struct Row {

@@ -13,6 +13,7 @@
 
 #include "gtest/gtest.h"
 #include "sim/bank/bank_model.h"
+#include "sim/plan/f2_span.h"
 
 namespace warpcheck::sim::plan {
 namespace {
@@ -159,6 +160,32 @@ TEST(LaneCost, MemoComputesUnseenKeysAndReturnsStoredOnes) {
     }
     EXPECT_LT(computed, 200);  // some were served from the memo
   }
+}
+
+// Regression (UBSan, tools/sanitize.sh): the planners add more than 32 generators to a
+// span to test independence (FindCosetPattern: all 32 lanes of a kernel, then more); the
+// 33rd shifted 1u by 32. Rank and membership must stay right past 32, and the solutions
+// of a span of at most 32 generators must still name them.
+TEST(F2SpanTest, MoreThan32GeneratorsKeepRankAndMembership) {
+  F2Span span;
+  int independent = 0;
+  for (uint32_t v = 1; v <= 40; ++v) independent += span.Add(v * 0x9e3779b1u) ? 1 : 0;
+  EXPECT_EQ(span.count(), 40);
+  EXPECT_EQ(span.rank(), independent);
+  EXPECT_LE(span.rank(), 32);
+  for (uint32_t v = 1; v <= 40; ++v) EXPECT_TRUE(span.Contains(v * 0x9e3779b1u)) << v;
+
+  F2Span low;
+  for (uint32_t b = 0; b < 5; ++b) low.Add(1u << b);
+  for (uint32_t b = 0; b < 40; ++b) low.Add(b & 31);  // dependent on the first five
+  EXPECT_EQ(low.rank(), 5);
+  EXPECT_TRUE(low.Contains(31));
+  EXPECT_FALSE(low.Contains(32));
+
+  F2Span small(std::vector<uint32_t>{0b011, 0b110, 0b101, 0b1000});
+  ASSERT_TRUE(small.Solve(0b1011).has_value());
+  EXPECT_EQ(*small.Solve(0b1011), 0b1001u);  // 0b011 ^ 0b1000; the dependent 0b101 is 0
+  EXPECT_FALSE(small.Solve(0b10000).has_value());
 }
 
 }  // namespace
