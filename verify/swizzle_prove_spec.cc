@@ -1576,52 +1576,6 @@ std::string CoverageSummary(const std::vector<SubBox>& boxes, size_t limit = 12)
   return absl::StrJoin(kinds, " | ");
 }
 
-// Ensures: the iterations of the admitted points of `whole_box` (every parameter
-//          ranged), summed by instantiating each point and stopping once past `limit`;
-//          nullopt when past it, or when the box has more than `max_param_points` points.
-absl::StatusOr<std::optional<int64_t>> BoxIterations(const SwizzleSpec& spec,
-                                                     const SpecSweep& whole_box,
-                                                     int64_t limit,
-                                                     int64_t max_param_points) {
-  const std::vector<const sim::expr::Stmt*>& params = spec.params();
-  const size_t n = params.size();
-  std::vector<ParamRange> ranges;
-  for (const sim::expr::Stmt* p : params) ranges.push_back({p->lo, p->hi});
-  for (const auto& [name, range] : whole_box.ranges) {
-    for (size_t i = 0; i < n; ++i) {
-      if (params[i]->name == name) ranges[i] = range;
-    }
-  }
-  int64_t points = 1;
-  for (const ParamRange& r : ranges) {
-    if (__builtin_mul_overflow(points, r.size(), &points) || points > max_param_points) {
-      return std::optional<int64_t>();
-    }
-  }
-  std::vector<int64_t> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = ranges[i].lo;
-  int64_t total = 0;
-  for (bool done = false; !done;) {
-    absl::StatusOr<SpecInstance> inst = spec.InstantiateUnchecked(v);
-    if (inst.ok()) {
-      total += inst->domain();
-      if (total > limit) return std::optional<int64_t>();
-    } else if (!absl::IsFailedPrecondition(inst.status())) {
-      return inst.status();
-    }
-    done = true;
-    for (size_t k = n; k-- > 0;) {
-      if (v[k] < ranges[k].hi) {
-        ++v[k];
-        done = false;
-        break;
-      }
-      v[k] = ranges[k].lo;
-    }
-  }
-  return total;
-}
-
 // With `skip` and no `inverse`, surjectivity can only be enumerated: when the box is
 // small enough, the sweep decides every property at once, so it runs first (before any
 // solver query) and is the answer. Its iterations are counted first: a box past
@@ -1633,16 +1587,18 @@ absl::StatusOr<bool> EnumerateFirst(const SwizzleSpec& spec, const SpecSweep& wh
                                     SwizzleProof* proof) {
   sim::swizzle::SweepOptions so = options.minimise_sweep;
   so.max_points = options.max_enumerated_points;
-  ASSIGN_OR_RETURN(std::optional<int64_t> iterations,
-                   BoxIterations(spec, whole_box, so.max_points, so.max_param_points));
+  ASSIGN_OR_RETURN(
+      std::optional<int64_t> iterations,
+      sim::swizzle::SpecBoxIterations(spec, whole_box, so.max_points, so.max_param_points));
   if (!iterations.has_value()) {
     // Too large to sweep whole. The low corner (every range cut to its first 16 values)
     // is swept when it fits, for the violations with few tiles, which the solver cannot
     // find for surjectivity; a violation there is real (evaluated) and the answer.
     SpecSweep corner = whole_box;
     for (auto& [n, r] : corner.ranges) r.hi = std::min(r.hi, r.lo + 15);
-    ASSIGN_OR_RETURN(std::optional<int64_t> corner_iterations,
-                     BoxIterations(spec, corner, so.max_points, so.max_param_points));
+    ASSIGN_OR_RETURN(
+        std::optional<int64_t> corner_iterations,
+        sim::swizzle::SpecBoxIterations(spec, corner, so.max_points, so.max_param_points));
     std::string corner_note = "the low corner (every range cut to its first 16 values) is too large to sweep too";
     if (corner_iterations.has_value()) {
       absl::StatusOr<sim::swizzle::CheckResult> r = sim::swizzle::Sweep(spec, corner, so);

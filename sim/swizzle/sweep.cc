@@ -1,6 +1,7 @@
 #include "sim/swizzle/sweep.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -251,6 +252,44 @@ absl::StatusOr<std::vector<ParamRange>> SpecRanges(const SwizzleSpec& spec,
   return ranges;
 }
 
+// The number of points of `ranges`, or nullopt past `max_points`.
+std::optional<int64_t> BoxPoints(const std::vector<ParamRange>& ranges, int64_t max_points) {
+  int64_t box = 1;
+  for (const ParamRange& r : ranges) {
+    if (__builtin_mul_overflow(box, r.size(), &box) || box > max_points) return std::nullopt;
+  }
+  return box;
+}
+
+// Calls visit(point, instance) for every point of `ranges` that the spec admits (its
+// `require` clauses hold), the last parameter fastest, until visit returns false.
+// Ensures: the spec's error for a point it cannot be instantiated at (other than a
+//          failed `require`).
+absl::Status ForEachAdmittedPoint(
+    const SwizzleSpec& spec, const std::vector<ParamRange>& ranges,
+    const std::function<bool(const std::vector<int64_t>&, const SpecInstance&)>& visit) {
+  const size_t n = ranges.size();
+  std::vector<int64_t> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = ranges[i].lo;
+  while (true) {
+    absl::StatusOr<SpecInstance> inst = spec.InstantiateUnchecked(v);
+    if (inst.ok()) {
+      if (!visit(v, *inst)) return absl::OkStatus();
+    } else if (!absl::IsFailedPrecondition(inst.status())) {
+      return inst.status();
+    }
+    size_t k = n;
+    while (k-- > 0) {
+      if (v[k] < ranges[k].hi) {
+        ++v[k];
+        break;
+      }
+      v[k] = ranges[k].lo;
+    }
+    if (k == static_cast<size_t>(-1)) return absl::OkStatus();
+  }
+}
+
 }  // namespace
 
 absl::Status RequireValidPoint(const BuiltinSweep& s) {
@@ -274,29 +313,28 @@ absl::StatusOr<std::optional<bool>> SpecBoxAdmitsAPoint(const SwizzleSpec& spec,
                                                         int64_t max_points) {
   ASSIGN_OR_RETURN(std::vector<ParamRange> ranges, SpecRanges(spec, sweep));
   if (spec.program().Clauses("require").empty()) return true;
-  int64_t box = 1;
-  for (const ParamRange& r : ranges) {
-    if (__builtin_mul_overflow(box, r.size(), &box) || box > max_points) {
-      return std::optional<bool>();
-    }
-  }
-  const size_t n = ranges.size();
-  std::vector<int64_t> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = ranges[i].lo;
-  while (true) {
-    absl::StatusOr<SpecInstance> inst = spec.InstantiateUnchecked(v);
-    if (inst.ok()) return true;
-    if (!absl::IsFailedPrecondition(inst.status())) return inst.status();
-    size_t k = n;
-    while (k-- > 0) {
-      if (v[k] < ranges[k].hi) {
-        ++v[k];
-        break;
-      }
-      v[k] = ranges[k].lo;
-    }
-    if (k == static_cast<size_t>(-1)) return false;
-  }
+  if (!BoxPoints(ranges, max_points).has_value()) return std::optional<bool>();
+  bool admitted = false;
+  RETURN_IF_ERROR(ForEachAdmittedPoint(spec, ranges, [&](const auto&, const auto&) {
+    admitted = true;
+    return false;
+  }));
+  return admitted;
+}
+
+absl::StatusOr<std::optional<int64_t>> SpecBoxIterations(const SwizzleSpec& spec,
+                                                         const SpecSweep& sweep,
+                                                         int64_t limit,
+                                                         int64_t max_param_points) {
+  ASSIGN_OR_RETURN(std::vector<ParamRange> ranges, SpecRanges(spec, sweep));
+  if (!BoxPoints(ranges, max_param_points).has_value()) return std::optional<int64_t>();
+  int64_t total = 0;
+  RETURN_IF_ERROR(ForEachAdmittedPoint(spec, ranges, [&](const auto&, const SpecInstance& i) {
+    total += i.domain();
+    return total <= limit;
+  }));
+  if (total > limit) return std::optional<int64_t>();
+  return total;
 }
 
 absl::Status VacuousSpecBoxError(const SwizzleSpec& spec, const SpecSweep& sweep) {
@@ -320,13 +358,10 @@ absl::StatusOr<CheckResult> Sweep(const SwizzleSpec& spec, const SpecSweep& swee
                                   const SweepOptions& options) {
   const size_t n = spec.params().size();
   ASSIGN_OR_RETURN(std::vector<ParamRange> ranges, SpecRanges(spec, sweep));
-  int64_t box = 1;
-  for (const ParamRange& r : ranges) {
-    if (__builtin_mul_overflow(box, r.size(), &box) || box > options.max_param_points) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat(spec.source_name(), ": the parameter box has more than ",
-                       options.max_param_points, " points; narrow the ranges"));
-    }
+  if (!BoxPoints(ranges, options.max_param_points).has_value()) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(spec.source_name(), ": the parameter box has more than ",
+                     options.max_param_points, " points; narrow the ranges"));
   }
   // Materialise the admitted points with their order keys, then sort.
   struct Key {
@@ -335,27 +370,12 @@ absl::StatusOr<CheckResult> Sweep(const SwizzleSpec& spec, const SpecSweep& swee
   };
   std::vector<Key> keys;
   std::vector<int64_t> values;
-  std::vector<int64_t> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = ranges[i].lo;
-  for (bool done = false; !done;) {
-    absl::StatusOr<SpecInstance> inst = spec.InstantiateUnchecked(v);
-    if (inst.ok()) {
-      keys.push_back({inst->tiles(), inst->ranks(), values.size()});
-      values.insert(values.end(), v.begin(), v.end());
-    } else if (!absl::IsFailedPrecondition(inst.status())) {
-      return inst.status();
-    }
-    // Odometer, last parameter fastest (the sort below fixes the order anyway).
-    done = true;
-    for (size_t k = n; k-- > 0;) {
-      if (v[k] < ranges[k].hi) {
-        ++v[k];
-        done = false;
-        break;
-      }
-      v[k] = ranges[k].lo;
-    }
-  }
+  RETURN_IF_ERROR(ForEachAdmittedPoint(
+      spec, ranges, [&](const std::vector<int64_t>& v, const SpecInstance& inst) {
+        keys.push_back({inst.tiles(), inst.ranks(), values.size()});
+        values.insert(values.end(), v.begin(), v.end());
+        return true;
+      }));
   std::sort(keys.begin(), keys.end(), [&](const Key& a, const Key& b) {
     if (a.tiles != b.tiles) return a.tiles < b.tiles;
     if (a.ranks != b.ranks) return a.ranks < b.ranks;

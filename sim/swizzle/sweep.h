@@ -108,6 +108,14 @@ absl::Status RequireValidPoint(const BuiltinSweep& sweep);
 absl::StatusOr<std::optional<bool>> SpecBoxAdmitsAPoint(const SwizzleSpec& spec,
                                                         const SpecSweep& sweep,
                                                         int64_t max_points);
+// Ensures: the iterations (`domain`) summed over the points of the box that satisfy
+//          every `require`, counted by instantiating each point and stopping once the sum
+//          passes `limit`: nullopt then, or when the box has more than `max_param_points`
+//          points; InvalidArgument as SpecBoxAdmitsAPoint. (How big a sweep would be,
+//          before running it: verify/ uses it to skip sweeps past its budget.)
+absl::StatusOr<std::optional<int64_t>> SpecBoxIterations(const SwizzleSpec& spec,
+                                                         const SpecSweep& sweep, int64_t limit,
+                                                         int64_t max_param_points);
 // Ensures: the InvalidArgument for a spec box that admits no point: "<file>:<line>:<col>:
 //          no parameter point of the box (name=A..B, ...) satisfies the require clauses,
 //          so ... would hold vacuously", at the first `require`.

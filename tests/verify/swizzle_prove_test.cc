@@ -767,6 +767,24 @@ int64_t UnknownQueries(const SwizzleProof& p) {
   });
 }
 
+// Under `o`'s deterministic budgets the box holds with no query out of budget, and with
+// the strategy `knob` turned off (0) some query runs out. Returns the proof without it.
+SwizzleProof ExpectDecidedOnlyWith(const SwizzleSpec& spec, const SpecSweep& box,
+                                   SwizzleProveOptions o, int SwizzleProveOptions::*knob) {
+  absl::StatusOr<SwizzleProof> with = ProveSpec(spec, box, o);
+  EXPECT_TRUE(with.ok()) << with.status();
+  if (with.ok()) {
+    EXPECT_EQ(with->verdict, Verdict::kHolds) << with->ToString();
+    EXPECT_EQ(UnknownQueries(*with), 0) << with->ToString();
+  }
+  o.*knob = 0;
+  absl::StatusOr<SwizzleProof> without = ProveSpec(spec, box, o);
+  EXPECT_TRUE(without.ok()) << without.status();
+  if (!without.ok()) return SwizzleProof{};
+  EXPECT_GT(UnknownQueries(*without), 0) << without->ToString();
+  return *std::move(without);
+}
+
 // `skip` without `inverse`: the box's iterations are counted before the up-front sweep,
 // and a box past max_enumerated_points is not swept (before, the sweep checked points
 // until the budget ran out — persistent_num_sms and stream_k at 16x were killed in it);
@@ -834,13 +852,9 @@ TEST(SwizzleProveSpecTest, FactorCasesDecideComposableKernelsFullGroups) {
   SwizzleProveOptions o = Only(SwizzleProveOptions::Encoding::kInteger);
   o.solver.rlimit = 2'000'000;
   o.total_rlimit = 6'000'000;  // without the cases: a few splits, then the rest is open
-  ASSERT_OK_AND_ASSIGN(SwizzleProof with, ProveSpec(spec, box, o));
-  EXPECT_EQ(with.verdict, Verdict::kHolds) << with.ToString();
-  EXPECT_EQ(UnknownQueries(with), 0) << with.ToString();
-  o.small_factor_cases = 0;
-  ASSERT_OK_AND_ASSIGN(SwizzleProof without, ProveSpec(spec, box, o));
+  SwizzleProof without =
+      ExpectDecidedOnlyWith(spec, box, o, &SwizzleProveOptions::small_factor_cases);
   EXPECT_NE(without.verdict, Verdict::kHolds) << without.ToString();
-  EXPECT_GT(UnknownQueries(without), 0) << without.ToString();
 }
 
 // The cases are exact: a mutant whose product is off (`idx_M01 * (n0 - 1)`) is refuted
@@ -866,11 +880,9 @@ out col = local // m01_adapt;
 )";
   SwizzleSpec bad = ParseOrDie("ck_bad.swz", text);
   for (const SwizzleSpec* spec : {&good, &bad}) {
-    ASSERT_OK_AND_ASSIGN(sim::swizzle::CheckResult sweep, sim::swizzle::Sweep(*spec));
     ASSERT_OK_AND_ASSIGN(SwizzleProof p,
                          ProveSpec(*spec, {}, Only(SwizzleProveOptions::Encoding::kInteger)));
-    EXPECT_EQ(p.verdict, sweep.verdict) << p.ToString();
-    if (sweep.verdict == Verdict::kViolated) EXPECT_EQ(p.counterexample, sweep.counterexample);
+    ExpectAgreesWithSweep(*spec, p);
   }
   ASSERT_OK_AND_ASSIGN(sim::swizzle::CheckResult bad_sweep, sim::swizzle::Sweep(bad));
   EXPECT_EQ(bad_sweep.verdict, Verdict::kViolated);
@@ -888,12 +900,7 @@ TEST(SwizzleProveSpecTest, TableLemmaDecidesThePermutationQuery) {
   SwizzleProveOptions o = Only(SwizzleProveOptions::Encoding::kInteger);
   o.solver.rlimit = 1'500'000;
   o.total_rlimit = 6'000'000;  // without the lemma: a few splits, then the rest is open
-  ASSERT_OK_AND_ASSIGN(SwizzleProof with, ProveSpec(spec, box, o));
-  EXPECT_EQ(with.verdict, Verdict::kHolds) << with.ToString();
-  EXPECT_EQ(UnknownQueries(with), 0) << with.ToString();
-  o.table_lemma_values = 0;
-  ASSERT_OK_AND_ASSIGN(SwizzleProof without, ProveSpec(spec, box, o));
-  EXPECT_GT(UnknownQueries(without), 0) << without.ToString();
+  ExpectDecidedOnlyWith(spec, box, o, &SwizzleProveOptions::table_lemma_values);
 }
 
 // The lemma is a fact about the table, never a claim that it is a permutation: with
@@ -934,11 +941,9 @@ out rank = (pi + d) % N;
     ASSERT_EQ(sweep.verdict, c.verdict) << pi;
     for (SwizzleProveOptions::Encoding e :
          {SwizzleProveOptions::Encoding::kInteger, SwizzleProveOptions::Encoding::kBitVector}) {
+      SCOPED_TRACE(pi);
       ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, {}, Only(e)));
-      EXPECT_EQ(p.verdict, sweep.verdict) << pi << ": " << p.ToString();
-      if (sweep.verdict == Verdict::kViolated) {
-        EXPECT_EQ(p.counterexample, sweep.counterexample) << pi;
-      }
+      ExpectAgreesWithSweep(spec, p);
     }
   }
 }

@@ -397,5 +397,37 @@ TEST(SwizzleSweepTest, Throughput) {
       static_cast<long long>(u.points), us, u.points / us / 1e6);
 }
 
+// SpecBoxIterations counts what a sweep would check: the domain of every point the
+// `require` clauses admit, and gives up (nullopt) past the limit or past the box bound.
+TEST(SwizzleSweepTest, SpecBoxIterationsCountsTheAdmittedPointsDomains) {
+  absl::StatusOr<SwizzleSpec> spec = SwizzleSpec::Parse("box.swz", R"(
+param R in 1..4;
+param C in 1..3;
+require R != 2;
+domain = R * C;
+grid row = R;
+grid col = C;
+out row = iter // C;
+out col = iter % C;
+)");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  int64_t want = 0;  // R in {1, 3, 4}, C in 1..3: (1 + 3 + 4) * (1 + 2 + 3)
+  for (int64_t r : {1, 3, 4}) {
+    for (int64_t c = 1; c <= 3; ++c) want += r * c;
+  }
+  absl::StatusOr<std::optional<int64_t>> all = SpecBoxIterations(*spec, {}, 1000, 1000);
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_EQ(*all, std::optional<int64_t>(want));
+  SpecSweep narrow;
+  narrow.ranges = {{"R", {3, 3}}};
+  EXPECT_EQ(*SpecBoxIterations(*spec, narrow, 1000, 1000), std::optional<int64_t>(18));
+  EXPECT_EQ(*SpecBoxIterations(*spec, {}, want - 1, 1000), std::nullopt);  // past the limit
+  EXPECT_EQ(*SpecBoxIterations(*spec, {}, 1000, 11), std::nullopt);        // 12 points
+  SpecSweep unknown;
+  unknown.ranges = {{"K", {1, 2}}};
+  EXPECT_EQ(SpecBoxIterations(*spec, unknown, 1000, 1000).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace warpcheck::sim::swizzle
