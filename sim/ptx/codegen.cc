@@ -1,7 +1,6 @@
 #include "sim/ptx/codegen.h"
 
 #include <algorithm>
-#include <cstring>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -9,8 +8,8 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "absl/strings/str_join.h"
 #include "sim/plan/f2_span.h"
 #include "sim/plan/triton_floor.h"
@@ -38,21 +37,14 @@ struct Reg {
   friend auto operator<=>(const Reg&, const Reg&) = default;
 };
 
-constexpr const char* kRegPrefix[] = {"", "%p", "%r", "%rd"};
-constexpr size_t kRegPrefixLen[] = {0, 2, 2, 3};
+constexpr absl::string_view kRegPrefix[] = {"", "%p", "%r", "%rd"};
 
 // `*out = kRegPrefix[cls] + n`, from names made once per thread (a StrCat per register
 // operand was a fifth of emitting).
 void SetRegName(std::string* out, int cls, int n) {
   thread_local std::vector<std::string> names[4];
   std::vector<std::string>& v = names[cls];
-  while (v.size() <= static_cast<size_t>(n)) {
-    char buf[32];
-    std::memcpy(buf, kRegPrefix[cls], kRegPrefixLen[cls]);
-    char* end = absl::numbers_internal::FastIntToBuffer(static_cast<uint32_t>(v.size()),
-                                                        buf + kRegPrefixLen[cls]);
-    v.emplace_back(buf, static_cast<size_t>(end - buf));
-  }
+  while (v.size() <= static_cast<size_t>(n)) v.push_back(absl::StrCat(kRegPrefix[cls], v.size()));
   *out = v[static_cast<size_t>(n)];
 }
 
@@ -174,7 +166,7 @@ class Writer {
       first[c] = static_cast<int>(k.registers.size());
       Statement& decl = body_[c - 1];  // the constructor's placeholders
       decl.kind = Statement::Kind::kRegDecl;
-      decl.regs.push_back(RegDecl{types[c], kRegPrefix[c], counts[c]});
+      decl.regs.push_back(RegDecl{types[c], std::string(kRegPrefix[c]), counts[c]});
       for (int i = 0; i < counts[c]; ++i) {
         Register& r = k.registers.emplace_back();
         SetRegName(&r.name, c, i);
