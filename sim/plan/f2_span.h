@@ -166,6 +166,36 @@ class OffsetMap {
 // inverting the moved basis. An involution.
 inline uint32_t SwizzleMove(uint32_t o, int j, int k) { return o ^ (((o >> k) & 1u) << j); }
 
+// A list of offsets kept current under swizzle moves, touching only the entries a move
+// changes: by_bit[b] holds the entries whose offset has bit b (lists of at most 64; a
+// longer list moves every entry). Both bank searches (planner.cc, matrix.cc) price
+// thousands of moves on lists of 20-30 offsets.
+class OffsetMoves {
+ public:
+  // Requires: v[0..n) the offsets, as Move will be given them.
+  OffsetMoves(const uint32_t* v, int n) : tracked_(n <= 64) {
+    if (!tracked_) return;
+    for (int i = 0; i < n; ++i) {
+      for (uint32_t o = v[i]; o != 0; o &= o - 1) by_bit_[std::countr_zero(o)] |= uint64_t{1} << i;
+    }
+  }
+  OffsetMoves() = default;
+  // Ensures: v[i] = SwizzleMove(v[i], j, k) for every i < n (an involution).
+  void Move(uint32_t* v, int n, int j, int k) {
+    if (!tracked_) {
+      for (int i = 0; i < n; ++i) v[i] = SwizzleMove(v[i], j, k);
+      return;
+    }
+    const uint64_t h = by_bit_[k];
+    for (uint64_t e = h; e != 0; e &= e - 1) v[std::countr_zero(e)] ^= 1u << j;
+    by_bit_[j] ^= h;
+  }
+
+ private:
+  bool tracked_ = true;
+  uint64_t by_bit_[32] = {};
+};
+
 // XOR of the entries of `basis` selected by the set bits of `x`.
 inline uint32_t ApplyBasis(const std::vector<uint32_t>& basis, uint32_t x) {
   uint32_t v = 0;

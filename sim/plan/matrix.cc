@@ -127,11 +127,7 @@ struct SideImages {
     for (int i = 0; i < warp_bits; ++i) v[n++] = m(s.l->warp[i]);
     for (int i = 0; i < 3; ++i) v[n++] = m(s.rows[i]);
     for (int i = 0; i < 3; ++i) v[n++] = m(s.cols[i]);
-    if (n <= 64) {
-      for (int i = 0; i < n; ++i) {
-        for (uint32_t o = v[i]; o != 0; o &= o - 1) holders[std::countr_zero(o)] |= uint64_t{1} << i;
-      }
-    }
+    moves = OffsetMoves(v, n);
   }
   const uint32_t* reg() const { return v; }
   const uint32_t* lane() const { return v + reg_bits; }
@@ -140,19 +136,8 @@ struct SideImages {
   const uint32_t* cols() const { return v + n - 3; }
   // The images after the move basis[k] ^= basis[j]: an involution, so applying it again
   // undoes it (the climb prices a move in place and undoes the ones it rejects).
-  // Only the entries with offset bit k change (bit j flips): with at most 64 entries,
-  // `holders` (entries by offset bit) names them, and the move updates it in place.
-  void Move(int j, int k) {
-    if (n > 64) {
-      for (int i = 0; i < n; ++i) v[i] = SwizzleMove(v[i], j, k);
-      return;
-    }
-    const uint64_t h = holders[k];
-    for (uint64_t e = h; e != 0; e &= e - 1) v[std::countr_zero(e)] ^= 1u << j;
-    holders[j] ^= h;
-  }
-  // holders[b]: the entries whose image has offset bit b (when n <= 64).
-  uint64_t holders[32] = {};
+  void Move(int j, int k) { moves.Move(v, n, j, k); }
+  OffsetMoves moves;
 };
 
 // Ensures: the side's access under the offset map of `im`, or nullopt when it does not

@@ -1180,11 +1180,10 @@ class SmemPlanner {
   // bits, lane bits, warp bits), side 0 the source, 1 the destination. The bank search
   // keeps them current instead of inverting every basis it tries: the swizzle move
   // basis[k] ^= basis[j] maps every offset o to o ^ (bit k of o) << j (MoveImages).
-  // holders[s][b]: the entries of side s whose image has offset bit b (when the side has
-  // at most 64 entries), so that a move touches only the images it changes.
+  // moves[s]: side s's images under moves (only the images a move changes are touched).
   struct Images {
     std::vector<uint32_t> side[2];
-    uint64_t holders[2][32] = {};
+    OffsetMoves moves[2];
   };
   Images ImagesOf(const Map& m) const {
     Images im;
@@ -1194,28 +1193,15 @@ class SmemPlanner {
       for (const auto* list : {&l.reg, &l.lane, &l.warp}) {
         for (uint32_t b : *list) im.side[s].push_back(m(b));
       }
-      if (im.side[s].size() <= 64) {
-        for (size_t i = 0; i < im.side[s].size(); ++i) {
-          for (uint32_t o = im.side[s][i]; o != 0; o &= o - 1) {
-            im.holders[s][std::countr_zero(o)] |= uint64_t{1} << i;
-          }
-        }
-      }
+      im.moves[s] = OffsetMoves(im.side[s].data(), static_cast<int>(im.side[s].size()));
     }
     return im;
   }
   // The images after the move basis[k] ^= basis[j]: an involution, so applying it again
-  // undoes it (the climb prices a move in place and undoes the ones it rejects). Only the
-  // images with offset bit k change (bit j flips).
+  // undoes it (the climb prices a move in place and undoes the ones it rejects).
   static void MoveImages(Images& im, int j, int k) {
     for (int s = 0; s < 2; ++s) {
-      if (im.side[s].size() > 64) {
-        for (uint32_t& o : im.side[s]) o = SwizzleMove(o, j, k);
-        continue;
-      }
-      const uint64_t h = im.holders[s][k];
-      for (uint64_t e = h; e != 0; e &= e - 1) im.side[s][std::countr_zero(e)] ^= 1u << j;
-      im.holders[s][j] ^= h;
+      im.moves[s].Move(im.side[s].data(), static_cast<int>(im.side[s].size()), j, k);
     }
   }
 
