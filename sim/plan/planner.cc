@@ -1593,7 +1593,11 @@ absl::StatusOr<ConversionPlan> PlanConversion(const ConversionProblem& p,
   all.reserve(4 * views.size());
   std::vector<ConversionPlan::Candidate> candidates;
   std::string why_not;
-  for (const auto& [sv, dv] : views) {
+  for (const auto& view : views) {
+    // Named references, not a structured binding: the strategy lambdas below capture
+    // them, which clang 14 (the fuzz build's compiler) rejects for bindings.
+    const WordView& sv = view.first;
+    const WordView& dv = view.second;
     const bool packed = sv.pk() > 0 || dv.pk() > 0;
     ConversionPlan::Candidate note;
     note.pack = p.element_bits >= 32 ? ConversionPlan::Candidate::Pack::kNone
