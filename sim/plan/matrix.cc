@@ -538,20 +538,53 @@ Choice Memoised(const ConversionProblem& p, const WordView& sv, const WordView& 
   return c;
 }
 
+// Why PlanMatrixSmem has no plan for (sv, dv) under `options` before any search; "" when
+// it may have one.
+const char* NotApplicable(const ConversionProblem& p, const WordView& sv, const WordView& dv,
+                          const PlanOptions& options) {
+  const bool packed16 = p.element_bits == 16 && sv.pk() == 1 && dv.pk() == 1;
+  const bool wide = p.element_bits == 32 && sv.pk() == 0 && dv.pk() == 0;
+  if (!packed16 && !wide) {
+    return "smem/matrix: stmatrix/ldmatrix need 16-bit elements packed two to a word, or "
+           "32-bit elements (pairs of 16-bit halves)";
+  }
+  if (options.no_swizzle || (options.max_vector_bytes > 0 && options.max_vector_bytes < 16)) {
+    return "smem/matrix: the options ask for plain accesses";
+  }
+  return "";
+}
+
 }  // namespace
+
+std::optional<std::pair<int64_t, int64_t>> MatrixSmemAccessBound(const ConversionProblem& p,
+                                                                 const WordView& sv,
+                                                                 const WordView& dv,
+                                                                 const PlanOptions& options) {
+  if (*NotApplicable(p, sv, dv, options) != '\0') return std::nullopt;
+  // The candidates Choose searches: each (store kind, load kind) but plain/plain.
+  constexpr Kind kKinds[3] = {Kind::kPlain, Kind::kMatrix, Kind::kTrans};
+  std::optional<std::pair<int64_t, int64_t>> st[3], ld[3];
+  for (int i = 0; i < 3; ++i) {
+    if (auto s = MakeSide(p, true, sv, kKinds[i])) st[i] = SideBound(*s, p.element_bytes());
+    if (auto s = MakeSide(p, false, dv, kKinds[i])) ld[i] = SideBound(*s, p.element_bytes());
+  }
+  std::optional<std::pair<int64_t, int64_t>> bound;
+  for (int i = 0; i < 3; ++i) {
+    for (int k = 0; k < 3; ++k) {
+      if ((i == 0 && k == 0) || !st[i] || !ld[k]) continue;
+      const int64_t w = st[i]->first + ld[k]->first, a = st[i]->second + ld[k]->second;
+      bound = bound ? std::make_pair(std::min(bound->first, w), std::min(bound->second, a))
+                    : std::make_pair(w, a);
+    }
+  }
+  return bound;
+}
 
 absl::StatusOr<MatrixSmemPlan> PlanMatrixSmem(const ConversionProblem& p, const WordView& sv,
                                               const WordView& dv, const PlanOptions& options,
                                               SmemStage* stage) {
-  const bool packed16 = p.element_bits == 16 && sv.pk() == 1 && dv.pk() == 1;
-  const bool wide = p.element_bits == 32 && sv.pk() == 0 && dv.pk() == 0;
-  if (!packed16 && !wide) {
-    return absl::InvalidArgumentError(
-        "smem/matrix: stmatrix/ldmatrix need 16-bit elements packed two to a word, or "
-        "32-bit elements (pairs of 16-bit halves)");
-  }
-  if (options.no_swizzle || (options.max_vector_bytes > 0 && options.max_vector_bytes < 16)) {
-    return absl::InvalidArgumentError("smem/matrix: the options ask for plain accesses");
+  if (const char* why = NotApplicable(p, sv, dv, options); *why != '\0') {
+    return absl::InvalidArgumentError(why);
   }
   const Choice choice = Memoised(p, sv, dv, options.memo);
   if (choice.basis.empty()) {

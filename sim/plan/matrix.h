@@ -29,6 +29,8 @@
 #define WARPCHECK_SIM_PLAN_MATRIX_H_
 
 #include <cstdint>
+#include <optional>
+#include <utility>
 
 #include "absl/status/statusor.h"
 #include "proto/plan.pb.h"
@@ -51,6 +53,15 @@ struct MatrixSmemPlan {
 absl::StatusOr<MatrixSmemPlan> PlanMatrixSmem(const ConversionProblem& p, const WordView& sv,
                                               const WordView& dv, const PlanOptions& options,
                                               SmemStage* stage);
+
+// Ensures: (w, i) with w <= the wavefronts (store + load) and i <= the accesses a thread
+// (stores + loads, no barriers) of every plan PlanMatrixSmem can return for (sv, dv):
+// the least of each over the side kinds that fit; nullopt when no side kind fits (then
+// PlanMatrixSmem fails without a search).
+std::optional<std::pair<int64_t, int64_t>> MatrixSmemAccessBound(const ConversionProblem& p,
+                                                                 const WordView& sv,
+                                                                 const WordView& dv,
+                                                                 const PlanOptions& options);
 
 }  // namespace warpcheck::sim::plan
 

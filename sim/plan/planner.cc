@@ -1050,6 +1050,11 @@ class SmemPlanner {
     }
   }
 
+  // What SmemBound needs: Bound() (wavefronts, accesses a thread) of every basis, and
+  // whether the barrier is a warp barrier.
+  std::pair<int64_t, int64_t> AccessBound() const { return Bound(); }
+  bool IsWarpLocal() const { return WarpLocal(); }
+
   absl::StatusOr<Program> Plan(SmemStage* stage) {
     if (const SearchMemo::Smem* e = Memoised()) {
       best_ = e->basis;
@@ -1551,7 +1556,70 @@ class SmemPlanner {
   mutable bool cta_barrier_ = true;
 };
 
+
+// The search objective (cycles of one SM, summed): a quarter cycle an instruction, one
+// cycle a wavefront or shuffle, a fixed latency a barrier phase. Non-decreasing in each
+// argument (CostBound relies on it).
+double Score(int64_t warp_instructions, int64_t pipe, int64_t barriers, bool cta_barrier) {
+  return 0.25 * static_cast<double>(warp_instructions) + static_cast<double>(pipe) +
+         static_cast<double>(barriers) * (cta_barrier ? 24.0 : 4.0);
+}
+
 }  // namespace
+
+std::optional<CostBound> SmemBound(const ConversionProblem& p, const WordView& sv,
+                                   const WordView& dv, const PlanOptions& options,
+                                   bool matrix) {
+  const SmemPlanner planner(p, sv, dv, options);
+  std::optional<std::pair<int64_t, int64_t>> access =
+      matrix ? MatrixSmemAccessBound(p, sv, dv, options) : planner.AccessBound();
+  if (!access) return std::nullopt;
+  // The barrier between stores and loads, and the one before the stores when asked
+  // (rounds, ChunkSharedRounds, only add barriers).
+  const int64_t barriers = options.barrier_before_store ? 2 : 1;
+  // Every element is stored at least once, every warp loads each element it holds, and
+  // a wavefront serves at most one 4-byte word a bank (128 bytes).
+  F2Span warp_elements(p.dst.reg);
+  for (uint32_t v : p.dst.lane) warp_elements.Add(v);
+  const int64_t store = (p.num_elements() * p.element_bytes() + 127) / 128;
+  const int64_t load =
+      ((int64_t{1} << warp_elements.rank()) * p.element_bytes() + 127) / 128 * p.num_warps;
+  CostBound b;
+  b.warp_instructions = (access->second + barriers) * p.num_warps;
+  b.wavefronts = std::max(access->first, store + load);
+  b.score = Score(b.warp_instructions, b.wavefronts, barriers, !planner.IsWarpLocal());
+  return b;
+}
+
+std::optional<CostBound> ShuffleBound(const ConversionProblem& p, const WordView& sv,
+                                      const WordView& dv) {
+  // PlanShuffle's own preconditions (SolveShuffleMatrix): no plan without them.
+  if (p.src.warp != p.dst.warp || sv.pk() != dv.pk()) return std::nullopt;
+  // A destination thread holds 2^rank(Dreg) distinct elements; with the warp parts equal,
+  // lane l's element Dreg(r) ^ Dlane(l) is in its own source registers when Dreg(r) ^
+  // c(l) is in span(Sreg), c(l) = Dlane(l) ^ Slane(l). The registers r for which it is
+  // form a coset of span(Dreg) ∩ span(Sreg) when c(l) is in span(Dreg) + span(Sreg), and
+  // none otherwise; c is linear in l, so some lane has none local unless every lane
+  // bit's c is in that sum.
+  const F2Span d(p.dst.reg), s(p.src.reg);
+  F2Span sum(p.dst.reg);
+  for (uint32_t v : p.src.reg) sum.Add(v);
+  const int64_t elements = int64_t{1} << d.rank();
+  const int64_t common = int64_t{1} << (d.rank() + s.rank() - sum.rank());
+  bool every_lane_has_local = true;
+  for (int j = 0; j < p.dst.lane_bits() && j < p.src.lane_bits(); ++j) {
+    every_lane_has_local = every_lane_has_local && sum.Contains(p.dst.lane[j] ^ p.src.lane[j]);
+  }
+  if (p.dst.lane_bits() != p.src.lane_bits()) every_lane_has_local = false;
+  const int64_t remote = every_lane_has_local ? elements - common : elements;
+  // One shuffle brings a lane one 32-bit word.
+  const int64_t shuffles = (remote * p.element_bytes() + 3) / 4;
+  CostBound b;
+  b.warp_instructions = shuffles * p.num_warps;
+  b.wavefronts = 0;
+  b.score = Score(b.warp_instructions, b.warp_instructions, 0, false);
+  return b;
+}
 
 Cost EstimateCost(const ConversionProblem& problem, const Program& program,
                   int64_t wavefronts_store, int64_t wavefronts_load, int64_t min_store,
@@ -1578,26 +1646,303 @@ Cost EstimateCost(const ConversionProblem& problem, const Program& program,
   const double issue = 0.35 * static_cast<double>(cost.warp_instructions);
   const double cta_bars = cost.cta_barrier ? static_cast<double>(c.bar) : 0.0;
   cost.ns = 2.158 * std::max(pipe, issue) + 2.577 * cta_bars / warps + 12.9;
-  // The search objective (cycles of one SM, summed): a quarter cycle an instruction,
-  // one cycle a wavefront or shuffle, a fixed latency a barrier phase.
-  cost.score = 0.25 * static_cast<double>(cost.warp_instructions) + pipe +
-               static_cast<double>(c.bar) * (cost.cta_barrier ? 24.0 : 4.0);
+  cost.score = Score(cost.warp_instructions,
+                     wavefronts_store + wavefronts_load + cost.shfl, c.bar, cost.cta_barrier);
   return cost;
+}
+
+namespace {
+
+bool UsesMatrix(const Program& prog) {
+  for (const Op& op : prog.ops) {
+    if (op.kind == OpKind::kStMatrix || op.kind == OpKind::kLdMatrix) return true;
+  }
+  return false;
+}
+
+// The candidates of one conversion (strategy x word view), in the order they are listed
+// and picked from (ties go to the earlier one): per view, registers, shuffle, smem with
+// plain accesses, smem with stmatrix/ldmatrix (matrix.h). Each is priced or bounded on
+// demand.
+class CandidateSet {
+ public:
+  enum class Kind { kRegisters, kShuffle, kSmem, kMatrix };
+  struct Slot {
+    size_t view = 0;
+    Kind kind = Kind::kRegisters;
+    Strategy strategy = Strategy::kRegisters;
+    std::optional<ConversionPlan> plan;  // once priced, when the candidate has a plan
+    std::optional<CostBound> bound;      // once asked for (bounded kinds)
+    bool tried = false;                  // priced (plan: the result, if any)
+    bool skipped = false;                // not priced: its bound shows it cannot be chosen
+    bool smem() const { return kind == Kind::kSmem || kind == Kind::kMatrix; }
+    // Has a lower bound without pricing (SmemBound, ShuffleBound).
+    bool bounded() const { return kind != Kind::kRegisters; }
+  };
+
+  CandidateSet(const ConversionProblem& p, const PlanOptions& options)
+      : p_(p), options_(options), views_(CandidateViews(p, options)) {
+    auto allowed = [&](Strategy s) {
+      return options.strategy == Strategy::kAuto || options.strategy == s;
+    };
+    slots_.reserve(4 * views_.size());
+    for (size_t v = 0; v < views_.size(); ++v) {
+      if (allowed(Strategy::kRegisters)) slots_.push_back({v, Kind::kRegisters, Strategy::kRegisters});
+      if (allowed(Strategy::kShuffle)) slots_.push_back({v, Kind::kShuffle, Strategy::kShuffle});
+      if (allowed(Strategy::kSmem)) {
+        slots_.push_back({v, Kind::kSmem, Strategy::kSmem});
+        if (!options.no_matrix) slots_.push_back({v, Kind::kMatrix, Strategy::kSmem});
+      }
+    }
+  }
+
+  std::vector<Slot>& slots() { return slots_; }
+  const std::pair<WordView, WordView>& view(const Slot& slot) const { return views_[slot.view]; }
+  // Why the requested strategy failed (its last candidate's message), "" if it did not.
+  const std::string& why_not() const { return why_not_; }
+
+  // Prices one candidate: lowers it to a program (the register and shuffle programs from
+  // the memo when this view was planned before), simplifies it and estimates its cost.
+  void Price(Slot& slot) {
+    slot.tried = true;
+    const auto& [sv, dv] = views_[slot.view];
+    auto consider = [&](absl::StatusOr<Program> prog, PlanStage stage, int64_t wfs,
+                        int64_t wfl, int64_t mins, int64_t minl, bool cta) {
+      if (!prog.ok()) {
+        if (options_.strategy == slot.strategy) why_not_ = std::string(prog.status().message());
+        return;
+      }
+      ConversionPlan plan;
+      plan.strategy = slot.strategy;
+      plan.packed = sv.pk() > 0 || dv.pk() > 0;
+      plan.src_view = sv;
+      plan.dst_view = dv;
+      plan.program = *std::move(prog);
+      Simplify(plan.program);
+      plan.cost = EstimateCost(p_, plan.program, wfs, wfl, mins, minl, cta);
+      plan.stage = std::move(stage);
+      plan.noop = plan.program.ops.empty() && plan.program.outputs == plan.program.inputs;
+      slot.plan = std::move(plan);
+    };
+    auto in_warp = [&](auto lower) {
+      if (options_.memo != nullptr) {
+        for (const SearchMemo::InWarp& e : options_.memo->in_warp) {
+          if (e.strategy == slot.strategy && e.sv == sv && e.dv == dv) {
+            consider(e.program, e.stage, 0, 0, 0, 0, false);
+            return;
+          }
+        }
+      }
+      PlanStage stage;
+      absl::StatusOr<Program> prog = lower(&stage);
+      if (options_.memo != nullptr) {
+        options_.memo->in_warp.push_back({sv, dv, slot.strategy, prog, stage});
+      }
+      consider(std::move(prog), std::move(stage), 0, 0, 0, 0, false);
+    };
+    switch (slot.kind) {
+      case Kind::kRegisters:
+        in_warp([&](PlanStage* stage) {
+          auto prog = PlanRegisters(p_, sv, dv);
+          if (prog.ok()) {
+            for (int i = 0; i < static_cast<int>(prog->outputs.size()); ++i) {
+              auto it = std::find(prog->inputs.begin(), prog->inputs.end(), prog->outputs[i]);
+              stage->mutable_registers()->add_source_word(
+                  it == prog->inputs.end() ? -1 : static_cast<int>(it - prog->inputs.begin()));
+            }
+          }
+          return prog;
+        });
+        break;
+      case Kind::kShuffle:
+        in_warp([&](PlanStage* stage) { return PlanShuffle(p_, sv, dv, stage->mutable_shuffle()); });
+        break;
+      case Kind::kSmem: {
+        PlanStage stage;
+        SmemPlanner planner(p_, sv, dv, options_);
+        auto prog = planner.Plan(stage.mutable_smem());
+        consider(std::move(prog), std::move(stage), planner.wavefronts_store_,
+                 planner.wavefronts_load_, planner.min_store_, planner.min_load_,
+                 planner.cta_barrier_);
+        break;
+      }
+      case Kind::kMatrix: {
+        PlanStage stage;
+        if (auto m = PlanMatrixSmem(p_, sv, dv, options_, stage.mutable_smem()); m.ok()) {
+          consider(std::move(m->program), std::move(stage), m->wavefronts_store,
+                   m->wavefronts_load, m->min_store, m->min_load, m->cta_barrier);
+        }
+        break;
+      }
+    }
+  }
+
+  // The candidate's SmemBound or ShuffleBound (nullopt for registers).
+  const std::optional<CostBound>& Bound(Slot& slot) {
+    if (!slot.bound && slot.bounded()) {
+      const auto& [sv, dv] = views_[slot.view];
+      slot.bound = slot.kind == Kind::kShuffle
+                       ? ShuffleBound(p_, sv, dv)
+                       : SmemBound(p_, sv, dv, options_, slot.kind == Kind::kMatrix);
+    }
+    return slot.bound;
+  }
+
+ private:
+  const ConversionProblem& p_;
+  const PlanOptions& options_;
+  std::vector<std::pair<WordView, WordView>> views_;
+  std::vector<Slot> slots_;
+  std::string why_not_;
+};
+
+}  // namespace
+
+std::optional<CostBound> PlanLowerBound(const ConversionProblem& p, const PlanOptions& options) {
+  CandidateSet set(p, options);
+  std::optional<CostBound> bound;
+  auto add = [&](const CostBound& b) {
+    if (!bound) {
+      bound = b;
+      return;
+    }
+    bound->warp_instructions = std::min(bound->warp_instructions, b.warp_instructions);
+    bound->wavefronts = std::min(bound->wavefronts, b.wavefronts);
+    bound->score = std::min(bound->score, b.score);
+  };
+  for (CandidateSet::Slot& slot : set.slots()) {
+    if (slot.bounded()) {
+      if (const auto& b = set.Bound(slot)) add(*b);
+      continue;
+    }
+    set.Price(slot);
+    if (slot.plan) {
+      const Cost& c = slot.plan->cost;
+      add(CostBound{c.warp_instructions, c.wavefronts_store + c.wavefronts_load, c.score});
+    }
+  }
+  return bound;
 }
 
 absl::StatusOr<ConversionPlan> PlanConversion(const ConversionProblem& p,
                                               const PlanOptions& options) {
-  const std::vector<std::pair<WordView, WordView>> views = CandidateViews(p, options);
-  std::optional<ConversionPlan> best;
+  using Kind = CandidateSet::Kind;
+  using Slot = CandidateSet::Slot;
+  CandidateSet set(p, options);
+  std::vector<Slot>& slots = set.slots();
+  // The pick (PickNotWorseThanTriton) depends on the reference (the best plan of Triton's
+  // mechanism, of those with matrix instructions when there are such) and then on the
+  // best plan that costs no more than it. So the reference's candidates are priced
+  // first, then the others; a shuffle or shared-memory candidate is skipped when its
+  // bound shows it cannot be the reference or the pick: its (score, instructions) are
+  // above a priced plan's that is (or beats) the reference, or above those of a plan
+  // that qualifies, or it cannot qualify (its instructions or wavefronts above the
+  // reference's). Skipping only candidates that cannot be chosen leaves the pick as it is
+  // (plan_test checks it against `price_all`).
+  // Plans are ranked by (score, warp instructions), ties to the earlier candidate.
+  auto better = [](const Slot& a, const Slot& b) {
+    const Cost &x = a.plan->cost, &y = b.plan->cost;
+    return x.score < y.score || (x.score == y.score && x.warp_instructions < y.warp_instructions);
+  };
+  // Whether a candidate of bound `b` at `slot` ranks after the plan at `other`, whatever
+  // its figures.
+  auto bound_worse = [](const CostBound& b, const Slot& slot, const Slot& other) {
+    const Cost& y = other.plan->cost;
+    return b.score > y.score ||
+           (b.score == y.score && (b.warp_instructions > y.warp_instructions ||
+                                   (b.warp_instructions == y.warp_instructions &&
+                                    &slot > &other)));
+  };
+  auto wavefronts = [](const ConversionPlan& c) {
+    return c.cost.wavefronts_store + c.cost.wavefronts_load;
+  };
+  const Strategy triton = TritonStrategy(p);
+  const Slot* ref = nullptr;
+  // Prices the reference's candidates of `kind` (those with matrix instructions only when
+  // `matrix`), skipping those whose bound ranks them after the reference so far.
+  auto price_reference = [&](Kind kind, bool matrix) {
+    for (Slot& slot : slots) {
+      if (slot.kind != kind || slot.strategy != triton || slot.tried || slot.skipped) continue;
+      if (!options.price_all && ref != nullptr && set.Bound(slot) &&
+          bound_worse(*slot.bound, slot, *ref)) {
+        slot.skipped = true;
+        continue;
+      }
+      set.Price(slot);
+      if (slot.plan && (!matrix || UsesMatrix(slot.plan->program)) &&
+          (ref == nullptr || better(slot, *ref) || (!better(*ref, slot) && &slot < ref))) {
+        ref = &slot;
+      }
+    }
+  };
+  if (triton == Strategy::kSmem) {
+    price_reference(Kind::kMatrix, true);
+    if (ref == nullptr) {
+      // No matrix plan of Triton's mechanism: every smem plan is a reference candidate.
+      for (Slot& slot : slots) {
+        if (slot.plan && slot.strategy == triton && (ref == nullptr || better(slot, *ref))) {
+          ref = &slot;
+        }
+      }
+      price_reference(Kind::kSmem, false);
+    }
+  } else {
+    price_reference(triton == Strategy::kShuffle ? Kind::kShuffle : Kind::kRegisters, false);
+  }
+  // The reference as PickNotWorseThanTriton finds it (the first of the best, in order).
+  bool matrix_ref = false;
+  for (const Slot& slot : slots) {
+    matrix_ref = matrix_ref ||
+                 (slot.plan && slot.strategy == triton && UsesMatrix(slot.plan->program));
+  }
+  ref = nullptr;
+  for (const Slot& slot : slots) {
+    if (!slot.plan || slot.strategy != triton ||
+        (matrix_ref && !UsesMatrix(slot.plan->program))) {
+      continue;
+    }
+    if (ref == nullptr || better(slot, *ref)) ref = &slot;
+  }
+  auto qualifies = [&](const ConversionPlan& c) {
+    return ref == nullptr ||
+           (c.cost.warp_instructions <= ref->plan->cost.warp_instructions &&
+            wavefronts(c) <= wavefronts(*ref->plan));
+  };
+  // The first of the best that qualify, so far.
+  const Slot* best = nullptr;
+  auto consider = [&](const Slot& slot) {
+    if (slot.plan && qualifies(*slot.plan) &&
+        (best == nullptr || better(slot, *best) || (!better(*best, slot) && &slot < best))) {
+      best = &slot;
+    }
+  };
+  for (const Slot& slot : slots) consider(slot);
+  // The rest: register candidates first (cheap, and they may lower the best), then the
+  // bounded ones.
+  for (const bool bounded : {false, true}) {
+    for (Slot& slot : slots) {
+      if (slot.tried || slot.skipped || slot.bounded() != bounded) continue;
+      if (!options.price_all && (ref != nullptr || best != nullptr) && set.Bound(slot)) {
+        const CostBound& b = *slot.bound;
+        if ((ref != nullptr && (b.warp_instructions > ref->plan->cost.warp_instructions ||
+                                b.wavefronts > wavefronts(*ref->plan))) ||
+            (best != nullptr && bound_worse(b, slot, *best))) {
+          slot.skipped = true;
+          continue;
+        }
+      }
+      set.Price(slot);
+      consider(slot);
+    }
+  }
+  // The priced plans and every candidate's line, in order.
   std::vector<ConversionPlan> all;
-  all.reserve(4 * views.size());
   std::vector<ConversionPlan::Candidate> candidates;
-  std::string why_not;
-  for (const auto& view : views) {
-    // Named references, not a structured binding: the strategy lambdas below capture
-    // them, which clang 14 (the fuzz build's compiler) rejects for bindings.
-    const WordView& sv = view.first;
-    const WordView& dv = view.second;
+  all.reserve(slots.size());
+  candidates.reserve(slots.size());
+  for (Slot& slot : slots) {
+    if (!slot.plan && !slot.skipped) continue;  // no plan of this kind
+    const auto& [sv, dv] = set.view(slot);
     const bool packed = sv.pk() > 0 || dv.pk() > 0;
     ConversionPlan::Candidate note;
     note.pack = p.element_bits >= 32 ? ConversionPlan::Candidate::Pack::kNone
@@ -1605,95 +1950,31 @@ absl::StatusOr<ConversionPlan> PlanConversion(const ConversionProblem& p,
                                      : ConversionPlan::Candidate::Pack::kPacked;
     note.pack_at = !(sv.pack == std::vector<int>{0} || sv.pack == std::vector<int>{0, 1});
     note.pack_bit = sv.pack.empty() ? 0 : sv.pack[0];
-    auto consider = [&, &sv = sv, &dv = dv](Strategy s, absl::StatusOr<Program> prog, PlanStage stage,
-                        int64_t wfs, int64_t wfl, int64_t mins, int64_t minl, bool cta) {
-      if (!prog.ok()) {
-        if (options.strategy == s) why_not = std::string(prog.status().message());
-        return;
-      }
-      ConversionPlan plan;
-      plan.strategy = s;
-      plan.packed = packed;
-      plan.src_view = sv;
-      plan.dst_view = dv;
-      plan.program = *std::move(prog);
-      Simplify(plan.program);
-      plan.cost = EstimateCost(p, plan.program, wfs, wfl, mins, minl, cta);
-      plan.stage = std::move(stage);
-      plan.noop = plan.program.ops.empty() && plan.program.outputs == plan.program.inputs;
-      note.strategy = s;
-      note.warp_instructions = plan.cost.warp_instructions;
-      note.ns = plan.cost.ns;
-      candidates.push_back(note);
-      all.push_back(std::move(plan));
-    };
-    auto allowed = [&](Strategy s) {
-      return options.strategy == Strategy::kAuto || options.strategy == s;
-    };
-    // The register and shuffle programs, from the memo when this view was planned before.
-    auto in_warp = [&, &sv = sv, &dv = dv](Strategy s, auto plan) {
-      if (options.memo != nullptr) {
-        for (const SearchMemo::InWarp& e : options.memo->in_warp) {
-          if (e.strategy == s && e.sv == sv && e.dv == dv) {
-            consider(s, e.program, e.stage, 0, 0, 0, 0, false);
-            return;
-          }
-        }
-      }
-      PlanStage stage;
-      absl::StatusOr<Program> prog = plan(&stage);
-      if (options.memo != nullptr) options.memo->in_warp.push_back({sv, dv, s, prog, stage});
-      consider(s, std::move(prog), std::move(stage), 0, 0, 0, 0, false);
-    };
-    if (allowed(Strategy::kRegisters)) {
-      in_warp(Strategy::kRegisters, [&](PlanStage* stage) {
-        auto prog = PlanRegisters(p, sv, dv);
-        if (prog.ok()) {
-          for (int i = 0; i < static_cast<int>(prog->outputs.size()); ++i) {
-            auto it = std::find(prog->inputs.begin(), prog->inputs.end(), prog->outputs[i]);
-            stage->mutable_registers()->add_source_word(
-                it == prog->inputs.end() ? -1 : static_cast<int>(it - prog->inputs.begin()));
-          }
-        }
-        return prog;
-      });
+    note.strategy = slot.strategy;
+    if (slot.skipped) {
+      note.priced = false;
+      note.warp_instructions = slot.bound->warp_instructions;
+      note.wavefronts = slot.bound->wavefronts;
+    } else {
+      note.warp_instructions = slot.plan->cost.warp_instructions;
+      note.wavefronts = wavefronts(*slot.plan);
+      note.ns = slot.plan->cost.ns;
+      all.push_back(*std::move(slot.plan));
     }
-    if (allowed(Strategy::kShuffle)) {
-      in_warp(Strategy::kShuffle, [&](PlanStage* stage) {
-        return PlanShuffle(p, sv, dv, stage->mutable_shuffle());
-      });
-    }
-    if (allowed(Strategy::kSmem)) {
-      PlanStage stage;
-      SmemPlanner planner(p, sv, dv, options);
-      auto prog = planner.Plan(stage.mutable_smem());
-      consider(Strategy::kSmem, std::move(prog), std::move(stage), planner.wavefronts_store_,
-               planner.wavefronts_load_, planner.min_store_, planner.min_load_,
-               planner.cta_barrier_);
-      // stmatrix/ldmatrix where a side fits the matrix tiles (matrix.h).
-      PlanStage mstage;
-      if (options.no_matrix) {
-        // The caller asked for plans without matrix stages.
-      } else if (auto m = PlanMatrixSmem(p, sv, dv, options, mstage.mutable_smem()); m.ok()) {
-        consider(Strategy::kSmem, std::move(m->program), std::move(mstage), m->wavefronts_store,
-                 m->wavefronts_load, m->min_store, m->min_load, m->cta_barrier);
-      }
-    }
+    candidates.push_back(note);
   }
-  // The cheapest by the search objective (ties: fewer instructions) among the plans that
-  // cost no more than the one of the mechanism Triton uses (triton_floor.h).
-  if (const int pick = PickNotWorseThanTriton(p, all); pick >= 0) {
-    best = std::move(all[pick]);
-  }
-  if (!best) {
+  const int pick = PickNotWorseThanTriton(p, all);
+  if (pick < 0) {
+    const std::string& why_not = set.why_not();
     return absl::InvalidArgumentError(
         why_not.empty() ? absl::StrCat("--strategy=", StrategyName(options.strategy),
                                        ": cannot do this conversion")
                         : absl::StrCat("--strategy=", StrategyName(options.strategy), ": ",
                                        why_not));
   }
-  best->candidates = std::move(candidates);
-  return *std::move(best);
+  ConversionPlan chosen = std::move(all[pick]);
+  chosen.candidates = std::move(candidates);
+  return chosen;
 }
 
 warpcheck::Plan ToProto(const ConversionProblem& problem, const ConversionPlan& plan) {
@@ -1741,6 +2022,13 @@ std::vector<std::string> CandidateLines(const ConversionPlan& plan) {
                              : c.pack == Pack::kUnpacked ? "unpacked"
                                                          : absl::StrCat("packed", c.pack_at ? "@" : "",
                                                                         c.pack_bit);
+    if (!c.priced) {
+      out.push_back(absl::StrFormat(
+          "%s%s%s: not priced, lower bound %d warp instructions, %d wavefronts",
+          StrategyName(c.strategy), pack.empty() ? "" : "/", pack, c.warp_instructions,
+          c.wavefronts));
+      continue;
+    }
     out.push_back(absl::StrFormat("%s%s%s: %d warp instructions, %.1f ns",
                                   StrategyName(c.strategy), pack.empty() ? "" : "/", pack,
                                   c.warp_instructions, c.ns));

@@ -134,6 +134,10 @@ struct PlanOptions {
   bool no_matrix = false;
   // Not owned; null: search every time. Only for the problem it was first used with.
   SearchMemo* memo = nullptr;
+  // Price every candidate: none is skipped for a lower bound that shows it cannot be
+  // chosen (PlanConversion). The plan is the same either way (plan_test checks it); only
+  // the candidate list differs.
+  bool price_all = false;
 };
 
 // The word representations worth trying for a conversion (src view, dst view): unpacked,
@@ -178,21 +182,65 @@ struct ConversionPlan {
     enum class Pack : uint8_t { kNone, kUnpacked, kPacked } pack = Pack::kNone;
     bool pack_at = false;
     int pack_bit = 0;
+    // False: skipped unpriced, since its lower bound (these figures: warp instructions,
+    // wavefronts; no ns) shows it cannot be chosen (PlanConversion).
+    bool priced = true;
     int64_t warp_instructions = 0;
+    int64_t wavefronts = 0;
     double ns = 0;
   };
   std::vector<Candidate> candidates;
 };
 
 // Ensures: one line per candidate, "<strategy>[/<view>]: <n> warp instructions, <ns> ns"
-// (e.g. "smem/packed0: 48 warp instructions, 123.4 ns"), in the plan's order.
+// (e.g. "smem/packed0: 48 warp instructions, 123.4 ns"), in the plan's order; a candidate
+// skipped for its bound reads "<strategy>[/<view>]: not priced, lower bound <n> warp
+// instructions, <w> wavefronts".
 std::vector<std::string> CandidateLines(const ConversionPlan& plan);
 
 // Requires: `problem` from MakeProblem. Ensures: a plan whose program converts every
 // element (checked by the simulator in tests and by `convert check`), or
 // InvalidArgument when the requested strategy cannot do this conversion (saying why).
+// The plan is the one PickNotWorseThanTriton (triton_floor.h) picks among all candidates
+// (strategy x word view); a shuffle or shared-memory candidate whose lower bound
+// (ShuffleBound, SmemBound) shows that it can be neither the reference nor the pick is
+// not priced (unless `options.price_all`), which leaves the pick as it is.
 absl::StatusOr<ConversionPlan> PlanConversion(const ConversionProblem& problem,
                                               const PlanOptions& options);
+
+// A lower bound on the figures of every plan one shared-memory candidate (a word view,
+// plain or stmatrix/ldmatrix accesses) or shuffle candidate can produce: no such plan has fewer warp
+// instructions, fewer wavefronts (store + load) or a lower score. From the layouts alone,
+// without a bank search: a side's accesses are at least its registers over the widest
+// vector (or matrix instruction) that can cover them, its wavefronts at least one per
+// lane group that takes part (SmemPlanner::Bound, matrix.cc SideBound) and at least the
+// bytes over 128 (every element is stored, every warp loads the elements it holds; a
+// wavefront serves one 4-byte word a bank), and there is at least the barrier between
+// the stores and the loads.
+struct CostBound {
+  int64_t warp_instructions = 0;
+  int64_t wavefronts = 0;
+  double score = 0;
+};
+// nullopt: no bound is known (the candidate may not exist: matrix tiles that do not fit).
+std::optional<CostBound> SmemBound(const ConversionProblem& p, const WordView& sv,
+                                   const WordView& dv, const PlanOptions& options,
+                                   bool matrix);
+// The same for the shuffle candidate (sv, dv): every lane receives a 32-bit word a
+// shuffle, so the program has at least as many shuffles as the most bytes a lane needs
+// from other lanes, over 4 (no wavefronts, no barrier); nullopt when PlanShuffle has no
+// plan (warps or packing differ).
+std::optional<CostBound> ShuffleBound(const ConversionProblem& p, const WordView& sv,
+                                      const WordView& dv);
+
+// Ensures: a bound no greater than the warp instructions, the wavefronts and the score of
+// the plan PlanConversion(p, options) returns, and of the plans it returns with other
+// force_cta_barrier, barrier_before_store or buffer options (which only add barriers or
+// make them CTA-wide: PlanRoundTrip's replans); nullopt only when it returns none. The
+// least of each figure over the candidates: ShuffleBound and SmemBound for the shuffle
+// and shared-memory ones, the priced figures for the register ones (priced through
+// options.memo, which PlanConversion then reuses).
+std::optional<CostBound> PlanLowerBound(const ConversionProblem& p, const PlanOptions& options);
 
 // Ensures: the cost model's figures for `program` (smem figures from `stage`).
 Cost EstimateCost(const ConversionProblem& problem, const Program& program,

@@ -667,13 +667,58 @@ void EmitGlobalCopy(Writer& w, const ConversionProblem& p, const FlatLayout& l, 
 
 absl::StatusOr<RoundTrip> PlanRoundTrip(const ConversionProblem& problem,
                                         const plan::PlanOptions& options) {
-  std::vector<RoundTrip> trips;  // one per word view
+  std::vector<std::pair<size_t, RoundTrip>> trips;  // (view, its plans), one per word view
   absl::Status last = absl::OkStatus();
   const ConversionProblem reversed = problem.Reversed();
   const std::vector<std::pair<WordView, WordView>> views = plan::CandidateViews(problem, options);
   // Replanning with other barrier or buffer options reuses each direction's bank search.
   plan::SearchMemo forward_memo, backward_memo;
-  for (const auto& [sv, dv] : views) {
+  // A view is planned only if it can be chosen (PickRoundTrip). PickRoundTrip's reference
+  // is the first view of Triton's mechanism both ways by (warp instructions, wavefronts,
+  // score, words), and the pick ranks the views that cost no more than it by (score,
+  // warp instructions, wavefronts, words), both directions summed, ties to the earlier
+  // view. A view whose lower bound (PlanLowerBound of each direction, summed) ranks after
+  // a planned view of Triton's mechanism in the reference's order can be neither: if its
+  // (instructions, wavefronts) rank after, it costs more than the reference on one count;
+  // if they equal, its score or words (or place) rank it after the reference in the
+  // pick too. The views are planned by increasing bound, so that the reference comes
+  // early; the pick sees the planned ones in their own order.
+  struct Floor {
+    int64_t instructions = 0, wavefronts = 0;
+    double score = 0;
+    int words = 0;
+    size_t view = 0;
+    auto operator<=>(const Floor&) const = default;
+  };
+  std::vector<std::optional<Floor>> floors(views.size());
+  std::vector<size_t> order(views.size());
+  for (size_t i = 0; i < views.size(); ++i) order[i] = i;
+  if (!options.price_all && views.size() > 1) {
+    for (size_t i = 0; i < views.size(); ++i) {
+      plan::PlanOptions o = options;
+      o.views = views[i];
+      o.memo = &forward_memo;
+      plan::PlanOptions ob = options;
+      ob.views = std::make_pair(views[i].second, views[i].first);
+      ob.memo = &backward_memo;
+      const auto f = plan::PlanLowerBound(problem, o);
+      const auto b = f ? plan::PlanLowerBound(reversed, ob) : std::nullopt;
+      if (f && b) {
+        floors[i] = Floor{f->warp_instructions + b->warp_instructions,
+                          f->wavefronts + b->wavefronts, f->score + b->score,
+                          views[i].first.words(), i};
+      }
+    }
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return floors[a].has_value() && (!floors[b].has_value() || *floors[a] < *floors[b]);
+    });
+  }
+  const plan::Strategy triton_forward = plan::TritonStrategy(problem);
+  const plan::Strategy triton_backward = plan::TritonStrategy(reversed);
+  std::optional<Floor> reference;  // the first planned view of Triton's mechanism
+  for (const size_t view : order) {
+    if (reference && floors[view] && *floors[view] > *reference) continue;
+    const auto& [sv, dv] = views[view];
     plan::PlanOptions o = options;
     o.views = std::make_pair(sv, dv);
     o.memo = &forward_memo;
@@ -751,15 +796,24 @@ absl::StatusOr<RoundTrip> PlanRoundTrip(const ConversionProblem& problem,
         continue;
       }
     }
-    trips.push_back(RoundTrip{*std::move(fwd), *std::move(bwd)});
+    if (fwd->strategy == triton_forward && bwd->strategy == triton_backward) {
+      const Floor cost{fwd->cost.warp_instructions + bwd->cost.warp_instructions,
+                       fwd->cost.wavefronts_store + fwd->cost.wavefronts_load +
+                           bwd->cost.wavefronts_store + bwd->cost.wavefronts_load,
+                       fwd->cost.score + bwd->cost.score, fwd->src_view.words(), view};
+      if (!reference || cost < *reference) reference = cost;
+    }
+    trips.emplace_back(view, RoundTrip{*std::move(fwd), *std::move(bwd)});
   }
   if (trips.empty()) {
     return last.ok() ? absl::InvalidArgumentError("convert: no word packing to plan with")
                      : last;
   }
+  std::stable_sort(trips.begin(), trips.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::pair<const plan::ConversionPlan*, const plan::ConversionPlan*>> pairs;
-  for (const RoundTrip& t : trips) pairs.emplace_back(&t.forward, &t.backward);
-  return trips[plan::PickRoundTrip(problem, pairs)];
+  for (const auto& [view, t] : trips) pairs.emplace_back(&t.forward, &t.backward);
+  return trips[plan::PickRoundTrip(problem, pairs)].second;
 }
 
 namespace {

@@ -13,7 +13,7 @@
 //   BM_PlanRoundTrip     both directions with one word packing (what `emit` plans)
 //   BM_PlanEmit          + the round-trip PTX text (`convert emit`); counter median_us:
 //                        the median over the pairs of each pair's mean thread CPU time
-//                        [target 1]
+//                        [target 1] (/iterations:N: fixed counts for callgrind)
 //   BM_PlanEmitSimulate  plan one direction, emit the once harness's tree and simulate
 //                        it (one CTA, no race detection); counter pairs/s  [target 2]
 //                        (/iterations:N: fixed counts for callgrind, see below)
@@ -136,6 +136,9 @@ void BM_PlanEmit(benchmark::State& state) {
   Rate(state, ps.size());
 }
 BENCHMARK(BM_PlanEmit)->Arg(0)->Arg(1);
+// Fixed iteration counts for callgrind, as BM_PlanEmitSimulate's below.
+BENCHMARK(BM_PlanEmit)->Arg(0)->Iterations(120);
+BENCHMARK(BM_PlanEmit)->Arg(0)->Iterations(240);
 
 // The once harness of pair p, its launch spec and options (one CTA, random input).
 std::string OnceText(const ConversionProblem& p, const ConversionPlan& plan) {

@@ -25,6 +25,7 @@
 #include "sim/base/tsv.h"
 #include "sim/machine/launch.h"
 #include "sim/plan/f2_span.h"
+#include "sim/plan/matrix.h"
 #include "sim/plan/planner.h"
 #include "sim/plan/problem.h"
 #include "sim/plan/program.h"
@@ -146,9 +147,9 @@ TEST(PlannerTest, EveryStrategyConvertsEveryElementAndTheCostModelCountsWhatRuns
 // (corpus/plan/README.md, "What made v6's slow pairs slow"): a `.maxnreg` that still lets
 // the CTA launch (255 was too many for 16 warps: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES), and
 // The candidate lines (`convert plan`'s "candidates:") are written from the figures the
-// search kept, only when asked: one line per priced candidate, naming its strategy and
-// view and the instructions and time of the cost model, the chosen plan's among them;
-// ToProto carries the same lines.
+// search kept, only when asked: one line per candidate, naming its strategy and view and
+// the instructions and time of the cost model (or, for one skipped for its bound, "not
+// priced" and the bound), the chosen plan's among them; ToProto carries the same lines.
 TEST(PlannerTest, CandidateLinesNameEveryPricedCandidate) {
   int checked = 0;
   for (const Pair& pair : SamplePairs(37)) {
@@ -180,6 +181,102 @@ TEST(PlannerTest, CandidateLinesNameEveryPricedCandidate) {
     ++checked;
   }
   EXPECT_GT(checked, 20);
+}
+
+// SmemBound and ShuffleBound are lower bounds: no plan of a shared-memory candidate
+// (plain or matrix accesses, with or without a barrier before the stores) or of a
+// shuffle candidate has fewer warp instructions, fewer wavefronts or a lower score than
+// its bound. And skipping the candidates whose
+// bound shows they cannot be chosen leaves every plan as pricing them all does, in one
+// direction (PlanConversion over every word view) and in a round trip (PlanRoundTrip),
+// while skipping some (else the bound would be useless).
+TEST(PlannerTest, SmemBoundIsALowerBoundAndSkippingChangesNoPlan) {
+  int bounded = 0, skipped = 0, pairs = 0;
+  for (const Pair& pair : SamplePairs(7)) {
+    auto problem = MakeProblem(pair.src, pair.dst, pair.shape, *ParseDType(pair.dtype),
+                               pair.warps);
+    if (!problem.ok()) continue;
+    ++pairs;
+    for (const bool before_store : {false, true}) {
+      PlanOptions o;
+      o.barrier_before_store = before_store;
+      for (const auto& views : CandidateViews(*problem, o)) {
+        auto check = [&](const Cost& cost, bool matrix) {
+          auto b = SmemBound(*problem, views.first, views.second, o, matrix);
+          ASSERT_TRUE(b.has_value() || matrix) << "line " << pair.line;
+          if (!b) return;
+          ++bounded;
+          EXPECT_LE(b->warp_instructions, cost.warp_instructions) << "line " << pair.line;
+          EXPECT_LE(b->wavefronts, cost.wavefronts_store + cost.wavefronts_load)
+              << "line " << pair.line;
+          EXPECT_LE(b->score, cost.score) << "line " << pair.line;
+        };
+        PlanOptions plain = o;
+        plain.strategy = Strategy::kSmem;
+        plain.no_matrix = true;
+        plain.views = views;
+        if (auto plan = PlanConversion(*problem, plain); plan.ok()) check(plan->cost, false);
+        PlanOptions shuffle = o;
+        shuffle.strategy = Strategy::kShuffle;
+        shuffle.views = views;
+        if (auto plan = PlanConversion(*problem, shuffle); plan.ok()) {
+          auto b = ShuffleBound(*problem, views.first, views.second);
+          ASSERT_TRUE(b.has_value()) << "line " << pair.line;
+          ++bounded;
+          EXPECT_LE(b->warp_instructions, plan->cost.warp_instructions) << "line " << pair.line;
+          EXPECT_EQ(b->wavefronts, 0);
+          EXPECT_LE(b->score, plan->cost.score) << "line " << pair.line;
+        }
+        SmemStage stage;
+        if (auto m = PlanMatrixSmem(*problem, views.first, views.second, o, &stage); m.ok()) {
+          Program prog = m->program;
+          Simplify(prog);
+          check(EstimateCost(*problem, prog, m->wavefronts_store, m->wavefronts_load,
+                             m->min_store, m->min_load, m->cta_barrier),
+                true);
+        }
+      }
+    }
+    PlanOptions all;
+    all.price_all = true;
+    auto fast = PlanConversion(*problem, PlanOptions{});
+    auto full = PlanConversion(*problem, all);
+    ASSERT_EQ(fast.ok(), full.ok()) << "line " << pair.line;
+    if (fast.ok()) {
+      EXPECT_EQ(ProgramToString(fast->program), ProgramToString(full->program))
+          << "line " << pair.line;
+      EXPECT_EQ(fast->cost.score, full->cost.score) << "line " << pair.line;
+      EXPECT_EQ(fast->src_view, full->src_view) << "line " << pair.line;
+      // What was priced was priced the same (a skipped candidate may be one that would
+      // have had no plan, so the lists need not have the same length).
+      const std::vector<std::string> full_lines = CandidateLines(*full);
+      const std::vector<std::string> fast_lines = CandidateLines(*fast);
+      for (size_t i = 0; i < fast_lines.size(); ++i) {
+        if (!fast->candidates[i].priced) {
+          ++skipped;
+          EXPECT_TRUE(absl::StrContains(fast_lines[i], ": not priced, lower bound "))
+              << fast_lines[i];
+          continue;
+        }
+        EXPECT_NE(std::find(full_lines.begin(), full_lines.end(), fast_lines[i]),
+                  full_lines.end())
+            << "line " << pair.line << ": " << fast_lines[i];
+      }
+    }
+    auto trip = ptx::PlanRoundTrip(*problem, PlanOptions{});
+    auto trip_all = ptx::PlanRoundTrip(*problem, all);
+    ASSERT_EQ(trip.ok(), trip_all.ok()) << "line " << pair.line;
+    if (trip.ok()) {
+      EXPECT_EQ(ptx::EmitHarness(*problem, trip->forward, &trip->backward,
+                                 ptx::Harness::kRoundTrip),
+                ptx::EmitHarness(*problem, trip_all->forward, &trip_all->backward,
+                                 ptx::Harness::kRoundTrip))
+          << "line " << pair.line;
+    }
+  }
+  EXPECT_GT(pairs, 100);
+  EXPECT_GT(bounded, 200);
+  EXPECT_GT(skipped, 20);
 }
 
 // loads and stores through one base issued in ascending address order.
