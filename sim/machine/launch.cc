@@ -209,6 +209,7 @@ Options MachineOptions(const warpcheck::LaunchSpec& spec, const RunOptions& opti
                                                 : 100'000'000;
   mopt.max_resident_ctas = options.max_resident_ctas;
   mopt.detect_races = options.detect_races;
+  mopt.fast_ldst = options.fast_ldst;
   mopt.trace = trace.stream();
   if (!options.watch_buffer.empty()) {
     for (const auto& [n, idx] : args.buffer_regions) {

@@ -42,6 +42,8 @@ struct RunOptions {
   uint64_t max_instructions_per_thread = 0;
   uint32_t max_resident_ctas = 132;
   bool detect_races = true;
+  // Options::fast_ldst (machine.h): false only in tests, as the general path.
+  bool fast_ldst = true;
   // Report the last global store to this byte: (buffer name, byte offset). Empty name:
   // none. See LaunchResult::watch.
   std::string watch_buffer;

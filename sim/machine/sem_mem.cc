@@ -304,7 +304,8 @@ bool ExecLdSt(Exec& x, const Insn& in, uint32_t mask) {
   // the fast path with them on too.
   const bool unchecked_space = !race_checks || Space(in.space) == Space::kGlobal ||
                                Space(in.space) == Space::kConst;
-  if (unchecked_space && (!kStore || x.m->options().watch_global_address == 0) &&
+  if (x.m->options().fast_ldst && unchecked_space &&
+      (!kStore || x.m->options().watch_global_address == 0) &&
       FastLdSt<kStore, kEb>(x, in, mask)) {
     return true;
   }

@@ -143,7 +143,7 @@ class ModelShadow {
   std::vector<Word> words_;
 };
 
-TEST(RaceShadowTest, AgreesWithThePlainModelOnRandomAccesses) {
+TEST(MachineRaceShadowTest, AgreesWithThePlainModelOnRandomAccesses) {
   constexpr uint32_t kBytes = 64, kWarps = 4;
   std::mt19937 rng(7);
   int conflicts = 0, same_values = 0;
