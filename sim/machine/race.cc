@@ -139,12 +139,18 @@ uint32_t RaceShadow::CopyList(uint32_t more, uint32_t* last) {
   return head;
 }
 
-void RaceShadow::Split(uint32_t word) {
+void RaceShadow::Split(uint32_t word, uint32_t epoch) {
   if (words_[word].group == 0) {
     bytes_.resize(bytes_.size() + 4);
     words_[word].group = static_cast<uint32_t>(bytes_.size() / 4);
   }
   Cell& w = words_[word];
+  // A reader list of an earlier epoch points into a pool that NewEpoch emptied: it is
+  // never read again (readers count only in their epoch), so it is dropped, not copied.
+  if (w.read.epoch != epoch) {
+    w.more = 0;
+    w.tail = 0;
+  }
   Cell* cells = ByteCells(w);
   for (int b = 0; b < 4; ++b) {
     Cell& c = cells[b];
@@ -172,7 +178,7 @@ Conflict RaceShadow::Read(const Accessor& a, uint32_t offset, uint32_t size) {
   }
   for (uint32_t at = offset; at < offset + size; ++at) {
     uint32_t w = at / 4;
-    if (!words_[w].split) Split(w);
+    if (!words_[w].split) Split(w, a.me.epoch);
     CheckRead(a, ByteCells(words_[w])[at % 4], at, &out);
   }
   return out;
@@ -209,7 +215,7 @@ Conflict RaceShadow::Write(const Accessor& a, uint32_t offset, uint32_t size,
   }
   for (uint32_t at = offset; at < offset + size; ++at) {
     uint32_t w = at / 4;
-    if (!words_[w].split) Split(w);
+    if (!words_[w].split) Split(w, a.me.epoch);
     CheckWrite(a, ByteCells(words_[w])[at % 4], at, data[at - offset] == memory[at],
                same_value, &out);
   }

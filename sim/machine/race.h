@@ -102,7 +102,8 @@ class RaceShadow {
   bool CheckWrite(const Accessor& a, Cell& c, uint32_t offset, bool same_value,
                   uint64_t* same_count, Conflict* out);
   void AddReader(const Accessor& a, Cell& c);
-  void Split(uint32_t word);
+  // Moves word `word` into its byte cells (`epoch`: the accessing thread's).
+  void Split(uint32_t word, uint32_t epoch);
   // A copy of the list at `more`: its head, and its last node in *tail.
   uint32_t CopyList(uint32_t more, uint32_t* tail);
   Cell* ByteCells(const Cell& word) { return &bytes_[size_t{word.group - 1} * 4]; }
