@@ -209,6 +209,7 @@ Options MachineOptions(const warpcheck::LaunchSpec& spec, const RunOptions& opti
                                                 : 100'000'000;
   mopt.max_resident_ctas = options.max_resident_ctas;
   mopt.detect_races = options.detect_races;
+  mopt.fast_ldst = options.fast_ldst;
   mopt.trace = trace.stream();
   if (!options.watch_buffer.empty()) {
     for (const auto& [n, idx] : args.buffer_regions) {
@@ -302,22 +303,14 @@ void AddCounters(const Counters& k, warpcheck::SimReport& r) {
   }
 }
 
-}  // namespace
-
-
-
-absl::StatusOr<LaunchResult> RunLaunchSpecOnModule(const warpcheck::LaunchSpec& spec,
-                                                   const ptx::Module& module,
-                                                   const std::string& base_dir,
-                                                   const RunOptions& options) {
-  RETURN_IF_ERROR(Validate(spec));
-  const std::string where = spec.ptx_file().empty() ? "launch spec" : spec.ptx_file();
-  ASSIGN_OR_RETURN(const ptx::Kernel* kernel, FindKernel(spec, module, where));
-  ASSIGN_OR_RETURN(Program program, Decode(module, *kernel));
-  ASSIGN_OR_RETURN(Geometry geometry, CheckGeometry(spec, program, kernel->name));
+// The launch after validation and decoding.
+absl::StatusOr<LaunchResult> RunDecoded(const warpcheck::LaunchSpec& spec,
+                                        const Program& program, const std::string& base_dir,
+                                        const RunOptions& options) {
+  ASSIGN_OR_RETURN(Geometry geometry, CheckGeometry(spec, program, program.kernel));
   GlobalMemory global;
   ASSIGN_OR_RETURN(Arguments args,
-                   BuildArguments(spec, program, kernel->name, base_dir, global));
+                   BuildArguments(spec, program, program.kernel, base_dir, global));
   std::vector<uint64_t> global_addrs;
   for (const GlobalVar& g : program.globals)
     global_addrs.push_back(global.Add(g.name, g.init));
@@ -347,6 +340,31 @@ absl::StatusOr<LaunchResult> RunLaunchSpecOnModule(const warpcheck::LaunchSpec& 
     *r.add_expectations() = std::move(e);
   r.set_ok(verdict.ok);
   return result;
+}
+
+}  // namespace
+
+absl::StatusOr<LaunchResult> RunLaunchSpecOnModule(const warpcheck::LaunchSpec& spec,
+                                                   const ptx::Module& module,
+                                                   const std::string& base_dir,
+                                                   const RunOptions& options) {
+  RETURN_IF_ERROR(Validate(spec));
+  const std::string where = spec.ptx_file().empty() ? "launch spec" : spec.ptx_file();
+  ASSIGN_OR_RETURN(const ptx::Kernel* kernel, FindKernel(spec, module, where));
+  ASSIGN_OR_RETURN(Program program, Decode(module, *kernel));
+  return RunDecoded(spec, program, base_dir, options);
+}
+
+absl::StatusOr<LaunchResult> RunLaunchSpecOnProgram(const warpcheck::LaunchSpec& spec,
+                                                    const Program& program,
+                                                    const std::string& base_dir,
+                                                    const RunOptions& options) {
+  RETURN_IF_ERROR(Validate(spec));
+  if (!spec.kernel().empty() && spec.kernel() != program.kernel) {
+    return Invalid(spec.ptx_file().empty() ? "launch spec" : spec.ptx_file(),
+                   absl::StrCat("no kernel named '", spec.kernel(), "'"), "kernel");
+  }
+  return RunDecoded(spec, program, base_dir, options);
 }
 
 absl::StatusOr<LaunchResult> RunLaunchSpec(const warpcheck::LaunchSpec& spec,

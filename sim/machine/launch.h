@@ -30,6 +30,7 @@
 #include "proto/launch.pb.h"
 #include "proto/report.pb.h"
 #include "sim/launch/launch_spec.h"
+#include "sim/machine/program.h"
 #include "sim/ptx/ast.h"
 
 namespace warpcheck::sim::machine {
@@ -41,6 +42,8 @@ struct RunOptions {
   uint64_t max_instructions_per_thread = 0;
   uint32_t max_resident_ctas = 132;
   bool detect_races = true;
+  // Options::fast_ldst (machine.h): false only in tests, as the general path.
+  bool fast_ldst = true;
   // Report the last global store to this byte: (buffer name, byte offset). Empty name:
   // none. See LaunchResult::watch.
   std::string watch_buffer;
@@ -76,6 +79,16 @@ absl::StatusOr<LaunchResult> RunLaunchSpecOnModule(const warpcheck::LaunchSpec& 
                                                    const ptx::Module& module,
                                                    const std::string& base_dir,
                                                    const RunOptions& options);
+
+// The same on a kernel decoded once (program.h Decode) for several launches: the
+// fuzzer runs each harness on random data and on distinct tags. RunLaunchSpecOnModule is
+// FindKernel + Decode + this, so both give the same result for the same kernel.
+// Requires: the module `program` was decoded from outlives the call (fault texts).
+// Ensures: InvalidArgument when spec.kernel() is set and names another kernel.
+absl::StatusOr<LaunchResult> RunLaunchSpecOnProgram(const warpcheck::LaunchSpec& spec,
+                                                    const Program& program,
+                                                    const std::string& base_dir,
+                                                    const RunOptions& options);
 
 // LoadLaunchSpec + RunLaunchSpec with the spec's folder as base_dir.
 absl::StatusOr<warpcheck::SimReport> RunLaunchSpecFile(const std::string& path,

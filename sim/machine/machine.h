@@ -69,6 +69,9 @@ struct Options {
   uint32_t max_resident_ctas = 132;  // one per SM of an H200
   uint32_t quantum = 4096;           // warp instructions per turn
   bool detect_races = true;
+  // False: every ld/st runs lane by lane, never through the one-range-check fast path
+  // (sem_mem.cc FastLdSt); the reference the fast path is tested against.
+  bool fast_ldst = true;
   uint32_t max_reported_races = 8;
   std::ostream* trace = nullptr;  // one line per executed warp instruction
   // When non-zero: remember the last global store that writes this byte address

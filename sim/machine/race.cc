@@ -7,7 +7,7 @@ namespace warpcheck::sim::machine {
 void RaceShadow::Reset(uint32_t bytes) {
   uint32_t words = (bytes + 3) / 4;
   words_.assign(words, Cell{});
-  bytes_.assign(size_t{words} * 4, Cell{});
+  bytes_.clear();
   pool_.clear();
 }
 
@@ -33,29 +33,36 @@ bool RaceShadow::CheckRead(const Accessor& a, Cell& c, uint32_t offset, Conflict
 }
 
 void RaceShadow::AddReader(const Accessor& a, Cell& c) {
+  const uint64_t bit = uint64_t{1} << (a.me.tid & 63);
   if (c.read.epoch != a.me.epoch) {
     c.read = a.me;
     c.more = 0;
+    c.tail = 0;
+    c.seen = bit;
+    c.max_tid = a.me.tid;
     return;
   }
   if (c.read.tid == a.me.tid) {
     c.read = a.me;
     return;
   }
-  // Further readers: update this thread's stamp or append it.
-  uint32_t idx = c.more;
-  uint32_t last = 0;
-  while (idx != 0) {
-    Node& n = pool_[idx - 1];
-    for (uint32_t i = 0; i < n.count; ++i) {
-      if (n.s[i].tid == a.me.tid) {
-        n.s[i] = a.me;
-        return;
+  // Further readers: update this thread's stamp, or append it (without looking when
+  // `seen` and `max_tid` say it is not there).
+  if ((c.seen & bit) != 0 && a.me.tid <= c.max_tid) {
+    for (uint32_t idx = c.more; idx != 0;) {
+      Node& n = pool_[idx - 1];
+      for (uint32_t i = 0; i < n.count; ++i) {
+        if (n.s[i].tid == a.me.tid) {
+          n.s[i] = a.me;
+          return;
+        }
       }
+      idx = n.next;
     }
-    last = idx;
-    idx = n.next;
   }
+  c.seen |= bit;
+  c.max_tid = a.me.tid > c.max_tid ? a.me.tid : c.max_tid;
+  const uint32_t last = c.tail;
   if (last != 0 && pool_[last - 1].count < 3) {
     Node& n = pool_[last - 1];
     n.s[n.count++] = a.me;
@@ -71,6 +78,7 @@ void RaceShadow::AddReader(const Accessor& a, Cell& c) {
   } else {
     pool_[last - 1].next = fresh;
   }
+  c.tail = fresh;
 }
 
 bool RaceShadow::CheckWrite(const Accessor& a, Cell& c, uint32_t offset, bool same_value,
@@ -107,10 +115,11 @@ bool RaceShadow::CheckWrite(const Accessor& a, Cell& c, uint32_t offset, bool sa
   c.write = a.me;
   c.read.epoch = 0;
   c.more = 0;
+  c.tail = 0;
   return true;
 }
 
-uint32_t RaceShadow::CopyList(uint32_t more) {
+uint32_t RaceShadow::CopyList(uint32_t more, uint32_t* last) {
   uint32_t head = 0, tail = 0;
   for (uint32_t idx = more; idx != 0;) {
     Node copy = pool_[idx - 1];
@@ -126,16 +135,29 @@ uint32_t RaceShadow::CopyList(uint32_t more) {
     tail = fresh;
     idx = next;
   }
+  *last = tail;
   return head;
 }
 
-void RaceShadow::Split(uint32_t word) {
+void RaceShadow::Split(uint32_t word, uint32_t epoch) {
+  if (words_[word].group == 0) {
+    bytes_.resize(bytes_.size() + 4);
+    words_[word].group = static_cast<uint32_t>(bytes_.size() / 4);
+  }
   Cell& w = words_[word];
+  // A reader list of an earlier epoch points into a pool that NewEpoch emptied: it is
+  // never read again (readers count only in their epoch), so it is dropped, not copied.
+  if (w.read.epoch != epoch) {
+    w.more = 0;
+    w.tail = 0;
+  }
+  Cell* cells = ByteCells(w);
   for (int b = 0; b < 4; ++b) {
-    Cell& c = bytes_[size_t{word} * 4 + b];
+    Cell& c = cells[b];
     c = w;
     c.split = 0;
-    if (w.more != 0) c.more = b == 0 ? w.more : CopyList(w.more);
+    c.group = 0;
+    if (w.more != 0 && b != 0) c.more = CopyList(w.more, &c.tail);
   }
   w.split = 1;
 }
@@ -146,8 +168,8 @@ Conflict RaceShadow::Read(const Accessor& a, uint32_t offset, uint32_t size) {
     for (uint32_t w = offset / 4; w < (offset + size) / 4; ++w) {
       Cell& c = words_[w];
       if (c.split) {
-        for (uint32_t b = 0; b < 4; ++b)
-          CheckRead(a, bytes_[size_t{w} * 4 + b], 4 * w + b, &out);
+        Cell* cells = ByteCells(c);
+        for (uint32_t b = 0; b < 4; ++b) CheckRead(a, cells[b], 4 * w + b, &out);
       } else {
         CheckRead(a, c, 4 * w, &out);
       }
@@ -156,8 +178,8 @@ Conflict RaceShadow::Read(const Accessor& a, uint32_t offset, uint32_t size) {
   }
   for (uint32_t at = offset; at < offset + size; ++at) {
     uint32_t w = at / 4;
-    if (!words_[w].split) Split(w);
-    CheckRead(a, bytes_[at], at, &out);
+    if (!words_[w].split) Split(w, a.me.epoch);
+    CheckRead(a, ByteCells(words_[w])[at % 4], at, &out);
   }
   return out;
 }
@@ -172,14 +194,15 @@ Conflict RaceShadow::Write(const Accessor& a, uint32_t offset, uint32_t size,
       const uint8_t* m = memory + 4 * w;
       Cell& c = words_[w];
       if (c.split) {
+        Cell* cells = ByteCells(c);
         for (uint32_t b = 0; b < 4; ++b) {
-          CheckWrite(a, bytes_[size_t{w} * 4 + b], 4 * w + b, d[b] == m[b], same_value,
-                     &out);
+          CheckWrite(a, cells[b], 4 * w + b, d[b] == m[b], same_value, &out);
         }
         // The whole word is now one write: merge back.
         c.write = a.me;
         c.read.epoch = 0;
         c.more = 0;
+        c.tail = 0;
         c.split = 0;
       } else {
         uint32_t dw, mw;
@@ -192,8 +215,9 @@ Conflict RaceShadow::Write(const Accessor& a, uint32_t offset, uint32_t size,
   }
   for (uint32_t at = offset; at < offset + size; ++at) {
     uint32_t w = at / 4;
-    if (!words_[w].split) Split(w);
-    CheckWrite(a, bytes_[at], at, data[at - offset] == memory[at], same_value, &out);
+    if (!words_[w].split) Split(w, a.me.epoch);
+    CheckWrite(a, ByteCells(words_[w])[at % 4], at, data[at - offset] == memory[at],
+               same_value, &out);
   }
   return out;
 }

@@ -27,6 +27,7 @@
 #ifndef WARPCHECK_SIM_MACHINE_RACE_H_
 #define WARPCHECK_SIM_MACHINE_RACE_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -80,7 +81,15 @@ class RaceShadow {
     Stamp write;
     Stamp read;          // the first reader of read.epoch
     uint32_t more = 0;   // 1 + pool index of further readers (valid with read.epoch)
-    uint32_t split = 0;  // word cells: 1 when the word lives in byte cells
+    uint32_t tail = 0;   // 1 + pool index of the last node of that list (0: none)
+    // Whether a thread may already be in the list: bit (tid % 64) of every reader, and
+    // the largest tid. A reader whose bit is clear, or whose tid is above every tid read
+    // so far, is not in the list and is appended at `tail` without walking it (threads
+    // reach a word in mostly increasing tid order, and most words have a few readers).
+    uint64_t seen = 0;
+    uint16_t max_tid = 0;
+    uint8_t split = 0;  // word cells: 1 when the word lives in byte cells
+    uint32_t group = 0;  // word cells: 1 + index of its four byte cells in bytes_ (0: none yet)
   };
   struct Node {
     Stamp s[3];
@@ -93,11 +102,17 @@ class RaceShadow {
   bool CheckWrite(const Accessor& a, Cell& c, uint32_t offset, bool same_value,
                   uint64_t* same_count, Conflict* out);
   void AddReader(const Accessor& a, Cell& c);
-  void Split(uint32_t word);
-  uint32_t CopyList(uint32_t more);
+  // Moves word `word` into its byte cells (`epoch`: the accessing thread's).
+  void Split(uint32_t word, uint32_t epoch);
+  // A copy of the list at `more`: its head, and its last node in *tail.
+  uint32_t CopyList(uint32_t more, uint32_t* tail);
+  Cell* ByteCells(const Cell& word) { return &bytes_[size_t{word.group - 1} * 4]; }
 
   std::vector<Cell> words_;
-  std::vector<Cell> bytes_;  // 4 per word, used while a word is split
+  // Byte cells, four per word that was ever split (Cell::group), made on its first split:
+  // most words never split, and making 4 cells for every word made Reset the larger cost
+  // of a small launch.
+  std::vector<Cell> bytes_;
   std::vector<Node> pool_;
 };
 

@@ -201,12 +201,6 @@ void CountShared(Exec& x, const uint32_t addr[32], uint32_t mask, uint32_t bytes
   k.bank_conflicts[store] += c.conflicts();
 }
 
-// ExecLdSt's common case in one go: an explicit global/const or shared access whose
-// lanes are all aligned and together lie inside one buffer (the shared window), with
-// no race checks and no watched store. Then no lane can fault, so the per-lane checks
-// of ExecLdSt reduce to one range check, and the lanes move their bytes in lane order
-// exactly as ExecLdSt would. Returns false, having changed nothing, when the request is
-// anything else; ExecLdSt then runs it lane by lane (and finds the same faults).
 // FastLdSt's data movement for `kVec` elements per lane: every value moves from (to)
 // mem + (base[l] + offset - mem_base); registers are read and written through local
 // pointers so that the compiler keeps them in registers across lanes.
@@ -242,9 +236,9 @@ void MoveLaneData(Exec& x, const Insn& in, uint32_t mask, uint8_t* mem, uint64_t
   ForLanes(mask, lane);
 }
 
-// ExecLdSt's common case in one go: an explicit global/const or shared access whose
-// lanes are all aligned and together lie inside one buffer (the shared window), with
-// no race checks and no watched store. Then no lane can fault, so the per-lane checks
+// ExecLdSt's common case in one go: an explicit global/const access, or a shared one
+// without race checks, whose lanes are all aligned and together lie inside one buffer
+// (the shared window), with no watched store. Then no lane can fault, so the per-lane checks
 // of ExecLdSt reduce to one range check, and the lanes move their bytes in lane order
 // exactly as ExecLdSt would (a lane reads its address before it writes its
 // destinations, as there). Returns false, having changed nothing, when the request is
@@ -306,7 +300,12 @@ bool FastLdSt(Exec& x, const Insn& in, uint32_t mask) {
 template <bool kStore, uint32_t kEb>
 bool ExecLdSt(Exec& x, const Insn& in, uint32_t mask) {
   const bool race_checks = x.m->options().detect_races;
-  if (!race_checks && (!kStore || x.m->options().watch_global_address == 0) &&
+  // Race checks are for shared memory only: an explicit global or const access takes
+  // the fast path with them on too.
+  const bool unchecked_space = !race_checks || Space(in.space) == Space::kGlobal ||
+                               Space(in.space) == Space::kConst;
+  if (x.m->options().fast_ldst && unchecked_space &&
+      (!kStore || x.m->options().watch_global_address == 0) &&
       FastLdSt<kStore, kEb>(x, in, mask)) {
     return true;
   }

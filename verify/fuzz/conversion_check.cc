@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "sim/machine/launch.h"
+#include "sim/machine/program.h"
 #include "verify/plan/plan_prove.h"
 #include "verify/plan/round_trip_prove.h"
 
@@ -96,14 +97,17 @@ void ProvePlans(const sim::plan::ConversionProblem& problem,
                   inconclusive);
 }
 
-// One harness on the simulator with one fill: run "<harness>/<fill>".
-void RunHarness(const sim::plan::ConversionProblem& problem, const sim::ptx::Module& module,
-                Harness h, BufferParam::Fill fill, uint64_t seed, ConvertCheckReport* check) {
+// One harness on the simulator with one fill: run "<harness>/<fill>". `program` is the
+// harness's kernel decoded once for both fills (or why it does not decode).
+void RunHarness(const sim::plan::ConversionProblem& problem,
+                const absl::StatusOr<sim::machine::Program>& program, Harness h,
+                BufferParam::Fill fill, uint64_t seed, ConvertCheckReport* check) {
   LaunchSpec spec = sim::ptx::HarnessLaunchSpec(problem, "<emitted>", fill, seed,
                                                 h == Harness::kRoundTrip ? 2 : 1);
   sim::machine::RunOptions ro;
   ro.hash_buffers = false;  // only ok, faults and counters are read
-  auto run = sim::machine::RunLaunchSpecOnModule(spec, module, ".", ro);
+  auto run = program.ok() ? sim::machine::RunLaunchSpecOnProgram(spec, *program, ".", ro)
+                          : absl::StatusOr<sim::machine::LaunchResult>(program.status());
   ConvertCheckReport::Run* r = check->add_runs();
   r->set_fill(absl::StrCat(h == Harness::kRoundTrip ? "roundtrip/" : "once/",
                            fill == BufferParam::RANDOM ? "random" : "iota"));
@@ -215,8 +219,10 @@ ConvertCheckReport CheckConversion(const sim::plan::ConversionProblem& problem,
     // The tree `convert emit` prints (no print and parse on the way).
     const sim::ptx::Module module =
         sim::ptx::EmitHarnessModule(problem, trip.forward, &trip.backward, h);
-    RunHarness(problem, module, h, BufferParam::RANDOM, options.seed, &check);
-    if (options.iota) RunHarness(problem, module, h, BufferParam::IOTA, options.seed, &check);
+    const absl::StatusOr<sim::machine::Program> program =
+        sim::machine::Decode(module, module.kernels[0]);
+    RunHarness(problem, program, h, BufferParam::RANDOM, options.seed, &check);
+    if (options.iota) RunHarness(problem, program, h, BufferParam::IOTA, options.seed, &check);
     if (options.prove_ptx) ProveOne(problem, module, h, &check, inconclusive);
   }
   CheckModel(plan, &check);

@@ -42,11 +42,13 @@ TEST(MachineHwProbeTest, EveryProbeWordMatchesTheH200) {
   std::vector<std::string> want = Lines(Dir() + "/hw/hw_probe.h200.txt");
   std::vector<std::string> names = Lines(Dir() + "/hw/cases.txt");
   ASSERT_EQ(want.size(), 2944u);
-  // With and without race detection (the ld/st fast path runs only without).
+  // With race detection and every ld/st lane by lane, and without both (the ld/st fast
+  // path).
   for (bool races : {true, false}) {
     SCOPED_TRACE(races ? "detect_races" : "no race detection");
     RunOptions ro;
     ro.detect_races = races;
+    ro.fast_ldst = !races;
     ASSERT_OK_AND_ASSIGN(
         LaunchResult r,
         RunLaunchSpecFileWithBuffers(Dir() + "/hw/hw_probe.textproto", ro));
@@ -81,6 +83,7 @@ TEST(MachineHwProbeTest, WavefrontsAndConflictsMatchNsightCompute) {
     for (bool races : {true, false}) {  // the ld/st fast path counts for the bank model too
       RunOptions ro;
       ro.detect_races = races;
+      ro.fast_ldst = !races;
       ASSERT_OK_AND_ASSIGN(SimReport r,
                            RunLaunchSpecFile(Dir() + "/" + spec + ".textproto", ro));
       EXPECT_EQ(r.counters().at("smem_wavefronts.load"), ld);

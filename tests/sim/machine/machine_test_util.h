@@ -130,6 +130,7 @@ inline absl::StatusOr<BodyRun> RunBody(const std::string& body,
   in->set_element_bytes(2);
   RunOptions ro;
   ro.trace_path = o.trace_path;
+  ro.fast_ldst = false;  // every ld/st lane by lane: the reference for the fast path
   absl::StatusOr<LaunchResult> r = RunLaunchSpecOnModule(spec, *module, ".", ro);
   if (!r.ok()) return r.status();
   // Every body also runs without race detection (and without hashing), where ld/st take

@@ -74,7 +74,9 @@ TEST(MachineTritonTest, RaceFreeRunsMatchCheckedRuns) {
   ASSERT_GE(specs.size(), 10u);
   for (const std::string& path : specs) {
     SCOPED_TRACE(path);
-    ASSERT_OK_AND_ASSIGN(LaunchResult checked, RunLaunchSpecFileWithBuffers(path, RunOptions{}));
+    RunOptions lane_by_lane;  // race checks on, every ld/st on the general path
+    lane_by_lane.fast_ldst = false;
+    ASSERT_OK_AND_ASSIGN(LaunchResult checked, RunLaunchSpecFileWithBuffers(path, lane_by_lane));
     RunOptions fast;
     fast.detect_races = false;
     fast.hash_buffers = false;
