@@ -1387,15 +1387,17 @@ absl::StatusOr<ConfigOutcome> SpecConfig::ProveSurjectiveByCounting(Run& run,
   //     "Seventh pass"). Read the map past its skips as F = (F_1..F_n): its coordinates,
   //     or the left sides of the skip's atoms `x >= b`. With B' = [0,b_1) x .. x [0,b_n)
   //     (the box's extents, or the atoms' bounds), P = the product of b_k over k != m (one
-  //     chosen coordinate m) and |D| the domain:
-  //       (i)   per point: P >= 1, every b_k >= 1 (k != m), b_m >= 0, P divides |D|,
-  //             b_m * P <= |D|; so E = [0, |D|/P) in coordinate m, [0, b_k) elsewhere, is
-  //             a box of |D| points holding B';
-  //       (ii)  every iteration of the domain, skipped or not: F defined and F(i) in E;
+  //     chosen coordinate m), idx(x) = x_m * P + the mixed-radix number of the other x_k
+  //     (digits below b_k), and |D| the domain:
+  //       (i)   per point: every b_k >= 1 (k != m), b_m >= 0, b_m * P <= |D|;
+  //       (ii)  every iteration of the domain, skipped or not: F defined, F_k(i) in
+  //             [0, b_k) for k != m, F_m(i) >= 0, and idx(F(i)) < |D|;
   //       (iii) F injective on the whole domain;
   //       (iv)  an iteration yields a tile exactly when F(i) is in B'.
-  //     By (i)-(iii) F is a bijection from the domain onto E (finite sets of one size), so
-  //     by (iv) the iterations that yield a tile are F's preimage of B', as many as B'.
+  //     idx is injective where (ii) puts F, so by (ii)-(iii) idx o F is an injection of the
+  //     domain into [0, |D|), a bijection (finite sets of one size); F(i) in B' is
+  //     idx(F(i)) < b_m * P <= |D|, so by (iv) the iterations that yield a tile are as many
+  //     as B' has points.
   //     F the coordinates: those iterations map onto B' = the box. F the atoms: there are
   //     (v) as many as the box has tiles (prod b_k == prod extents), and the map is
   //     injective there (proved before), so it is onto the box too. A query that is sat
@@ -1463,21 +1465,26 @@ absl::StatusOr<ConfigOutcome> SpecConfig::ProveSurjectiveByCounting(Run& run,
         p_mag = mul(p_mag, mag(c.b_range[k]));
       }
       const __int128 prod_mag = mul(mag(c.b_range[m]), p_mag);
-      if (bv_width_ > 0 && (mul(mag(c.f_range[m]), p_mag) >= word || prod_mag >= word ||
+      if (bv_width_ > 0 && (mul(mag(c.f_range[m]) + 1, p_mag) >= word || prod_mag >= word ||
                             p_mag >= word)) {
         ruled_out.push_back(absl::StrCat(name, ": products need wider words"));
         continue;
       }
       // (i) per point.
-      std::vector<Term> fit = {p >= 1, c.b[m] >= 0, c.b[m] * p <= domain_};
-      fit.push_back(bv_width_ > 0 ? smt::BvUrem(domain_, p) == 0 : smt::Mod(domain_, p) == 0);
+      std::vector<Term> fit = {c.b[m] >= 0, c.b[m] * p <= domain_};
       for (size_t k = 0; k < n; ++k) {
         if (k != m) fit.push_back(c.b[k] >= 1);
       }
       ASSIGN_OR_RETURN(bool ok, unsat(name + ".padded_box", {admitted_, !smt::And(ctx_, fit)}));
       if (!ok) continue;
-      // (ii) every iteration of the domain lands in E.
-      std::vector<Term> in_e = {c.defined, c.f[m] >= 0, c.f[m] * p < domain_};
+      // (ii) every iteration of the domain has an index below |D|.
+      Term index = c.f[m] * p, radix = enc_.Num(1);
+      for (size_t k = 0; k < n; ++k) {
+        if (k == m) continue;
+        index = index + c.f[k] * radix;
+        radix = radix * c.b[k];
+      }
+      std::vector<Term> in_e = {c.defined, c.f[m] >= 0, index < domain_};
       std::vector<Term> in_b = {c.f[m] >= 0, c.f[m] < c.b[m]};
       for (size_t k = 0; k < n; ++k) {
         if (k == m) continue;
@@ -1533,12 +1540,17 @@ absl::StatusOr<ConfigOutcome> SpecConfig::ProveSurjectiveByCounting(Run& run,
     }
   }
   if (ran_out.has_value()) return Unknown(*ran_out, kSurjective, run.failed);
-  ConfigOutcome open;
-  open.open = absl::StrCat(
-      "surjectivity: the spec has `skip` and no `inverse` clause, the box is too large to "
-      "enumerate, and counting did not apply (",
-      absl::StrJoin(ruled_out, "; "), "; in range, injective, tails proved)");
-  return open;
+  // No candidate applies here: unknown, not open, so that the next encoding (a word too
+  // narrow for the index) or a split (cutlass_sm90_raster's padded coordinate is row or
+  // column by along_n) may find one, and a configuration of constants is evaluated.
+  ConfigOutcome o;
+  o.kind = ConfigOutcome::Kind::kUnknown;
+  o.reason = absl::StrCat(
+      "surjectivity: the spec has `skip` and no `inverse` clause, and counting did not "
+      "apply (",
+      absl::StrJoin(ruled_out, "; "), ")");
+  *run.failed = kSurjective;
+  return o;
 }
 
 // One configuration through the portfolio of encodings (options.encodings, in order):
@@ -1887,8 +1899,9 @@ absl::StatusOr<bool> EnumerateFirst(const SwizzleSpec& spec, const SpecSweep& wh
     proof->notes.push_back(absl::StrCat(
         "the spec has `skip` and no `inverse` clause, and the box has more than ",
         so.max_points, " iterations (max_enumerated_points, counted before sweeping), so "
-        "surjectivity is not enumerated: the solver proves the other properties and "
-        "surjectivity stays open; ", corner_note));
+        "surjectivity is not enumerated: the solver proves the other properties, and "
+        "surjectivity by counting where that applies (surjective_by_counting; else it "
+        "stays open); ", corner_note));
     return false;
   }
   absl::StatusOr<sim::swizzle::CheckResult> r = sim::swizzle::Sweep(spec, whole_box, so);

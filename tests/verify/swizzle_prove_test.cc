@@ -845,9 +845,10 @@ TEST(SwizzleProveSpecTest, SkipWithoutInverseIsOntoByCountingTheCoordinates) {
 
 // The second candidate: the skip's own atom. A persistent loop (Triton's 09-persistent-
 // matmul: S programs striding through the tile ids) reads tile ids past M*N only in the
-// skip; past it the row is out of the box and the padded iterations are no box, so the
-// coordinates are no candidate. The tile id is: a bijection of the domain onto
-// [0, programs * steps), the skip keeps [0, M*N), and M*N is the box's size.
+// skip; past it the placement is junk (here every padded iteration lands in column 0 of
+// row M, so the coordinates are not injective there and no candidate). The tile id is: a
+// bijection of the domain onto [0, programs * steps), the skip keeps [0, M*N), and M*N is
+// the box's size.
 TEST(SwizzleProveSpecTest, SkipWithoutInverseIsOntoByCountingTheSkipAtom) {
   SwizzleSpec spec = ParseOrDie("persistent.swz", R"(
 param M in 1..6;
@@ -862,7 +863,7 @@ grid col = N;
 let tile_id = iter % programs + (iter // programs) * S;
 skip tile_id >= tiles;
 out row = tile_id // N;
-out col = tile_id % N;
+out col = select(tile_id < tiles, tile_id % N, 0);
 )");
   SwizzleProveOptions o;
   o.max_enumerated_points = 1'000;
@@ -875,10 +876,32 @@ out col = tile_id % N;
   ExpectAgreesWithSweep(spec, p);
 }
 
+// The corpus's `skip` maps without an inverse, on their declared boxes, with the sweep
+// that runs first turned off (max_enumerated_points = 1): both hold symbolically, as the
+// enumeration says — CUTLASS's log-tile swizzle by its coordinates (row in range, the
+// column padded to grid_y * T), the sm90 raster after splitting on along_n (the padded
+// coordinate is the row or the column).
+TEST(SwizzleProveSpecTest, CorpusSkipMapsHoldByCountingAsTheSweepSays) {
+  for (const char* name : {"cutlass_identity", "cutlass_sm90_raster"}) {
+    SCOPED_TRACE(name);
+    SwizzleSpec spec = LoadCorpus(name);
+    SwizzleProveOptions o;
+    o.max_enumerated_points = 1;
+    ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, {}, o));
+    EXPECT_EQ(p.checked, CheckedBy::kSymbolic);
+    EXPECT_THAT(absl::StrJoin(p.notes, "\n"), HasSubstr("surjectivity proved by counting"));
+    ExpectAgreesWithSweep(spec, p);
+    o.surjective_by_counting = false;
+    ASSERT_OK_AND_ASSIGN(SwizzleProof q, ProveSpec(spec, {}, o));
+    EXPECT_EQ(q.verdict, Verdict::kInconclusive) << q.ToString();
+  }
+}
+
 // Counting never proves a map that misses a tile: here the skip drops the last tile only
 // from R = 20 on, out of the low corner's reach, so the sweep that runs first does not see
-// it; both candidates are ruled out (the coordinates: the skip is not the padding; the
-// atom: R*C - 1 iterations for R*C tiles) and surjectivity stays open.
+// it; both candidates are ruled out there (the coordinates: the skip is not the padding;
+// the atom: R*C - 1 iterations for R*C tiles), the configuration is split, and the points
+// where counting still does not apply are evaluated: a missed tile, or open.
 TEST(SwizzleProveSpecTest, CountingDoesNotProveAMapThatMissesATile) {
   SwizzleSpec spec = ParseOrDie("misses_late.swz", R"(
 param R in 1..24;
