@@ -260,8 +260,15 @@ struct SwizzleProveOptions {
   uint64_t split_rlimit = 0;
   int64_t split_fanout = 64;
   // With `skip`: check surjectivity by enumeration when the box has at most this many
-  // iterations in total; otherwise the verdict is inconclusive.
+  // iterations in total; otherwise the solver proves it (by the inverse clause, or by
+  // counting) or leaves it open.
   int64_t max_enumerated_points = int64_t{1} << 26;
+  // Specs with `skip` and no `inverse`: prove surjectivity by counting — the map read
+  // past its skips (its coordinates, or the sides of the skip's `x >= bound` atoms) is a
+  // bijection from the domain onto a padded box, and the skip removes exactly the
+  // padding (verify/README.md, "Seventh pass"). Off: surjectivity stays open where the
+  // box is too large to enumerate.
+  bool surjective_by_counting = true;
 };
 
 // A sub-box of a spec's parameter box and how it was decided (ProveSpec). The boxes of

@@ -49,6 +49,9 @@ struct ConfigOutcome {
   enum class Kind : uint8_t { kHolds, kViolated, kUnknown };
   Kind kind = Kind::kHolds;
   std::string reason;  // kUnknown
+  // kHolds: non-empty when one property was left open (not proved, not refuted), and
+  // why; the configuration's box is then reported open, with this as the reason.
+  std::string open;
   // kViolated: the model's witness in domain terms (not yet minimised).
   sim::swizzle::Counterexample witness;
   int64_t tiles = 0;  // the witness's tile count (extents other than rank)

@@ -147,7 +147,7 @@ TEST(SwizzleProveScaleTest, OutOfReachReportsSubRanges) {
 }
 
 // Development aid: SPEC=file.swz PARAMS=a=1..8,b=2 [RLIMIT= TMO= MAXC= RELAX=1 ENC=int,bv TABLES=0 BVBITS=16 FC=0
-// SYM=a,b] runs one proof and prints the slow queries (skipped without SPEC; ENC is the encoding
+// MAXENUM= TOTAL= COUNTING=0 SYM=a,b] runs one proof and prints the slow queries (skipped without SPEC; ENC is the encoding
 // portfolio in order, `int`, `bv` or both).
 TEST(SwizzleProveScaleTest, Explore) {
   const char* file = std::getenv("SPEC");
@@ -179,6 +179,9 @@ TEST(SwizzleProveScaleTest, Explore) {
   if (const char* r = std::getenv("CUBE"); r != nullptr) o.cube_divisors_up_to = std::atoll(r);
   if (const char* r = std::getenv("TABLES"); r != nullptr) o.table_lemma_values = std::atoi(r);
   if (const char* r = std::getenv("BVBITS"); r != nullptr) o.bitvector_first_bits = std::atoi(r);
+  if (const char* r = std::getenv("MAXENUM"); r != nullptr) o.max_enumerated_points = std::atoll(r);
+  if (const char* r = std::getenv("TOTAL"); r != nullptr) o.total_rlimit = std::atoll(r);
+  if (const char* r = std::getenv("COUNTING"); r != nullptr) o.surjective_by_counting = std::atoi(r) != 0;
   if (const char* r = std::getenv("SYM"); r != nullptr) {
     o.symbolic_params = absl::StrSplit(r, ',');
   }

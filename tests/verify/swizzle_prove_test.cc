@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/algorithm/container.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
@@ -450,7 +451,11 @@ skip col >= C;
   EXPECT_EQ(p.checked, CheckedBy::kEnumerated);
   EXPECT_THAT(p.notes, Contains(HasSubstr("surjectivity enumerated")));
   SwizzleProveOptions o;
-  o.max_enumerated_points = 10;
+  o.max_enumerated_points = 10;  // past it: the solver, surjectivity by counting
+  ASSERT_OK_AND_ASSIGN(p, ProveSpec(spec, {}, o));
+  EXPECT_EQ(p.verdict, Verdict::kHolds) << p.ToString();
+  EXPECT_EQ(p.checked, CheckedBy::kSymbolic);
+  o.surjective_by_counting = false;  // without counting, surjectivity stays open
   ASSERT_OK_AND_ASSIGN(p, ProveSpec(spec, {}, o));
   EXPECT_EQ(p.verdict, Verdict::kInconclusive);
   EXPECT_THAT(p.reason, HasSubstr("skip"));
@@ -788,12 +793,11 @@ SwizzleProof ExpectDecidedOnlyWith(const SwizzleSpec& spec, const SpecSweep& box
 // `skip` without `inverse`: the box's iterations are counted before the up-front sweep,
 // and a box past max_enumerated_points is not swept (before, the sweep checked points
 // until the budget ran out — persistent_num_sms and stream_k at 16x were killed in it);
-// the solver proves the rest and surjectivity stays open. Here the box has
+// the solver proves the rest. Here the box has
 // sum_R (R + 1) * sum_C C = 44 * 36 = 1 584 iterations: with a budget of 1 000 it is the
-// solver's, and the result says so instead of claiming surjectivity; with 2 000 it is
-// enumerated, as before.
-TEST(SwizzleProveSpecTest, SkipBoxPastTheEnumerationBudgetGoesToTheSolver) {
-  SwizzleSpec spec = ParseOrDie("padded.swz", R"(
+// solver's, and (surjectivity by counting off) the result says surjectivity is open
+// instead of claiming it; with 2 000 it is enumerated, as before.
+constexpr char kPaddedRows[] = R"(
 param R in 1..8;
 param C in 1..8;
 domain = R * C + C;
@@ -802,18 +806,122 @@ grid col = C;
 out row = iter // C;
 out col = iter % C;
 skip iter >= R * C;
-)");
+)";
+
+TEST(SwizzleProveSpecTest, SkipBoxPastTheEnumerationBudgetGoesToTheSolver) {
+  SwizzleSpec spec = ParseOrDie("padded.swz", kPaddedRows);
   SwizzleProveOptions o;
   o.max_enumerated_points = 1'000;
+  o.surjective_by_counting = false;
   ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, {}, o));
   EXPECT_EQ(p.verdict, Verdict::kInconclusive) << p.ToString();
   EXPECT_FALSE(p.counterexample.has_value());
   EXPECT_GT(p.queries.size(), 0u);
   EXPECT_THAT(absl::StrJoin(p.notes, "\n"), ::testing::HasSubstr("counted before sweeping"));
+  EXPECT_THAT(p.reason, HasSubstr("surjectivity"));
   o.max_enumerated_points = 2'000;  // the whole box fits: enumerated, as before
   ASSERT_OK_AND_ASSIGN(SwizzleProof q, ProveSpec(spec, {}, o));
   EXPECT_EQ(q.verdict, Verdict::kHolds) << q.ToString();
   EXPECT_EQ(q.checked, CheckedBy::kEnumerated);
+}
+
+// Surjectivity by counting (SwizzleProveOptions::surjective_by_counting; verify/README.md,
+// "Seventh pass"): the same box past the enumeration budget holds symbolically — the
+// coordinates read past the skip are a bijection from the R*C + C iterations onto the
+// padded box (R + 1) x C, and the skip removes exactly row R.
+TEST(SwizzleProveSpecTest, SkipWithoutInverseIsOntoByCountingTheCoordinates) {
+  SwizzleSpec spec = ParseOrDie("padded.swz", kPaddedRows);
+  SwizzleProveOptions o;
+  o.max_enumerated_points = 1'000;
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, {}, o));
+  EXPECT_EQ(p.verdict, Verdict::kHolds) << p.ToString();
+  EXPECT_EQ(p.checked, CheckedBy::kSymbolic);
+  EXPECT_THAT(absl::StrJoin(p.notes, "\n"), HasSubstr("surjectivity proved by counting"));
+  EXPECT_TRUE(std::any_of(p.queries.begin(), p.queries.end(), [](const QueryRecord& q) {
+    return absl::StrContains(q.name, "surjective_count.coordinates");
+  })) << p.ToString();
+  ExpectAgreesWithSweep(spec, p);
+}
+
+// The second candidate: the skip's own atom. A persistent loop (Triton's 09-persistent-
+// matmul: S programs striding through the tile ids) reads tile ids past M*N only in the
+// skip; past it the placement is junk (here every padded iteration lands in column 0 of
+// row M, so the coordinates are not injective there and no candidate). The tile id is: a
+// bijection of the domain onto [0, programs * steps), the skip keeps [0, M*N), and M*N is
+// the box's size.
+TEST(SwizzleProveSpecTest, SkipWithoutInverseIsOntoByCountingTheSkipAtom) {
+  SwizzleSpec spec = ParseOrDie("persistent.swz", R"(
+param M in 1..6;
+param N in 1..6;
+param S in 1..8;
+let tiles = M * N;
+let programs = min(S, tiles);
+let steps = cdiv(tiles, S);
+domain = programs * steps;
+grid row = M;
+grid col = N;
+let tile_id = iter % programs + (iter // programs) * S;
+skip tile_id >= tiles;
+out row = tile_id // N;
+out col = select(tile_id < tiles, tile_id % N, 0);
+)");
+  SwizzleProveOptions o;
+  o.max_enumerated_points = 1'000;
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, {}, o));
+  EXPECT_EQ(p.verdict, Verdict::kHolds) << p.ToString();
+  EXPECT_EQ(p.checked, CheckedBy::kSymbolic);
+  EXPECT_TRUE(std::any_of(p.queries.begin(), p.queries.end(), [](const QueryRecord& q) {
+    return absl::StrContains(q.name, "surjective_count.skip_atoms0.count");
+  })) << p.ToString();
+  ExpectAgreesWithSweep(spec, p);
+}
+
+// The corpus's `skip` maps without an inverse, on their declared boxes, with the sweep
+// that runs first turned off (max_enumerated_points = 1): both hold symbolically, as the
+// enumeration says — CUTLASS's log-tile swizzle by its coordinates (row in range, the
+// column padded to grid_y * T), the sm90 raster after splitting on along_n (the padded
+// coordinate is the row or the column).
+TEST(SwizzleProveSpecTest, CorpusSkipMapsHoldByCountingAsTheSweepSays) {
+  for (const char* name : {"cutlass_identity", "cutlass_sm90_raster"}) {
+    SCOPED_TRACE(name);
+    SwizzleSpec spec = LoadCorpus(name);
+    SwizzleProveOptions o;
+    o.max_enumerated_points = 1;
+    ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, {}, o));
+    EXPECT_EQ(p.checked, CheckedBy::kSymbolic);
+    EXPECT_THAT(absl::StrJoin(p.notes, "\n"), HasSubstr("surjectivity proved by counting"));
+    ExpectAgreesWithSweep(spec, p);
+    o.surjective_by_counting = false;
+    ASSERT_OK_AND_ASSIGN(SwizzleProof q, ProveSpec(spec, {}, o));
+    EXPECT_EQ(q.verdict, Verdict::kInconclusive) << q.ToString();
+  }
+}
+
+// Counting never proves a map that misses a tile: here the skip drops the last tile only
+// from R = 20 on, out of the low corner's reach, so the sweep that runs first does not see
+// it; both candidates are ruled out there (the coordinates: the skip is not the padding;
+// the atom: R*C - 1 iterations for R*C tiles), the configuration is split, and the points
+// where counting still does not apply are evaluated: the sweep's smallest missed tile.
+TEST(SwizzleProveSpecTest, CountingDoesNotProveAMapThatMissesATile) {
+  SwizzleSpec spec = ParseOrDie("misses_late.swz", R"(
+param R in 1..24;
+param C in 1..4;
+domain = R * C;
+grid row = R;
+grid col = C;
+out row = iter // C;
+out col = iter % C;
+skip iter >= R * C - select(R >= 20, 1, 0);
+)");
+  SwizzleProveOptions o;
+  o.max_enumerated_points = 100;
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, {}, o));
+  ASSERT_EQ(p.verdict, Verdict::kViolated) << p.ToString();
+  EXPECT_EQ(p.counterexample->kind, ViolationKind::kMissed) << p.ToString();
+  ExpectAgreesWithSweep(spec, p);  // R = 20, C = 1: tile (19, 0)
+  o.surjective_by_counting = false;  // without counting: open, never holds
+  ASSERT_OK_AND_ASSIGN(SwizzleProof q, ProveSpec(spec, {}, o));
+  EXPECT_EQ(q.verdict, Verdict::kInconclusive) << q.ToString();
 }
 
 // A box past the budget is still refuted where a tile is missed at few tiles: its low
