@@ -16,11 +16,6 @@ tar xJf bins.tar.xz
 export LD_LIBRARY_PATH=$here/carry/lib:$LD_LIBRARY_PATH
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 out=/tmp/fuzz-out; rm -rf $out; mkdir -p $out
-# A call that continues a campaign starts from the corpora the calls before it grew:
-# prev.tgz (this script's corpora.tgz from the call before, copied next to it) unpacks
-# to prev/<target>; libFuzzer reads it and writes new units to each process's own corpus.
-prev=$here/prev; rm -rf $prev; mkdir -p $prev
-[ -f prev.tgz ] && tar xzf prev.tgz -C $prev
 # PROCS (optional): "target=n,target=n,..." overrides the process counts; SEED_BASE
 # (default 1000) offsets every process's -seed, so calls that add up to one campaign
 # explore differently; MAX_LEN (default 65536) is libFuzzer's -max_len.
@@ -33,6 +28,12 @@ if [ -n "${PROCS:-}" ]; then
 fi
 seed_base=${SEED_BASE:-1000}
 max_len=${MAX_LEN:-65536}
+# A call that continues a campaign starts from the corpora the calls before it grew:
+# prev.tgz (this script's corpora.tgz from the call before, copied next to it) unpacks
+# to prev/<target>; libFuzzer reads it and writes new units to each process's own corpus.
+prev=$here/prev; rm -rf $prev; mkdir -p $prev
+[ -f prev.tgz ] && tar xzf prev.tgz -C $prev
+for t in "${!procs[@]}"; do mkdir -p $prev/$t; done   # libFuzzer exits on a missing folder
 for t in "${!procs[@]}"; do
   for k in $(seq 1 ${procs[$t]}); do
     d=$out/$t/p$k; mkdir -p $d/corpus
