@@ -1705,7 +1705,10 @@ class CandidateSet {
   // the memo when this view was planned before), simplifies it and estimates its cost.
   void Price(Slot& slot) {
     slot.tried = true;
-    const auto& [sv, dv] = views_[slot.view];
+    // Named references, not a structured binding: the lambdas below capture them, which
+    // clang 14 (the fuzz build's compiler) rejects for bindings.
+    const WordView& sv = views_[slot.view].first;
+    const WordView& dv = views_[slot.view].second;
     auto consider = [&](absl::StatusOr<Program> prog, PlanStage stage, int64_t wfs,
                         int64_t wfl, int64_t mins, int64_t minl, bool cta) {
       if (!prog.ok()) {
