@@ -3,6 +3,8 @@
 #ifndef WARPCHECK_TESTS_TESTING_CLI_RUNNER_H_
 #define WARPCHECK_TESTS_TESTING_CLI_RUNNER_H_
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -32,10 +34,14 @@ inline Result RunCli(std::vector<std::string> args) {
   return r;
 }
 
-// A per-run path in the temp directory (the gtest seed keeps parallel runs apart).
+// A per-process path in the temp directory. The process id keeps parallel runs apart:
+// ctest starts one process per test case, and the gtest seed alone (derived from the
+// clock) was equal for two cases started in the same millisecond, which then removed
+// each other's file (SvgCliTest.WaitForGraphOf* failed together under `ctest -j2`).
 inline std::string TempPath(const std::string& name) {
   return (std::filesystem::temp_directory_path() /
-          (name + "." + std::to_string(::testing::UnitTest::GetInstance()->random_seed())))
+          (name + "." + std::to_string(::getpid()) + "." +
+           std::to_string(::testing::UnitTest::GetInstance()->random_seed())))
       .string();
 }
 

@@ -2,6 +2,8 @@
 // Problem, and the loader's positioned errors.
 #include "sim/swizzle/problem.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -25,7 +27,7 @@ std::string Src(const std::string& rel) { return std::string(WARPCHECK_SOURCE_DI
 
 std::string WriteTemp(const std::string& name, const std::string& text) {
   std::string path = (std::filesystem::temp_directory_path() /
-                      (name + "." +
+                      (name + "." + std::to_string(::getpid()) + "." +
                        std::to_string(::testing::UnitTest::GetInstance()->random_seed())))
                          .string();
   std::ofstream(path) << text;
