@@ -1827,11 +1827,13 @@ std::optional<CostBound> PlanLowerBound(const ConversionProblem& p, const PlanOp
   return bound;
 }
 
-absl::StatusOr<ConversionPlan> PlanConversion(const ConversionProblem& p,
-                                              const PlanOptions& options) {
+namespace {
+
+// Prices the candidates of `set` that can be chosen, and marks the others skipped.
+void PriceCandidates(CandidateSet& set, const ConversionProblem& p,
+                     const PlanOptions& options) {
   using Kind = CandidateSet::Kind;
   using Slot = CandidateSet::Slot;
-  CandidateSet set(p, options);
   std::vector<Slot>& slots = set.slots();
   // The pick (PickNotWorseThanTriton) depends on the reference (the best plan of Triton's
   // mechanism, of those with matrix instructions when there are such) and then on the
@@ -1938,12 +1940,16 @@ absl::StatusOr<ConversionPlan> PlanConversion(const ConversionProblem& p,
       consider(slot);
     }
   }
-  // The priced plans and every candidate's line, in order.
-  std::vector<ConversionPlan> all;
-  std::vector<ConversionPlan::Candidate> candidates;
+}
+
+// The priced plans (moved out of `set`) and every candidate's line, in candidate order.
+void CollectCandidates(CandidateSet& set, const ConversionProblem& p,
+                       std::vector<ConversionPlan>& all,
+                       std::vector<ConversionPlan::Candidate>& candidates) {
+  std::vector<CandidateSet::Slot>& slots = set.slots();
   all.reserve(slots.size());
   candidates.reserve(slots.size());
-  for (Slot& slot : slots) {
+  for (CandidateSet::Slot& slot : slots) {
     if (!slot.plan && !slot.skipped) continue;  // no plan of this kind
     const auto& [sv, dv] = set.view(slot);
     const bool packed = sv.pk() > 0 || dv.pk() > 0;
@@ -1960,12 +1966,23 @@ absl::StatusOr<ConversionPlan> PlanConversion(const ConversionProblem& p,
       note.wavefronts = slot.bound->wavefronts;
     } else {
       note.warp_instructions = slot.plan->cost.warp_instructions;
-      note.wavefronts = wavefronts(*slot.plan);
+      note.wavefronts = slot.plan->cost.wavefronts_store + slot.plan->cost.wavefronts_load;
       note.ns = slot.plan->cost.ns;
       all.push_back(*std::move(slot.plan));
     }
     candidates.push_back(note);
   }
+}
+
+}  // namespace
+
+absl::StatusOr<ConversionPlan> PlanConversion(const ConversionProblem& p,
+                                              const PlanOptions& options) {
+  CandidateSet set(p, options);
+  PriceCandidates(set, p, options);
+  std::vector<ConversionPlan> all;
+  std::vector<ConversionPlan::Candidate> candidates;
+  CollectCandidates(set, p, all, candidates);
   const int pick = PickNotWorseThanTriton(p, all);
   if (pick < 0) {
     const std::string& why_not = set.why_not();
