@@ -1381,6 +1381,65 @@ absl::StatusOr<ConfigOutcome> SpecConfig::ProveSurjective(Run& run) {
   return ConfigOutcome{};
 }
 
+// A counted map for ProveSurjectiveByCounting: F with its bounds B' (verify/README.md,
+// "Seventh pass").
+struct CountingCandidate {
+  const char* what;
+  std::vector<Term> f, b;
+  std::vector<smt::ValueRange> f_range, b_range;
+  Term defined;
+  bool onto_box;  // F is the map's coordinates and B' the box
+};
+
+// The candidates of one copy of the iteration: its coordinates over the box, and the
+// left sides of its skip's atoms over their bounds.
+std::vector<CountingCandidate> CountingCandidates(
+    const IterCopy& c, const std::vector<Term>& extents,
+    const std::vector<smt::ValueRange>& extent_ranges) {
+  std::vector<CountingCandidate> out;
+  out.push_back({"coordinates", c.coords, extents, c.coord_ranges, extent_ranges,
+                 c.defined_all, true});
+  if (!c.skip_atoms.empty()) {
+    CountingCandidate k{"skip_atoms", {}, {}, {}, {}, c.defined_to_skip, false};
+    for (const IterCopy::SkipAtom& t : c.skip_atoms) {
+      k.f.push_back(t.x);
+      k.b.push_back(t.bound);
+      k.f_range.push_back(t.x_range);
+      k.b_range.push_back(t.bound_range);
+    }
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+// Magnitudes for the bit-vector width check, saturated at 2^100 (ranges are 128-bit, so
+// SatMul's int64 does not hold them). Ensures: the largest |value| of `r`, saturated.
+__int128 SatMagnitude(const smt::ValueRange& r) {
+  constexpr __int128 kCap = __int128{1} << 100;
+  return std::min(kCap, std::max(r.lo < 0 ? -r.lo : r.lo, r.hi < 0 ? -r.hi : r.hi));
+}
+
+// Ensures: x * y for x, y >= 0, saturated at 2^100.
+__int128 SatProduct(__int128 x, __int128 y) {
+  constexpr __int128 kCap = __int128{1} << 100;
+  return (x != 0 && y > kCap / x) ? kCap : std::min(kCap, x * y);
+}
+
+// The product `one * t[0] * t[1] * ...` (in that order) of the terms other than
+// t[skip], and the saturated product of their ranges' magnitudes.
+std::pair<Term, __int128> ProductOf(Term one, const std::vector<Term>& t,
+                                    const std::vector<smt::ValueRange>& ranges,
+                                    size_t skip = SIZE_MAX) {
+  Term p = one;
+  __int128 mag = 1;
+  for (size_t k = 0; k < t.size(); ++k) {
+    if (k == skip) continue;
+    p = p * t[k];
+    mag = SatProduct(mag, SatMagnitude(ranges[k]));
+  }
+  return {p, mag};
+}
+
 absl::StatusOr<ConfigOutcome> SpecConfig::ProveSurjectiveByCounting(Run& run,
                                                                     bool* by_coordinates) {
   // 7'. Surjective, for maps with `skip` and no inverse, by counting (verify/README.md,
@@ -1404,37 +1463,9 @@ absl::StatusOr<ConfigOutcome> SpecConfig::ProveSurjectiveByCounting(Run& run,
   //     only rules the candidate out (never a violation: the sweep and the enumerated
   //     points decide those); one that runs out leaves the property unknown.
   const IterCopy& a = run.a;
-  struct Candidate {
-    const char* what;
-    std::vector<Term> f, b;
-    std::vector<smt::ValueRange> f_range, b_range;
-    Term defined;
-    bool onto_box;  // F is the map's coordinates and B' the box
-  };
+  using Candidate = CountingCandidate;
   auto candidates = [&](const IterCopy& c) {
-    std::vector<Candidate> out;
-    out.push_back({"coordinates", c.coords, extents_, c.coord_ranges, extent_ranges_,
-                   c.defined_all, true});
-    if (!c.skip_atoms.empty()) {
-      Candidate k{"skip_atoms", {}, {}, {}, {}, c.defined_to_skip, false};
-      for (const IterCopy::SkipAtom& t : c.skip_atoms) {
-        k.f.push_back(t.x);
-        k.b.push_back(t.bound);
-        k.f_range.push_back(t.x_range);
-        k.b_range.push_back(t.bound_range);
-      }
-      out.push_back(std::move(k));
-    }
-    return out;
-  };
-  // Largest magnitude of a range, saturated (bit-vector words must hold the products).
-  auto mag = [](const smt::ValueRange& r) -> __int128 {
-    constexpr __int128 kCap = __int128{1} << 100;
-    return std::min(kCap, std::max(r.lo < 0 ? -r.lo : r.lo, r.hi < 0 ? -r.hi : r.hi));
-  };
-  auto mul = [](__int128 x, __int128 y) -> __int128 {
-    constexpr __int128 kCap = __int128{1} << 100;
-    return (x != 0 && y > kCap / x) ? kCap : std::min(kCap, x * y);
+    return CountingCandidates(c, extents_, extent_ranges_);
   };
   const __int128 word = bv_width_ > 0 ? (__int128{1} << (bv_width_ - 1)) : 0;
   const std::vector<Candidate> mine = candidates(a);
@@ -1457,15 +1488,10 @@ absl::StatusOr<ConfigOutcome> SpecConfig::ProveSurjectiveByCounting(Run& run,
     std::optional<bool> injective;  // (iii), once per candidate
     for (size_t m = 0; m < n; ++m) {
       const std::string name = absl::StrCat(run.prefix, "surjective_count.", c.what, m);
-      Term p = enc_.Num(1);
-      __int128 p_mag = 1;
-      for (size_t k = 0; k < n; ++k) {
-        if (k == m) continue;
-        p = p * c.b[k];
-        p_mag = mul(p_mag, mag(c.b_range[k]));
-      }
-      const __int128 prod_mag = mul(mag(c.b_range[m]), p_mag);
-      if (bv_width_ > 0 && (mul(mag(c.f_range[m]) + 1, p_mag) >= word || prod_mag >= word ||
+      const auto [p, p_mag] = ProductOf(enc_.Num(1), c.b, c.b_range, m);
+      const __int128 prod_mag = SatProduct(SatMagnitude(c.b_range[m]), p_mag);
+      if (bv_width_ > 0 && (SatProduct(SatMagnitude(c.f_range[m]) + 1, p_mag) >= word ||
+                            prod_mag >= word ||
                             p_mag >= word)) {
         ruled_out.push_back(absl::StrCat(name, ": products need wider words"));
         continue;
@@ -1518,16 +1544,8 @@ absl::StatusOr<ConfigOutcome> SpecConfig::ProveSurjectiveByCounting(Run& run,
       if (!*injective) break;
       if (!c.onto_box) {
         // (v) as many iterations as tiles.
-        Term tiles = enc_.Num(1), padded = enc_.Num(1);
-        __int128 t_mag = 1, b_mag = 1;
-        for (size_t k = 0; k < extents_.size(); ++k) {
-          tiles = tiles * extents_[k];
-          t_mag = mul(t_mag, mag(extent_ranges_[k]));
-        }
-        for (size_t k = 0; k < n; ++k) {
-          padded = padded * c.b[k];
-          b_mag = mul(b_mag, mag(c.b_range[k]));
-        }
+        const auto [tiles, t_mag] = ProductOf(enc_.Num(1), extents_, extent_ranges_);
+        const auto [padded, b_mag] = ProductOf(enc_.Num(1), c.b, c.b_range);
         if (bv_width_ > 0 && (t_mag >= word || b_mag >= word)) {
           ruled_out.push_back(absl::StrCat(name, ".count: products need wider words"));
           break;
