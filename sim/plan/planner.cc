@@ -1690,7 +1690,7 @@ class CandidateSet {
       if (allowed(Strategy::kRegisters)) slots_.push_back({v, Kind::kRegisters, Strategy::kRegisters});
       if (allowed(Strategy::kShuffle)) slots_.push_back({v, Kind::kShuffle, Strategy::kShuffle});
       if (allowed(Strategy::kSmem)) {
-        slots_.push_back({v, Kind::kSmem, Strategy::kSmem});
+        if (!options.only_matrix) slots_.push_back({v, Kind::kSmem, Strategy::kSmem});
         if (!options.no_matrix) slots_.push_back({v, Kind::kMatrix, Strategy::kSmem});
       }
     }
@@ -2010,6 +2010,8 @@ warpcheck::Plan ToProto(const ConversionProblem& problem, const ConversionPlan& 
   counts->set_prmt(c.prmt);
   counts->set_st_shared(c.st_shared);
   counts->set_ld_shared(c.ld_shared);
+  counts->set_stmatrix(c.stmatrix);
+  counts->set_ldmatrix(c.ldmatrix);
   counts->set_bar(c.bar);
   counts->set_instructions(c.total());
   out.set_smem_bytes(plan.program.smem_bytes);

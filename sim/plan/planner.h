@@ -132,6 +132,9 @@ struct PlanOptions {
   // Smem only: no stmatrix/ldmatrix candidates (matrix.h) — the plans the plan prover
   // (verify/plan) encodes; `prove plan --no-matrix`.
   bool no_matrix = false;
+  // Smem only: stmatrix/ldmatrix candidates only, no plain st/ld.shared ones (`convert
+  // --smem-access=matrix`; with no_matrix, no shared-memory candidate is left).
+  bool only_matrix = false;
   // Not owned; null: search every time. Only for the problem it was first used with.
   SearchMemo* memo = nullptr;
   // Price every candidate: none is skipped for a lower bound that shows it cannot be

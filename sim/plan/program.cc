@@ -28,10 +28,10 @@ OpCounts CountOps(const Program& p) {
       case OpKind::kShflBfly:
       case OpKind::kShflIdx: ++c.shfl; break;
       case OpKind::kPrmt: ++c.prmt; break;
-      case OpKind::kStShared:
-      case OpKind::kStMatrix: ++c.st_shared; break;
-      case OpKind::kLdShared:
-      case OpKind::kLdMatrix: ++c.ld_shared; break;
+      case OpKind::kStShared: ++c.st_shared; break;
+      case OpKind::kStMatrix: ++c.stmatrix; break;
+      case OpKind::kLdShared: ++c.ld_shared; break;
+      case OpKind::kLdMatrix: ++c.ldmatrix; break;
       case OpKind::kBarSync:
       case OpKind::kBarWarp: ++c.bar; break;
     }

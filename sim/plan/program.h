@@ -86,9 +86,13 @@ struct Program {
 };
 
 // Static counts of a program's ops by kind (movs are never emitted inside a conversion).
+// st_shared/ld_shared count plain accesses only; stmatrix/ldmatrix their own.
 struct OpCounts {
-  int64_t shfl = 0, selp = 0, prmt = 0, st_shared = 0, ld_shared = 0, bar = 0;
-  int64_t total() const { return shfl + selp + prmt + st_shared + ld_shared + bar; }
+  int64_t shfl = 0, selp = 0, prmt = 0, st_shared = 0, ld_shared = 0, stmatrix = 0,
+          ldmatrix = 0, bar = 0;
+  int64_t total() const {
+    return shfl + selp + prmt + st_shared + ld_shared + stmatrix + ldmatrix + bar;
+  }
 };
 OpCounts CountOps(const Program& p);
 

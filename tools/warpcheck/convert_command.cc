@@ -48,6 +48,9 @@ constexpr char kUsage[] =
     "  --strategy=auto|registers|shuffle|smem\n"
     "  --no-swizzle              smem: keep the base shared order (no bank search)\n"
     "  --max-vector-bytes=N      smem: cap the access width (1..16)\n"
+    "  --smem-access=auto|plain|matrix\n"
+    "                            smem: plain st/ld.shared, stmatrix/ldmatrix, or the\n"
+    "                            cheaper of both (auto, the default)\n"
     "  --harness=roundtrip|once  emit: iters x (src->dst, dst->src), or one src->dst\n"
     "  --iters=N                 the launch spec's iteration count (default 1)\n"
     "  --seed=N                  check: the random input's seed (default 1)\n"
@@ -111,6 +114,17 @@ int ReadSetup(const ParsedArgs& args, std::ostream& err, Setup* setup) {
     return kExitUsage;
   }
   if (vec->has_value()) setup->options.max_vector_bytes = static_cast<int>(**vec);
+  if (auto a = args.Get("smem-access")) {
+    if (*a == "plain") {
+      setup->options.no_matrix = true;
+    } else if (*a == "matrix") {
+      setup->options.only_matrix = true;
+    } else if (*a != "auto") {
+      PrintError(err, absl::StrCat("--smem-access: '", *a,
+                                   "' is not one of auto, plain, matrix"));
+      return kExitUsage;
+    }
+  }
   std::vector<int64_t> shape64(shape->begin(), shape->end());
   auto problem = sim::plan::MakeProblem(*args.Get("src"), *args.Get("dst"), shape64, *dtype,
                                         warps->has_value() ? static_cast<int>(**warps) : 0);
@@ -131,8 +145,12 @@ void PrintPlanText(const Plan& plan, const sim::plan::ConversionPlan& cp, std::o
       << "\n";
   out << absl::StrFormat(
       "per conversion: %d instructions (shfl %d, selp %d, prmt %d, st.shared %d, "
-      "ld.shared %d, bar %d)\n",
-      c.instructions(), c.shfl(), c.selp(), c.prmt(), c.st_shared(), c.ld_shared(), c.bar());
+      "ld.shared %d, %sbar %d)\n",
+      c.instructions(), c.shfl(), c.selp(), c.prmt(), c.st_shared(), c.ld_shared(),
+      c.stmatrix() + c.ldmatrix() > 0
+          ? absl::StrFormat("stmatrix %d, ldmatrix %d, ", c.stmatrix(), c.ldmatrix())
+          : "",
+      c.bar());
   if (plan.smem_bytes() > 0) {
     out << absl::StrFormat(
         "shared memory: %d bytes; wavefronts store %d load %d; bank conflicts store %d "
