@@ -1,6 +1,7 @@
 #include "sim/ptx/codegen.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -8,9 +9,14 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
+#include "absl/container/node_hash_map.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/str_join.h"
+#include "absl/types/span.h"
+#include "sim/base/check.h"
 #include "sim/plan/f2_span.h"
 #include "sim/plan/triton_floor.h"
 #include "sim/ptx/printer.h"
@@ -39,163 +45,391 @@ struct Reg {
 
 constexpr absl::string_view kRegPrefix[] = {"", "%p", "%r", "%rd"};
 
-// `*out = kRegPrefix[cls] + n`, from names made once per thread (a StrCat per register
-// operand was a fifth of emitting).
-void SetRegName(std::string* out, int cls, int n) {
-  thread_local std::vector<std::string> names[4];
-  std::vector<std::string>& v = names[cls];
-  while (v.size() <= static_cast<size_t>(n)) v.push_back(absl::StrCat(kRegPrefix[cls], v.size()));
-  *out = v[static_cast<size_t>(n)];
+// The registers of one vector operand (at most four: 16 bytes of 32-bit words).
+using Regs = absl::InlinedVector<Reg, 4>;
+
+// Writes `v` in decimal at p, two digits at a time (register numbers and immediates are
+// most of the text). Ensures: the end of the digits (at most 20 characters and a sign).
+char* WriteDecimal(char* p, int64_t v) {
+  static constexpr char kPairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
+  uint64_t u = static_cast<uint64_t>(v);
+  if (v < 0) {
+    *p++ = '-';
+    u = 0 - u;
+  }
+  if (u < 10) {
+    *p++ = static_cast<char>('0' + u);
+    return p;
+  }
+  char digits[20];
+  char* d = digits + sizeof(digits);
+  while (u >= 100) {
+    d -= 2;
+    std::memcpy(d, kPairs + 2 * (u % 100), 2);
+    u /= 100;
+  }
+  if (u >= 10) {
+    d -= 2;
+    std::memcpy(d, kPairs + 2 * u, 2);
+  } else {
+    *--d = static_cast<char>('0' + u);
+  }
+  while (d < digits + sizeof(digits)) *p++ = *d++;
+  return p;
 }
 
-// ParseOpcode of the writer's spellings, looked up once per thread and handed out by
-// reference (ParseOpcode returns a copy of its Modifiers in a StatusOr each time). The
-// spellings are this file's own, a small fixed set.
-const ParsedOpcode& CachedOpcode(absl::string_view opcode) {
-  thread_local absl::flat_hash_map<std::string, ParsedOpcode> cache;
+// Writes `s` at p (a loop: the texts are short, a memcpy call costs more). Ensures: the end.
+char* WriteText(char* p, absl::string_view s) {
+  for (char c : s) *p++ = c;
+  return p;
+}
+
+// A register's name (`%rd12`) at p, from its code (Writer::Code). Ensures: the end.
+char* WriteRegName(char* p, int code) {
+  return WriteDecimal(WriteText(p, kRegPrefix[code & 3]), code >> 2);
+}
+
+// An opcode spelling the writer uses: its text and ParseOpcode of it, made once per thread
+// and handed out by pointer (ParseOpcode returns its Modifiers by value in a StatusOr;
+// the tree copies them from here). The spellings are this file's own, a small set.
+struct Spelling {
+  std::string text;
+  ParsedOpcode parsed;
+};
+const Spelling* Spell(absl::string_view opcode) {
+  thread_local absl::node_hash_map<std::string, Spelling> cache;
   auto it = cache.find(opcode);
   if (it == cache.end()) {
+    auto parsed = ParseOpcode(opcode);
     // The spellings are this file's own; a typo would show in every test.
-    it = cache.emplace(std::string(opcode), *ParseOpcode(opcode)).first;
+    WARPCHECK_CHECK(parsed.ok()) << parsed.status();
+    it = cache.emplace(std::string(opcode), Spelling{std::string(opcode), *std::move(parsed)})
+             .first;
   }
-  return it->second;
+  return &it->second;
 }
 
-// Builds the harness kernel's tree (ast.h) instruction by instruction, as the parser
-// would have read it from the printed text: opcodes resolved by ParseOpcode, register
-// operands resolved to Kernel::registers. Register indices depend on how many registers
-// of each class there are, known only at the end, so operands carry a class-and-number
-// code in Operand::reg until Finish resolves it.
+// An opcode spelled from parts (`st.shared` `.v4` `.b32`) on the stack, as a StrCat would
+// have made it (a heap string for every spelling over 15 characters).
+class OpcodeText {
+ public:
+  OpcodeText& operator<<(absl::string_view s) {
+    WARPCHECK_CHECK(n_ + s.size() <= sizeof(buf_));
+    n_ = static_cast<size_t>(WriteText(buf_ + n_, s) - buf_);
+    return *this;
+  }
+  OpcodeText& operator<<(int64_t v) {
+    WARPCHECK_CHECK(n_ + 20 <= sizeof(buf_));
+    n_ = static_cast<size_t>(WriteDecimal(buf_ + n_, v) - buf_);
+    return *this;
+  }
+  operator absl::string_view() const { return absl::string_view(buf_, n_); }
+
+ private:
+  char buf_[64];
+  size_t n_ = 0;
+};
+
+// An opcode where the writer is called: a string literal, looked up by its address (a
+// literal keeps its text for the program's life; hashing the text of every instruction
+// was a tenth of emitting), or a spelling built from parts, looked up by its text.
+class Opc {
+ public:
+  template <size_t N>
+  Opc(const char (&literal)[N]) {  // NOLINT: implicit, call sites pass literals
+    thread_local absl::flat_hash_map<const char*, const Spelling*> by_address;
+    const Spelling*& s = by_address[literal];
+    if (s == nullptr) s = Spell(absl::string_view(literal, N - 1));
+    spelling_ = s;
+  }
+  Opc(const OpcodeText& text) : spelling_(Spell(text)) {}   // NOLINT: implicit
+  Opc(const std::string& text) : spelling_(Spell(text)) {}  // NOLINT: implicit
+  const Spelling* spelling() const { return spelling_; }
+
+ private:
+  const Spelling* spelling_;
+};
+
+// An operand as the writer records it (Operand, ~112 bytes with a name string, is made
+// only for the tree). Registers are codes (Writer::Code): their indices in
+// Kernel::registers are known only once every register is.
+struct Arg {
+  enum class Kind : uint8_t {
+    kReg,      // regs[0]
+    kImm,      // value
+    kSpecial,  // special
+    kSymbol,   // symbol
+    kVector,   // {regs[0], ..., regs[count-1]}
+    kAddress,  // [regs[0]] or [regs[0]+value]; `+0` written when write_zero
+    kParam,    // [symbol]
+  };
+  Kind kind = Kind::kReg;
+  uint8_t count = 0;
+  bool write_zero = false;
+  SpecialReg special = SpecialReg::kTidX;
+  int32_t regs[4] = {0, 0, 0, 0};
+  int64_t value = 0;
+  const char* symbol = nullptr;
+};
+
+// Records the harness kernel's body instruction by instruction; from the record it makes
+// the tree (ast.h) as the parser would have read it from the printed text (opcodes
+// resolved by ParseOpcode, register operands resolved to Kernel::registers), or that
+// text itself, without the tree (EmitHarness; ptx_printer_test checks on every corpus
+// pair that it is PrintModule of the tree).
 class Writer {
  public:
-  // The body opens with the three register declarations, filled in by Finish.
-  // `statements`: a guess of the body's length (growing a vector of ~1 KiB statements
-  // moved each one several times).
-  explicit Writer(size_t statements) {
-    body_.reserve(statements);
-    body_.resize(3);
-  }
+  // `instructions`: a guess of the body's length.
+  explicit Writer(size_t instructions) { insns_.reserve(instructions); }
 
   Reg NewReg() { return Reg{Reg::Class::kB32, nr_++}; }
   Reg NewPred() { return Reg{Reg::Class::kPred, np_++}; }
   Reg NewWide() { return Reg{Reg::Class::kB64, nd_++}; }
 
-  static Operand R(Reg r) {
-    Operand o;
-    o.kind = OperandKind::kReg;
-    SetRegName(&o.name, static_cast<int>(r.cls), r.n);
-    o.reg = Code(r);
-    return o;
+  static Arg R(Reg r) {
+    Arg a;
+    a.regs[0] = Code(r);
+    return a;
   }
-  static Operand Imm(int64_t v) {
-    Operand o;
-    o.kind = OperandKind::kImm;
-    o.bits = static_cast<uint64_t>(v);
-    return o;
+  static Arg Imm(int64_t v) {
+    Arg a;
+    a.kind = Arg::Kind::kImm;
+    a.value = v;
+    return a;
   }
-  static Operand Symbol(const char* name) {
-    Operand o;
-    o.kind = OperandKind::kSymbol;
-    o.name = name;
-    return o;
+  static Arg Symbol(const char* name) {
+    Arg a;
+    a.kind = Arg::Kind::kSymbol;
+    a.symbol = name;
+    return a;
   }
-  static Operand Special(SpecialReg s) {
-    Operand o;
-    o.kind = OperandKind::kSpecial;
-    o.special = s;
-    o.name = SpecialRegName(s);
-    return o;
+  static Arg Special(SpecialReg s) {
+    Arg a;
+    a.kind = Arg::Kind::kSpecial;
+    a.special = s;
+    return a;
   }
   // `[base+offset]`; a zero offset is written when write_zero (`[base+0]`).
-  static Operand Addr(Reg base, int64_t offset, bool write_zero) {
-    Operand o = R(base);
-    o.kind = OperandKind::kAddress;
-    o.base_is_reg = true;
-    o.offset = offset;
-    o.zero_offset_written = write_zero && offset == 0;
-    return o;
+  static Arg Addr(Reg base, int64_t offset, bool write_zero) {
+    Arg a = R(base);
+    a.kind = Arg::Kind::kAddress;
+    a.value = offset;
+    a.write_zero = write_zero && offset == 0;
+    return a;
   }
-  static Operand ParamAddr(const char* param) {
-    Operand o;
-    o.kind = OperandKind::kAddress;
-    o.name = param;
-    return o;
+  static Arg ParamAddr(const char* param) {
+    Arg a;
+    a.kind = Arg::Kind::kParam;
+    a.symbol = param;
+    return a;
   }
-  // `{a, b, ...}`; one register alone is written bare unless `braces`.
-  static Operand Vec(const std::vector<Reg>& regs, bool braces = false) {
+  // `{a, b, ...}` (at most four); one register alone is written bare unless `braces`.
+  static Arg Vec(absl::Span<const Reg> regs, bool braces = false) {
     if (regs.size() == 1 && !braces) return R(regs[0]);
-    Operand o;
-    o.kind = OperandKind::kVector;
-    o.elems.reserve(regs.size());
-    for (Reg r : regs) o.elems.push_back(R(r));
-    return o;
+    WARPCHECK_CHECK(!regs.empty() && regs.size() <= 4) << regs.size() << " registers";
+    Arg a;
+    a.kind = Arg::Kind::kVector;
+    a.count = static_cast<uint8_t>(regs.size());
+    for (size_t i = 0; i < regs.size(); ++i) a.regs[i] = Code(regs[i]);
+    return a;
   }
 
   // One instruction, `@guard opcode operands;` (guard: a predicate, or none).
-  template <typename... O>
-  void Guarded(std::optional<Reg> guard, absl::string_view opcode, O&&... operands) {
-    Statement& s = body_.emplace_back();
-    s.kind = Statement::Kind::kInstruction;
-    Instruction& in = s.insn;
-    if (guard.has_value()) in.guard = R(*guard);
-    const ParsedOpcode& parsed = CachedOpcode(opcode);
-    in.op = parsed.op;
-    in.mods = parsed.mods;
-    in.opcode_text.assign(opcode.data(), opcode.size());
-    in.operands.reserve(sizeof...(O));
-    (in.operands.push_back(std::forward<O>(operands)), ...);
+  template <typename... A>
+  void Guarded(std::optional<Reg> guard, Opc opcode, const A&... args) {
+    static_assert(sizeof...(A) <= 5);
+    Recorded& in = insns_.emplace_back();
+    in.opcode = opcode.spelling();
+    in.guard = guard.has_value() ? Code(*guard) : -1;
+    in.n = static_cast<uint8_t>(sizeof...(A));
+    int i = 0;
+    ((in.args[i++] = args), ...);
   }
-  template <typename... O>
-  void Insn(absl::string_view opcode, O&&... operands) {
-    Guarded(std::nullopt, opcode, std::forward<O>(operands)...);
+  template <typename... A>
+  void Insn(Opc opcode, const A&... args) {
+    Guarded(std::nullopt, opcode, args...);
   }
   void Label(const char* name) {
-    Statement& s = body_.emplace_back();
-    s.kind = Statement::Kind::kLabel;
-    s.label = name;
+    Recorded& in = insns_.emplace_back();
+    in.label = name;
   }
 
-  // The kernel: register declarations (at least one of each class), then the body, with
-  // every register operand resolved.
-  Kernel Finish(Kernel k) {
-    const int counts[] = {0, std::max(np_, 1), std::max(nr_, 1), std::max(nd_, 1)};
-    const Type types[] = {Type::kPred, Type::kPred, Type::kB32, Type::kB64};
+  // The body's opening register declarations (at least one register of each class).
+  std::vector<Statement> Declarations() const {
+    std::vector<Statement> decls(3);
+    for (int c = 1; c <= 3; ++c) {
+      decls[c - 1].kind = Statement::Kind::kRegDecl;
+      decls[c - 1].regs.push_back(RegDecl{kTypes[c], std::string(kRegPrefix[c]), Count(c)});
+    }
+    return decls;
+  }
+
+  // The kernel's tree: every register declared, then the body, with every register
+  // operand resolved.
+  Kernel Tree(Kernel k) const {
+    k.body = Declarations();
+    k.body.reserve(3 + insns_.size());
+    k.registers.reserve(static_cast<size_t>(Count(1) + Count(2) + Count(3)));
     int first[4] = {0, 0, 0, 0};
-    k.registers.reserve(counts[1] + counts[2] + counts[3]);
+    char name[24];
     for (int c = 1; c <= 3; ++c) {
       first[c] = static_cast<int>(k.registers.size());
-      Statement& decl = body_[c - 1];  // the constructor's placeholders
-      decl.kind = Statement::Kind::kRegDecl;
-      decl.regs.push_back(RegDecl{types[c], std::string(kRegPrefix[c]), counts[c]});
-      for (int i = 0; i < counts[c]; ++i) {
+      for (int i = 0; i < Count(c); ++i) {
         Register& r = k.registers.emplace_back();
-        SetRegName(&r.name, c, i);
-        r.type = types[c];
+        r.name.assign(name, static_cast<size_t>(WriteRegName(name, i * 4 + c) - name));
+        r.type = kTypes[c];
       }
     }
-    auto resolve = [&](Operand& o) { o.reg = first[o.reg & 3] + (o.reg >> 2); };
-    for (size_t i = 3; i < body_.size(); ++i) {
-      Instruction& in = body_[i].insn;
-      if (in.guard.has_value()) resolve(*in.guard);
-      for (Operand& o : in.operands) {
-        if (o.kind == OperandKind::kReg || (o.kind == OperandKind::kAddress && o.base_is_reg)) {
-          resolve(o);
+    auto reg = [&](Operand& o, int code) {
+      o.kind = OperandKind::kReg;
+      o.reg = first[code & 3] + (code >> 2);
+      o.name = k.registers[static_cast<size_t>(o.reg)].name;
+    };
+    for (const Recorded& in : insns_) {
+      Statement& s = k.body.emplace_back();
+      if (in.opcode == nullptr) {
+        s.kind = Statement::Kind::kLabel;
+        s.label = in.label;
+        continue;
+      }
+      s.kind = Statement::Kind::kInstruction;
+      Instruction& t = s.insn;
+      if (in.guard >= 0) reg(t.guard.emplace(), in.guard);
+      t.op = in.opcode->parsed.op;
+      t.mods = in.opcode->parsed.mods;
+      t.opcode_text = in.opcode->text;
+      t.operands.reserve(in.n);
+      for (int i = 0; i < in.n; ++i) {
+        const Arg& a = in.args[i];
+        Operand& o = t.operands.emplace_back();
+        switch (a.kind) {
+          case Arg::Kind::kReg: reg(o, a.regs[0]); break;
+          case Arg::Kind::kImm:
+            o.kind = OperandKind::kImm;
+            o.bits = static_cast<uint64_t>(a.value);
+            break;
+          case Arg::Kind::kSpecial:
+            o.kind = OperandKind::kSpecial;
+            o.special = a.special;
+            o.name = SpecialRegName(a.special);
+            break;
+          case Arg::Kind::kSymbol:
+            o.kind = OperandKind::kSymbol;
+            o.name = a.symbol;
+            break;
+          case Arg::Kind::kVector:
+            o.kind = OperandKind::kVector;
+            o.elems.resize(a.count);
+            for (int e = 0; e < a.count; ++e) reg(o.elems[e], a.regs[e]);
+            break;
+          case Arg::Kind::kAddress:
+            reg(o, a.regs[0]);
+            o.kind = OperandKind::kAddress;
+            o.base_is_reg = true;
+            o.offset = a.value;
+            o.zero_offset_written = a.write_zero;
+            break;
+          case Arg::Kind::kParam:
+            o.kind = OperandKind::kAddress;
+            o.name = a.symbol;
+            break;
         }
-        for (Operand& e : o.elems) resolve(e);
       }
     }
-    k.body = std::move(body_);
     return k;
+  }
+
+  // Appends the body's text after its opening declarations, as PrintModule writes the
+  // tree's: one line per statement, instructions indented by a tab, labels not.
+  void AppendBody(std::string* out) const {
+    // A line's longest: a tab, `@%pN `, an opcode (OpcodeText: 64), five operands of at
+    // most four registers or an address (~60 each), separators.
+    char line[512];
+    out->reserve(out->size() + 40 * insns_.size());
+    for (const Recorded& in : insns_) {
+      char* p = line;
+      if (in.opcode == nullptr) {
+        p = WriteText(p, in.label);
+        *p++ = ':';
+        *p++ = '\n';
+        out->append(line, static_cast<size_t>(p - line));
+        continue;
+      }
+      *p++ = '\t';
+      if (in.guard >= 0) {
+        *p++ = '@';
+        p = WriteRegName(p, in.guard);
+        *p++ = ' ';
+      }
+      p = WriteText(p, in.opcode->text);
+      for (int i = 0; i < in.n; ++i) {
+        const Arg& a = in.args[i];
+        if (i == 0) {
+          *p++ = ' ';
+        } else {
+          *p++ = ',';
+          *p++ = ' ';
+        }
+        switch (a.kind) {
+          case Arg::Kind::kReg: p = WriteRegName(p, a.regs[0]); break;
+          case Arg::Kind::kImm: p = WriteDecimal(p, a.value); break;
+          case Arg::Kind::kSpecial: p = WriteText(p, SpecialRegName(a.special)); break;
+          case Arg::Kind::kSymbol: p = WriteText(p, a.symbol); break;
+          case Arg::Kind::kVector:
+            *p++ = '{';
+            for (int e = 0; e < a.count; ++e) {
+              if (e > 0) {
+                *p++ = ',';
+                *p++ = ' ';
+              }
+              p = WriteRegName(p, a.regs[e]);
+            }
+            *p++ = '}';
+            break;
+          case Arg::Kind::kAddress:
+            *p++ = '[';
+            p = WriteRegName(p, a.regs[0]);
+            if (a.value != 0 || a.write_zero) {
+              *p++ = '+';
+              p = WriteDecimal(p, a.value);
+            }
+            *p++ = ']';
+            break;
+          case Arg::Kind::kParam:
+            *p++ = '[';
+            p = WriteText(p, a.symbol);
+            *p++ = ']';
+            break;
+        }
+      }
+      *p++ = ';';
+      *p++ = '\n';
+      out->append(line, static_cast<size_t>(p - line));
+    }
   }
 
   Reg tid;
   Reg smem_base[2];
 
  private:
+  // An instruction as recorded, or a label (opcode null).
+  struct Recorded {
+    const Spelling* opcode = nullptr;
+    const char* label = nullptr;
+    int32_t guard = -1;  // a register code, or none
+    uint8_t n = 0;
+    Arg args[5];
+  };
+  static constexpr Type kTypes[] = {Type::kPred, Type::kPred, Type::kB32, Type::kB64};
+
   static int Code(Reg r) { return r.n * 4 + static_cast<int>(r.cls); }
+  int Count(int cls) const { return std::max(cls == 1 ? np_ : cls == 2 ? nr_ : nd_, 1); }
 
   int nr_ = 0, np_ = 0, nd_ = 0;
-  std::vector<Statement> body_;
+  std::vector<Recorded> insns_;
 };
 
 using W = Writer;
@@ -206,12 +440,14 @@ using W = Writer;
 // instructions per run of bits, not four per bit; other coefficients take
 // bfe/neg/and. Terms are XORed (OR would do where they are disjoint; XOR is the map).
 Reg EmitTidLinear(Writer& w, const std::vector<uint32_t>& coeff, uint32_t constant) {
-  std::map<int, uint32_t> by_shift;  // j - b -> the tid bits b that move by it
-  std::vector<Reg> terms;
+  // by_shift[j - b + 32]: the tid bits b that move by j - b, visited by increasing shift.
+  uint32_t by_shift[64] = {};
+  absl::InlinedVector<Reg, 8> terms;
   for (size_t b = 0; b < coeff.size(); ++b) {
     if (coeff[b] == 0) continue;
     if ((coeff[b] & (coeff[b] - 1)) == 0) {
-      by_shift[__builtin_ctz(coeff[b]) - static_cast<int>(b)] |= 1u << b;
+      WARPCHECK_CHECK(b < 32);
+      by_shift[__builtin_ctz(coeff[b]) - static_cast<int>(b) + 32] |= 1u << b;
       continue;
     }
     Reg t = w.NewReg();
@@ -220,7 +456,10 @@ Reg EmitTidLinear(Writer& w, const std::vector<uint32_t>& coeff, uint32_t consta
     w.Insn("and.b32", W::R(t), W::R(t), W::Imm(coeff[b]));
     terms.push_back(t);
   }
-  for (const auto& [shift, mask] : by_shift) {
+  for (int i = 0; i < 64; ++i) {
+    const uint32_t mask = by_shift[i];
+    if (mask == 0) continue;
+    const int shift = i - 32;
     Reg t = w.NewReg();
     w.Insn("and.b32", W::R(t), W::R(w.tid), W::Imm(mask));
     if (shift > 0) w.Insn("shl.b32", W::R(t), W::R(t), W::Imm(shift));
@@ -282,9 +521,11 @@ std::vector<Reg> EmitSetup(Writer& w, const Program& p) {
   return names;
 }
 
-std::string TypeOf(int bytes) { return absl::StrCat(".b", 8 * bytes); }
-
-std::string VecMod(size_t n) { return n == 1 ? "" : absl::StrCat(".v", n); }
+// `.v2` or `.v4` for a vector of n words (none for one).
+absl::string_view VecMod(size_t n) {
+  WARPCHECK_CHECK(n == 1 || n == 2 || n == 4) << n << " words";
+  return n == 1 ? "" : n == 2 ? ".v2" : ".v4";
+}
 
 // Registers of `body`'s setup values: each equals a setup value of `f` or `b`, already
 // emitted (registers in nf / nb).
@@ -314,7 +555,7 @@ void EmitOps(Writer& w, const Program& p, const std::vector<Reg>& setup,
     return names[id];
   };
   auto regs_of = [&](const plan::Words& ids) {
-    std::vector<Reg> regs;
+    Regs regs;
     for (int id : ids) regs.push_back(name(id));
     return regs;
   };
@@ -337,29 +578,31 @@ void EmitOps(Writer& w, const Program& p, const std::vector<Reg>& setup,
                W::Imm(op.imm));
         break;
       case OpKind::kStShared: {
-        std::vector<Reg> regs = regs_of(op.in);
+        const Regs regs = regs_of(op.in);
         w.Guarded(GuardOf(op, setup),
-                  absl::StrCat("st.shared", VecMod(regs.size()), TypeOf(op.elem_bytes)),
+                  OpcodeText() << "st.shared" << VecMod(regs.size()) << ".b" << 8 * op.elem_bytes,
                   W::Addr(setup[op.addr], op.imm, true), W::Vec(regs));
         break;
       }
       case OpKind::kLdShared: {
-        std::vector<Reg> regs = regs_of(op.out);
-        w.Insn(absl::StrCat("ld.shared", VecMod(regs.size()), TypeOf(op.elem_bytes)),
+        const Regs regs = regs_of(op.out);
+        w.Insn(OpcodeText() << "ld.shared" << VecMod(regs.size()) << ".b" << 8 * op.elem_bytes,
                W::Vec(regs), W::Addr(setup[op.addr], op.imm, true));
         break;
       }
       case OpKind::kStMatrix:
       case OpKind::kLdMatrix: {
         const bool st = op.kind == OpKind::kStMatrix;
-        std::vector<Reg> regs = regs_of(st ? op.in : op.out);
-        std::string opcode = absl::StrCat(st ? "stmatrix" : "ldmatrix", ".sync.aligned.m8n8.x",
-                                          regs.size(), op.trans ? ".trans" : "", ".shared.b16");
-        Operand addr = W::Addr(setup[op.addr], op.imm, true);
+        const Regs regs = regs_of(st ? op.in : op.out);
+        const OpcodeText opcode = OpcodeText()
+                                  << (st ? "stmatrix" : "ldmatrix") << ".sync.aligned.m8n8.x"
+                                  << static_cast<int64_t>(regs.size())
+                                  << (op.trans ? ".trans" : "") << ".shared.b16";
+        const Arg addr = W::Addr(setup[op.addr], op.imm, true);
         if (st) {
-          w.Guarded(GuardOf(op, setup), opcode, std::move(addr), W::Vec(regs, true));
+          w.Guarded(GuardOf(op, setup), opcode, addr, W::Vec(regs, true));
         } else {
-          w.Guarded(GuardOf(op, setup), opcode, W::Vec(regs, true), std::move(addr));
+          w.Guarded(GuardOf(op, setup), opcode, W::Vec(regs, true), addr);
         }
         break;
       }
@@ -385,7 +628,7 @@ class GlobalAddresses {
       : w_(w), elem_(elem), tid_bits_(tid_bits), eb_(eb), buffer_(buffer) {}
 
   // `[%rdN]` or `[%rdN+imm]`.
-  Operand At(uint32_t c) {
+  Arg At(uint32_t c) {
     if ((c & tid_bits_) == 0) {
       if (!base_.valid()) base_ = Compute(elem_);
       return W::Addr(base_, static_cast<int64_t>(uint64_t{c} * eb_), false);
@@ -499,9 +742,9 @@ void EmitNarrowLoad(Writer& w, const FlatLayout& l, const WordView& v,
   std::vector<std::vector<std::pair<Reg, uint32_t>>> at(
       static_cast<size_t>(v.units()), std::vector<std::pair<Reg, uint32_t>>(1u << v.pk()));
   for (uint32_t r : RegistersInAddressOrder(l, rmask)) {
-    std::vector<Reg> t(n / 2);
+    Regs t(n / 2);
     for (Reg& x : t) x = w.NewReg();
-    w.Insn(absl::StrCat("ld.global", VecMod(t.size()), ".b32"), W::Vec(t),
+    w.Insn(OpcodeText() << "ld.global" << VecMod(t.size()) << ".b32", W::Vec(t),
            addr.At(plan::ApplyBasis(l.reg, r)));
     for (uint32_t j = 0; j < n; ++j) {
       const uint32_t reg = RunRegister(run, r, j);
@@ -529,14 +772,14 @@ void EmitNarrowStore(Writer& w, const FlatLayout& l, const WordView& v,
   const uint32_t rmask = BitMask(run);
   const uint32_t n = 1u << run.size();
   for (uint32_t r : RegistersInAddressOrder(l, rmask | free_regs)) {
-    std::vector<Reg> t(n / 2);
+    Regs t(n / 2);
     for (uint32_t m = 0; m < n / 2; ++m) {
       const uint32_t ra = RunRegister(run, r, 2 * m), rb = RunRegister(run, r, 2 * m + 1);
       t[m] = w.NewReg();
       w.Insn("prmt.b32", W::R(t[m]), W::R(words[v.Unit(ra)]), W::R(words[v.Unit(rb)]),
              W::Imm(HalfSelector(v.Slot(ra), v.Slot(rb))));
     }
-    w.Guarded(guard, absl::StrCat("st.global", VecMod(t.size()), ".b32"),
+    w.Guarded(guard, OpcodeText() << "st.global" << VecMod(t.size()) << ".b32",
               addr.At(plan::ApplyBasis(l.reg, r)), W::Vec(t));
   }
 }
@@ -571,9 +814,9 @@ std::vector<Reg> EmitGlobalLoad(Writer& w, const ConversionProblem& p, const Fla
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& [offset, u] : keyed) {
     if (v.upw == 2) {
-      Operand a = addr.At(plan::ApplyBasis(l.reg, u));
+      const Arg a = addr.At(plan::ApplyBasis(l.reg, u));
       Reg lo = w.NewReg(), hi = w.NewReg();
-      w.Insn("ld.global.v2.b32", W::Vec({lo, hi}), std::move(a));
+      w.Insn("ld.global.v2.b32", W::Vec({lo, hi}), a);
       words[2 * u] = lo;
       words[2 * u + 1] = hi;
       continue;
@@ -581,9 +824,9 @@ std::vector<Reg> EmitGlobalLoad(Writer& w, const ConversionProblem& p, const Fla
     Reg word;
     for (int s = 0; s < (1 << v.pk()); ++s) {
       uint32_t r = v.Reg(static_cast<uint32_t>(u), static_cast<uint32_t>(s));
-      Operand a = addr.At(plan::ApplyBasis(l.reg, r));
+      const Arg a = addr.At(plan::ApplyBasis(l.reg, r));
       Reg x = w.NewReg();
-      w.Insn(absl::StrCat("ld.global.u", 8 * eb), W::R(x), std::move(a));
+      w.Insn(OpcodeText() << "ld.global.u" << 8 * eb, W::R(x), a);
       if (s == 0) {
         word = x;
       } else {
@@ -609,9 +852,9 @@ void EmitGlobalStore(Writer& w, const ConversionProblem& p, const FlatLayout& l,
     return;
   }
   for (uint32_t r : RegistersInAddressOrder(l, free_regs)) {
-    Operand a = addr.At(plan::ApplyBasis(l.reg, r));
+    const Arg a = addr.At(plan::ApplyBasis(l.reg, r));
     if (v.upw == 2) {
-      w.Guarded(guard, "st.global.v2.b32", std::move(a), W::Vec({words[2 * r], words[2 * r + 1]}));
+      w.Guarded(guard, "st.global.v2.b32", a, W::Vec({words[2 * r], words[2 * r + 1]}));
       continue;
     }
     const Reg word = words[v.Unit(r)];
@@ -621,7 +864,7 @@ void EmitGlobalStore(Writer& w, const ConversionProblem& p, const FlatLayout& l,
       x = w.NewReg();
       w.Insn("shr.u32", W::R(x), W::R(word), W::Imm(slot * 8 * eb));
     }
-    w.Guarded(guard, absl::StrCat("st.global.b", 8 * eb), std::move(a), W::R(x));
+    w.Guarded(guard, OpcodeText() << "st.global.b" << 8 * eb, a, W::R(x));
   }
 }
 
@@ -852,19 +1095,21 @@ std::vector<Reg> NameLoopWords(const Program& body, const std::vector<Reg>& x) {
   for (size_t i = 0; i < x.size(); ++i) names[body.inputs[i]] = x[i];
   std::vector<size_t> x_last(x.size(), 0);
   std::vector<bool> x_live_out(x.size(), false);
-  std::map<int, std::vector<int>> input_index;
-  for (size_t i = 0; i < body.inputs.size(); ++i) input_index[body.inputs[i]].push_back(i);
+  // The inputs that are word id, as lists: first_input[id], then next_input[i].
+  std::vector<int> first_input(body.num_words, -1), next_input(body.inputs.size(), -1);
+  for (size_t i = body.inputs.size(); i-- > 0;) {
+    next_input[i] = first_input[body.inputs[i]];
+    first_input[body.inputs[i]] = static_cast<int>(i);
+  }
   std::vector<size_t> def(body.num_words, 0);
   for (size_t j = 0; j < body.ops.size(); ++j) {
     for (int id : body.ops[j].in) {
-      auto it = input_index.find(id);
-      if (it != input_index.end()) for (int xi : it->second) x_last[xi] = j + 1;
+      for (int xi = first_input[id]; xi >= 0; xi = next_input[xi]) x_last[xi] = j + 1;
     }
     for (int id : body.ops[j].out) def[id] = j + 1;
   }
   for (int id : body.outputs) {
-    auto it = input_index.find(id);
-    if (it != input_index.end()) for (int xi : it->second) x_live_out[xi] = true;
+    for (int xi = first_input[id]; xi >= 0; xi = next_input[xi]) x_live_out[xi] = true;
   }
   std::vector<bool> taken(body.num_words, false);
   for (size_t i = 0; i < body.outputs.size(); ++i) {
@@ -965,10 +1210,15 @@ Module HarnessModule(const ConversionProblem& problem, Harness harness, int64_t 
   return m;
 }
 
-}  // namespace
+// A harness as recorded: the module around the kernel (HarnessModule, its body empty)
+// and the kernel's body.
+struct Recording {
+  Module frame;
+  Writer body;
+};
 
-Module EmitHarnessModule(const ConversionProblem& problem, const ConversionPlan& forward,
-                         const ConversionPlan* backward, Harness harness) {
+Recording RecordHarness(const ConversionProblem& problem, const ConversionPlan& forward,
+                        const ConversionPlan* backward, Harness harness) {
   const bool round_trip = harness == Harness::kRoundTrip;
   // Statements: setup and ops of both directions, the global loads and stores (a few per
   // register), the frame.
@@ -1040,15 +1290,33 @@ Module EmitHarnessModule(const ConversionProblem& problem, const ConversionPlan&
     EmitGlobalStore(w, problem, problem.src, forward.src_view, x, out);
   }
   w.Insn("ret");
-  Module m = HarnessModule(problem, harness, smem_total);
-  m.kernels[0] = w.Finish(std::move(m.kernels[0]));
-  LocateAsPrinted(&m);
-  return m;
+  return Recording{HarnessModule(problem, harness, smem_total), std::move(w)};
+}
+
+}  // namespace
+
+Module EmitHarnessModule(const ConversionProblem& problem, const ConversionPlan& forward,
+                         const ConversionPlan* backward, Harness harness) {
+  Recording r = RecordHarness(problem, forward, backward, harness);
+  r.frame.kernels[0] = r.body.Tree(std::move(r.frame.kernels[0]));
+  LocateAsPrinted(&r.frame);
+  return std::move(r.frame);
 }
 
 std::string EmitHarness(const ConversionProblem& problem, const ConversionPlan& forward,
                         const ConversionPlan* backward, Harness harness) {
-  return PrintModule(EmitHarnessModule(problem, forward, backward, harness));
+  Recording r = RecordHarness(problem, forward, backward, harness);
+  // The frame printed with the body's opening register declarations only ends with the
+  // kernel's closing brace; the rest of the body goes before it, after the blank line
+  // PrintModule puts after a body's opening declarations.
+  r.frame.kernels[0].body = r.body.Declarations();
+  std::string text = PrintModule(r.frame);
+  WARPCHECK_CHECK(absl::EndsWith(text, "\n}\n"));
+  text.resize(text.size() - 2);
+  text.push_back('\n');
+  r.body.AppendBody(&text);
+  text += "}\n";
+  return text;
 }
 
 warpcheck::LaunchSpec HarnessLaunchSpec(const ConversionProblem& problem,

@@ -34,11 +34,15 @@ namespace warpcheck::sim::ptx {
 
 enum class Harness { kRoundTrip, kOnce };
 
-// The harness is built as a tree (ast.h), the one the parser reads from its text: the
-// simulator and the prover run the tree, `convert emit` writes its PrintModule text, so
-// what runs and what is written cannot differ, and nothing is printed and parsed again
-// on the way to the simulator (tests/sim/ptx/ptx_printer_test.cc checks that parsing the
-// text gives the same tree, positions included).
+// The code generator records the harness once (instructions with their operands as
+// register numbers and immediates) and makes from that record either the tree (ast.h),
+// the one the parser reads from the text, or the text itself: the simulator and the
+// prover run the tree, `convert emit` writes the text. The text is written straight
+// from the record (building ~1 KiB statements only to print them was two thirds of
+// emitting), so tests/sim/ptx/ptx_printer_test.cc checks, on every corpus pair and both
+// harnesses, that it is byte for byte PrintModule of the tree, and on a sample that
+// parsing it gives the same tree, positions included: what runs and what is written are
+// the same program, and nothing is printed and parsed again on the way to the simulator.
 //
 // Requires: `forward` plans problem; for kRoundTrip `backward` plans problem.Reversed()
 // with the same packing and buffer 1 (PlanRoundTrip does this).
@@ -47,7 +51,7 @@ enum class Harness { kRoundTrip, kOnce };
 Module EmitHarnessModule(const plan::ConversionProblem& problem,
                          const plan::ConversionPlan& forward,
                          const plan::ConversionPlan* backward, Harness harness);
-// Ensures: PrintModule(EmitHarnessModule(...)).
+// Ensures: PrintModule(EmitHarnessModule(...)), written without building the tree.
 std::string EmitHarness(const plan::ConversionProblem& problem,
                         const plan::ConversionPlan& forward,
                         const plan::ConversionPlan* backward, Harness harness);

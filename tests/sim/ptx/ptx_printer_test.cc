@@ -4,7 +4,9 @@
 //     PrintModule's text (Triton's PTX and the corpus kernels);
 //   * a harness built as a tree (EmitHarnessModule) is the tree ParseModule reads from its
 //     printed text, positions included, on a sample of Triton's test pairs in both
-//     harnesses: the simulator runs exactly what `convert emit` writes;
+//     harnesses, and the text `convert emit` writes (EmitHarness, made without the tree)
+//     is that printed text on every corpus pair: the simulator runs exactly what
+//     `convert emit` writes;
 //   * what a tree keeps for printing ([r+0], the leading comment, the blank line after the
 //     register declarations) survives the round trip.
 #include <filesystem>
@@ -175,6 +177,30 @@ TEST(PtxPrinterTest, EmittedTreeIsTheParseOfItsText) {
   }
   EXPECT_GE(checked, 100);
   EXPECT_TRUE(saw_loop && saw_smem) << "the sample covers loops and shared memory";
+}
+
+// EmitHarness writes the text from the code generator's record without building the tree
+// (sim/ptx/codegen.cc, Writer::AppendBody): on every corpus pair and both harnesses it is
+// byte for byte PrintModule of the tree the simulator runs.
+TEST(PtxPrinterTest, EmittedTextIsThePrintOfTheTreeOnEveryCorpusPair) {
+  const std::vector<plan::ConversionProblem> problems = SampleProblems(1);
+  ASSERT_GE(problems.size(), 1000u);
+  int checked = 0, differ = 0;
+  for (const plan::ConversionProblem& p : problems) {
+    auto trip = PlanRoundTrip(p, plan::PlanOptions{});
+    if (!trip.ok()) continue;
+    for (Harness h : {Harness::kOnce, Harness::kRoundTrip}) {
+      const std::string text = EmitHarness(p, trip->forward, &trip->backward, h);
+      const std::string printed =
+          PrintModule(EmitHarnessModule(p, trip->forward, &trip->backward, h));
+      ++checked;
+      if (text != printed && ++differ <= 3) {
+        EXPECT_EQ(text, printed) << p.src_attr << " -> " << p.dst_attr;
+      }
+    }
+  }
+  EXPECT_EQ(differ, 0);
+  EXPECT_GE(checked, 2000);
 }
 
 }  // namespace
