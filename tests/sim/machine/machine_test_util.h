@@ -131,11 +131,13 @@ inline absl::StatusOr<BodyRun> RunBody(const std::string& body,
   RunOptions ro;
   ro.trace_path = o.trace_path;
   ro.fast_ldst = false;  // every ld/st lane by lane: the reference for the fast path
+  ro.zero_every_register = true;  // and every register zeroed (Program::zero_slots)
   absl::StatusOr<LaunchResult> r = RunLaunchSpecOnModule(spec, *module, ".", ro);
   if (!r.ok()) return r.status();
   // Every body also runs without race detection (and without hashing), where ld/st take
   // the machine's one-range-check path (sem_mem.cc FastLdSt): all but race reports must
-  // be the same, or the test fails with the first difference.
+  // be the same, or the test fails with the first difference. The same for registers:
+  // the reference zeroes all of them, this run only Program::zero_slots.
   RunOptions fast;
   fast.detect_races = false;
   fast.hash_buffers = false;
