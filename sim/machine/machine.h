@@ -76,6 +76,9 @@ struct Options {
   // (the others are written before they are read); the reference the skip is tested
   // against.
   bool zero_every_register = false;
+  // Tests: the registers a warp does not zero start as 0xA5A5... instead of whatever the
+  // allocation held, so that a register read before it is written shows.
+  bool poison_unzeroed_registers = false;
   uint32_t max_reported_races = 8;
   std::ostream* trace = nullptr;  // one line per executed warp instruction
   // When non-zero: remember the last global store that writes this byte address

@@ -24,7 +24,9 @@ bool RaceShadow::Ordered(const Accessor& a, const Stamp& s) {
   return a.warp_view[other_warp] > s.wclk;
 }
 
-bool RaceShadow::CheckRead(const Accessor& a, Cell& c, uint32_t offset, Conflict* out) {
+// Inline in Read's word loop, as AddReader.
+inline bool RaceShadow::CheckRead(const Accessor& a, Cell& c, uint32_t offset,
+                                  Conflict* out) {
   if (!out->found && c.write.epoch == a.me.epoch && !Ordered(a, c.write)) {
     out->found = true;
     out->prev = c.write;

@@ -101,7 +101,7 @@ class RaceShadow {
   };
 
   static bool Ordered(const Accessor& a, const Stamp& s);
-  bool CheckRead(const Accessor& a, Cell& c, uint32_t offset, Conflict* out);
+  inline bool CheckRead(const Accessor& a, Cell& c, uint32_t offset, Conflict* out);
   bool CheckWrite(const Accessor& a, Cell& c, uint32_t offset, bool same_value,
                   uint64_t* same_count, Conflict* out);
   inline void AddReader(const Accessor& a, Cell& c);

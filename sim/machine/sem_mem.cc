@@ -284,7 +284,7 @@ bool FastLdSt(Exec& x, const Insn& in, uint32_t mask) {
   const uint64_t delta = offset - mem_base;
   // Loads whose value is the register's as read: no sign extension, and the register
   // mask keeps all 8 * kEb bits of the element (the same bits as the general form).
-  constexpr uint64_t kElemMask = kEb >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * kEb)) - 1;
+  constexpr uint64_t kElemMask = kEb >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * (kEb % 8))) - 1;
   const bool plain = kStore || ((!in.sext || kEb >= 8) && (in.dmask & kElemMask) == kElemMask);
   switch (vec * 2 + (plain ? 1 : 0)) {
     case 2:

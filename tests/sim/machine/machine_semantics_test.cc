@@ -321,6 +321,40 @@ TEST(MachineSemanticsTest, ShiftImmediateAndRegisterAmountsAgree) {
   }
 }
 
+// Registers start at 0. A full warp zeroes only the registers that may be read before
+// they are written (Program::zero_slots); RunBody's second run fills the others with a
+// pattern, so each case here fails if its register is wrongly left out: read before its
+// first write, written first under a guard, first written past a branch (that skips the write), read by
+// another lane (shfl) before its first write.
+TEST(MachineSemanticsTest, RegistersReadBeforeTheyAreWrittenStartAtZero) {
+  const std::string body = R"(
+    add.u32 %r50, %r40, 1; mov.u32 %r40, 3;
+    add.u32 %r43, %r43, 3;
+    setp.lt.u32 %p1, %r0, 16; @%p1 mov.u32 %r44, 5; add.u32 %r45, %r44, 0; mov.u32 %r44, 6;
+    shfl.sync.idx.b32 %r46, %r48, 0, 31, -1; mov.u32 %r48, 8;
+    bra L1;
+    mov.u32 %r63, 4;
+  L1:
+    add.u32 %r64, %r63, 1;
+    add.u32 %r47, %r49, 2; mov.u32 %r49, 9;
+    st.global.u32 [%rd2], %r50; st.global.u32 [%rd2+4], %r43; st.global.u32 [%rd2+8], %r45;
+    st.global.u32 [%rd2+12], %r46; st.global.u32 [%rd2+16], %r47;
+    st.global.u32 [%rd2+20], %r64;)";
+  BodyOptions o;
+  o.threads = 64;
+  o.stride = 24;
+  ASSERT_OK_AND_ASSIGN(BodyRun run, RunBody(body, o));
+  ASSERT_TRUE(run.report.ok()) << run.Faults();
+  for (uint32_t t = 0; t < o.threads; ++t) {
+    EXPECT_EQ(run.At<uint32_t>(6 * t), 1u) << t;
+    EXPECT_EQ(run.At<uint32_t>(6 * t + 1), 3u) << t;
+    EXPECT_EQ(run.At<uint32_t>(6 * t + 2), t < 16 ? 5u : 0u) << t;
+    EXPECT_EQ(run.At<uint32_t>(6 * t + 3), 0u) << t;
+    EXPECT_EQ(run.At<uint32_t>(6 * t + 4), 2u) << t;
+    EXPECT_EQ(run.At<uint32_t>(6 * t + 5), 1u) << t;  // the write of %r63 was skipped
+  }
+}
+
 TEST(MachineSemanticsTest, PrmtEveryMode) {
   const uint32_t a = 0x33221100, b = 0x77665544;
   using M = ptx::PrmtMode;

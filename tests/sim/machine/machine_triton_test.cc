@@ -83,6 +83,7 @@ TEST(MachineTritonTest, RaceFreeRunsMatchCheckedRuns) {
     RunOptions fast;
     fast.detect_races = false;
     fast.hash_buffers = false;
+    fast.poison_unzeroed_registers = true;
     ASSERT_OK_AND_ASSIGN(LaunchResult quick, RunLaunchSpecFileWithBuffers(path, fast));
     ASSERT_EQ(checked.buffers.size(), quick.buffers.size());
     for (size_t i = 0; i < checked.buffers.size(); ++i) {
