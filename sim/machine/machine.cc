@@ -90,7 +90,9 @@ void Machine::InitRegs(Cta& c, Warp& w) {
   w.regs.reset(new uint64_t[zero + reg_template_.size()]);
   uint64_t* regs = w.regs.get();
   if (w.valid == 0xFFFFFFFFu && !options_.zero_every_register) {
-    if (options_.poison_unzeroed_registers) std::fill_n(regs, zero, 0xA5A5A5A5A5A5A5A5ull);
+    if (options_.poison_unzeroed_registers) {
+      std::fill_n(regs, zero, 0xA5A5A5A5A5A5A5A5ull);
+    }
     for (uint32_t s : program_.zero_slots) std::fill_n(regs + size_t{s} * 32, 32, 0);
   } else {
     std::fill_n(regs, zero, 0);

@@ -138,13 +138,18 @@ inline void ForLanes(uint32_t mask, F f) {
 // ForLanes for element-wise operations: f(l) reads only lane l of its source slots and
 // writes only lane l of its destination slots (a destination may be one of the sources:
 // `xor.b32 %r1, %r1, %r2`, but slots never overlap otherwise). Then the full-warp loop
-// has no dependence between lanes, which `ivdep` tells the compiler, so it runs as
-// vector code (two 64-bit lanes per SSE2 operation in the baseline x86-64 build) without
-// the alias checks it would otherwise need; the lanes' results are the same.
+// has no dependence between lanes, which `ivdep` tells GCC (`assume_safety` clang), so it
+// runs as vector code (two 64-bit lanes per SSE2 operation in the baseline x86-64
+// build) without the alias checks it would otherwise need; the lanes' results are the
+// same.
 template <typename F>
 inline void ForLanesEw(uint32_t mask, F f) {
   if (mask == 0xFFFFFFFFu) {
+#if defined(__clang__)
+#pragma clang loop vectorize(assume_safety)
+#else
 #pragma GCC ivdep
+#endif
     for (int l = 0; l < 32; ++l) f(l);
   } else {
     for (uint32_t m = mask; m != 0; m &= m - 1) f(__builtin_ctz(m));
