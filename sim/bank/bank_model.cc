@@ -10,6 +10,17 @@ namespace {
 // (at least 1 when n > 0). Requires: n <= 32.
 uint32_t MaxDistinctPerBank(const uint32_t* keys, int n, uint32_t bank_mask) {
   if (n == 0) return 0;
+  // The common case first: every key in a bank of its own (a conflict-free request),
+  // where every bank has at most one distinct key. A bank met twice (a conflict, or the
+  // same key again: broadcast) goes to the count below.
+  uint32_t banks = 0;
+  int i0 = 0;
+  for (; i0 < n; ++i0) {
+    const uint32_t bit = uint32_t{1} << (keys[i0] & bank_mask);
+    if (banks & bit) break;
+    banks |= bit;
+  }
+  if (i0 == n) return 1;
   // Distinct keys per bank, kept per bank (a conflicting group has few keys in each bank,
   // so the scans are short; sorting the group was most of the planner's bank search).
   uint32_t seen[32][32];

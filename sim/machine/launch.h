@@ -44,6 +44,10 @@ struct RunOptions {
   bool detect_races = true;
   // Options::fast_ldst (machine.h): false only in tests, as the general path.
   bool fast_ldst = true;
+  // Options::zero_every_register (machine.h): true only in tests, as the reference.
+  bool zero_every_register = false;
+  // Options::poison_unzeroed_registers: tests only.
+  bool poison_unzeroed_registers = false;
   // Report the last global store to this byte: (buffer name, byte offset). Empty name:
   // none. See LaunchResult::watch.
   std::string watch_buffer;

@@ -78,18 +78,29 @@ void Machine::InitWarp(Cta& c, Warp& w) {
   (void)c;
   w.preds.assign(program_.num_preds, 0);
   w.preds[1] = 0xFFFFFFFFu;  // constant true (DecodeCtx: 0 false, 1 true, 2 sink)
-  w.regs.clear();
+  w.regs.reset();
   w.regs_ready = false;
 }
 
 void Machine::InitRegs(Cta& c, Warp& w) {
-  // Registers 0 (resize zero-fills: cheaper than copying zeros), then the template.
+  // Registers 0, then the template. A full warp zeroes only the registers that may be
+  // read before they are written (Program::zero_slots); the zero fill of every register
+  // was a fifth of a small launch's instructions.
   const size_t zero = size_t{program_.num_register_slots} * 32;
-  w.regs.resize(zero + reg_template_.size());
-  std::copy(reg_template_.begin(), reg_template_.end(), w.regs.begin() + zero);
+  w.regs.reset(new uint64_t[zero + reg_template_.size()]);
+  uint64_t* regs = w.regs.get();
+  if (w.valid == 0xFFFFFFFFu && !options_.zero_every_register) {
+    if (options_.poison_unzeroed_registers) {
+      std::fill_n(regs, zero, 0xA5A5A5A5A5A5A5A5ull);
+    }
+    for (uint32_t s : program_.zero_slots) std::fill_n(regs + size_t{s} * 32, 32, 0);
+  } else {
+    std::fill_n(regs, zero, 0);
+  }
+  std::copy(reg_template_.begin(), reg_template_.end(), regs + zero);
   w.regs_ready = true;
   for (const SpecialSlot& s : program_.specials) {
-    uint64_t* r = w.regs.data() + size_t{s.slot} * 32;
+    uint64_t* r = regs + size_t{s.slot} * 32;
     for (int l = 0; l < 32; ++l) {
       uint32_t tid = w.base_tid + l;
       uint32_t tx = tid % block_.x, ty = (tid / block_.x) % block_.y,
@@ -295,14 +306,14 @@ void Machine::ArriveWarpSync(Cta& c, Warp& w, const Insn& in, uint32_t pc,
   if (w.converged && arrive == live) {
     bool ok = true;
     if (in.member_slot != kAllLanes) {
-      const uint64_t* mm = w.regs.data() + size_t{in.member_slot} * 32;
+      const uint64_t* mm = w.regs.get() + size_t{in.member_slot} * 32;
       for (uint32_t m = arrive; m != 0 && ok; m &= m - 1) {
         uint32_t member = uint32_t(mm[__builtin_ctz(m)]);
         if ((member & live) != live) ok = false;
       }
     }
     if (ok) {
-      Exec x{this, &c, &w, w.regs.data(), w.preds.data(), pc};
+      Exec x{this, &c, &w, w.regs.get(), w.preds.data(), pc};
       if (!in.fn(x, in, arrive)) return;
       w.pc = pc + 1;
       return;
@@ -374,7 +385,7 @@ void Machine::CheckWarpWaits(Cta& c, Warp& w) {
       if ((w.converged ? w.pc : w.lane_pc[l]) == pc) group |= 1u << l;
     }
     const Insn& in = program_.code[pc];
-    Exec x{this, &c, &w, w.regs.data(), w.preds.data(), pc};
+    Exec x{this, &c, &w, w.regs.get(), w.preds.data(), pc};
     if (!in.fn(x, in, group)) return;
     ReleaseLanes(w, group);
     again = true;
@@ -551,7 +562,7 @@ bool Machine::RunWarp(Cta& c, Warp& w) {
   const uint64_t budget = options_.max_instructions_per_thread;
   bool progressed = false;
   if (!w.regs_ready) InitRegs(c, w);
-  Exec x{this, &c, &w, w.regs.data(), w.preds.data(), 0};
+  Exec x{this, &c, &w, w.regs.get(), w.preds.data(), 0};
   for (uint32_t n = 0; n < options_.quantum; ++n) {
     uint32_t live = w.valid & ~w.exited;
     uint32_t runnable = live & ~w.waiting;
@@ -599,7 +610,7 @@ bool Machine::RunWarp(Cta& c, Warp& w) {
     if (in.guard != kNoGuard) emask &= w.preds[in.guard] ^ (in.guard_neg ? ~0u : 0u);
     ++counters_.warp_instructions;
     if (emask != 0) {
-      counters_.thread_instructions += Popcount(emask);
+      counters_.thread_instructions += emask == 0xFFFFFFFFu ? 32 : Popcount(emask);
       ++counters_.by_class[in.op_class];
     }
     if (options_.trace != nullptr) TraceLine(c, w, pc, emask);

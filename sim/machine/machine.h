@@ -72,6 +72,13 @@ struct Options {
   // False: every ld/st runs lane by lane, never through the one-range-check fast path
   // (sem_mem.cc FastLdSt); the reference the fast path is tested against.
   bool fast_ldst = true;
+  // True: a warp zeroes all its registers when it starts, not only Program::zero_slots
+  // (the others are written before they are read); the reference the skip is tested
+  // against.
+  bool zero_every_register = false;
+  // Tests: the registers a warp does not zero start as 0xA5A5... instead of whatever the
+  // allocation held, so that a register read before it is written shows.
+  bool poison_unzeroed_registers = false;
   uint32_t max_reported_races = 8;
   std::ostream* trace = nullptr;  // one line per executed warp instruction
   // When non-zero: remember the last global store that writes this byte address
@@ -137,8 +144,9 @@ struct Warp {
   uint64_t max_extra = 0;
   // num_slots * 32, filled when the warp first runs (Machine::InitRegs): a CTA's register
   // files are larger than a core's L1, so each is written just before its warp uses it.
-  // Only the warp's own instructions read it, so nothing looks at it earlier.
-  std::vector<uint64_t> regs;
+  // Only the warp's own instructions read it, so nothing looks at it earlier. Allocated
+  // without initialisation: InitRegs zeroes the slots that need it (Program::zero_slots).
+  std::unique_ptr<uint64_t[]> regs;
   bool regs_ready = false;
   std::vector<uint32_t> preds;  // one lane mask per predicate
   // Ordering (race.h): warp-level sync generations.

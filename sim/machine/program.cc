@@ -200,6 +200,7 @@ absl::StatusOr<uint32_t> DecodeCtx::Src(const Operand& o, Type type) {
       if (IsPredReg(o)) {
         return Error(o.loc, absl::StrCat("predicate '", o.name, "' used as a value"));
       }
+      reads_.push_back(reg_index_[o.reg]);
       return reg_index_[o.reg];
     case OperandKind::kImm:
       return Const(ImmValue(o, type));
@@ -256,6 +257,7 @@ absl::StatusOr<uint32_t> DecodeCtx::Dst(const Operand& o, int bits, uint64_t* dm
                                      " bits; the instruction writes ", bits));
   }
   if (dmask != nullptr) *dmask = WidthMask(rb);
+  writes_.push_back(reg_index_[o.reg]);
   return reg_index_[o.reg];
 }
 
@@ -291,6 +293,7 @@ absl::Status DecodeCtx::Address(const Operand& o, Space space, uint32_t* base,
       return Error(o.loc, absl::StrCat("predicate '", o.name, "' used as a value"));
     }
     *base = reg_index_[o.reg];
+    reads_.push_back(*base);
     return absl::OkStatus();
   }
   auto it = symbols_.find(o.name);
@@ -344,6 +347,55 @@ std::string InsnTexts::operator[](size_t pc) const {
   return fixed_[k];
 }
 
+namespace {
+
+// Which register slots a full warp must zero when it starts (Program::zero_slots).
+//
+// Every lane of a full warp starts at pc 0 and, until it reaches a branch or an exit,
+// runs the instructions in pc order, each once: a guarded instruction or a warp-level or
+// barrier wait changes when a lane runs an instruction, never the order. On that
+// straight-line prefix a slot whose first access is a write of an unguarded instruction
+// (a Dst of its decode) holds, in every lane, a value that lane wrote before anything
+// reads it: such an instruction writes the slot for every lane it runs for, and the
+// instructions that read other lanes' registers (shfl, ldmatrix, stmatrix) run only
+// when the lanes they read have arrived, so past the write. Its initial contents are
+// never seen, and need not be zeroed. Every other slot is zeroed: those read before
+// they are written (a read is every Src and address base of the decode, whether or not
+// the exec function reads it), written only under a guard, or first touched after the
+// prefix. A launch that faults stops; nothing reads registers after that.
+class ZeroSlots {
+ public:
+  explicit ZeroSlots(uint32_t register_slots) : state_(register_slots, kUntouched) {}
+  void Add(const Insn& insn, const DecodeCtx& ctx) {
+    if (!open_) return;
+    if (insn.kind == InsnKind::kBranch || insn.kind == InsnKind::kExit) {
+      open_ = false;
+      return;
+    }
+    for (uint32_t s : ctx.reads()) {
+      if (s < state_.size() && state_[s] == kUntouched) state_[s] = kReadFirst;
+    }
+    if (insn.guard != kNoGuard) return;
+    for (uint32_t s : ctx.writes()) {
+      if (s < state_.size() && state_[s] == kUntouched) state_[s] = kWrittenFirst;
+    }
+  }
+  std::vector<uint32_t> Slots() const {
+    std::vector<uint32_t> out;
+    for (uint32_t s = 0; s < state_.size(); ++s) {
+      if (state_[s] != kWrittenFirst) out.push_back(s);
+    }
+    return out;
+  }
+
+ private:
+  enum : uint8_t { kUntouched, kReadFirst, kWrittenFirst };
+  std::vector<uint8_t> state_;
+  bool open_ = true;
+};
+
+}  // namespace
+
 absl::StatusOr<Program> Decode(const ptx::Module& module, const ptx::Kernel& kernel) {
   Program p;
   DecodeCtx ctx(module, kernel, &p);
@@ -357,11 +409,13 @@ absl::StatusOr<Program> Decode(const ptx::Module& module, const ptx::Kernel& ker
   ctx.SetLabelPcs(std::move(labels));
   p.code.reserve(pc + 1);  // the instructions and the exit at the end
   p.text.Reserve(pc + 1);
+  ZeroSlots zero(p.num_register_slots);
   for (const ptx::Statement& s : kernel.body) {
     if (s.kind != ptx::Statement::Kind::kInstruction) continue;
     const ptx::Instruction& in = s.insn;
     // Decoded in place (an error discards the whole Program).
     Insn& insn = p.code.emplace_back();
+    ctx.ClearAccesses();
     DecodeFn fn = SemanticsOf(in.op);
     RETURN_IF_ERROR(fn(ctx, in, &insn));
     if (in.guard.has_value()) {
@@ -375,7 +429,9 @@ absl::StatusOr<Program> Decode(const ptx::Module& module, const ptx::Kernel& ker
     insn.line = static_cast<uint32_t>(in.loc.line);
     insn.column = static_cast<uint32_t>(in.loc.column);
     p.text.Add(&in);
+    zero.Add(insn, ctx);
   }
+  p.zero_slots = zero.Slots();
   // Falling off the end of the kernel exits.
   Insn end;
   end.kind = InsnKind::kExit;

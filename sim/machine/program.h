@@ -161,6 +161,11 @@ struct Program {
   // at 0 in every warp (slot_init is 0 there); the slots above are constants, special
   // registers and addresses.
   uint32_t num_register_slots = 0;
+  // The register slots a full warp must zero before it runs; the others are written
+  // before anything reads them (ZeroSlots in program.cc says how that is decided), so
+  // their first contents are never seen. Machine::InitRegs zeroes only these unless
+  // Options::zero_every_register.
+  std::vector<uint32_t> zero_slots;
 };
 
 // The bits of immediate `o` used as an operand of type `t` (integers truncated; float

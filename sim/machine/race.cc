@@ -9,6 +9,9 @@ void RaceShadow::Reset(uint32_t bytes) {
   words_.assign(words, Cell{});
   bytes_.clear();
   pool_.clear();
+  // A launch's CTA starts with an empty pool; most reader lists of a small kernel fit
+  // in this (growing from nothing copied the pool a dozen times per launch).
+  pool_.reserve(256);
 }
 
 bool RaceShadow::Ordered(const Accessor& a, const Stamp& s) {
@@ -21,7 +24,9 @@ bool RaceShadow::Ordered(const Accessor& a, const Stamp& s) {
   return a.warp_view[other_warp] > s.wclk;
 }
 
-bool RaceShadow::CheckRead(const Accessor& a, Cell& c, uint32_t offset, Conflict* out) {
+// Inline in Read's word loop, as AddReader.
+inline bool RaceShadow::CheckRead(const Accessor& a, Cell& c, uint32_t offset,
+                                  Conflict* out) {
   if (!out->found && c.write.epoch == a.me.epoch && !Ordered(a, c.write)) {
     out->found = true;
     out->prev = c.write;
@@ -32,13 +37,15 @@ bool RaceShadow::CheckRead(const Accessor& a, Cell& c, uint32_t offset, Conflict
   return true;
 }
 
-void RaceShadow::AddReader(const Accessor& a, Cell& c) {
-  const uint64_t bit = uint64_t{1} << (a.me.tid & 63);
+// Inline in Read's word loop (one call per lane and word: the call itself was a sixth
+// of the function's cost); the list cases are AddListedReader.
+inline void RaceShadow::AddReader(const Accessor& a, Cell& c) {
   if (c.read.epoch != a.me.epoch) {
     c.read = a.me;
     c.more = 0;
     c.tail = 0;
-    c.seen = bit;
+    c.seen[0] = c.seen[1] = 0;
+    c.seen[(a.me.tid >> 6) & 1] = uint64_t{1} << (a.me.tid & 63);
     c.max_tid = a.me.tid;
     return;
   }
@@ -46,9 +53,15 @@ void RaceShadow::AddReader(const Accessor& a, Cell& c) {
     c.read = a.me;
     return;
   }
+  const uint64_t bit = uint64_t{1} << (a.me.tid & 63);
+  AddListedReader(a, c, (c.seen[(a.me.tid >> 6) & 1] & bit) != 0);
+}
+
+void RaceShadow::AddListedReader(const Accessor& a, Cell& c, bool may_be_listed) {
+  const uint64_t bit = uint64_t{1} << (a.me.tid & 63);
   // Further readers: update this thread's stamp, or append it (without looking when
   // `seen` and `max_tid` say it is not there).
-  if ((c.seen & bit) != 0 && a.me.tid <= c.max_tid) {
+  if (may_be_listed && a.me.tid <= c.max_tid) {
     for (uint32_t idx = c.more; idx != 0;) {
       Node& n = pool_[idx - 1];
       for (uint32_t i = 0; i < n.count; ++i) {
@@ -60,7 +73,7 @@ void RaceShadow::AddReader(const Accessor& a, Cell& c) {
       idx = n.next;
     }
   }
-  c.seen |= bit;
+  c.seen[(a.me.tid >> 6) & 1] |= bit;
   c.max_tid = a.me.tid > c.max_tid ? a.me.tid : c.max_tid;
   const uint32_t last = c.tail;
   if (last != 0 && pool_[last - 1].count < 3) {

@@ -82,11 +82,14 @@ class RaceShadow {
     Stamp read;          // the first reader of read.epoch
     uint32_t more = 0;   // 1 + pool index of further readers (valid with read.epoch)
     uint32_t tail = 0;   // 1 + pool index of the last node of that list (0: none)
-    // Whether a thread may already be in the list: bit (tid % 64) of every reader, and
+    // Whether a thread may already be in the list: bit (tid % 128) of every reader, and
     // the largest tid. A reader whose bit is clear, or whose tid is above every tid read
     // so far, is not in the list and is appended at `tail` without walking it (threads
     // reach a word in mostly increasing tid order, and most words have a few readers).
-    uint64_t seen = 0;
+    // 128 bits: exact for CTAs of up to 4 warps, where a thread that reads a word a
+    // second time in an epoch is the only one that walks (with 64 bits, thread t + 64
+    // walked the whole list of a word that thread t had read).
+    uint64_t seen[2] = {0, 0};
     uint16_t max_tid = 0;
     uint8_t split = 0;  // word cells: 1 when the word lives in byte cells
     uint32_t group = 0;  // word cells: 1 + index of its four byte cells in bytes_ (0: none yet)
@@ -98,10 +101,13 @@ class RaceShadow {
   };
 
   static bool Ordered(const Accessor& a, const Stamp& s);
-  bool CheckRead(const Accessor& a, Cell& c, uint32_t offset, Conflict* out);
+  inline bool CheckRead(const Accessor& a, Cell& c, uint32_t offset, Conflict* out);
   bool CheckWrite(const Accessor& a, Cell& c, uint32_t offset, bool same_value,
                   uint64_t* same_count, Conflict* out);
-  void AddReader(const Accessor& a, Cell& c);
+  inline void AddReader(const Accessor& a, Cell& c);
+  // AddReader's cases past the first reader: update the thread's stamp in the list
+  // (`may_be_listed`: its seen bit is set) or append it.
+  void AddListedReader(const Accessor& a, Cell& c, bool may_be_listed);
   // Moves word `word` into its byte cells (`epoch`: the accessing thread's).
   void Split(uint32_t word, uint32_t epoch);
   // A copy of the list at `more`: its head, and its last node in *tail.

@@ -113,7 +113,7 @@ bool ExecCvtIntInt(Exec& x, const Insn& in, uint32_t mask) {
   CvtParams p = Unpack(in.aux);
   uint64_t* d = x.R(in.d[0]);
   const uint64_t* a = x.R(in.s[0]);
-  ForLanes(mask, [&](int l) { d[l] = ExtendSigned(CvtIntInt(a[l], p), p, in.dmask); });
+  ForLanesEw(mask, [&](int l) { d[l] = ExtendSigned(CvtIntInt(a[l], p), p, in.dmask); });
   return true;
 }
 
@@ -121,20 +121,20 @@ bool ExecCvtIntInt(Exec& x, const Insn& in, uint32_t mask) {
 bool ExecCvtU64U32(Exec& x, const Insn& in, uint32_t mask) {
   uint64_t* d = x.R(in.d[0]);
   const uint64_t* a = x.R(in.s[0]);
-  ForLanes(mask, [&](int l) { d[l] = uint32_t(a[l]); });
+  ForLanesEw(mask, [&](int l) { d[l] = uint32_t(a[l]); });
   return true;
 }
 bool ExecCvtS64S32(Exec& x, const Insn& in, uint32_t mask) {
   uint64_t* d = x.R(in.d[0]);
   const uint64_t* a = x.R(in.s[0]);
-  ForLanes(mask, [&](int l) { d[l] = uint64_t(int64_t(int32_t(uint32_t(a[l])))); });
+  ForLanesEw(mask, [&](int l) { d[l] = uint64_t(int64_t(int32_t(uint32_t(a[l])))); });
   return true;
 }
 template <typename T>
 bool ExecCvtTrunc(Exec& x, const Insn& in, uint32_t mask) {
   uint64_t* d = x.R(in.d[0]);
   const uint64_t* a = x.R(in.s[0]);
-  ForLanes(mask, [&](int l) { d[l] = T(a[l]); });
+  ForLanesEw(mask, [&](int l) { d[l] = T(a[l]); });
   return true;
 }
 

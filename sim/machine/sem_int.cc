@@ -160,7 +160,7 @@ bool Bin(Exec& x, const Insn& in, uint32_t mask) {
   uint64_t* d = x.R(in.d[0]);
   const uint64_t* a = x.R(in.s[0]);
   const uint64_t* b = x.R(in.s[1]);
-  ForLanes(mask, [&](int l) { d[l] = uint64_t(F(T(a[l]), T(b[l]))); });
+  ForLanesEw(mask, [&](int l) { d[l] = uint64_t(F(T(a[l]), T(b[l]))); });
   return true;
 }
 
@@ -168,7 +168,7 @@ template <typename T, T (*F)(T)>
 bool Un(Exec& x, const Insn& in, uint32_t mask) {
   uint64_t* d = x.R(in.d[0]);
   const uint64_t* a = x.R(in.s[0]);
-  ForLanes(mask, [&](int l) { d[l] = uint64_t(F(T(a[l]))); });
+  ForLanesEw(mask, [&](int l) { d[l] = uint64_t(F(T(a[l]))); });
   return true;
 }
 
@@ -177,7 +177,7 @@ template <typename T, T (*F)(T)>
 bool CountOp(Exec& x, const Insn& in, uint32_t mask) {
   uint64_t* d = x.R(in.d[0]);
   const uint64_t* a = x.R(in.s[0]);
-  ForLanes(mask, [&](int l) { d[l] = uint64_t(uint32_t(F(T(a[l])))); });
+  ForLanesEw(mask, [&](int l) { d[l] = uint64_t(uint32_t(F(T(a[l])))); });
   return true;
 }
 
@@ -188,7 +188,7 @@ bool Mad(Exec& x, const Insn& in, uint32_t mask) {
   const uint64_t* a = x.R(in.s[0]);
   const uint64_t* b = x.R(in.s[1]);
   const uint64_t* c = x.R(in.s[2]);
-  ForLanes(mask, [&](int l) { d[l] = uint64_t(OpAdd<T>(M(T(a[l]), T(b[l])), T(c[l]))); });
+  ForLanesEw(mask, [&](int l) { d[l] = uint64_t(OpAdd<T>(M(T(a[l]), T(b[l])), T(c[l]))); });
   return true;
 }
 
@@ -200,7 +200,7 @@ bool Wide2(Exec& x, const Insn& in, uint32_t mask) {
   const uint64_t* a = x.R(in.s[0]);
   const uint64_t* b = x.R(in.s[1]);
   const uint64_t* c = kMad ? x.R(in.s[2]) : nullptr;
-  ForLanes(mask, [&](int l) {
+  ForLanesEw(mask, [&](int l) {
     W p;
     if constexpr (kSigned) {
       p = W(int64_t(Signed<T>(T(a[l]))) * int64_t(Signed<T>(T(b[l]))));
@@ -220,7 +220,7 @@ bool Shift(Exec& x, const Insn& in, uint32_t mask) {
   uint64_t* d = x.R(in.d[0]);
   const uint64_t* a = x.R(in.s[0]);
   const uint64_t* b = x.R(in.s[1]);
-  ForLanes(mask, [&](int l) {
+  ForLanesEw(mask, [&](int l) {
     uint32_t n = uint32_t(b[l]);
     T v = T(a[l]);
     T r;
@@ -231,6 +231,39 @@ bool Shift(Exec& x, const Insn& in, uint32_t mask) {
     } else {
       Signed<T> s = Signed<T>(v);
       r = T(n >= kBits ? (s < 0 ? Signed<T>(-1) : Signed<T>(0)) : Signed<T>(s >> n));
+    }
+    d[l] = uint64_t(r);
+  });
+  return true;
+}
+
+// The same with an immediate amount (in.aux, the .u32 immediate): one shift count for
+// every lane, so the lane loop is a vector shift by a scalar (same bits as Shift).
+template <typename T, int kKind>
+bool ShiftConst(Exec& x, const Insn& in, uint32_t mask) {
+  constexpr uint32_t kBits = 8 * sizeof(T);
+  uint64_t* d = x.R(in.d[0]);
+  const uint64_t* a = x.R(in.s[0]);
+  const uint32_t n = uint32_t(in.aux);
+  if (n >= kBits) {
+    if (kKind == 2) {
+      ForLanesEw(mask, [&](int l) {
+        d[l] = uint64_t(T(Signed<T>(T(a[l])) < 0 ? Signed<T>(-1) : Signed<T>(0)));
+      });
+    } else {
+      ForLanesEw(mask, [&](int l) { d[l] = 0; });
+    }
+    return true;
+  }
+  ForLanesEw(mask, [&](int l) {
+    const T v = T(a[l]);
+    T r;
+    if (kKind == 0) {
+      r = T(Wide<T>(v) << n);
+    } else if (kKind == 1) {
+      r = T(v >> n);
+    } else {
+      r = T(Signed<T>(Signed<T>(v) >> n));
     }
     d[l] = uint64_t(r);
   });
@@ -259,7 +292,7 @@ bool Bfe(Exec& x, const Insn& in, uint32_t mask) {
   const uint64_t* a = x.R(in.s[0]);
   const uint64_t* b = x.R(in.s[1]);
   const uint64_t* c = x.R(in.s[2]);
-  ForLanes(mask, [&](int l) {
+  ForLanesEw(mask, [&](int l) {
     T v = T(a[l]);
     uint32_t pos = uint32_t(b[l]) & 0xff, len = uint32_t(c[l]) & 0xff;
     d[l] = uint64_t(BfeValue<T, kSigned>(v, pos, len));
@@ -287,7 +320,7 @@ bool Bfi(Exec& x, const Insn& in, uint32_t mask) {
   const uint64_t* b = x.R(in.s[1]);
   const uint64_t* c = x.R(in.s[2]);
   const uint64_t* e = x.R(in.s[3]);
-  ForLanes(mask, [&](int l) {
+  ForLanesEw(mask, [&](int l) {
     uint32_t pos = uint32_t(c[l]) & 0xff, len = uint32_t(e[l]) & 0xff;
     d[l] = uint64_t(BfiValue<T>(T(a[l]), T(b[l]), pos, len));
   });
@@ -307,7 +340,7 @@ bool BfiConst(Exec& x, const Insn& in, uint32_t mask) {
   const uint32_t shift = take == 0 ? 0 : pos;
   const T field = take == 0 ? T(0) : take >= kBits ? T(~T(0)) : T((T(1) << take) - 1);
   const T m = T(field << shift);
-  ForLanes(mask, [&](int l) {
+  ForLanesEw(mask, [&](int l) {
     d[l] = uint64_t(T((T(b[l]) & T(~m)) | (T(T(a[l]) << shift) & m)));
   });
   return true;
@@ -322,7 +355,7 @@ bool BfeConstUnsigned(Exec& x, const Insn& in, uint32_t mask) {
   const uint32_t take = pos >= kBits ? 0 : std::min(len, kBits - pos);
   const uint32_t shift = take == 0 ? 0 : pos;
   const T keep = take == 0 ? T(0) : take >= kBits ? T(~T(0)) : T((T(1) << take) - 1);
-  ForLanes(mask, [&](int l) { d[l] = uint64_t(T(T(a[l]) >> shift) & keep); });
+  ForLanesEw(mask, [&](int l) { d[l] = uint64_t(T(T(a[l]) >> shift) & keep); });
   return true;
 }
 
@@ -386,7 +419,7 @@ bool ExecPrmt(Exec& x, const Insn& in, uint32_t mask) {
   const uint64_t* a = x.R(in.s[0]);
   const uint64_t* b = x.R(in.s[1]);
   const uint64_t* c = x.R(in.s[2]);
-  ForLanes(mask, [&](int l) {
+  ForLanesEw(mask, [&](int l) {
     d[l] = Prmt(uint32_t(a[l]), uint32_t(b[l]), uint32_t(c[l]), kMode);
   });
   return true;
@@ -402,7 +435,7 @@ bool ExecPrmtPick(Exec& x, const Insn& in, uint32_t mask) {
   const uint64_t* b = x.R(in.s[1]);
   const uint32_t s0 = uint32_t(in.aux) & 0xff, s1 = uint32_t(in.aux >> 8) & 0xff,
                  s2 = uint32_t(in.aux >> 16) & 0xff, s3 = uint32_t(in.aux >> 24) & 0xff;
-  ForLanes(mask, [&](int l) {
+  ForLanesEw(mask, [&](int l) {
     const uint64_t t = (b[l] << 32) | uint32_t(a[l]);
     d[l] = ((t >> s0) & 0xff) | (((t >> s1) & 0xff) << 8) | (((t >> s2) & 0xff) << 16) |
            (((t >> s3) & 0xff) << 24);
@@ -417,7 +450,7 @@ bool ExecPrmtHalves(Exec& x, const Insn& in, uint32_t mask) {
   const uint64_t* a = x.R(in.s[0]);
   const uint64_t* b = x.R(in.s[1]);
   const uint32_t h0 = uint32_t(in.aux) & 0xff, h1 = uint32_t(in.aux >> 16) & 0xff;
-  ForLanes(mask, [&](int l) {
+  ForLanesEw(mask, [&](int l) {
     const uint64_t t = (b[l] << 32) | uint32_t(a[l]);
     d[l] = ((t >> h0) & 0xffff) | (((t >> h1) & 0xffff) << 16);
   });
@@ -433,7 +466,7 @@ bool ExecPrmtConst(Exec& x, const Insn& in, uint32_t mask) {
   uint64_t* d = x.R(in.d[0]);
   const uint64_t* a = x.R(in.s[0]);
   const uint64_t* b = x.R(in.s[1]);
-  ForLanes(mask, [&](int l) {
+  ForLanesEw(mask, [&](int l) {
     constexpr uint32_t s0 = 8 * (kSel & 7), s1 = 8 * ((kSel >> 4) & 7),
                        s2 = 8 * ((kSel >> 8) & 7), s3 = 8 * ((kSel >> 12) & 7);
     const uint64_t t = (b[l] << 32) | uint32_t(a[l]);
@@ -449,7 +482,7 @@ bool ExecLop3(Exec& x, const Insn& in, uint32_t mask) {
   const uint64_t* b = x.R(in.s[1]);
   const uint64_t* c = x.R(in.s[2]);
   uint32_t lut = uint32_t(in.aux);
-  ForLanes(mask, [&](int l) {
+  ForLanesEw(mask, [&](int l) {
     d[l] = Lop3(uint32_t(a[l]), uint32_t(b[l]), uint32_t(c[l]), lut);
   });
   return true;
@@ -475,7 +508,7 @@ bool ExecMov(Exec& x, const Insn& in, uint32_t mask) {
   uint64_t* d = x.R(in.d[0]);
   const uint64_t* a = x.R(in.s[0]);
   uint64_t m = in.aux;
-  ForLanes(mask, [&](int l) { d[l] = a[l] & m; });
+  ForLanesEw(mask, [&](int l) { d[l] = a[l] & m; });
   return true;
 }
 
@@ -484,7 +517,7 @@ bool ExecPack(Exec& x, const Insn& in, uint32_t mask) {
   uint64_t* d = x.R(in.d[0]);
   uint32_t w = uint32_t(in.aux);
   uint64_t em = w >= 64 ? ~uint64_t{0} : (uint64_t{1} << w) - 1;
-  ForLanes(mask, [&](int l) {
+  ForLanesEw(mask, [&](int l) {
     uint64_t v = 0;
     for (int i = 0; i < in.ns; ++i) v |= (x.R(in.s[i])[l] & em) << (i * w);
     d[l] = v;
@@ -497,7 +530,7 @@ bool ExecUnpack(Exec& x, const Insn& in, uint32_t mask) {
   const uint64_t* a = x.R(in.s[0]);
   uint32_t w = uint32_t(in.aux);
   uint64_t em = w >= 64 ? ~uint64_t{0} : (uint64_t{1} << w) - 1;
-  ForLanes(mask, [&](int l) {
+  ForLanesEw(mask, [&](int l) {
     uint64_t v = a[l];
     for (int i = 0; i < in.nd; ++i) x.R(in.d[i])[l] = (v >> (i * w)) & em;
   });
@@ -507,7 +540,7 @@ bool ExecUnpack(Exec& x, const Insn& in, uint32_t mask) {
 // %clock / %clock64 / %globaltimer: the thread's issue count so far (deterministic).
 bool ExecClock(Exec& x, const Insn& in, uint32_t mask) {
   uint64_t* d = x.R(in.d[0]);
-  ForLanes(mask, [&](int l) {
+  ForLanesEw(mask, [&](int l) {
     uint64_t t = x.w->issued + x.w->lane_extra[l];
     if (in.aux == 2) t *= 1000;  // globaltimer counts nanoseconds
     d[l] = t & in.dmask;
@@ -521,7 +554,7 @@ bool Setp(Exec& x, const Insn& in, uint32_t mask) {
   const uint64_t* a = x.R(in.s[0]);
   const uint64_t* b = x.R(in.s[1]);
   uint32_t r = 0;
-  ForLanes(mask, [&](int l) { r |= uint32_t(F(C(T(a[l])), C(T(b[l])))) << l; });
+  ForLanesEw(mask, [&](int l) { r |= uint32_t(F(C(T(a[l])), C(T(b[l])))) << l; });
   SetpFinish(x, in, mask, r);
   return true;
 }
@@ -581,7 +614,7 @@ bool Selp(Exec& x, const Insn& in, uint32_t mask) {
   const uint64_t* a = x.R(in.s[0]);
   const uint64_t* b = x.R(in.s[1]);
   uint32_t c = x.preds[in.q] ^ (in.q_neg ? ~0u : 0u);
-  ForLanes(mask, [&](int l) { d[l] = uint64_t(T(((c >> l) & 1) ? a[l] : b[l])); });
+  ForLanesEw(mask, [&](int l) { d[l] = uint64_t(T(((c >> l) & 1) ? a[l] : b[l])); });
   return true;
 }
 
@@ -658,6 +691,18 @@ struct PickShl {
 template <typename T>
 struct PickShrU {
   static constexpr ExecFn fn = &Shift<T, 1>;
+};
+template <typename T>
+struct PickShlConst {
+  static constexpr ExecFn fn = &ShiftConst<T, 0>;
+};
+template <typename T>
+struct PickShrUConst {
+  static constexpr ExecFn fn = &ShiftConst<T, 1>;
+};
+template <typename T>
+struct PickShrSConst {
+  static constexpr ExecFn fn = &ShiftConst<T, 2>;
 };
 template <typename T>
 struct PickShrS {
@@ -970,6 +1015,12 @@ absl::Status DecodeInt(DecodeCtx& ctx, const ptx::Instruction& in, Insn* out) {
         out->fn = ByWidth<PickShl>(bits);
       } else {
         out->fn = s ? ByWidth<PickShrS>(bits) : ByWidth<PickShrU>(bits);
+      }
+      if (IsIntImm(in.operands[2])) {
+        out->aux = ImmValue(in.operands[2], Type::kU32);
+        out->fn = in.op == Opcode::kShl ? ByWidth<PickShlConst>(bits)
+                  : s                   ? ByWidth<PickShrSConst>(bits)
+                                        : ByWidth<PickShrUConst>(bits);
       }
       return absl::OkStatus();
     }

@@ -203,8 +203,10 @@ void CountShared(Exec& x, const uint32_t addr[32], uint32_t mask, uint32_t bytes
 
 // FastLdSt's data movement for `kVec` elements per lane: every value moves from (to)
 // mem + (base[l] + offset - mem_base); registers are read and written through local
-// pointers so that the compiler keeps them in registers across lanes.
-template <bool kStore, uint32_t kEb, uint32_t kVec>
+// pointers so that the compiler keeps them in registers across lanes. kPlain (loads):
+// the value needs neither sign extension nor the register mask (the load does not
+// extend and the register holds every bit of the element), so it is stored as read.
+template <bool kStore, uint32_t kEb, uint32_t kVec, bool kPlain>
 void MoveLaneData(Exec& x, const Insn& in, uint32_t mask, uint8_t* mem, uint64_t delta,
                   uint32_t* saddr) {
   const uint64_t* base = x.R(in.s[0]);
@@ -227,6 +229,8 @@ void MoveLaneData(Exec& x, const Insn& in, uint32_t mask, uint8_t* mem, uint64_t
     for (uint32_t i = 0; i < kVec; ++i) {
       if constexpr (kStore) {
         WriteLE(ptr + i * kEb, src[i][l], kEb);
+      } else if constexpr (kPlain) {
+        dst[i][l] = ReadLE(ptr + i * kEb, kEb);
       } else {
         const uint64_t v = ReadLE(ptr + i * kEb, kEb);
         dst[i][l] = uint64_t(int64_t(v << ext) >> ext) & dmask;
@@ -278,15 +282,28 @@ bool FastLdSt(Exec& x, const Insn& in, uint32_t mask) {
   }
   uint32_t saddr[32];
   const uint64_t delta = offset - mem_base;
-  switch (vec) {
-    case 1:
-      MoveLaneData<kStore, kEb, 1>(x, in, mask, mem, delta, saddr);
-      break;
+  // Loads whose value is the register's as read: no sign extension, and the register
+  // mask keeps all 8 * kEb bits of the element (the same bits as the general form).
+  constexpr uint64_t kElemMask = kEb >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * (kEb % 8))) - 1;
+  const bool plain = kStore || ((!in.sext || kEb >= 8) && (in.dmask & kElemMask) == kElemMask);
+  switch (vec * 2 + (plain ? 1 : 0)) {
     case 2:
-      MoveLaneData<kStore, kEb, 2>(x, in, mask, mem, delta, saddr);
+      MoveLaneData<kStore, kEb, 1, false>(x, in, mask, mem, delta, saddr);
+      break;
+    case 3:
+      MoveLaneData<kStore, kEb, 1, true>(x, in, mask, mem, delta, saddr);
+      break;
+    case 4:
+      MoveLaneData<kStore, kEb, 2, false>(x, in, mask, mem, delta, saddr);
+      break;
+    case 5:
+      MoveLaneData<kStore, kEb, 2, true>(x, in, mask, mem, delta, saddr);
+      break;
+    case 8:
+      MoveLaneData<kStore, kEb, 4, false>(x, in, mask, mem, delta, saddr);
       break;
     default:
-      MoveLaneData<kStore, kEb, 4>(x, in, mask, mem, delta, saddr);
+      MoveLaneData<kStore, kEb, 4, true>(x, in, mask, mem, delta, saddr);
       break;
   }
   if (shared) {
@@ -461,19 +478,19 @@ bool ExecAtom(Exec& x, const Insn& in, uint32_t mask) {
 bool ExecCvtaTo(Exec& x, const Insn& in, uint32_t mask) {
   uint64_t* d = x.R(in.d[0]);
   const uint64_t* a = x.R(in.s[0]);
-  ForLanes(mask, [&](int l) { d[l] = (a[l] - in.aux) & in.aux2; });
+  ForLanesEw(mask, [&](int l) { d[l] = (a[l] - in.aux) & in.aux2; });
   return true;
 }
 bool ExecCvtaFrom(Exec& x, const Insn& in, uint32_t mask) {
   uint64_t* d = x.R(in.d[0]);
   const uint64_t* a = x.R(in.s[0]);
-  ForLanes(mask, [&](int l) { d[l] = (a[l] + in.aux) & in.aux2; });
+  ForLanesEw(mask, [&](int l) { d[l] = (a[l] + in.aux) & in.aux2; });
   return true;
 }
 
 bool ExecZero(Exec& x, const Insn& in, uint32_t mask) {
   uint64_t* d = x.R(in.d[0]);
-  ForLanes(mask, [&](int l) { d[l] = 0; });
+  ForLanesEw(mask, [&](int l) { d[l] = 0; });
   return true;
 }
 

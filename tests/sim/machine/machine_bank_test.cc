@@ -68,6 +68,29 @@ TEST(MachineBankTest, RandomRequestsMatchTheSortingReference) {
   }
 }
 
+// Requests whose lanes (or wide lanes' bank blocks) fall in distinct banks, which the
+// model answers without counting (one wavefront per group), and the same requests with
+// one lane moved onto another lane's bank (a conflict) or word (a broadcast).
+TEST(MachineBankTest, ConflictFreeRequestsMatchTheSortingReference) {
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 20000; ++trial) {
+    const uint32_t bytes = 1u << (rng() % 5);
+    const uint32_t units = bytes <= 4 ? 32 : 128 / bytes;  // distinct slots per bank row
+    uint32_t perm[32];
+    for (uint32_t l = 0; l < 32; ++l) perm[l] = l % units;
+    std::shuffle(perm, perm + 32, rng);
+    uint32_t addr[32];
+    for (uint32_t l = 0; l < 32; ++l) addr[l] = (perm[l] + units * (rng() % 64)) * bytes;
+    if (trial % 4 == 1) addr[rng() % 32] = addr[rng() % 32] + 128 * (1 + rng() % 8);
+    if (trial % 4 == 2) addr[rng() % 32] = addr[rng() % 32];
+    const uint32_t mask = trial % 3 == 0 ? 0xFFFFFFFFu : static_cast<uint32_t>(rng());
+    BankCost want = ReferenceCost(addr, mask, bytes);
+    BankCost got = SharedRequestCost(addr, mask, bytes);
+    ASSERT_EQ(got.wavefronts, want.wavefronts) << "trial " << trial;
+    ASSERT_EQ(got.minimum, want.minimum) << "trial " << trial;
+  }
+}
+
 // Misaligned wide accesses (outside SharedRequestCost's contract, which the aligned
 // fast path relies on) still get the per-word figure.
 TEST(MachineBankTest, RandomMisalignedRequestsMatchTheSortingReference) {

@@ -49,6 +49,7 @@ TEST(MachineHwProbeTest, EveryProbeWordMatchesTheH200) {
     RunOptions ro;
     ro.detect_races = races;
     ro.fast_ldst = !races;
+    ro.zero_every_register = races;
     ASSERT_OK_AND_ASSIGN(
         LaunchResult r,
         RunLaunchSpecFileWithBuffers(Dir() + "/hw/hw_probe.textproto", ro));

@@ -250,6 +250,111 @@ TEST(MachineSemanticsTest, PrmtImmediateAndRegisterSelectorsAgree) {
   ExpectCases(cases);
 }
 
+// shl/shr with an immediate amount (ShiftConst, one count for the warp) against the
+// register form (Shift, a count per lane), in full warps (the vector loops) on values
+// that differ per lane, for every width and kind and amounts around each width: every
+// lane's difference must be 0, and the lanes' values must match a host reference.
+TEST(MachineSemanticsTest, ShiftImmediateAndRegisterAmountsAgree) {
+  const uint32_t kAmounts[] = {0, 1, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 255, 256, 4096};
+  struct Form {
+    const char* op;
+    const char* reg;  // register of the width
+    const char* src;  // a lane-dependent value of the width
+  };
+  const Form kForms[] = {
+      {"shl.b16", "%h", "%h1"},  {"shr.u16", "%h", "%h1"},  {"shr.s16", "%h", "%h1"},
+      {"shl.b32", "%r", "%r1"},  {"shr.u32", "%r", "%r1"},  {"shr.s32", "%r", "%r1"},
+      {"shl.b64", "%rd", "%rd4"}, {"shr.u64", "%rd", "%rd4"}, {"shr.s64", "%rd", "%rd4"}};
+  // %r1 = tid * 0x9E3779B9 (lanes with either sign), %h1 its low half, %rd4 = %r1 * %r1
+  // (signed, wide). %rd9 ORs every lane's differences; %rd10 sums the results.
+  std::string body =
+      "mul.lo.u32 %r1, %r0, 0x9E3779B9; cvt.u16.u32 %h1, %r1; mul.wide.s32 %rd4, %r1, %r1;"
+      " xor.b64 %rd4, %rd4, 0x8000000000000000; mov.u64 %rd9, 0; mov.u64 %rd10, 0;\n";
+  for (const Form& f : kForms) {
+    const std::string r = f.reg;
+    for (uint32_t n : kAmounts) {
+      absl::StrAppend(&body, "  mov.u32 %r2, ", n, "; ", f.op, " ", r, "20, ", f.src, ", ",
+                      n, "; ", f.op, " ", r, "21, ", f.src, ", %r2; xor.b", r == "%h" ? 16
+                      : r == "%r" ? 32 : 64, " ", r, "22, ", r, "20, ", r, "21;");
+      if (r == "%h") {
+        absl::StrAppend(&body, " cvt.u64.u16 %rd5, %h22; cvt.u64.u16 %rd6, %h20;");
+      } else if (r == "%r") {
+        absl::StrAppend(&body, " cvt.u64.u32 %rd5, %r22; cvt.u64.u32 %rd6, %r20;");
+      } else {
+        absl::StrAppend(&body, " mov.b64 %rd5, %rd22; mov.b64 %rd6, %rd20;");
+      }
+      absl::StrAppend(&body, " or.b64 %rd9, %rd9, %rd5; add.s64 %rd10, %rd10, %rd6;\n");
+    }
+  }
+  absl::StrAppend(&body, "  st.global.u64 [%rd2], %rd9; st.global.u64 [%rd2+8], %rd10;");
+  BodyOptions o;
+  o.threads = 64;
+  o.stride = 16;
+  ASSERT_OK_AND_ASSIGN(BodyRun run, RunBody(body, o));
+  ASSERT_TRUE(run.report.ok()) << run.Faults();
+  for (uint32_t t = 0; t < o.threads; ++t) {
+    EXPECT_EQ(run.At<uint64_t>(2 * t), 0u) << "thread " << t;
+    // The host reference of the same sum.
+    const uint32_t r1 = t * 0x9E3779B9u;
+    const uint16_t h1 = uint16_t(r1);
+    const uint64_t rd4 =
+        uint64_t(int64_t(int32_t(r1)) * int64_t(int32_t(r1))) ^ 0x8000000000000000ull;
+    uint64_t sum = 0;
+    for (int form = 0; form < 9; ++form) {
+      for (uint32_t n : kAmounts) {
+        const int kind = form % 3, bits = form < 3 ? 16 : form < 6 ? 32 : 64;
+        const uint64_t v = bits == 16 ? h1 : bits == 32 ? r1 : rd4;
+        const uint64_t m = bits == 64 ? ~0ull : (1ull << bits) - 1;
+        const int64_t sv = bits == 16 ? int16_t(v) : bits == 32 ? int32_t(v) : int64_t(v);
+        uint64_t want;
+        if (kind == 0) {
+          want = n >= uint32_t(bits) ? 0 : (v << n) & m;
+        } else if (kind == 1) {
+          want = n >= uint32_t(bits) ? 0 : v >> n;
+        } else {
+          want = uint64_t(n >= uint32_t(bits) ? (sv < 0 ? -1 : 0) : sv >> n) & m;
+        }
+        sum += want;
+      }
+    }
+    EXPECT_EQ(run.At<uint64_t>(2 * t + 1), sum) << "thread " << t;
+  }
+}
+
+// Registers start at 0. A full warp zeroes only the registers that may be read before
+// they are written (Program::zero_slots); RunBody's second run fills the others with a
+// pattern, so each case here fails if its register is wrongly left out: read before its
+// first write, written first under a guard, first written past a branch (that skips the write), read by
+// another lane (shfl) before its first write.
+TEST(MachineSemanticsTest, RegistersReadBeforeTheyAreWrittenStartAtZero) {
+  const std::string body = R"(
+    add.u32 %r50, %r40, 1; mov.u32 %r40, 3;
+    add.u32 %r43, %r43, 3;
+    setp.lt.u32 %p1, %r0, 16; @%p1 mov.u32 %r44, 5; add.u32 %r45, %r44, 0; mov.u32 %r44, 6;
+    shfl.sync.idx.b32 %r46, %r48, 0, 31, -1; mov.u32 %r48, 8;
+    bra L1;
+    mov.u32 %r63, 4;
+  L1:
+    add.u32 %r64, %r63, 1;
+    add.u32 %r47, %r49, 2; mov.u32 %r49, 9;
+    st.global.u32 [%rd2], %r50; st.global.u32 [%rd2+4], %r43; st.global.u32 [%rd2+8], %r45;
+    st.global.u32 [%rd2+12], %r46; st.global.u32 [%rd2+16], %r47;
+    st.global.u32 [%rd2+20], %r64;)";
+  BodyOptions o;
+  o.threads = 64;
+  o.stride = 24;
+  ASSERT_OK_AND_ASSIGN(BodyRun run, RunBody(body, o));
+  ASSERT_TRUE(run.report.ok()) << run.Faults();
+  for (uint32_t t = 0; t < o.threads; ++t) {
+    EXPECT_EQ(run.At<uint32_t>(6 * t), 1u) << t;
+    EXPECT_EQ(run.At<uint32_t>(6 * t + 1), 3u) << t;
+    EXPECT_EQ(run.At<uint32_t>(6 * t + 2), t < 16 ? 5u : 0u) << t;
+    EXPECT_EQ(run.At<uint32_t>(6 * t + 3), 0u) << t;
+    EXPECT_EQ(run.At<uint32_t>(6 * t + 4), 2u) << t;
+    EXPECT_EQ(run.At<uint32_t>(6 * t + 5), 1u) << t;  // the write of %r63 was skipped
+  }
+}
+
 TEST(MachineSemanticsTest, PrmtEveryMode) {
   const uint32_t a = 0x33221100, b = 0x77665544;
   using M = ptx::PrmtMode;

@@ -131,14 +131,18 @@ inline absl::StatusOr<BodyRun> RunBody(const std::string& body,
   RunOptions ro;
   ro.trace_path = o.trace_path;
   ro.fast_ldst = false;  // every ld/st lane by lane: the reference for the fast path
+  ro.zero_every_register = true;  // and every register zeroed (Program::zero_slots)
   absl::StatusOr<LaunchResult> r = RunLaunchSpecOnModule(spec, *module, ".", ro);
   if (!r.ok()) return r.status();
   // Every body also runs without race detection (and without hashing), where ld/st take
   // the machine's one-range-check path (sem_mem.cc FastLdSt): all but race reports must
-  // be the same, or the test fails with the first difference.
+  // be the same, or the test fails with the first difference. The same for registers:
+  // the reference zeroes all of them, this run only Program::zero_slots (and fills the
+  // others with a pattern, so that a register wrongly left out of zero_slots differs).
   RunOptions fast;
   fast.detect_races = false;
   fast.hash_buffers = false;
+  fast.poison_unzeroed_registers = true;  // a register read before it is written shows
   absl::StatusOr<LaunchResult> f = RunLaunchSpecOnModule(spec, *module, ".", fast);
   if (!f.ok()) return f.status();
   if (std::string diff = RaceFreeDifference(*r, *f); !diff.empty()) {

@@ -67,7 +67,9 @@ TEST(MachineTritonTest, CorpusBehavesAsExpected) {
 
 // Without race detection and hashing (what the fuzzer and plan_benchmark run), every
 // sample and corpus kernel moves the same bytes, counts the same and faults the same:
-// the ld/st fast path (sem_mem.cc FastLdSt) only replaces per-lane checks that pass.
+// the ld/st fast path (sem_mem.cc FastLdSt) only replaces per-lane checks that pass,
+// and the registers a warp leaves unzeroed (Program::zero_slots) are written before
+// they are read.
 TEST(MachineTritonTest, RaceFreeRunsMatchCheckedRuns) {
   std::vector<std::string> specs = Specs("tests/sim/machine/testdata");
   for (const std::string& path : Specs("corpus/triton")) specs.push_back(path);
@@ -76,10 +78,12 @@ TEST(MachineTritonTest, RaceFreeRunsMatchCheckedRuns) {
     SCOPED_TRACE(path);
     RunOptions lane_by_lane;  // race checks on, every ld/st on the general path
     lane_by_lane.fast_ldst = false;
+    lane_by_lane.zero_every_register = true;  // every register, not only zero_slots
     ASSERT_OK_AND_ASSIGN(LaunchResult checked, RunLaunchSpecFileWithBuffers(path, lane_by_lane));
     RunOptions fast;
     fast.detect_races = false;
     fast.hash_buffers = false;
+    fast.poison_unzeroed_registers = true;
     ASSERT_OK_AND_ASSIGN(LaunchResult quick, RunLaunchSpecFileWithBuffers(path, fast));
     ASSERT_EQ(checked.buffers.size(), quick.buffers.size());
     for (size_t i = 0; i < checked.buffers.size(); ++i) {
