@@ -218,10 +218,10 @@ struct SwizzleProveOptions {
   // the few values of Y - g*k below k). Injectivity compares (g, j) lexicographically.
   // verify/README.md, "Fourth pass".
   bool digit_iterations = true;
-  // Specs, with digits: the two-copy injective query first with an eighth of the
-  // rlimit; when that runs out, as two cases, the copies in different groups
-  // (g_a < g_b) and in the same group (g_a == g_b, j_a < j_b), each its own query under
-  // the full rlimit (verify/README.md, "Eighth pass").
+  // Specs, with digits: when the two-copy injective query runs out, it is run again as
+  // two cases, the copies in different groups (g_a < g_b) and in the same group
+  // (g_a == g_b, j_a < j_b), each its own query under the same rlimit (verify/README.md,
+  // "Eighth pass").
   bool digit_group_cases = true;
   // Specs, with digits: the map may also read `iter % E` for other divisors E (Triton's
   // persistent grouped order, `tile_id % group_size`): encoded as the residue

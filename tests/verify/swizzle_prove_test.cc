@@ -1052,7 +1052,7 @@ out col = tile_id % num_pid_in_group // group_size;
 // residue by hand, `(group_id * (S % group_size) + tile_id % S) % group_size`, has digits
 // without the residue route; at G = 8 its one injective query ran past 5e6 of Z3's rlimit
 // (measured), while "different groups" and "same group" as two queries need about 4e4
-// (after the one query has run out at an eighth of the rlimit).
+// (run once the one query has run out).
 TEST(SwizzleProveSpecTest, DigitGroupCasesSplitTheInjectiveQuery) {
   SwizzleSpec spec = ParseOrDie("tgp_residue.swz", R"(
 param num_pid_m in 1..192;
