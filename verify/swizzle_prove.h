@@ -145,7 +145,8 @@ struct SwizzleProveOptions {
   // split into) one proof may visit. Specs: past it the remaining sub-boxes are open.
   int64_t max_configs = 100'000;
   // Specs: the total resource count of all queries (0: none). Once spent, no new
-  // configuration is started and the remaining sub-boxes are reported open.
+  // configuration is started and the remaining sub-boxes are reported open; no query
+  // gets more than what is left of it (its rlimit is capped).
   uint64_t total_rlimit = 0;
   // Specs: a configuration with every parameter constant whose query runs out is decided
   // by evaluating its iterations when it has at most this many (0: never).

@@ -1083,6 +1083,26 @@ out col = tile_id % num_pid_in_group // group_size;
   EXPECT_GT(UnknownQueries(without), 0) << without.ToString();
 }
 
+// The total budget bounds every query, not only the start of a configuration: with
+// residues off, triton_grouped_persistent's injective query at G = 8 runs past 2e7 of
+// Z3's rlimit (31 s, measured); under total_rlimit = 1e6 the whole proof spends about
+// 1e6 (Z3 checks its limit in steps, hence the slack) and reports the box open.
+TEST(SwizzleProveSpecTest, TotalBudgetCapsEveryQuery) {
+  SwizzleSpec spec = LoadCorpus("triton_grouped_persistent");
+  SpecSweep box;
+  box.ranges = {{"num_pid_m", {1, 192}}, {"num_pid_n", {2, 192}}, {"group_size_m", {8, 8}}};
+  SwizzleProveOptions o;
+  o.encodings = {SwizzleProveOptions::Encoding::kInteger};
+  o.digit_residues = false;
+  o.total_rlimit = 1'000'000;
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, box, o));
+  EXPECT_EQ(p.verdict, Verdict::kInconclusive) << p.ToString();
+  EXPECT_THAT(p.reason, HasSubstr("total_rlimit")) << p.reason;
+  uint64_t spent = 0;
+  for (const QueryRecord& q : p.queries) spent += q.rlimit_used;
+  EXPECT_LE(spent, 1'100'000u) << p.ToString();
+}
+
 // Table lemmas (SwizzleProveOptions::table_lemma_values): dist_d0's rank interleave
 // pi(k) = (k*stride) % N + (k*stride) // N, N = 6 and stride = 3, is evaluated over k and
 // its injectivity on [0, 6) given to the injective query. As integers, that query needs
