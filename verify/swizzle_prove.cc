@@ -58,6 +58,14 @@ absl::StatusOr<smt::SolverResult> QueryRunner::Run(
     uint64_t rlimit, bool bitblast, bool bitvector) {
   smt::SolverOptions o = options_.solver;
   if (rlimit > 0) o.rlimit = rlimit;
+  if (options_.total_rlimit > 0) {
+    // No query past the total budget (before, only a configuration's start was checked,
+    // and one query could spend its whole rlimit past it: verify/README.md, "Eighth
+    // pass"). At least 1: an rlimit of 0 is none.
+    const uint64_t left =
+        std::max<uint64_t>(spent_ < options_.total_rlimit ? options_.total_rlimit - spent_ : 0, 1);
+    o.rlimit = o.rlimit > 0 ? std::min(o.rlimit, left) : left;
+  }
   if (bitblast) o.bitblast = true;
   if (bitvector) o.bitvector = true;
   smt::SolverResult r = ctx.Check(name, assertions, o);

@@ -145,7 +145,8 @@ struct SwizzleProveOptions {
   // split into) one proof may visit. Specs: past it the remaining sub-boxes are open.
   int64_t max_configs = 100'000;
   // Specs: the total resource count of all queries (0: none). Once spent, no new
-  // configuration is started and the remaining sub-boxes are reported open.
+  // configuration is started and the remaining sub-boxes are reported open; no query
+  // gets more than what is left of it (its rlimit is capped).
   uint64_t total_rlimit = 0;
   // Specs: a configuration with every parameter constant whose query runs out is decided
   // by evaluating its iterations when it has at most this many (0: never).
@@ -218,6 +219,16 @@ struct SwizzleProveOptions {
   // the few values of Y - g*k below k). Injectivity compares (g, j) lexicographically.
   // verify/README.md, "Fourth pass".
   bool digit_iterations = true;
+  // Specs, with digits: when the two-copy injective query runs out, it is run again as
+  // two cases, the copies in different groups (g_a < g_b) and in the same group
+  // (g_a == g_b, j_a < j_b), each its own query under the same rlimit (verify/README.md,
+  // "Eighth pass").
+  bool digit_group_cases = true;
+  // Specs, with digits: the map may also read `iter % E` for other divisors E (Triton's
+  // persistent grouped order, `tile_id % group_size`): encoded as the residue
+  // (g*(S % E) + j) % E, linear by factor cases (smt/expr_encoder.h, "Residues";
+  // verify/README.md, "Eighth pass").
+  bool digit_residues = true;
   // Specs, integer encoding: divisor cases without the nonlinear fallback
   // (smt::ExprEncoder::set_case_obligations): the one-copy query `case_obligations`
   // first proves that every case-split divisor stays within its cases at every

@@ -67,6 +67,8 @@ struct SpecBox {
 struct DigitPlan {
   sim::expr::ExprPtr divisor;
   std::vector<sim::expr::ExprPtr> common, k, y;
+  // Some read is `iter % E` with E != S (SwizzleProveOptions::digit_residues).
+  bool residues = false;
 };
 
 void MulFactors(const sim::expr::ExprPtr& e, std::vector<sim::expr::ExprPtr>* out) {
@@ -80,14 +82,16 @@ void MulFactors(const sim::expr::ExprPtr& e, std::vector<sim::expr::ExprPtr>* ou
 
 // Ensures: the plan when every per-iteration read of `iter` (lets inlined) is
 //          `iter // S` or `iter % S` for one S (structurally equal) and S shares a factor
-//          with the domain; nullopt otherwise (or with an inverse clause, whose
+//          with the domain; with `residues`, also when some reads are `iter % E` for
+//          other E, as long as some `iter // S` names S (ExprEncoder::SetDigits, the
+//          residue route); nullopt otherwise (or with an inverse clause, whose
 //          left_inverse query compares iter itself).
-std::optional<DigitPlan> PlanDigits(const SwizzleSpec& spec) {
+std::optional<DigitPlan> PlanDigits(const SwizzleSpec& spec, bool residues) {
   if (spec.inverse() != nullptr) return std::nullopt;
   const sim::expr::Program& program = spec.program();
   using sim::expr::ExprKind;
   bool ok = true;
-  std::vector<sim::expr::ExprPtr> divisors;
+  std::vector<sim::expr::ExprPtr> divisors, quotient_divisors;
   absl::flat_hash_set<const sim::expr::Expr*> seen;
   std::vector<sim::expr::ExprPtr> roots;
   std::vector<const sim::expr::Expr*> pending;
@@ -108,17 +112,26 @@ std::optional<DigitPlan> PlanDigits(const SwizzleSpec& spec) {
     if ((k == ExprKind::kFloorDiv || k == ExprKind::kMod) &&
         e->operand(0).kind() == ExprKind::kVar && e->operand(0).name() == "iter") {
       divisors.push_back(e->operands()[1]);
+      if (k == ExprKind::kFloorDiv) quotient_divisors.push_back(e->operands()[1]);
       pending.push_back(&e->operand(1));
       continue;
     }
     for (int i = 0; i < e->num_operands(); ++i) pending.push_back(&e->operand(i));
   }
   if (!ok || divisors.empty() || domain == nullptr) return std::nullopt;
-  for (const sim::expr::ExprPtr& d : divisors) {
-    if (!d->Equals(*divisors[0])) return std::nullopt;
+  // S: the divisor of every quotient read, or of every read when there is none.
+  const std::vector<sim::expr::ExprPtr>& named =
+      quotient_divisors.empty() ? divisors : quotient_divisors;
+  for (const sim::expr::ExprPtr& d : named) {
+    if (!d->Equals(*named[0])) return std::nullopt;
   }
   DigitPlan plan;
-  plan.divisor = divisors[0];
+  plan.divisor = named[0];
+  for (const sim::expr::ExprPtr& d : divisors) {
+    if (d->Equals(*plan.divisor)) continue;
+    if (!residues) return std::nullopt;
+    plan.residues = true;  // `iter % E` with E != S
+  }
   std::vector<sim::expr::ExprPtr> y;
   MulFactors(program.InlineLets(*domain), &y);
   std::vector<sim::expr::ExprPtr> sf;
@@ -149,7 +162,8 @@ std::vector<int> DivisorUse(const SwizzleSpec& spec, const std::vector<std::stri
                             const SwizzleProveOptions& options) {
   std::vector<int> out(names.size(), 0);
   const sim::expr::Program& program = spec.program();
-  const bool digits = options.digit_iterations && PlanDigits(spec).has_value();
+  const std::optional<DigitPlan> plan =
+      options.digit_iterations ? PlanDigits(spec, options.digit_residues) : std::nullopt;
   absl::flat_hash_set<std::string> tile_deps;
   for (size_t k = 0; k < spec.grids().size(); ++k) {
     if (spec.coordinates()[k] == "rank") continue;
@@ -181,9 +195,11 @@ std::vector<int> DivisorUse(const SwizzleSpec& spec, const std::vector<std::stri
     pending.pop_back();
     if (!seen.insert(e).second) continue;
     const sim::expr::ExprKind k = e->kind();
-    const bool iter_digit = digits && e->num_operands() > 0 &&
+    // A residue read `iter % E` (E != S) counts as E's other divisions do.
+    const bool iter_digit = plan.has_value() && e->num_operands() > 0 &&
                             e->operand(0).kind() == sim::expr::ExprKind::kVar &&
-                            e->operand(0).name() == "iter";
+                            e->operand(0).name() == "iter" &&
+                            e->operand(1).Equals(*plan->divisor);
     if ((k == sim::expr::ExprKind::kFloorDiv || k == sim::expr::ExprKind::kMod ||
          k == sim::expr::ExprKind::kCdiv) && !iter_digit && !bounded(e->operand(1))) {
       for (const std::string& v : sim::expr::FreeVariables(e->operand(1))) {
@@ -633,6 +649,8 @@ class SpecConfig {
   // digit_iterations: the divisor S, the common factor F, k (a constant), Y.
   std::optional<Term> digit_s_, digit_f_, digit_y_;
   int64_t digit_k_ = 0;
+  smt::ValueRange digit_s_range_;
+  bool digit_residues_ = false;
   // The obligations (ExprEncoder::obligations) of copy "iter", once proven.
   size_t obligations_proven_ = 0;
   int nonlinear_per_iter_ = 0;
@@ -709,7 +727,8 @@ absl::Status SpecConfig::EncodeParams() {
   }
   admitted_ = prefix;
   if (bv_width_ == 0 && run_.options().digit_iterations) {
-    if (std::optional<DigitPlan> plan = PlanDigits(spec_); plan.has_value()) {
+    if (std::optional<DigitPlan> plan = PlanDigits(spec_, run_.options().digit_residues);
+        plan.has_value()) {
       RETURN_IF_ERROR(EncodeDigits(*plan));
     }
   }
@@ -740,6 +759,8 @@ absl::Status SpecConfig::EncodeDigits(const DigitPlan& plan) {
     y = y * x.value;
   }
   digit_s_ = S.value;
+  digit_s_range_ = S.range;
+  digit_residues_ = plan.residues;
   digit_f_ = f;
   digit_y_ = y;
   digit_k_ = static_cast<int64_t>(k);
@@ -763,7 +784,7 @@ absl::StatusOr<IterCopy> SpecConfig::EncodeIteration(const char* name,
     Term fits = e >= digit_k_;
     for (int64_t v = 1; v < digit_k_; ++v) fits = fits || (e == v && j < *digit_f_ * v);
     c.domain = {g >= 0, j >= 0, j < *digit_s_, fits};
-    enc.SetDigits(c.iter, *digit_s_, g, j);
+    enc.SetDigits(c.iter, *digit_s_, digit_s_range_, g, j, digit_residues_);
   } else {
     c.iter = at.has_value() ? *at : Var(name);
     c.domain = {c.iter >= 0, c.iter < domain_};
@@ -1307,16 +1328,34 @@ absl::StatusOr<ConfigOutcome> SpecConfig::ProveInjective(Run& run) {
         r.model.Int(a.iter).value_or(-1), "; injectivity by the two-copy query"));
   }
   ASSIGN_OR_RETURN(IterCopy b, EncodeIteration("iter2"));
-  const std::string name = run.prefix + "injective";
   std::vector<Term> q = TwoCopies(run, b, {a.tile}, {!b.error, b.tile});
   // Proved above: the first copy lands in the box (this helps Z3, and changes nothing).
   q.push_back(smt::And(ctx_, run.in_box));
   for (size_t k = 0; k < a.coords.size(); ++k) q.push_back(a.coords[k] == b.coords[k]);
-  q = With(q);
-  ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, run.rlimit));
-  if (r.result == SatResult::kUnknown) return Unknown(r, kInjective, run.failed);
-  if (r.result == SatResult::kSat) {
-    return Violation(name, q, r.model, ViolationKind::kDuplicate, {&a, &b});
+  // With digits and digit_group_cases, when the one query runs out, the two copies'
+  // order "a's group before b's, or the same group" is split into two queries, each with
+  // the same rlimit (verify/README.md, "Eighth pass"). Measured: splitting first, or
+  // after an eighth of the rlimit, made composable_kernel's m01 = 8 query 11x dearer.
+  const bool group_cases =
+      a.g.has_value() && b.g.has_value() && run_.options().digit_group_cases;
+  std::vector<std::pair<std::string, std::optional<Term>>> cases = {{"injective", std::nullopt}};
+  for (size_t u = 0; u < cases.size(); ++u) {
+    const std::string name = run.prefix + cases[u].first;
+    std::vector<Term> qc = q;
+    if (cases[u].second.has_value()) qc.push_back(*cases[u].second);
+    qc = With(qc);
+    const bool first_of_split = group_cases && u == 0;
+    ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, qc, run.rlimit));
+    if (r.result == SatResult::kUnknown && first_of_split) {
+      cases.push_back({"injective_groups", *a.g < *b.g});
+      cases.push_back({"injective_in_group", *a.g == *b.g});
+      continue;
+    }
+    if (r.result == SatResult::kUnknown) return Unknown(r, kInjective, run.failed);
+    if (r.result == SatResult::kSat) {
+      return Violation(name, qc, r.model, ViolationKind::kDuplicate, {&a, &b});
+    }
+    if (u == 0) break;  // the one query decided
   }
   return ConfigOutcome{};
 }
@@ -1663,7 +1702,8 @@ absl::Status WholeBoxAsBitVectors(const SwizzleSpec& spec, QueryRunner& run, Spe
   // enumerated parameters keeps the configurations linear for the integer core however
   // wide the box: no reason to bit-blast.
   if (o.digit_iterations && absl::c_linear_search(o.encodings, SpecEncoding::kInteger)) {
-    if (std::optional<DigitPlan> plan = PlanDigits(spec); plan.has_value()) {
+    if (std::optional<DigitPlan> plan = PlanDigits(spec, o.digit_residues);
+        plan.has_value()) {
       // Digits matter when the common factor is symbolic (S = s*R with R symbolic; with
       // S constant the division is linear anyway) and k is enumerated (constant).
       auto reads_symbolic = [&](const std::vector<sim::expr::ExprPtr>& fs) {

@@ -182,6 +182,58 @@ TEST(ExprEncoderTest, SmallQuotientCasesAgreeWithEvaluator) {
   }
 }
 
+// Residues (SetDigits with residues): a = g*S + j with the caller's digits g, j; `a % c`
+// for c != S is (g*(S % c) + j) % c with the product as cases over S % c. At every a, S
+// and c (either sign) the value is the evaluator's, and with factor cases on nothing is
+// nonlinear; with the obligations the cases are the encoder's own (S % c within its
+// range).
+TEST(ExprEncoderTest, DigitResiduesAgreeWithEvaluator) {
+  const ExprPtr e = Parse("a % c + a // b");
+  for (bool obligations : {false, true}) {
+    for (int64_t a : {0, 1, 5, 13, 29, 47, 96}) {
+      for (int64_t b : {3, 7, 12}) {
+        for (int64_t c : {-5, -2, 1, 2, 5, 7}) {
+          Context ctx;
+          ExprEncoder enc(ctx);
+          enc.set_small_divisor_cases(8);
+          enc.set_small_factor_cases(16);  // S % c in -6..6
+          enc.set_case_obligations(obligations);
+          const Term va = ctx.IntVar("a"), vb = ctx.IntVar("b"), vc = ctx.IntVar("c");
+          const Term g = ctx.IntVar("g"), j = ctx.IntVar("j");
+          enc.Bind("b", vb, 1, 12);
+          enc.Bind("c", vc, -5, 7);
+          enc.Bind("a", va, 0, 100);
+          ASSERT_OK_AND_ASSIGN(ExprEncoder::Encoded bs, enc.Encode(Parse("b")));
+          enc.SetDigits(va, bs.value, bs.range, g, j, /*residues=*/true);
+          ASSERT_OK_AND_ASSIGN(ExprEncoder::Encoded x, enc.Encode(e));
+          absl::StatusOr<int64_t> want =
+              sim::expr::Evaluate(*e, {{"a", a}, {"b", b}, {"c", c}});
+          ASSERT_OK(want.status());
+          std::vector<Term> q = {va == a, vb == b, vc == c, va == g * vb + j, g >= 0, j >= 0,
+                                 j < vb};
+          q.insert(q.end(), enc.side_conditions().begin(), enc.side_conditions().end());
+          q.insert(q.end(), enc.obligations().begin(), enc.obligations().end());
+          q.push_back(!x.Defined(ctx) || x.value != ctx.Int(*want));
+          SolverResult r = ctx.Check("value", q, Budget());
+          EXPECT_EQ(r.result, SatResult::kUnsat)
+              << "a=" << a << " b=" << b << " c=" << c << " obligations=" << obligations
+              << ": evaluator gives " << *want << "; encoding "
+              << (r.result == SatResult::kSat ? r.model.ToString() : r.reason_unknown);
+          if (c == 5 && b == 7 && a == 13) {
+            // The value is read through the digits: with g, j free it is not a % c.
+            std::vector<Term> free = {va == a, vb == b, vc == c, j >= 0, j < vb};
+            free.insert(free.end(), enc.side_conditions().begin(),
+                        enc.side_conditions().end());
+            free.insert(free.end(), enc.obligations().begin(), enc.obligations().end());
+            free.push_back(x.value != ctx.Int(*want));
+            EXPECT_EQ(ctx.Check("free", free, Budget()).result, SatResult::kSat);
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(ExprEncoderTest, DivisionByZeroIsUndefinedOnlyWhereEvaluated) {
   const Env env = {{"a", 5}, {"b", 0}, {"c", 0}, {"p", 0}};
   for (Binding binding : {Binding::kConstants, Binding::kVariables}) {

@@ -176,6 +176,8 @@ TEST(SwizzleProveScaleTest, Explore) {
   o.reduce_specs = std::getenv("NORED") == nullptr;
   if (const char* r = std::getenv("QC"); r != nullptr) o.small_quotient_cases = std::atoi(r);
   if (const char* r = std::getenv("FC"); r != nullptr) o.small_factor_cases = std::atoi(r);
+  if (const char* r = std::getenv("GROUPCASES"); r != nullptr) o.digit_group_cases = std::atoi(r) != 0;
+  if (const char* r = std::getenv("RESIDUES"); r != nullptr) o.digit_residues = std::atoi(r) != 0;
   if (const char* r = std::getenv("CUBE"); r != nullptr) o.cube_divisors_up_to = std::atoll(r);
   if (const char* r = std::getenv("TABLES"); r != nullptr) o.table_lemma_values = std::atoi(r);
   if (const char* r = std::getenv("BVBITS"); r != nullptr) o.bitvector_first_bits = std::atoi(r);

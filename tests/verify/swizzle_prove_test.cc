@@ -996,6 +996,113 @@ out col = local // m01_adapt;
   EXPECT_EQ(bad_sweep.verdict, Verdict::kViolated);
 }
 
+// Residues (SwizzleProveOptions::digit_residues): Triton's persistent grouped order
+// reads `tile_id % group_size` beside `tile_id // (G * num_pid_n)` and
+// `tile_id % (G * num_pid_n)`, so without residues the iteration has no digits and the
+// two-copy injective query is nonlinear (measured at G = 8 over num_pid_m, num_pid_n <=
+// 192: 2e7 of Z3's rlimit ran out, 31 s). As digits with the residue
+// (g*(S % gs) + j) % gs every query is linear: about 2.6e4 for injectivity.
+TEST(SwizzleProveSpecTest, DigitResiduesDecideTritonsPersistentGroupedOrder) {
+  SwizzleSpec spec = LoadCorpus("triton_grouped_persistent");
+  SpecSweep box;
+  box.ranges = {{"num_pid_m", {1, 192}}, {"num_pid_n", {1, 192}}, {"group_size_m", {8, 8}}};
+  SwizzleProveOptions o = Only(SwizzleProveOptions::Encoding::kInteger);
+  o.solver.rlimit = 2'000'000;
+  o.total_rlimit = 4'000'000;  // without residues: a split or two, then the rest is open
+  ASSERT_OK_AND_ASSIGN(SwizzleProof with, ProveSpec(spec, box, o));
+  EXPECT_EQ(with.verdict, Verdict::kHolds) << with.ToString();
+  EXPECT_EQ(UnknownQueries(with), 0) << with.ToString();
+  o.digit_residues = false;
+  ASSERT_OK_AND_ASSIGN(SwizzleProof without, ProveSpec(spec, box, o));
+  EXPECT_NE(without.verdict, Verdict::kHolds) << without.ToString();
+  EXPECT_GT(UnknownQueries(without), 0) << without.ToString();
+}
+
+// The residue is exact: with the full GROUP_SIZE_M in place of the last group's size
+// (`tile_id % group_size_m`) the partial last group leaves the grid, and the proof gives
+// the enumeration sweep's smallest counterexample; the map as written holds, as the sweep
+// says (declared box, integers only, where the residue route applies).
+TEST(SwizzleProveSpecTest, DigitResiduesKeepAWrongGroupRefuted) {
+  SwizzleSpec good = LoadCorpus("triton_grouped_persistent");
+  SwizzleSpec bad = ParseOrDie("tgp_bad.swz", R"(
+param num_pid_m in 1..12;
+param num_pid_n in 1..12;
+param group_size_m in 1..8;
+domain = num_pid_m * num_pid_n;
+grid row = num_pid_m;
+grid col = num_pid_n;
+let tile_id = iter;
+let num_pid_in_group = group_size_m * num_pid_n;
+let group_id = tile_id // num_pid_in_group;
+let first_pid_m = group_id * group_size_m;
+let group_size = min(num_pid_m - first_pid_m, group_size_m);
+out row = first_pid_m + tile_id % group_size_m;
+out col = tile_id % num_pid_in_group // group_size;
+)");
+  for (const SwizzleSpec* spec : {&good, &bad}) {
+    ASSERT_OK_AND_ASSIGN(SwizzleProof p,
+                         ProveSpec(*spec, {}, Only(SwizzleProveOptions::Encoding::kInteger)));
+    ExpectAgreesWithSweep(*spec, p);
+  }
+  ASSERT_OK_AND_ASSIGN(sim::swizzle::CheckResult bad_sweep, sim::swizzle::Sweep(bad));
+  EXPECT_EQ(bad_sweep.verdict, Verdict::kViolated);
+}
+
+// Group cases (SwizzleProveOptions::digit_group_cases): the same order written with the
+// residue by hand, `(group_id * (S % group_size) + tile_id % S) % group_size`, has digits
+// without the residue route; at G = 8 its one injective query ran past 5e6 of Z3's rlimit
+// (measured), while "different groups" and "same group" as two queries need about 4e4
+// (run once the one query has run out).
+TEST(SwizzleProveSpecTest, DigitGroupCasesSplitTheInjectiveQuery) {
+  SwizzleSpec spec = ParseOrDie("tgp_residue.swz", R"(
+param num_pid_m in 1..192;
+param num_pid_n in 1..192;
+param group_size_m in 8..8;
+domain = num_pid_m * num_pid_n;
+grid row = num_pid_m;
+grid col = num_pid_n;
+let tile_id = iter;
+let num_pid_in_group = group_size_m * num_pid_n;
+let group_id = tile_id // num_pid_in_group;
+let first_pid_m = group_id * group_size_m;
+let group_size = min(num_pid_m - first_pid_m, group_size_m);
+out row = first_pid_m + (group_id * (num_pid_in_group % group_size) + tile_id % num_pid_in_group) % group_size;
+out col = tile_id % num_pid_in_group // group_size;
+)");
+  SwizzleProveOptions o = Only(SwizzleProveOptions::Encoding::kInteger);
+  o.solver.rlimit = 2'000'000;
+  o.total_rlimit = 4'000'000;
+  ASSERT_OK_AND_ASSIGN(SwizzleProof with, ProveSpec(spec, {}, o));
+  EXPECT_EQ(with.verdict, Verdict::kHolds) << with.ToString();
+  int64_t split = 0;
+  for (const QueryRecord& q : with.queries) split += q.name.find("injective_in_group") != std::string::npos;
+  EXPECT_GT(split, 0) << with.ToString();
+  o.digit_group_cases = false;
+  ASSERT_OK_AND_ASSIGN(SwizzleProof without, ProveSpec(spec, {}, o));
+  EXPECT_NE(without.verdict, Verdict::kHolds) << without.ToString();
+  EXPECT_GT(UnknownQueries(without), 0) << without.ToString();
+}
+
+// The total budget bounds every query, not only the start of a configuration: with
+// residues off, triton_grouped_persistent's injective query at G = 8 runs past 2e7 of
+// Z3's rlimit (31 s, measured); under total_rlimit = 1e6 the whole proof spends about
+// 1e6 (Z3 checks its limit in steps, hence the slack) and reports the box open.
+TEST(SwizzleProveSpecTest, TotalBudgetCapsEveryQuery) {
+  SwizzleSpec spec = LoadCorpus("triton_grouped_persistent");
+  SpecSweep box;
+  box.ranges = {{"num_pid_m", {1, 192}}, {"num_pid_n", {2, 192}}, {"group_size_m", {8, 8}}};
+  SwizzleProveOptions o;
+  o.encodings = {SwizzleProveOptions::Encoding::kInteger};
+  o.digit_residues = false;
+  o.total_rlimit = 1'000'000;
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, box, o));
+  EXPECT_EQ(p.verdict, Verdict::kInconclusive) << p.ToString();
+  EXPECT_THAT(p.reason, HasSubstr("total_rlimit")) << p.reason;
+  uint64_t spent = 0;
+  for (const QueryRecord& q : p.queries) spent += q.rlimit_used;
+  EXPECT_LE(spent, 1'100'000u) << p.ToString();
+}
+
 // Table lemmas (SwizzleProveOptions::table_lemma_values): dist_d0's rank interleave
 // pi(k) = (k*stride) % N + (k*stride) // N, N = 6 and stride = 3, is evaluated over k and
 // its injectivity on [0, 6) given to the injective query. As integers, that query needs

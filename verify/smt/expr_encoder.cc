@@ -269,6 +269,40 @@ void ExprEncoder::FloorDivMod(const Encoded& a, const Encoded& b, Term* q, Term*
   }
 }
 
+bool ExprEncoder::DigitResidue(const Encoded& a, const Encoded& b, Term* r) {
+  if (bv_width_ > 0 || !digits_.has_value() || !digits_->residues ||
+      small_factor_cases_ <= 0 || !a.value.Same(digits_->dividend) ||
+      b.value.Same(digits_->divisor)) {
+    return false;
+  }
+  Encoded s;
+  s.value = digits_->divisor;
+  s.range = digits_->divisor_range;
+  const ValueRange sr = ModRange(s.range, b.range);
+  if (sr.hi - sr.lo >= small_factor_cases_ || s.range.lo < 1) return false;
+  Term q1, s_mod;
+  FloorDivMod(s, b, &q1, &s_mod);
+  // g * (S % b), one case per value of S % b (see "Residues").
+  const Term g = digits_->q;
+  const int64_t lo = static_cast<int64_t>(sr.lo), hi = static_cast<int64_t>(sr.hi);
+  Term product = case_obligations_ ? ctx_->FreshInt("p") : g * s_mod;
+  if (!case_obligations_) ++*nonlinear_;
+  for (int64_t v = hi; v >= lo; --v) {
+    product = Ite(s_mod == ctx_->Int(v), g * ctx_->Int(v), product);
+  }
+  if (case_obligations_) obligations_->push_back(s_mod >= lo && s_mod <= hi);
+  // g = a // S >= 0 over a >= 0, and 0 <= j < S.
+  const ValueRange gr = FloorDivRange({std::max<i128>(a.range.lo, 0), a.range.hi}, s.range);
+  Encoded t;
+  t.value = product + digits_->r;
+  t.range = Hull({MulSat(gr.lo, sr.lo), MulSat(gr.lo, sr.hi), MulSat(gr.hi, sr.lo),
+                  MulSat(gr.hi, sr.hi)});
+  t.range.hi = Clamp(t.range.hi + s.range.hi - 1);
+  Term q2;
+  FloorDivMod(t, b, &q2, r);
+  return true;
+}
+
 struct ExprEncoder::Node {
   Node(Context& ctx, bool bits) : c(ctx), bv(bits) {}
 
@@ -393,6 +427,13 @@ void ExprEncoder::EncodeDivision(ExprKind kind, Node& n) {
   const std::vector<Encoded>& ops = n.ops;
   n.Strict();
   n.NonZero(ops[1]);
+  if (kind == ExprKind::kMod) {
+    Term r;
+    if (DigitResidue(ops[0], ops[1], &r)) {
+      n.IntResult(r, ModRange(ops[0].range, ops[1].range));
+      return;
+    }
+  }
   if (kind != ExprKind::kCdiv) {
     Term q, r;
     FloorDivMod(ops[0], ops[1], &q, &r);

@@ -44,6 +44,12 @@
 //     lo <= b <= hi instead (an over-approximation, exact once a query proves every
 //     obligation: verify/README.md, "Fourth pass").
 //   * SetDigits(x, S, g, j): x // S and x % S are the caller's digits g, j.
+// Residues. With digits x = g*S + j, a read x % E by another divisor E (Triton's
+// persistent grouped order: tile_id % group_size beside tile_id // (G*n)) would need the
+// product g*S. Since S = (S % E) (mod E), x % E = (g*(S % E) + j) % E exactly, and S % E
+// has few values when E does (|E| <= the divisor cases): g*(S % E) is one linear case
+// per value, the two remainders are divisor cases. With case obligations the product's
+// last branch is free and S % E's range is an obligation, as for factor cases.
 // Products. x * y of two non-constants is nonlinear for Z3. Optionally
 // (set_small_factor_cases(n)), when the factor with the fewer values, x, has at most n
 // (its range lo..hi), the product is ite(x == lo, lo*y, ite(x == lo+1, (lo+1)*y, ...
@@ -147,8 +153,13 @@ class ExprEncoder {
   //          Term::Same) are `q` and `r`: the caller states q, r as the digits of the
   //          dividend (0 <= r < divisor, dividend = q*divisor + r). This encoder only
   //          (not shared by forks made before the call).
-  void SetDigits(Term dividend, Term divisor, Term q, Term r) {
-    digits_ = Digits{dividend, divisor, q, r};
+  //          With `residues` (and factor cases on), `dividend % E` for another E is
+  //          the residue ((q * (divisor % E)) + r) % E, exact for every E != 0 (divisor
+  //          and the dividend are congruent modulo E), with the product as factor
+  //          cases over the values of divisor % E (see "Residues").
+  void SetDigits(Term dividend, Term divisor, ValueRange divisor_range, Term q, Term r,
+                 bool residues) {
+    digits_ = Digits{dividend, divisor, divisor_range, q, r, residues};
   }
   // Ensures: how many nodes encoded so far (by this encoder and its forks) are nonlinear
   //          for the integer encoding: a product of two non-constants (without factor
@@ -217,8 +228,15 @@ class ExprEncoder {
   bool case_obligations_ = false;
   std::shared_ptr<std::vector<Term>> obligations_ = std::make_shared<std::vector<Term>>();
   struct Digits {
-    Term dividend, divisor, q, r;
+    Term dividend, divisor;
+    ValueRange divisor_range;
+    Term q, r;
+    bool residues = false;
   };
+  // The residue route of SetDigits. Ensures: true and *r = a % b when a is the digits'
+  // dividend, b is not their divisor, and divisor % b takes at most small_factor_cases_
+  // values (by its range); false otherwise (nothing encoded).
+  bool DigitResidue(const Encoded& a, const Encoded& b, Term* r);
   std::optional<Digits> digits_;
   std::shared_ptr<int> widest_;
   std::shared_ptr<int> nonlinear_ = std::make_shared<int>(0);
