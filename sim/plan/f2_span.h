@@ -118,32 +118,30 @@ class OffsetMap {
  public:
   explicit OffsetMap(const std::vector<uint32_t>& basis) {
     const int n = static_cast<int>(basis.size());
-    uint32_t val[32], comb[32];
+    // Row j: the value (low 32 bits) and the combination of basis vectors that makes it
+    // (high 32 bits), eliminated together.
+    uint64_t row[32];
     for (int j = 0; j < n; ++j) {
       if (n >= 32 || (basis[j] >> n) != 0) {
         SlowInverse(basis);
         return;
       }
-      val[j] = basis[j];
-      comb[j] = 1u << j;
+      row[j] = basis[j] | (uint64_t{1} << (32 + j));
     }
     for (int i = 0; i < n; ++i) {
       int r = i;
-      while (r < n && !((val[r] >> i) & 1)) ++r;
+      while (r < n && !((row[r] >> i) & 1)) ++r;
       if (r == n) {
         SlowInverse(basis);
         return;
       }
-      std::swap(val[i], val[r]);
-      std::swap(comb[i], comb[r]);
+      std::swap(row[i], row[r]);
+      const uint64_t pivot = row[i];
       for (int q = 0; q < n; ++q) {
-        if (q != i && ((val[q] >> i) & 1)) {
-          val[q] ^= val[i];
-          comb[q] ^= comb[i];
-        }
+        if (q != i && ((row[q] >> i) & 1)) row[q] ^= pivot;
       }
     }
-    for (int i = 0; i < n; ++i) col_[i] = comb[i];
+    for (int i = 0; i < n; ++i) col_[i] = static_cast<uint32_t>(row[i] >> 32);
   }
 
   // The offset of tensor direction (element index) e.

@@ -142,10 +142,12 @@ struct SideImages {
 
 // Ensures: the side's access under the offset map of `im`, or nullopt when it does not
 // fit (a matrix side whose cols are not offset bits 0-2 or whose rows are not 16-byte
-// aligned; a plain side whose packed words cannot be accessed whole). `memo`: the side's
-// bank costs.
+// aligned; a plain side whose packed words cannot be accessed whole). `memo`: bank
+// costs (matrix keys: rows and selects, x, 0; plain keys: lanes, lane mask, bytes > 0;
+// each a function of its key and eb alone, so the sides and candidates of a problem
+// share one).
 std::optional<Access> SideAccess(const Side& s, const SideImages& im, int eb,
-                                 BankCostMemo<64>& memo) {
+                                 BankCostMemo<>& memo) {
   const FlatLayout& l = *s.l;
   Access a;
   const uint32_t* img = im.reg();
@@ -212,19 +214,25 @@ std::pair<int64_t, int64_t> SideBound(const Side& s, int eb);
 
 class MatrixPlanner {
  public:
-  MatrixPlanner(const ConversionProblem& p, const Side& st, const Side& ld)
-      : p_(p), st_(st), ld_(ld), eb_(p.element_bytes()), n_(p.elem_bits_log2),
+  // `memo`: bank costs, which depend only on the key and the element size, so one memo
+  // serves every side and candidate of a problem. `bounded`: stop at the bound (false:
+  // search as if there were none; the result is the same when the bound is one).
+  MatrixPlanner(const ConversionProblem& p, const Side& st, const Side& ld,
+                BankCostMemo<>& memo, bool bounded)
+      : p_(p), st_(st), ld_(ld), memo_(memo), eb_(p.element_bytes()),
+        n_(p.elem_bits_log2),
         row_bit_(std::countr_zero(16u / static_cast<uint32_t>(p.element_bytes()))) {
     const auto [ws, is] = SideBound(st, eb_);
     const auto [wl, il] = SideBound(ld, eb_);
     bound_ = {ws + wl, is + il};
+    if (!bounded) bound_ = {-1, -1};  // below every score: never reached
   }
 
   // (wavefronts, instructions) of a basis, given as its sides' images; max when a side
   // does not fit.
   std::pair<int64_t, int64_t> Score(const SideImages& st, const SideImages& ld) const {
-    auto a = SideAccess(st_, st, eb_, memo_[0]);
-    auto b = a ? SideAccess(ld_, ld, eb_, memo_[1]) : std::nullopt;
+    auto a = SideAccess(st_, st, eb_, memo_);
+    auto b = a ? SideAccess(ld_, ld, eb_, memo_) : std::nullopt;
     if (!a || !b) {
       return {std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::max()};
     }
@@ -238,10 +246,10 @@ class MatrixPlanner {
   }
   // Requires: both sides fit the basis behind `m`.
   Access StoreAccess(const Map& m) const {
-    return *SideAccess(st_, SideImages(st_, m), eb_, memo_[0]);
+    return *SideAccess(st_, SideImages(st_, m), eb_, memo_);
   }
   Access LoadAccess(const Map& m) const {
-    return *SideAccess(ld_, SideImages(ld_, m), eb_, memo_[1]);
+    return *SideAccess(ld_, SideImages(ld_, m), eb_, memo_);
   }
 
   // The best basis found from the base orders, or empty when none fits.
@@ -327,11 +335,10 @@ class MatrixPlanner {
   const ConversionProblem& p_;
   const Side& st_;
   const Side& ld_;
+  BankCostMemo<>& memo_;
   int eb_, n_;
   int row_bit_;  // the first offset bit above a 16-byte row
-  std::pair<int64_t, int64_t> bound_;  // SideBound of both sides, summed
-  // The store side's bank costs, the load side's (a search prices about 50 bases).
-  mutable BankCostMemo<64> memo_[2];
+  std::pair<int64_t, int64_t> bound_;  // SideBound of both sides, summed (or {-1, -1})
 };
 
 // Every warp reads only what it wrote (as the smem planner's WarpLocal).
@@ -448,14 +455,21 @@ std::pair<int64_t, int64_t> SideBound(const Side& s, int eb) {
     const int64_t per_thread = int64_t{1} << (l.reg_bits() - Popcount((s.Fixed() | s.free_regs) & all_regs));
     return {(int64_t{1} << s.select.size()) * per_thread * s.warps, per_thread};
   }
+  // A vector of `a` register bits (a <= limit; the alignment check may narrow it) leaves
+  // at least 2^(reg_bits - free - a) accesses a thread, each at least one wavefront per
+  // lane group of its width that takes part: the wavefronts are at least the least of
+  // these over a, the accesses at least those of the widest vector (as
+  // SmemPlanner::Bound).
   int limit = 0;
   while ((eb << (limit + 1)) <= 16) ++limit;
-  const int skipped = std::min(l.reg_bits(), Popcount(s.free_regs & all_regs) + limit);
-  const int64_t per_thread = int64_t{1} << (l.reg_bits() - skipped);
-  // The alignment check may narrow the vector: the bound pairs the fewest accesses (the
-  // widest vector) with the narrowest groups.
-  const int64_t groups = ActiveGroups(s.lanes, static_cast<uint32_t>(eb));
-  return {groups * per_thread * s.warps, per_thread};
+  const int free = Popcount(s.free_regs & all_regs);
+  int64_t wavefronts = std::numeric_limits<int64_t>::max(), per_thread = 0;
+  for (int a = 0; a <= limit; ++a) {
+    per_thread = int64_t{1} << (l.reg_bits() - std::min(l.reg_bits(), free + a));
+    const int64_t groups = ActiveGroups(s.lanes, static_cast<uint32_t>(eb << a));
+    wavefronts = std::min(wavefronts, groups * per_thread * s.warps);
+  }
+  return {wavefronts, per_thread};
 }
 
 // Ensures: the first candidate (store kind, load kind) of least (wavefronts,
@@ -463,8 +477,11 @@ std::pair<int64_t, int64_t> SideBound(const Side& s, int eb) {
 // then the load. Candidates are searched by increasing bound (SideBound), so that a
 // search that reaches the bound of those after it spares them; a candidate is not
 // searched when it could not replace the best so far (a bound above its score, or equal
-// to it for a later candidate).
-Choice Choose(const ConversionProblem& p, const WordView& sv, const WordView& dv) {
+// to it for a later candidate). `bounded` false: every candidate is searched, and no
+// search stops at its bound (the same choice when SideBound is a lower bound; plan_test
+// compares the two through PlanOptions::price_all).
+Choice Choose(const ConversionProblem& p, const WordView& sv, const WordView& dv,
+              bool bounded) {
   struct Candidate {
     int index;
     Kind store, load;
@@ -500,12 +517,13 @@ Choice Choose(const ConversionProblem& p, const WordView& sv, const WordView& dv
   Choice best;
   std::pair<int64_t, int64_t> best_score;
   int best_index = 0;
+  BankCostMemo<> memo;  // the bank costs of every candidate's sides
   for (const Candidate& c : candidates) {
-    if (!best.basis.empty() &&
+    if (bounded && !best.basis.empty() &&
         (c.bound > best_score || (c.bound == best_score && c.index > best_index))) {
       continue;
     }
-    MatrixPlanner planner(p, c.st, c.ld);
+    MatrixPlanner planner(p, c.st, c.ld, memo, bounded);
     std::vector<uint32_t> basis = planner.Search();
     if (basis.empty()) continue;
     auto score = planner.Score(basis);
@@ -522,7 +540,7 @@ Choice Choose(const ConversionProblem& p, const WordView& sv, const WordView& dv
 
 // The choice for (sv, dv), from `memo` when it has it (null: no memo).
 Choice Memoised(const ConversionProblem& p, const WordView& sv, const WordView& dv,
-                SearchMemo* memo) {
+                SearchMemo* memo, bool bounded) {
   if (memo != nullptr) {
     for (const SearchMemo::Matrix& e : memo->matrix) {
       if (e.sv == sv && e.dv == dv) {
@@ -530,7 +548,7 @@ Choice Memoised(const ConversionProblem& p, const WordView& sv, const WordView& 
       }
     }
   }
-  Choice c = Choose(p, sv, dv);
+  Choice c = Choose(p, sv, dv, bounded);
   if (memo != nullptr) {
     memo->matrix.push_back(SearchMemo::Matrix{sv, dv, static_cast<int>(c.store),
                                               static_cast<int>(c.load), c.basis});
@@ -586,7 +604,7 @@ absl::StatusOr<MatrixSmemPlan> PlanMatrixSmem(const ConversionProblem& p, const 
   if (const char* why = NotApplicable(p, sv, dv, options); *why != '\0') {
     return absl::InvalidArgumentError(why);
   }
-  const Choice choice = Memoised(p, sv, dv, options.memo);
+  const Choice choice = Memoised(p, sv, dv, options.memo, !options.price_all);
   if (choice.basis.empty()) {
     return absl::InvalidArgumentError(
         "smem/matrix: neither side fits an 8x8 matrix tile (pack bit and lanes 0-1, or "
@@ -595,7 +613,8 @@ absl::StatusOr<MatrixSmemPlan> PlanMatrixSmem(const ConversionProblem& p, const 
   const std::vector<uint32_t>& basis = choice.basis;
   const std::optional<Side> st = MakeSide(p, true, sv, choice.store);
   const std::optional<Side> ld = MakeSide(p, false, dv, choice.load);
-  MatrixPlanner planner(p, *st, *ld);
+  BankCostMemo<> memo;
+  MatrixPlanner planner(p, *st, *ld, memo, true);
   Map m(basis);
   Access sa = planner.StoreAccess(m), la = planner.LoadAccess(m);
   MatrixSmemPlan plan;

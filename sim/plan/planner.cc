@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -151,6 +152,13 @@ namespace {
 using LaneTable = std::array<int, 32>;
 
 // Builds select trees over lane predicates, sharing equal trees.
+//
+// A table is kept as its choices: each distinct word it wants with the mask of the lanes
+// that want it, ordered by their lowest lane. That is the table itself (the masks are
+// disjoint; lanes in none want any word), in a canonical order, so it keys the memo of
+// trees; splitting a table on a lane functional masks each choice's lanes. Every step
+// costs the few choices a table has instead of its 32 lanes (the in-warp pairs build
+// thousands of trees a plan).
 class SelectBuilder {
  public:
   explicit SelectBuilder(Program* prog) : prog_(prog) {}
@@ -158,20 +166,32 @@ class SelectBuilder {
   // table[l]: the word lane l wants (-1: any). Ensures: a word holding table[l] in every
   // lane l with table[l] >= 0; selps only where the choice depends on the lane.
   int Build(const LaneTable& table) {
-    int first = -1;
-    bool uniform = true;
-    for (int v : table) {
-      if (v < 0) continue;
-      if (first < 0) first = v;
-      else if (v != first) uniform = false;
+    Choices c;
+    for (uint32_t l = 0; l < 32; ++l) {
+      if (table[l] < 0) continue;
+      size_t i = 0;
+      while (i < c.size() && Word(c[i]) != table[l]) ++i;
+      if (i == c.size()) c.push_back(uint64_t{static_cast<uint32_t>(table[l])} << 32);
+      c[i] |= uint64_t{1} << l;
     }
-    if (uniform) return first;
-    auto it = memo_.find(table);
+    return Build(c);
+  }
+
+ private:
+  // A choice: the word (high 32 bits) and the mask of the lanes that want it (low).
+  using Choices = absl::InlinedVector<uint64_t, 4>;
+  static int Word(uint64_t choice) { return static_cast<int>(choice >> 32); }
+  static uint32_t Lanes(uint64_t choice) { return static_cast<uint32_t>(choice); }
+
+  // Requires: `c` canonical (nonempty masks, ordered by lowest lane).
+  int Build(const Choices& c) {
+    if (c.empty()) return -1;
+    if (c.size() == 1) return Word(c[0]);
+    auto it = memo_.find(c);
     if (it != memo_.end()) return it->second;
-    // The lane functional that splits the choices best: each choice as the mask of lanes
-    // that want it, so a split's choices per half are counted per choice, not per lane.
-    uint32_t lanes_of[32];
-    const int d = Choices(table, lanes_of);
+    // The lane functional that splits the choices best, counted per choice (a choice
+    // counts in a half when one of its lanes is there).
+    const int d = static_cast<int>(c.size());
     int best_u = -1;
     std::pair<int, int> best_score{1 << 30, 1 << 30};
     // Single lane bits first (the usual case); every lane functional only when no single
@@ -179,8 +199,8 @@ class SelectBuilder {
     auto try_split = [&](uint32_t u) {
       int d0 = 0, d1 = 0;
       for (int i = 0; i < d; ++i) {
-        d1 += (lanes_of[i] & kOdd[u]) != 0;
-        d0 += (lanes_of[i] & ~kOdd[u]) != 0;
+        d1 += (Lanes(c[i]) & kOdd[u]) != 0;
+        d0 += (Lanes(c[i]) & ~kOdd[u]) != 0;
       }
       if (d0 == 0 || d1 == 0) return;
       std::pair<int, int> score{std::max(d0, d1), d0 + d1};
@@ -194,9 +214,7 @@ class SelectBuilder {
       for (uint32_t u = 1; u < 32; ++u) if (!SingleBit(u)) try_split(u);
     }
     if (best_u < 0) best_u = 1;  // cannot happen for tables with two values; be safe
-    LaneTable t0, t1;
-    Split(table, best_u, &t0, &t1);
-    int a = Build(t1), b = Build(t0);
+    const int a = Build(Half(c, kOdd[best_u])), b = Build(Half(c, ~kOdd[best_u]));
     int out;
     if (a < 0) {
       out = b;
@@ -214,28 +232,25 @@ class SelectBuilder {
       op.out = {out};
       prog_->ops.push_back(std::move(op));
     }
-    memo_[table] = out;
+    memo_.emplace(c, out);
     return out;
   }
 
- private:
-  // Ensures: the distinct defined words of t (n of them, returned), lanes_of[i] the lanes
-  // that want the i-th.
-  static int Choices(const LaneTable& t, uint32_t lanes_of[32]) {
-    int vals[32];
-    int n = 0;
-    for (int l = 0; l < 32; ++l) {
-      if (t[l] < 0) continue;
-      int i = 0;
-      while (i < n && vals[i] != t[l]) ++i;
-      if (i == n) {
-        vals[n] = t[l];
-        lanes_of[n++] = 0;
-      }
-      lanes_of[i] |= 1u << l;
+  // Ensures: the canonical choices of the lanes of `lanes` only.
+  static Choices Half(const Choices& c, uint32_t lanes) {
+    Choices h;
+    for (uint64_t x : c) {
+      const uint32_t m = Lanes(x) & lanes;
+      if (m == 0) continue;
+      // Ordered by lowest lane: insert before the first choice whose lowest lane is higher.
+      const uint64_t y = (x & ~uint64_t{0xffffffffu}) | m;
+      size_t i = h.size();
+      while (i > 0 && std::countr_zero(Lanes(h[i - 1])) > std::countr_zero(m)) --i;
+      h.insert(h.begin() + static_cast<std::ptrdiff_t>(i), y);
     }
-    return n;
+    return h;
   }
+
   // kOdd[u]: the lanes l with Parity(l & u).
   static constexpr std::array<uint32_t, 32> kOdd = [] {
     std::array<uint32_t, 32> odd{};
@@ -244,21 +259,11 @@ class SelectBuilder {
     }
     return odd;
   }();
-  static void Split(const LaneTable& t, uint32_t u, LaneTable* t0, LaneTable* t1) {
-    for (int l = 0; l < 32; ++l) {
-      bool odd = (kOdd[u & 31] >> l) & 1;
-      (*t0)[l] = odd ? -1 : t[l];
-      (*t1)[l] = odd ? t[l] : -1;
-    }
-  }
 
-  // A cheap hash of a table (absl's hashes the 32 ints one by one).
-  struct TableHash {
-    size_t operator()(const LaneTable& t) const {
+  struct ChoicesHash {
+    size_t operator()(const Choices& c) const {
       uint64_t h = 0x9E3779B97F4A7C15ull;
-      for (int l = 0; l < 32; l += 2) {
-        const uint64_t x = (uint64_t{static_cast<uint32_t>(t[l])} << 32) |
-                           static_cast<uint32_t>(t[l + 1]);
+      for (uint64_t x : c) {
         h = (h ^ x) * 0xFF51AFD7ED558CCDull;
         h ^= h >> 29;
       }
@@ -266,7 +271,7 @@ class SelectBuilder {
     }
   };
   Program* prog_;
-  absl::flat_hash_map<LaneTable, int, TableHash> memo_;  // lookups only (order unused)
+  absl::flat_hash_map<Choices, int, ChoicesHash> memo_;  // lookups only (order unused)
 };
 
 Op BarrierOp(bool warp_level) {
@@ -648,13 +653,16 @@ absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordV
   for (uint32_t rp = 0; rp < static_cast<uint32_t>(dv.units()); ++rp) {
     if (rp & mat.zero_cols) continue;
     uint32_t sigma[32], rho[32];
-    std::vector<uint32_t> deltas;
+    // The word's lane offsets, in order of first use (at most 31; `seen` as a mask).
+    absl::InlinedVector<uint32_t, 4> deltas;
+    uint32_t seen = 0;
     const uint32_t word_sigma = ApplyCols(mat.mlr, rp), word_rho = ApplyCols(mat.mrr, rp);
     for (uint32_t l = 0; l < 32; ++l) {
       sigma[l] = word_sigma ^ lane_sigma[l];
       rho[l] = word_rho ^ lane_rho[l];
       uint32_t d = sigma[l] ^ l;
-      if (d != 0 && std::find(deltas.begin(), deltas.end(), d) == deltas.end()) {
+      if (d != 0 && !((seen >> d) & 1)) {
+        seen |= 1u << d;
         deltas.push_back(d);
       }
     }

@@ -138,8 +138,9 @@ struct PlanOptions {
   // Not owned; null: search every time. Only for the problem it was first used with.
   SearchMemo* memo = nullptr;
   // Price every candidate: none is skipped for a lower bound that shows it cannot be
-  // chosen (PlanConversion). The plan is the same either way (plan_test checks it); only
-  // the candidate list differs.
+  // chosen (PlanConversion), and the matrix planner searches every side-kind candidate
+  // to the end (matrix.cc, Choose). The plan is the same either way (plan_test checks
+  // it); only the candidate list differs.
   bool price_all = false;
 };
 

@@ -1,6 +1,7 @@
 #include "sim/plan/problem.h"
 
 #include <algorithm>
+#include <bit>
 #include <map>
 #include <utility>
 
@@ -78,11 +79,24 @@ uint32_t FlatIndex(const std::vector<int64_t>& shape, const std::vector<int32_t>
 }
 
 void FlatLayout::FreeBits(uint32_t* regs, uint32_t* tid) const {
-  F2Span span;
+  // Independence only (no solutions, unlike F2Span): row[b] is a vector of the span
+  // whose highest bit is b. The planners ask this of every side they build.
+  uint32_t row[32] = {};
+  auto add = [&row](uint32_t v) {
+    while (v != 0) {
+      const int b = 31 - std::countl_zero(v);
+      if (row[b] == 0) {
+        row[b] = v;
+        return true;
+      }
+      v ^= row[b];
+    }
+    return false;
+  };
   *regs = *tid = 0;
-  for (int i = 0; i < reg_bits(); ++i) if (!span.Add(reg[i])) *regs |= 1u << i;
-  for (int j = 0; j < lane_bits(); ++j) if (!span.Add(lane[j])) *tid |= 1u << j;
-  for (int k = 0; k < warp_bits(); ++k) if (!span.Add(warp[k])) *tid |= 1u << (5 + k);
+  for (int i = 0; i < reg_bits(); ++i) if (!add(reg[i])) *regs |= 1u << i;
+  for (int j = 0; j < lane_bits(); ++j) if (!add(lane[j])) *tid |= 1u << j;
+  for (int k = 0; k < warp_bits(); ++k) if (!add(warp[k])) *tid |= 1u << (5 + k);
 }
 
 ConversionProblem ConversionProblem::Reversed() const {

@@ -189,7 +189,9 @@ TEST(PlannerTest, CandidateLinesNameEveryPricedCandidate) {
 // its bound. And skipping the candidates whose
 // bound shows they cannot be chosen leaves every plan as pricing them all does, in one
 // direction (PlanConversion over every word view) and in a round trip (PlanRoundTrip),
-// while skipping some (else the bound would be useless).
+// while skipping some (else the bound would be useless); `price_all` also has the matrix
+// planner search every side-kind candidate without stopping at its bound (SideBound),
+// so a bound above some candidate's figures shows here as a changed plan.
 TEST(PlannerTest, SmemBoundIsALowerBoundAndSkippingChangesNoPlan) {
   int bounded = 0, skipped = 0, pairs = 0;
   for (const Pair& pair : SamplePairs(7)) {
