@@ -36,7 +36,7 @@ struct Row {
 };
 
 std::vector<Row> SharedMemoryRows() {
-  auto t = base::ReadTsvFile(std::string(WARPCHECK_SOURCE_DIR) + "/corpus/plan/triton_costs.tsv");
+  auto t = base::ReadTsvFile(absl::StrCat(WARPCHECK_SOURCE_DIR, "/corpus/plan/triton_costs.tsv"));
   EXPECT_TRUE(t.ok()) << t.status();
   std::vector<Row> out;
   if (!t.ok()) return out;
