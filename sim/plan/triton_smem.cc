@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "sim/bank/bank_model.h"
 
 namespace warpcheck::sim::plan {
 namespace {
@@ -480,7 +481,24 @@ bool WarpSync(const Side& src, const Side& dst) {
 struct SideCount {
   int vec_elems = 1;
   int64_t instructions = 0;
+  int64_t wavefronts_per_instruction = 0;
 };
+
+// The byte address of `lanes`' span element `l`: the XOR of the offsets of l's set bits.
+uint32_t SpanOffset(const Vecs& offsets, uint32_t l) {
+  uint32_t off = 0;
+  for (size_t j = 0; j < offsets.size(); ++j) {
+    if (l & (uint32_t{1} << j)) off ^= offsets[j];
+  }
+  return off;
+}
+
+// One matrix of 8 rows of 16 bytes whose row offsets (elements) span `row_bases`.
+uint32_t MatrixWavefronts(const Vecs& row_bases, int bytes) {
+  uint32_t rows[32] = {};
+  for (uint32_t r = 0; r < 8; ++r) rows[r] = SpanOffset(row_bases, r) * bytes;
+  return bank::MatrixRequestCost(rows, 1).wavefronts;
+}
 
 // How one side moves its registers through smem: ld/st vectorised by largestVectorisation,
 // or ldmatrix/stmatrix with up to 128 bits per thread per instruction.
@@ -557,6 +575,37 @@ absl::StatusOr<SideCount> CountSide(const Side& s, const Smem& smem, TritonSmemI
     }
   }
   out.instructions = n_reps * tile_regs / out.vec_elems;
+
+  // Wavefronts. Every instruction of a side addresses the lanes' offsets XOR a constant
+  // (the register index's offset; the additive ones are disjoint from the lanes' bits),
+  // and an XOR by a constant only permutes banks and words: all instructions of a side
+  // cost what the first does.
+  const int bytes = bits / 8;
+  const Vecs lanes(others.begin(), others.begin() + 5);
+  if (instr == TritonSmemInstr::kLdSt) {
+    uint32_t addr[32];
+    for (uint32_t l = 0; l < 32; ++l) addr[l] = SpanOffset(lanes, l) * bytes;
+    out.wavefronts_per_instruction =
+        bank::SharedRequestCost(addr, 0xffffffffu, out.vec_elems * bytes).wavefronts;
+  } else {
+    const int matrices = out.vec_elems * bits / 32;  // .x1, .x2, .x4
+    uint32_t one;
+    if (instr == TritonSmemInstr::kMatrix) {
+      one = MatrixWavefronts({lanes[2], lanes[3], lanes[4]}, bytes);  // lanes 0-1: a row
+    } else {
+      // .trans: lanes 2-4 make a row; the rows span lanes 0-1 and one register, the one
+      // with the fewest conflicts (lowerLdStMatrix's row-bit search).
+      one = UINT32_MAX;
+      for (uint32_t r : tile_regs_idx) {
+        one = std::min(one, MatrixWavefronts({r, lanes[0], lanes[1]}, bytes));
+      }
+      if (tile_regs_idx.empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(what, ": no register to make the rows of a transposed matrix"));
+      }
+    }
+    out.wavefronts_per_instruction = int64_t{matrices} * one;
+  }
   return out;
 }
 
@@ -641,6 +690,8 @@ absl::StatusOr<TritonSmemLowering> TritonSharedMemoryLowering(const ConversionPr
   out.load_vec_elems = ld->vec_elems;
   out.store_instructions = st->instructions;
   out.load_instructions = ld->instructions;
+  out.store_wavefronts = st->instructions * st->wavefronts_per_instruction;
+  out.load_wavefronts = ld->instructions * ld->wavefronts_per_instruction;
   out.barriers = 2 * out.reps - 1;
   out.warp_sync = WarpSync(src, dst);
   return out;

@@ -41,7 +41,11 @@
 //      that are the lowest offsets 1, 2, 4, ... of the shared layout, nothing else touching
 //      those bits); ldmatrix/stmatrix move min(128 bits, a round's registers) per thread
 //      per instruction. Barriers are warp-level (bar.warp.sync) when isCvtWarpSync holds,
-//      CTA barriers otherwise.
+//      CTA barriers otherwise. Wavefronts: each instruction's lanes address the lanes'
+//      offsets XOR a per-register constant, which only permutes banks, so every
+//      instruction of a side costs what its first does under sim/bank's model (for
+//      ldmatrix/stmatrix.trans with the row register that conflicts least, as Triton's
+//      row-bit search picks).
 //   5. Scratch (§3.5): numel / nReps elements of max(bits, 8) / 8 bytes.
 //
 // Known approximations: the pseudo-inverse that maps an element back to a hardware
@@ -75,6 +79,8 @@ struct TritonSmemLowering {
   int64_t scratch_bytes = 0;      // the op's scratch allocation
   int64_t store_instructions = 0; // shared store instructions per warp (all rounds)
   int64_t load_instructions = 0;  // shared load instructions per warp (all rounds)
+  int64_t store_wavefronts = 0;   // shared wavefronts of the stores per warp (all rounds)
+  int64_t load_wavefronts = 0;    // ... of the loads
   int barriers = 0;               // 2*reps-1 inside the op (Membar adds the outer ones)
   bool warp_sync = false;         // barriers are bar.warp.sync (isCvtWarpSync), else CTA
   int read_conflicts = 0, write_conflicts = 0;  // Triton's analytic count for the choice

@@ -7,6 +7,7 @@
 //     scratch buffers are never live together, so the allocator overlaps them);
 //   * smem_requests_store / _load: warps x (store / load instructions per warp), summed
 //     over both directions (the simulator counts one request per warp instruction);
+//   * smem_wavefronts_store / _load: warps x (wavefronts per warp), summed likewise;
 //   * the mechanism: ldst_matrix exactly when some side uses ldmatrix/stmatrix;
 //   * barriers: the simulator counts CTA barriers (bar.sync), not bar.warp.sync: the
 //     2*reps-1 of each conversion whose barriers are CTA ones, plus the one Triton's Membar
@@ -32,6 +33,7 @@ struct Row {
   int line = 0;
   std::string category;
   int64_t smem_bytes = 0, requests_store = 0, requests_load = 0, barriers = 0;
+  int64_t wavefronts_store = 0, wavefronts_load = 0;
   absl::StatusOr<ConversionProblem> problem;
 };
 
@@ -56,6 +58,8 @@ std::vector<Row> SharedMemoryRows() {
     r.requests_store = num("smem_requests_store");
     r.requests_load = num("smem_requests_load");
     r.barriers = num("barriers");
+    r.wavefronts_store = num("smem_wavefronts_store");
+    r.wavefronts_load = num("smem_wavefronts_load");
     std::vector<int64_t> shape;
     for (absl::string_view s : absl::StrSplit(t->Cell(c, "shape"), 'x')) {
       int64_t v = 0;
@@ -74,6 +78,7 @@ std::vector<Row> SharedMemoryRows() {
 struct Trip {
   TritonSmemLowering fwd, bwd;
   int64_t smem_bytes = 0, requests_store = 0, requests_load = 0, barriers = 0;
+  int64_t wavefronts_store = 0, wavefronts_load = 0;
   bool matrix = false;
 };
 
@@ -86,6 +91,8 @@ absl::StatusOr<Trip> Model(const ConversionProblem& p, bool leave_reps = true) {
   t.smem_bytes = std::max(f->scratch_bytes, b->scratch_bytes);
   t.requests_store = p.num_warps * (f->store_instructions + b->store_instructions);
   t.requests_load = p.num_warps * (f->load_instructions + b->load_instructions);
+  t.wavefronts_store = p.num_warps * (f->store_wavefronts + b->store_wavefronts);
+  t.wavefronts_load = p.num_warps * (f->load_wavefronts + b->load_wavefronts);
   for (const auto* d : {&t.fwd, &t.bwd}) {
     t.barriers += 1 + (d->warp_sync ? 0 : d->barriers);
     t.matrix |= d->store != TritonSmemInstr::kLdSt || d->load != TritonSmemInstr::kLdSt;
@@ -105,7 +112,7 @@ std::string Describe(const TritonSmemLowering& d) {
 // the figures; a pair that stops matching is a regression of the model).
 TEST(TritonSmemTest, MatchesTritonsKernelsOnTheCostTable) {
   int rows = 0, modelled = 0, bytes_ok = 0, requests_ok = 0, mechanism_ok = 0, barriers_ok = 0,
-      all_ok = 0;
+      wavefronts_ok = 0, all_ok = 0;
   std::map<std::string, int> by_category, by_pair;  // by_pair: per direction
   // Lines with warp-level barriers, and their count a round trip: the simulator does not
   // count bar.warp.sync, tools/oracle/triton_warp_syncs.py counts them in Triton's PTX.
@@ -137,11 +144,14 @@ TEST(TritonSmemTest, MatchesTritonsKernelsOnTheCostTable) {
         t->requests_store == r.requests_store && t->requests_load == r.requests_load;
     const bool mechanism = t->matrix == (r.category == "ldst_matrix");
     const bool barriers = t->barriers == r.barriers;
+    const bool wavefronts =
+        t->wavefronts_store == r.wavefronts_store && t->wavefronts_load == r.wavefronts_load;
+    wavefronts_ok += wavefronts;
     bytes_ok += bytes;
     barriers_ok += barriers;
     requests_ok += requests;
     mechanism_ok += mechanism;
-    if (bytes && requests && mechanism && barriers) {
+    if (bytes && requests && mechanism && barriers && wavefronts) {
       ++all_ok;
       ++by_category[r.category];
     } else {
@@ -151,14 +161,16 @@ TEST(TritonSmemTest, MatchesTritonsKernelsOnTheCostTable) {
                     << r.requests_store << "+" << r.requests_load << "; model "
                     << t->smem_bytes << " B, requests " << t->requests_store << "+"
                     << t->requests_load << ", barriers Triton " << r.barriers << " model "
-                    << t->barriers << "\n  fwd: " << Describe(t->fwd)
+                    << t->barriers << ", wavefronts Triton " << r.wavefronts_store << "+"
+                    << r.wavefronts_load << " model " << t->wavefronts_store << "+"
+                    << t->wavefronts_load << "\n  fwd: " << Describe(t->fwd)
                     << "\n  bwd: " << Describe(t->bwd);
     }
   }
   std::cout << "shared-memory rows " << rows << ", modelled " << modelled
             << ", smem_bytes exact " << bytes_ok << ", requests exact " << requests_ok
             << ", mechanism exact " << mechanism_ok << ", CTA barriers exact " << barriers_ok
-            << ", all four " << all_ok << " (smem "
+            << ", wavefronts exact " << wavefronts_ok << ", all five " << all_ok << " (smem "
             << by_category["smem"] << ", ldst_matrix " << by_category["ldst_matrix"] << ")\n";
   std::cout << "bar.warp.sync a round trip (line:count):" << warp_syncs << "\n";
   for (const auto& [what, n] : by_pair) std::cout << "  directions with " << what << ": " << n << "\n";
@@ -210,6 +222,10 @@ TEST(TritonSmemTest, OneWarpF16PairRunsSixteenRoundsAsInTritonsPtx) {
   EXPECT_EQ(f->store_instructions, 16);
   EXPECT_EQ(f->load_instructions, 16);
   EXPECT_EQ(f->scratch_bytes, 512);
+  // The table's 128 + 128 wavefronts a round trip: every access conflict-free (an .x4 and
+  // a 16-byte ld.shared both take 4).
+  EXPECT_EQ(f->store_wavefronts, 64);
+  EXPECT_EQ(f->load_wavefronts, 64);
   EXPECT_EQ(f->barriers, 31);
   EXPECT_TRUE(f->warp_sync);
   EXPECT_FALSE(f->fallback);
