@@ -6,7 +6,9 @@
 #include <tuple>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "sim/plan/f2_span.h"
+#include "sim/plan/triton_smem.h"
 
 namespace warpcheck::sim::plan {
 namespace {
@@ -152,6 +154,20 @@ size_t PickRoundTrip(
     if (!best || key(trips[i]) < key(trips[*best])) best = i;
   }
   return *best;
+}
+
+std::optional<int64_t> TritonSharedRoundTripFloor(const ConversionProblem& p) {
+  const ConversionProblem reversed = p.Reversed();
+  if (TritonStrategy(p) != Strategy::kSmem || TritonStrategy(reversed) != Strategy::kSmem) {
+    return std::nullopt;
+  }
+  int64_t per_warp = 0;
+  for (const ConversionProblem* d : {&p, &reversed}) {
+    const absl::StatusOr<TritonSmemLowering> l = TritonSharedMemoryLowering(*d);
+    if (!l.ok()) return std::nullopt;
+    per_warp += l->store_instructions + l->load_instructions + l->barriers + 1;
+  }
+  return per_warp * p.num_warps;
 }
 
 }  // namespace warpcheck::sim::plan

@@ -28,6 +28,8 @@
 #define WARPCHECK_SIM_PLAN_TRITON_FLOOR_H_
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -62,6 +64,17 @@ int PickNotWorseThanTriton(const ConversionProblem& p, const std::vector<Convers
 size_t PickRoundTrip(
     const ConversionProblem& p,
     const std::vector<std::pair<const ConversionPlan*, const ConversionPlan*>>& trips);
+
+// A lower bound on the warp instructions per CTA of one round trip (p, then p.Reversed())
+// of Triton's own kernel when both directions take its shared-memory mechanism: the
+// shared stores, loads and barriers of TritonSharedMemoryLowering (triton_smem.h: nReps
+// rounds, 2 nReps - 1 barriers a direction, warp or CTA ones) plus the CTA barrier the
+// Membar pass puts before each conversion, times the warps. Triton's address, packing
+// and loop instructions are not counted, so its kernel costs at least this (line 583 of
+// corpus/plan/triton_costs.tsv: 128 here, 131 measured, the 3 being the loop).
+// nullopt when either direction is not Triton's shared-memory mechanism (TritonStrategy)
+// or the model declines it.
+std::optional<int64_t> TritonSharedRoundTripFloor(const ConversionProblem& p);
 
 }  // namespace warpcheck::sim::plan
 

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/container/node_hash_map.h"
@@ -908,6 +909,93 @@ void EmitGlobalCopy(Writer& w, const ConversionProblem& p, const FlatLayout& l, 
 }  // namespace
 
 
+namespace {
+
+// Whether every shared access of `c` is a plain 16-byte vector (no stmatrix/ldmatrix)
+// and its barriers are warp barriers only: the plans NarrowOneWarpTrip may narrow.
+bool Plain16ByteWarpLocal(const ConversionPlan& c) {
+  if (c.strategy != plan::Strategy::kSmem) return false;
+  bool any = false;
+  for (const Op& op : c.program.ops) {
+    switch (op.kind) {
+      case OpKind::kStShared:
+        if (static_cast<int>(op.in.size()) * op.elem_bytes != 16) return false;
+        any = true;
+        break;
+      case OpKind::kLdShared:
+        if (static_cast<int>(op.out.size()) * op.elem_bytes != 16) return false;
+        any = true;
+        break;
+      case OpKind::kStMatrix:
+      case OpKind::kLdMatrix:
+      case OpKind::kBarSync:
+        return false;
+      default:
+        break;
+    }
+  }
+  return any;
+}
+
+}  // namespace
+
+std::optional<RoundTrip> NarrowOneWarpTrip(const ConversionProblem& problem,
+                                           const plan::PlanOptions& options,
+                                           const RoundTrip& chosen) {
+  if (problem.num_warps != 1 || options.max_vector_bytes != 0 || options.no_swizzle ||
+      options.only_matrix) {
+    return std::nullopt;
+  }
+  if (problem.num_elements() * problem.element_bytes() < kNarrowMinBytesPerWarp) {
+    return std::nullopt;
+  }
+  if (!Plain16ByteWarpLocal(chosen.forward) || !Plain16ByteWarpLocal(chosen.backward)) {
+    return std::nullopt;
+  }
+  const std::optional<int64_t> triton = plan::TritonSharedRoundTripFloor(problem);
+  if (!triton) return std::nullopt;
+  // Both kernels run the same loop bookkeeping (add, setp, bra) a round trip; the floor
+  // leaves Triton's out, so ours is counted here.
+  const int64_t loop = 3 * int64_t{problem.num_warps};
+  const int64_t wavefronts = chosen.forward.cost.wavefronts_store +
+                             chosen.forward.cost.wavefronts_load +
+                             chosen.backward.cost.wavefronts_store +
+                             chosen.backward.cost.wavefronts_load;
+  const ConversionProblem reversed = problem.Reversed();
+  std::optional<RoundTrip> best;
+  int64_t best_instructions = 0;
+  for (const bool narrow_forward : {false, true}) {
+    // The other direction stays as chosen; this one is planned again in its word views
+    // and buffer, through shared memory, with 8-byte vectors at most.
+    const ConversionPlan& kept = narrow_forward ? chosen.backward : chosen.forward;
+    const ConversionPlan& old = narrow_forward ? chosen.forward : chosen.backward;
+    plan::PlanOptions o = options;
+    o.views = std::make_pair(old.src_view, old.dst_view);
+    o.buffer = narrow_forward ? 0 : 1;
+    o.strategy = plan::Strategy::kSmem;
+    o.max_vector_bytes = 8;
+    o.memo = nullptr;
+    absl::StatusOr<ConversionPlan> narrowed =
+        plan::PlanConversion(narrow_forward ? problem : reversed, o);
+    if (!narrowed.ok() || narrowed->strategy != plan::Strategy::kSmem) continue;
+    if (absl::c_any_of(narrowed->program.ops,
+                       [](const Op& op) { return op.kind == OpKind::kBarSync; })) {
+      continue;
+    }
+    const int64_t instructions = kept.cost.warp_instructions + narrowed->cost.warp_instructions;
+    const int64_t trip_wavefronts = kept.cost.wavefronts_store + kept.cost.wavefronts_load +
+                                    narrowed->cost.wavefronts_store +
+                                    narrowed->cost.wavefronts_load;
+    if (instructions + loop > *triton || trip_wavefronts > wavefronts) continue;
+    if (!best || instructions < best_instructions) {
+      best_instructions = instructions;
+      best = narrow_forward ? RoundTrip{*std::move(narrowed), chosen.backward}
+                            : RoundTrip{chosen.forward, *std::move(narrowed)};
+    }
+  }
+  return best;
+}
+
 absl::StatusOr<RoundTrip> PlanRoundTrip(const ConversionProblem& problem,
                                         const plan::PlanOptions& options) {
   std::vector<std::pair<size_t, RoundTrip>> trips;  // (view, its plans), one per word view
@@ -1056,7 +1144,9 @@ absl::StatusOr<RoundTrip> PlanRoundTrip(const ConversionProblem& problem,
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::pair<const plan::ConversionPlan*, const plan::ConversionPlan*>> pairs;
   for (const auto& [view, t] : trips) pairs.emplace_back(&t.forward, &t.backward);
-  return trips[plan::PickRoundTrip(problem, pairs)].second;
+  RoundTrip& chosen = trips[plan::PickRoundTrip(problem, pairs)].second;
+  if (auto narrowed = NarrowOneWarpTrip(problem, options, chosen)) return *std::move(narrowed);
+  return std::move(chosen);
 }
 
 namespace {

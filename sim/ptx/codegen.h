@@ -22,6 +22,7 @@
 #define WARPCHECK_SIM_PTX_CODEGEN_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -62,6 +63,27 @@ struct RoundTrip {
 };
 absl::StatusOr<RoundTrip> PlanRoundTrip(const plan::ConversionProblem& problem,
                                         const plan::PlanOptions& options);
+
+// One-warp round trips through shared memory with 16-byte accesses on every side
+// (PlanRoundTrip's last step). On the H200 such a kernel is bound by the shared-memory
+// pipe's queue, not by its instructions: Nsight Compute on corpus line 583 (64x64 f16,
+// one warp, 528 CTAs = 4 warps an SM) measured 16.4 cycles per issued instruction, 8.3 of
+// them MIO throttle, against Triton's 8.0 with twice the instructions
+// (corpus/plan/README.md, exp_2026-12-02b). Splitting one direction's accesses into
+// 8-byte ones keeps the wavefronts, adds instructions, and ran faster: on the 30 corpus
+// pairs this applies to, geomean 0.944 of the 16-byte kernel's time, 27 faster, the worst
+// 1.037 (exp_2026-12-03); 8-byte accesses on 32x32 one-warp kernels measured no faster
+// (exp_2026-12-02c), hence kNarrowMinBytesPerWarp. Both variants are planned (the same
+// word views and buffers, one direction capped at 8-byte vectors) and the one with fewer
+// warp instructions is kept — only when it has no more wavefronts than `chosen` and, with
+// our loop bookkeeping, no more warp instructions than Triton's own kernel
+// (TritonSharedRoundTripFloor), so the round trip never costs more than Triton's.
+// nullopt: keep `chosen` (not such a trip, an option that fixes the accesses, or neither
+// variant qualifies).
+inline constexpr int64_t kNarrowMinBytesPerWarp = 8192;
+std::optional<RoundTrip> NarrowOneWarpTrip(const plan::ConversionProblem& problem,
+                                           const plan::PlanOptions& options,
+                                           const RoundTrip& chosen);
 
 // A launch spec for the harness: grid 1, one CTA of the problem's threads, `in` filled
 // with `fill` (RANDOM uses `seed`), `out` POISON, `iters`, expect out == in.
