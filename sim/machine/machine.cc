@@ -55,7 +55,7 @@ void Machine::InitCta(Cta& c, uint32_t linear) {
   c.id[1] = (linear / grid_.x) % grid_.y;
   c.id[2] = linear / (grid_.x * grid_.y);
   c.shared.assign(shared_bytes_, 0);
-  if (options_.detect_races) c.shadow.Reset(shared_bytes_);
+  if (options_.detect_races) c.shadow.Reset(shared_bytes_, block_.Count());
   c.local.assign(size_t{program_.local_bytes} * block_.Count(), 0);
   c.live_threads = block_.Count();
   c.epoch = 0;

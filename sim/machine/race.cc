@@ -4,7 +4,9 @@
 
 namespace warpcheck::sim::machine {
 
-void RaceShadow::Reset(uint32_t bytes) {
+void RaceShadow::Reset(uint32_t bytes, uint32_t threads) {
+  seen_words_ = 1;
+  while (seen_words_ < kSeenWords && 64 * seen_words_ < threads) seen_words_ *= 2;
   uint32_t words = (bytes + 3) / 4;
   words_.assign(words, Cell{});
   bytes_.clear();
@@ -38,14 +40,16 @@ inline bool RaceShadow::CheckRead(const Accessor& a, Cell& c, uint32_t offset,
 }
 
 // Inline in Read's word loop (one call per lane and word: the call itself was a sixth
-// of the function's cost); the list cases are AddListedReader.
+// of the function's cost); a walk of the list is AddListedReader.
 inline void RaceShadow::AddReader(const Accessor& a, Cell& c) {
+  const uint32_t word = (a.me.tid >> 6) & (seen_words_ - 1);
+  const uint64_t bit = uint64_t{1} << (a.me.tid & 63);
   if (c.read.epoch != a.me.epoch) {
     c.read = a.me;
     c.more = 0;
     c.tail = 0;
-    c.seen[0] = c.seen[1] = 0;
-    c.seen[(a.me.tid >> 6) & 1] = uint64_t{1} << (a.me.tid & 63);
+    for (uint32_t i = 0; i < seen_words_; ++i) c.seen[i] = 0;
+    c.seen[word] = bit;
     c.max_tid = a.me.tid;
     return;
   }
@@ -53,34 +57,43 @@ inline void RaceShadow::AddReader(const Accessor& a, Cell& c) {
     c.read = a.me;
     return;
   }
-  const uint64_t bit = uint64_t{1} << (a.me.tid & 63);
-  AddListedReader(a, c, (c.seen[(a.me.tid >> 6) & 1] & bit) != 0);
-}
-
-void RaceShadow::AddListedReader(const Accessor& a, Cell& c, bool may_be_listed) {
-  const uint64_t bit = uint64_t{1} << (a.me.tid & 63);
-  // Further readers: update this thread's stamp, or append it (without looking when
-  // `seen` and `max_tid` say it is not there).
-  if (may_be_listed && a.me.tid <= c.max_tid) {
-    for (uint32_t idx = c.more; idx != 0;) {
-      Node& n = pool_[idx - 1];
-      for (uint32_t i = 0; i < n.count; ++i) {
-        if (n.s[i].tid == a.me.tid) {
-          n.s[i] = a.me;
-          return;
-        }
-      }
-      idx = n.next;
-    }
-  }
-  c.seen[(a.me.tid >> 6) & 1] |= bit;
-  c.max_tid = a.me.tid > c.max_tid ? a.me.tid : c.max_tid;
-  const uint32_t last = c.tail;
-  if (last != 0 && pool_[last - 1].count < 3) {
-    Node& n = pool_[last - 1];
-    n.s[n.count++] = a.me;
+  if ((c.seen[word] & bit) != 0 && a.me.tid <= c.max_tid) {
+    AddListedReader(a, c);
     return;
   }
+  AppendReader(a, c);
+}
+
+void RaceShadow::AddListedReader(const Accessor& a, Cell& c) {
+  // Update this thread's stamp where it is listed, or append it.
+  for (uint32_t idx = c.more; idx != 0;) {
+    Node& n = pool_[idx - 1];
+    for (uint32_t i = 0; i < n.count; ++i) {
+      if (n.s[i].tid == a.me.tid) {
+        n.s[i] = a.me;
+        return;
+      }
+    }
+    idx = n.next;
+  }
+  AppendReader(a, c);
+}
+
+inline void RaceShadow::AppendReader(const Accessor& a, Cell& c) {
+  c.seen[(a.me.tid >> 6) & (seen_words_ - 1)] |= uint64_t{1} << (a.me.tid & 63);
+  c.max_tid = a.me.tid > c.max_tid ? a.me.tid : c.max_tid;
+  if (c.tail != 0) {
+    Node& n = pool_[c.tail - 1];
+    if (n.count < Node::kStamps) {
+      n.s[n.count++] = a.me;
+      return;
+    }
+  }
+  AppendNode(a, c);
+}
+
+void RaceShadow::AppendNode(const Accessor& a, Cell& c) {
+  const uint32_t last = c.tail;
   pool_.push_back(Node{});
   Node& n = pool_.back();
   n.s[0] = a.me;

@@ -65,7 +65,8 @@ struct Conflict {
 
 class RaceShadow {
  public:
-  void Reset(uint32_t bytes);
+  // `bytes` of shared memory, accessed by threads with tids below `threads`.
+  void Reset(uint32_t bytes, uint32_t threads);
   // Call when the CTA epoch advances (old readers are dead: their pool is reused).
   void NewEpoch() { pool_.clear(); }
 
@@ -77,25 +78,29 @@ class RaceShadow {
                  const uint8_t* memory, uint64_t* same_value);
 
  private:
+  static constexpr uint32_t kSeenWords = 8;  // 512 threads
   struct Cell {
     Stamp write;
     Stamp read;          // the first reader of read.epoch
     uint32_t more = 0;   // 1 + pool index of further readers (valid with read.epoch)
     uint32_t tail = 0;   // 1 + pool index of the last node of that list (0: none)
-    // Whether a thread may already be in the list: bit (tid % 128) of every reader, and
-    // the largest tid. A reader whose bit is clear, or whose tid is above every tid read
-    // so far, is not in the list and is appended at `tail` without walking it (threads
-    // reach a word in mostly increasing tid order, and most words have a few readers).
-    // 128 bits: exact for CTAs of up to 4 warps, where a thread that reads a word a
-    // second time in an epoch is the only one that walks (with 64 bits, thread t + 64
-    // walked the whole list of a word that thread t had read).
-    uint64_t seen[2] = {0, 0};
+    // Whether a thread may already be in the list: bit (tid % (64 * seen_words_)) of
+    // every reader, and the largest tid. A reader whose bit is clear, or whose tid is
+    // above every tid read so far, is not in the list and is appended at `tail` without
+    // walking it (threads reach a word in mostly increasing tid order, and most words
+    // have a few readers). Only the first seen_words_ words are used (set by the first
+    // reader of an epoch): exact for CTAs of up to 16 warps, where only a thread that
+    // reads a word a second time in an epoch walks. (With 128 bits, 8- and 16-warp CTAs
+    // walked whole lists whenever a lower warp reached a word after a higher one: thread
+    // t + 128 found thread t's bit.)
+    uint64_t seen[kSeenWords];
     uint16_t max_tid = 0;
     uint8_t split = 0;  // word cells: 1 when the word lives in byte cells
     uint32_t group = 0;  // word cells: 1 + index of its four byte cells in bytes_ (0: none yet)
   };
   struct Node {
-    Stamp s[3];
+    static constexpr uint32_t kStamps = 3;
+    Stamp s[kStamps];
     uint32_t count = 0;
     uint32_t next = 0;  // 1 + index, 0 = end
   };
@@ -105,15 +110,22 @@ class RaceShadow {
   bool CheckWrite(const Accessor& a, Cell& c, uint32_t offset, bool same_value,
                   uint64_t* same_count, Conflict* out);
   inline void AddReader(const Accessor& a, Cell& c);
-  // AddReader's cases past the first reader: update the thread's stamp in the list
-  // (`may_be_listed`: its seen bit is set) or append it.
-  void AddListedReader(const Accessor& a, Cell& c, bool may_be_listed);
+  // AddReader's case of a thread that may be in the list (its seen bit is set and its
+  // tid is not above max_tid): update its stamp there, or append it.
+  void AddListedReader(const Accessor& a, Cell& c);
+  // Appends a thread known not to be in the list.
+  inline void AppendReader(const Accessor& a, Cell& c);
+  // AppendReader's case of a full (or no) last node.
+  void AppendNode(const Accessor& a, Cell& c);
   // Moves word `word` into its byte cells (`epoch`: the accessing thread's).
   void Split(uint32_t word, uint32_t epoch);
   // A copy of the list at `more`: its head, and its last node in *tail.
   uint32_t CopyList(uint32_t more, uint32_t* tail);
   Cell* ByteCells(const Cell& word) { return &bytes_[size_t{word.group - 1} * 4]; }
 
+  // The words of Cell::seen in use: a power of two, 64 * seen_words_ >= the CTA's
+  // threads up to 512; tid selects word (tid / 64) & (seen_words_ - 1).
+  uint32_t seen_words_ = kSeenWords;
   std::vector<Cell> words_;
   // Byte cells, four per word that was ever split (Cell::group), made on its first split:
   // most words never split, and making 4 cells for every word made Reset the larger cost
