@@ -240,20 +240,29 @@ void MoveLaneData(Exec& x, const Insn& in, uint32_t mask, uint8_t* mem, uint64_t
   ForLanes(mask, lane);
 }
 
-// ExecLdSt's common case in one go: an explicit global/const access, or a shared one
-// without race checks, whose lanes are all aligned and together lie inside one buffer
-// (the shared window), with no watched store. Then no lane can fault, so the per-lane checks
-// of ExecLdSt reduce to one range check, and the lanes move their bytes in lane order
-// exactly as ExecLdSt would (a lane reads its address before it writes its
-// destinations, as there). Returns false, having changed nothing, when the request is
-// anything else; ExecLdSt then runs it lane by lane (and finds the same faults).
+// ExecLdSt's common case in one go: an explicit global/const access, a shared one
+// without race checks, or a shared load with race checks (`check_reads`), whose lanes
+// are all aligned and together lie inside one buffer (the shared window), with no
+// watched store. Then no lane can fault but for a race, so the per-lane checks of
+// ExecLdSt reduce to one range check (and, with `check_reads`, each lane's race check
+// in lane order, as ExecLdSt makes them: the first racing lane faults, and the launch
+// stops there, so the registers of the lanes before it, which ExecLdSt would have
+// loaded, are never read), and the lanes move their bytes in lane order exactly as
+// ExecLdSt would (a lane reads its address before it writes its destinations, as
+// there). kNotTaken, having changed nothing, when the request is anything else;
+// ExecLdSt then runs it lane by lane (and finds the same faults). Stores with race
+// checks are never taken: a store's same-value test reads the bytes the lanes before it
+// wrote.
+enum class FastResult { kNotTaken, kDone, kFaulted };
+
 template <bool kStore, uint32_t kEb>
-bool FastLdSt(Exec& x, const Insn& in, uint32_t mask) {
+FastResult FastLdSt(Exec& x, const Insn& in, uint32_t mask, bool check_reads) {
+  constexpr FastResult kNotTaken = FastResult::kNotTaken;
   const Space space = Space(in.space);
   const bool shared = space == Space::kShared;
-  if (!shared && space != Space::kGlobal && space != Space::kConst) return false;
+  if (!shared && space != Space::kGlobal && space != Space::kConst) return kNotTaken;
   const uint32_t vec = in.vec, size = kEb * vec;
-  if (vec != 1 && vec != 2 && vec != 4) return false;
+  if (vec != 1 && vec != 2 && vec != 4) return kNotTaken;
   const uint64_t* base = x.R(in.s[0]);
   const uint64_t offset = uint64_t(in.offset);
   uint64_t lo = ~uint64_t{0}, hi = 0, bits = 0;
@@ -263,22 +272,33 @@ bool FastLdSt(Exec& x, const Insn& in, uint32_t mask) {
     hi = addr > hi ? addr : hi;
     bits |= addr;
   });
-  if (bits & (size - 1)) return false;
+  if (bits & (size - 1)) return kNotTaken;
   // [lo, hi + size) in one buffer; hi + size cannot wrap once lo..hi is in a buffer.
   uint8_t* mem;
   uint64_t mem_base;
   if (shared) {
     const uint64_t limit = x.m->shared_bytes();
     if (lo < kSharedBase || hi - kSharedBase >= limit || hi - kSharedBase + size > limit)
-      return false;
+      return kNotTaken;
     mem = x.cta->shared.data();
     mem_base = kSharedBase;
   } else {
-    if (hi - lo > (uint64_t{1} << 40)) return false;
+    if (hi - lo > (uint64_t{1} << 40)) return kNotTaken;
     uint8_t* p = x.m->global().Find(lo, hi - lo + size);
-    if (p == nullptr) return false;
+    if (p == nullptr) return kNotTaken;
     mem = p;
     mem_base = lo;
+  }
+  if constexpr (!kStore) {
+    if (check_reads && shared) {
+      Accessor acc = x.m->MakeAccessor(x, 0);
+      for (uint32_t mm = mask; mm != 0; mm &= mm - 1) {
+        const int l = __builtin_ctz(mm);
+        Machine::SetLane(acc, *x.w, l);
+        const uint32_t at = uint32_t(base[l] + offset - kSharedBase);
+        if (!x.m->CheckSharedRead(x, acc, l, at, size)) return FastResult::kFaulted;
+      }
+    }
   }
   uint32_t saddr[32];
   const uint64_t delta = offset - mem_base;
@@ -311,7 +331,7 @@ bool FastLdSt(Exec& x, const Insn& in, uint32_t mask) {
   } else {
     x.m->mutable_counters().global_bytes[kStore] += uint64_t(size) * Popcount32(mask);
   }
-  return true;
+  return FastResult::kDone;
 }
 
 template <bool kStore, uint32_t kEb>
@@ -321,10 +341,15 @@ bool ExecLdSt(Exec& x, const Insn& in, uint32_t mask) {
   // the fast path with them on too.
   const bool unchecked_space = !race_checks || Space(in.space) == Space::kGlobal ||
                                Space(in.space) == Space::kConst;
-  if (x.m->options().fast_ldst && unchecked_space &&
-      (!kStore || x.m->options().watch_global_address == 0) &&
-      FastLdSt<kStore, kEb>(x, in, mask)) {
-    return true;
+  // Shared loads with race checks too: their checks do not depend on the lanes before.
+  const bool checked_load = !kStore && race_checks && Space(in.space) == Space::kShared;
+  if (x.m->options().fast_ldst && (unchecked_space || checked_load) &&
+      (!kStore || x.m->options().watch_global_address == 0)) {
+    switch (FastLdSt<kStore, kEb>(x, in, mask, checked_load)) {
+      case FastResult::kDone: return true;
+      case FastResult::kFaulted: return false;
+      case FastResult::kNotTaken: break;
+    }
   }
   const uint64_t* base = x.R(in.s[0]);
   constexpr uint32_t eb = kEb;
