@@ -240,23 +240,22 @@ void MoveLaneData(Exec& x, const Insn& in, uint32_t mask, uint8_t* mem, uint64_t
   ForLanes(mask, lane);
 }
 
-// ExecLdSt's common case in one go: an explicit global/const access, a shared one
-// without race checks, or a shared load with race checks (`check_reads`), whose lanes
-// are all aligned and together lie inside one buffer (the shared window), with no
-// watched store. Then no lane can fault but for a race, so the per-lane checks of
-// ExecLdSt reduce to one range check (and, with `check_reads`, each lane's race check
-// in lane order, as ExecLdSt makes them: the first racing lane faults, and the launch
-// stops there, so the registers of the lanes before it, which ExecLdSt would have
-// loaded, are never read), and the lanes move their bytes in lane order exactly as
-// ExecLdSt would (a lane reads its address before it writes its destinations, as
-// there). kNotTaken, having changed nothing, when the request is anything else;
-// ExecLdSt then runs it lane by lane (and finds the same faults). Stores with race
-// checks are never taken: a store's same-value test reads the bytes the lanes before it
-// wrote.
+// ExecLdSt's common case in one go: an explicit global/const access, or a shared one
+// (with or without race checks: `checked`), whose lanes are all aligned and together lie
+// inside one buffer (the shared window), with no watched store. Then no lane can fault
+// but for a race, so the per-lane checks of ExecLdSt reduce to one range check, and the
+// lanes move their bytes in lane order exactly as ExecLdSt would (a lane reads its
+// address before it writes its destinations, as there). With race checks, each lane is
+// checked in lane order as ExecLdSt checks it: a store's lane right before it writes
+// (its same-value test reads what the lanes before it wrote), a load's lanes all before
+// any moves (a load's check reads only the shadow; the first racing lane faults and the
+// launch stops there, so the registers of the lanes before it, which ExecLdSt would have
+// loaded, are never read). kNotTaken, having changed nothing, when the request is
+// anything else; ExecLdSt then runs it lane by lane (and finds the same faults).
 enum class FastResult { kNotTaken, kDone, kFaulted };
 
 template <bool kStore, uint32_t kEb>
-FastResult FastLdSt(Exec& x, const Insn& in, uint32_t mask, bool check_reads) {
+FastResult FastLdSt(Exec& x, const Insn& in, uint32_t mask, bool checked) {
   constexpr FastResult kNotTaken = FastResult::kNotTaken;
   const Space space = Space(in.space);
   const bool shared = space == Space::kShared;
@@ -289,18 +288,28 @@ FastResult FastLdSt(Exec& x, const Insn& in, uint32_t mask, bool check_reads) {
     mem = p;
     mem_base = lo;
   }
-  if constexpr (!kStore) {
-    if (check_reads && shared) {
-      Accessor acc = x.m->MakeAccessor(x, 0);
-      for (uint32_t mm = mask; mm != 0; mm &= mm - 1) {
-        const int l = __builtin_ctz(mm);
-        Machine::SetLane(acc, *x.w, l);
-        const uint32_t at = uint32_t(base[l] + offset - kSharedBase);
+  uint32_t saddr[32];
+  if (checked && shared) {
+    Accessor acc = x.m->MakeAccessor(x, 0);
+    for (uint32_t mm = mask; mm != 0; mm &= mm - 1) {
+      const int l = __builtin_ctz(mm);
+      Machine::SetLane(acc, *x.w, l);
+      const uint32_t at = uint32_t(base[l] + offset - kSharedBase);
+      if constexpr (kStore) {
+        uint8_t bytes[32];
+        for (uint32_t i = 0; i < vec; ++i) WriteLE(bytes + i * kEb, x.R(in.s[1 + i])[l], kEb);
+        if (!x.m->CheckSharedWrite(x, acc, l, at, size, bytes)) return FastResult::kFaulted;
+        std::memcpy(mem + at, bytes, size);
+        saddr[l] = at;
+      } else {
         if (!x.m->CheckSharedRead(x, acc, l, at, size)) return FastResult::kFaulted;
       }
     }
+    if constexpr (kStore) {
+      CountShared(x, saddr, mask, size, kStore);
+      return FastResult::kDone;
+    }
   }
-  uint32_t saddr[32];
   const uint64_t delta = offset - mem_base;
   // Loads whose value is the register's as read: no sign extension, and the register
   // mask keeps all 8 * kEb bits of the element (the same bits as the general form).
@@ -341,11 +350,8 @@ bool ExecLdSt(Exec& x, const Insn& in, uint32_t mask) {
   // the fast path with them on too.
   const bool unchecked_space = !race_checks || Space(in.space) == Space::kGlobal ||
                                Space(in.space) == Space::kConst;
-  // Shared loads with race checks too: their checks do not depend on the lanes before.
-  const bool checked_load = !kStore && race_checks && Space(in.space) == Space::kShared;
-  if (x.m->options().fast_ldst && (unchecked_space || checked_load) &&
-      (!kStore || x.m->options().watch_global_address == 0)) {
-    switch (FastLdSt<kStore, kEb>(x, in, mask, checked_load)) {
+  if (x.m->options().fast_ldst && (!kStore || x.m->options().watch_global_address == 0)) {
+    switch (FastLdSt<kStore, kEb>(x, in, mask, !unchecked_space)) {
       case FastResult::kDone: return true;
       case FastResult::kFaulted: return false;
       case FastResult::kNotTaken: break;
