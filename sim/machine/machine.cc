@@ -750,19 +750,4 @@ bool Machine::CheckSharedWrite(Exec& x, int lane, uint32_t offset, uint32_t size
   return CheckSharedWrite(x, MakeAccessor(x, lane), lane, offset, size, data);
 }
 
-bool Machine::CheckSharedRead(Exec& x, const Accessor& a, int lane, uint32_t offset,
-                              uint32_t size) {
-  Conflict c = x.cta->shadow.Read(a, offset, size);
-  if (c.found) return RaceFault(x, lane, c, false);
-  return true;
-}
-
-bool Machine::CheckSharedWrite(Exec& x, const Accessor& a, int lane, uint32_t offset,
-                               uint32_t size, const uint8_t* data) {
-  Conflict c = x.cta->shadow.Write(a, offset, size, data, x.cta->shared.data(),
-                                   &counters_.same_value_write_races);
-  if (c.found) return RaceFault(x, lane, c, true);
-  return true;
-}
-
 }  // namespace warpcheck::sim::machine

@@ -17,7 +17,7 @@ void RaceShadow::Reset(uint32_t bytes, uint32_t threads) {
   pool_.reserve(256);
 }
 
-bool RaceShadow::Ordered(const Accessor& a, const Stamp& s) {
+inline bool RaceShadow::Ordered(const Accessor& a, const Stamp& s) {
   if (s.epoch != a.me.epoch || s.tid == a.me.tid) return true;
   uint32_t other_warp = s.tid / 32;
   if (other_warp == a.warp) {
@@ -107,8 +107,10 @@ void RaceShadow::AppendNode(const Stamp& me, Cell& c) {
   c.tail = fresh;
 }
 
-bool RaceShadow::CheckWrite(const Accessor& a, Cell& c, uint32_t offset, bool same_value,
-                            uint64_t* same_count, Conflict* out) {
+// Inline in Write's word loop; the reader list beyond the first reader is
+// CheckListedReaders.
+inline void RaceShadow::CheckWrite(const Accessor& a, Cell& c, uint32_t offset,
+                                   bool same_value, uint64_t* same_count, Conflict* out) {
   if (c.write.epoch == a.me.epoch && !Ordered(a, c.write)) {
     if (same_value) {
       ++*same_count;
@@ -124,25 +126,29 @@ bool RaceShadow::CheckWrite(const Accessor& a, Cell& c, uint32_t offset, bool sa
       out->found = true;
       out->prev = c.read;
       out->offset = offset;
-    } else {
-      for (uint32_t idx = c.more; idx != 0 && !out->found; idx = pool_[idx - 1].next) {
-        const Node& n = pool_[idx - 1];
-        for (uint32_t i = 0; i < n.count; ++i) {
-          if (!Ordered(a, n.s[i])) {
-            out->found = true;
-            out->prev = n.s[i];
-            out->offset = offset;
-            break;
-          }
-        }
-      }
+    } else if (c.more != 0) {
+      CheckListedReaders(a, c, offset, out);
     }
   }
   c.write = a.me;
   c.read.epoch = 0;
   c.more = 0;
   c.tail = 0;
-  return true;
+}
+
+void RaceShadow::CheckListedReaders(const Accessor& a, const Cell& c, uint32_t offset,
+                                    Conflict* out) {
+  for (uint32_t idx = c.more; idx != 0 && !out->found; idx = pool_[idx - 1].next) {
+    const Node& n = pool_[idx - 1];
+    for (uint32_t i = 0; i < n.count; ++i) {
+      if (!Ordered(a, n.s[i])) {
+        out->found = true;
+        out->prev = n.s[i];
+        out->offset = offset;
+        break;
+      }
+    }
+  }
 }
 
 uint32_t RaceShadow::CopyList(uint32_t more, uint32_t* last) {

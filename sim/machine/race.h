@@ -125,10 +125,12 @@ class RaceShadow {
     uint32_t next = 0;  // 1 + index, 0 = end
   };
 
-  static bool Ordered(const Accessor& a, const Stamp& s);
+  static inline bool Ordered(const Accessor& a, const Stamp& s);
   inline void CheckRead(const Accessor& a, const Cell& c, uint32_t offset, Conflict* out);
-  bool CheckWrite(const Accessor& a, Cell& c, uint32_t offset, bool same_value,
-                  uint64_t* same_count, Conflict* out);
+  inline void CheckWrite(const Accessor& a, Cell& c, uint32_t offset, bool same_value,
+                         uint64_t* same_count, Conflict* out);
+  // CheckWrite's walk of the readers after the first (the first is ordered).
+  void CheckListedReaders(const Accessor& a, const Cell& c, uint32_t offset, Conflict* out);
   // Records a read by `me` in the cell's readers.
   inline void AddReader(const Stamp& me, Cell& c);
   // AddReader's case of a thread that may be in the list (its seen bit is set and its
