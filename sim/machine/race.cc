@@ -15,6 +15,7 @@ void RaceShadow::Reset(uint32_t bytes, uint32_t threads) {
   // A launch's CTA starts with an empty pool; most reader lists of a small kernel fit
   // in this (growing from nothing copied the pool a dozen times per launch).
   pool_.reserve(256);
+  pending_.reserve(512);  // likewise the pending reads of an epoch
 }
 
 inline bool RaceShadow::Ordered(const Accessor& a, const Stamp& s) {
