@@ -246,12 +246,14 @@ void MoveLaneData(Exec& x, const Insn& in, uint32_t mask, uint8_t* mem, uint64_t
 // but for a race, so the per-lane checks of ExecLdSt reduce to one range check, and the
 // lanes move their bytes in lane order exactly as ExecLdSt would (a lane reads its
 // address before it writes its destinations, as there). With race checks, each lane is
-// checked in lane order as ExecLdSt checks it: a store's lane right before it writes
-// (its same-value test reads what the lanes before it wrote), a load's lanes all before
-// any moves (a load's check reads only the shadow; the first racing lane faults and the
-// launch stops there, so the registers of the lanes before it, which ExecLdSt would have
-// loaded, are never read). kNotTaken, having changed nothing, when the request is
-// anything else; ExecLdSt then runs it lane by lane (and finds the same faults).
+// checked in lane order as ExecLdSt checks it, so the same races are reported in the
+// same order (a race is recorded and the launch goes on): a store's lane right before
+// it writes (its same-value test reads what the lanes before it wrote), a load's lanes
+// all before any moves (a load's check reads and writes only the race shadow and the
+// fault list, its move only the lane's registers, so the order between them is free).
+// kNotTaken, having changed nothing, when the request is anything else; ExecLdSt then
+// runs it lane by lane (and finds the same faults). kFaulted when a check stops the
+// launch (Machine::CheckSharedRead/Write returning false, as ExecLdSt returns false).
 enum class FastResult { kNotTaken, kDone, kFaulted };
 
 template <bool kStore, uint32_t kEb>
