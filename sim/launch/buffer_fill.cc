@@ -85,12 +85,26 @@ absl::StatusOr<std::vector<uint8_t>> FillBuffer(const BufferParam& b,
             absl::StrCat(Describe(b), ": IOTA size is not a multiple of element_bytes ",
                          element_bytes));
       }
-      // i mod 2^(8*element_bytes) little-endian: the low element_bytes bytes of i.
-      uint64_t n = bytes.size() / element_bytes;
-      for (uint64_t i = 0; i < n; ++i) {
-        for (uint32_t k = 0; k < element_bytes; ++k) {
-          bytes[i * element_bytes + k] = static_cast<uint8_t>(k < 8 ? i >> (8 * k) : 0);
+      // i mod 2^(8*element_bytes) little-endian: the low element_bytes bytes of i, one
+      // store of the element's width each.
+      const uint64_t n = bytes.size() / element_bytes;
+      auto iota = [&]<typename T>(T) {
+        for (uint64_t i = 0; i < n; ++i) {
+          const T v = static_cast<T>(i);
+          if constexpr (std::endian::native == std::endian::little) {
+            std::memcpy(bytes.data() + i * sizeof(T), &v, sizeof(T));
+          } else {
+            for (size_t k = 0; k < sizeof(T); ++k) {
+              bytes[i * sizeof(T) + k] = static_cast<uint8_t>(v >> (8 * k));
+            }
+          }
         }
+      };
+      switch (element_bytes) {
+        case 1: iota(uint8_t{}); break;
+        case 2: iota(uint16_t{}); break;
+        case 4: iota(uint32_t{}); break;
+        default: iota(uint64_t{}); break;
       }
       break;
     }

@@ -55,7 +55,7 @@ void Machine::InitCta(Cta& c, uint32_t linear) {
   c.id[1] = (linear / grid_.x) % grid_.y;
   c.id[2] = linear / (grid_.x * grid_.y);
   c.shared.assign(shared_bytes_, 0);
-  if (options_.detect_races) c.shadow.Reset(shared_bytes_);
+  if (options_.detect_races) c.shadow.Reset(shared_bytes_, block_.Count());
   c.local.assign(size_t{program_.local_bytes} * block_.Count(), 0);
   c.live_threads = block_.Count();
   c.epoch = 0;
@@ -748,21 +748,6 @@ bool Machine::CheckSharedRead(Exec& x, int lane, uint32_t offset, uint32_t size)
 bool Machine::CheckSharedWrite(Exec& x, int lane, uint32_t offset, uint32_t size,
                                const uint8_t* data) {
   return CheckSharedWrite(x, MakeAccessor(x, lane), lane, offset, size, data);
-}
-
-bool Machine::CheckSharedRead(Exec& x, const Accessor& a, int lane, uint32_t offset,
-                              uint32_t size) {
-  Conflict c = x.cta->shadow.Read(a, offset, size);
-  if (c.found) return RaceFault(x, lane, c, false);
-  return true;
-}
-
-bool Machine::CheckSharedWrite(Exec& x, const Accessor& a, int lane, uint32_t offset,
-                               uint32_t size, const uint8_t* data) {
-  Conflict c = x.cta->shadow.Write(a, offset, size, data, x.cta->shared.data(),
-                                   &counters_.same_value_write_races);
-  if (c.found) return RaceFault(x, lane, c, true);
-  return true;
 }
 
 }  // namespace warpcheck::sim::machine

@@ -285,6 +285,22 @@ class Machine {
   Counters counters_;
 };
 
+// Inline: one call per lane of every race-checked shared access.
+inline bool Machine::CheckSharedRead(Exec& x, const Accessor& a, int lane, uint32_t offset,
+                                     uint32_t size) {
+  Conflict c = x.cta->shadow.Read(a, offset, size);
+  if (c.found) return RaceFault(x, lane, c, false);
+  return true;
+}
+
+inline bool Machine::CheckSharedWrite(Exec& x, const Accessor& a, int lane, uint32_t offset,
+                                      uint32_t size, const uint8_t* data) {
+  Conflict c = x.cta->shadow.Write(a, offset, size, data, x.cta->shared.data(),
+                                   &counters_.same_value_write_races);
+  if (c.found) return RaceFault(x, lane, c, true);
+  return true;
+}
+
 }  // namespace warpcheck::sim::machine
 
 #endif  // WARPCHECK_SIM_MACHINE_MACHINE_H_

@@ -4,17 +4,21 @@
 
 namespace warpcheck::sim::machine {
 
-void RaceShadow::Reset(uint32_t bytes) {
+void RaceShadow::Reset(uint32_t bytes, uint32_t threads) {
+  seen_words_ = 1;
+  while (seen_words_ < kSeenWords && 64 * seen_words_ < threads) seen_words_ *= 2;
   uint32_t words = (bytes + 3) / 4;
   words_.assign(words, Cell{});
   bytes_.clear();
   pool_.clear();
+  pending_.clear();
   // A launch's CTA starts with an empty pool; most reader lists of a small kernel fit
   // in this (growing from nothing copied the pool a dozen times per launch).
   pool_.reserve(256);
+  pending_.reserve(512);  // likewise the pending reads of an epoch
 }
 
-bool RaceShadow::Ordered(const Accessor& a, const Stamp& s) {
+inline bool RaceShadow::Ordered(const Accessor& a, const Stamp& s) {
   if (s.epoch != a.me.epoch || s.tid == a.me.tid) return true;
   uint32_t other_warp = s.tid / 32;
   if (other_warp == a.warp) {
@@ -24,8 +28,9 @@ bool RaceShadow::Ordered(const Accessor& a, const Stamp& s) {
   return a.warp_view[other_warp] > s.wclk;
 }
 
-// Inline in Read's word loop, as AddReader.
-inline bool RaceShadow::CheckRead(const Accessor& a, Cell& c, uint32_t offset,
+// A read's check against the cell's last write (inline in Read's word loop). The read
+// joins the cell's readers later (AddReader, from the pending log or at once).
+inline void RaceShadow::CheckRead(const Accessor& a, const Cell& c, uint32_t offset,
                                   Conflict* out) {
   if (!out->found && c.write.epoch == a.me.epoch && !Ordered(a, c.write)) {
     out->found = true;
@@ -33,57 +38,66 @@ inline bool RaceShadow::CheckRead(const Accessor& a, Cell& c, uint32_t offset,
     out->prev_is_write = true;
     out->offset = offset;
   }
-  AddReader(a, c);
-  return true;
 }
 
 // Inline in Read's word loop (one call per lane and word: the call itself was a sixth
-// of the function's cost); the list cases are AddListedReader.
-inline void RaceShadow::AddReader(const Accessor& a, Cell& c) {
-  if (c.read.epoch != a.me.epoch) {
-    c.read = a.me;
+// of the function's cost); a walk of the list is AddListedReader.
+inline void RaceShadow::AddReader(const Stamp& me, Cell& c) {
+  const uint32_t word = (me.tid >> 6) & (seen_words_ - 1);
+  const uint64_t bit = uint64_t{1} << (me.tid & 63);
+  if (c.read.epoch != me.epoch) {
+    c.read = me;
     c.more = 0;
     c.tail = 0;
-    c.seen[0] = c.seen[1] = 0;
-    c.seen[(a.me.tid >> 6) & 1] = uint64_t{1} << (a.me.tid & 63);
-    c.max_tid = a.me.tid;
+    for (uint32_t i = 0; i < seen_words_; ++i) c.seen[i] = 0;
+    c.seen[word] = bit;
+    c.max_tid = me.tid;
     return;
   }
-  if (c.read.tid == a.me.tid) {
-    c.read = a.me;
+  if (c.read.tid == me.tid) {
+    c.read = me;
     return;
   }
-  const uint64_t bit = uint64_t{1} << (a.me.tid & 63);
-  AddListedReader(a, c, (c.seen[(a.me.tid >> 6) & 1] & bit) != 0);
+  if ((c.seen[word] & bit) != 0 && me.tid <= c.max_tid) {
+    AddListedReader(me, c);
+    return;
+  }
+  AppendReader(me, c);
 }
 
-void RaceShadow::AddListedReader(const Accessor& a, Cell& c, bool may_be_listed) {
-  const uint64_t bit = uint64_t{1} << (a.me.tid & 63);
-  // Further readers: update this thread's stamp, or append it (without looking when
-  // `seen` and `max_tid` say it is not there).
-  if (may_be_listed && a.me.tid <= c.max_tid) {
-    for (uint32_t idx = c.more; idx != 0;) {
-      Node& n = pool_[idx - 1];
-      for (uint32_t i = 0; i < n.count; ++i) {
-        if (n.s[i].tid == a.me.tid) {
-          n.s[i] = a.me;
-          return;
-        }
+void RaceShadow::AddListedReader(const Stamp& me, Cell& c) {
+  // Update this thread's stamp where it is listed, or append it.
+  for (uint32_t idx = c.more; idx != 0;) {
+    Node& n = pool_[idx - 1];
+    for (uint32_t i = 0; i < n.count; ++i) {
+      if (n.s[i].tid == me.tid) {
+        n.s[i] = me;
+        return;
       }
-      idx = n.next;
+    }
+    idx = n.next;
+  }
+  AppendReader(me, c);
+}
+
+inline void RaceShadow::AppendReader(const Stamp& me, Cell& c) {
+  c.seen[(me.tid >> 6) & (seen_words_ - 1)] |= uint64_t{1} << (me.tid & 63);
+  c.max_tid = me.tid > c.max_tid ? me.tid : c.max_tid;
+  if (c.tail != 0) {
+    Node& n = pool_[c.tail - 1];
+    if (n.count < Node::kStamps) {
+      n.s[n.count++] = me;
+      return;
     }
   }
-  c.seen[(a.me.tid >> 6) & 1] |= bit;
-  c.max_tid = a.me.tid > c.max_tid ? a.me.tid : c.max_tid;
+  AppendNode(me, c);
+}
+
+void RaceShadow::AppendNode(const Stamp& me, Cell& c) {
   const uint32_t last = c.tail;
-  if (last != 0 && pool_[last - 1].count < 3) {
-    Node& n = pool_[last - 1];
-    n.s[n.count++] = a.me;
-    return;
-  }
   pool_.push_back(Node{});
   Node& n = pool_.back();
-  n.s[0] = a.me;
+  n.s[0] = me;
   n.count = 1;
   uint32_t fresh = static_cast<uint32_t>(pool_.size());
   if (last == 0) {
@@ -94,8 +108,10 @@ void RaceShadow::AddListedReader(const Accessor& a, Cell& c, bool may_be_listed)
   c.tail = fresh;
 }
 
-bool RaceShadow::CheckWrite(const Accessor& a, Cell& c, uint32_t offset, bool same_value,
-                            uint64_t* same_count, Conflict* out) {
+// Inline in Write's word loop; the reader list beyond the first reader is
+// CheckListedReaders.
+inline void RaceShadow::CheckWrite(const Accessor& a, Cell& c, uint32_t offset,
+                                   bool same_value, uint64_t* same_count, Conflict* out) {
   if (c.write.epoch == a.me.epoch && !Ordered(a, c.write)) {
     if (same_value) {
       ++*same_count;
@@ -111,25 +127,29 @@ bool RaceShadow::CheckWrite(const Accessor& a, Cell& c, uint32_t offset, bool sa
       out->found = true;
       out->prev = c.read;
       out->offset = offset;
-    } else {
-      for (uint32_t idx = c.more; idx != 0 && !out->found; idx = pool_[idx - 1].next) {
-        const Node& n = pool_[idx - 1];
-        for (uint32_t i = 0; i < n.count; ++i) {
-          if (!Ordered(a, n.s[i])) {
-            out->found = true;
-            out->prev = n.s[i];
-            out->offset = offset;
-            break;
-          }
-        }
-      }
+    } else if (c.more != 0) {
+      CheckListedReaders(a, c, offset, out);
     }
   }
   c.write = a.me;
   c.read.epoch = 0;
   c.more = 0;
   c.tail = 0;
-  return true;
+}
+
+void RaceShadow::CheckListedReaders(const Accessor& a, const Cell& c, uint32_t offset,
+                                    Conflict* out) {
+  for (uint32_t idx = c.more; idx != 0 && !out->found; idx = pool_[idx - 1].next) {
+    const Node& n = pool_[idx - 1];
+    for (uint32_t i = 0; i < n.count; ++i) {
+      if (!Ordered(a, n.s[i])) {
+        out->found = true;
+        out->prev = n.s[i];
+        out->offset = offset;
+        break;
+      }
+    }
+  }
 }
 
 uint32_t RaceShadow::CopyList(uint32_t more, uint32_t* last) {
@@ -175,24 +195,55 @@ void RaceShadow::Split(uint32_t word, uint32_t epoch) {
   w.split = 1;
 }
 
+void RaceShadow::AddPendingReaders() {
+  for (const PendingRead& p : pending_) {
+    for (uint32_t w = p.offset / 4; w < (p.offset + p.size) / 4; ++w) {
+      Cell& c = words_[w];
+      c.pending_epoch = 0;
+      if (c.split) {
+        Cell* cells = ByteCells(c);
+        for (uint32_t b = 0; b < 4; ++b) AddReader(p.me, cells[b]);
+      } else {
+        AddReader(p.me, c);
+      }
+    }
+  }
+  pending_.clear();
+}
+
+inline void RaceShadow::AddPendingReadersOf(uint32_t offset, uint32_t size, uint32_t epoch) {
+  if (pending_.empty()) return;
+  for (uint32_t w = offset / 4; w <= (offset + size - 1) / 4; ++w) {
+    if (words_[w].pending_epoch == epoch) {
+      AddPendingReaders();
+      return;
+    }
+  }
+}
+
 Conflict RaceShadow::Read(const Accessor& a, uint32_t offset, uint32_t size) {
   Conflict out;
   if ((offset & 3) == 0 && (size & 3) == 0) {
     for (uint32_t w = offset / 4; w < (offset + size) / 4; ++w) {
       Cell& c = words_[w];
+      c.pending_epoch = a.me.epoch;
       if (c.split) {
-        Cell* cells = ByteCells(c);
+        const Cell* cells = ByteCells(c);
         for (uint32_t b = 0; b < 4; ++b) CheckRead(a, cells[b], 4 * w + b, &out);
       } else {
         CheckRead(a, c, 4 * w, &out);
       }
     }
+    pending_.push_back(PendingRead{a.me, offset, size});
     return out;
   }
+  AddPendingReadersOf(offset, size, a.me.epoch);
   for (uint32_t at = offset; at < offset + size; ++at) {
     uint32_t w = at / 4;
     if (!words_[w].split) Split(w, a.me.epoch);
-    CheckRead(a, ByteCells(words_[w])[at % 4], at, &out);
+    Cell& c = ByteCells(words_[w])[at % 4];
+    CheckRead(a, c, at, &out);
+    AddReader(a.me, c);
   }
   return out;
 }
@@ -200,6 +251,7 @@ Conflict RaceShadow::Read(const Accessor& a, uint32_t offset, uint32_t size) {
 Conflict RaceShadow::Write(const Accessor& a, uint32_t offset, uint32_t size,
                            const uint8_t* data, const uint8_t* memory,
                            uint64_t* same_value) {
+  AddPendingReadersOf(offset, size, a.me.epoch);
   Conflict out;
   if ((offset & 3) == 0 && (size & 3) == 0) {
     for (uint32_t w = offset / 4; w < (offset + size) / 4; ++w) {

@@ -22,6 +22,19 @@
 // on the next whole-word write. Reader lists beyond the first reader live in a bump
 // pool that is emptied at every new epoch, so steady-state checking allocates nothing.
 //
+// Pending readers. A reader list is only ever consulted by a later write of the same
+// epoch (or copied when a word splits), and in the common kernel shape (store, barrier,
+// load, barrier) no write follows the loads within their epoch. So a word-aligned read
+// is checked against the cell's last write at once (that conflict is reported by the
+// read itself), but joins the cells' reader lists later: it is logged and its words
+// marked, and the log is replayed in order (AddPendingReaders) before a write or a
+// byte-granular read touches a marked word (those are the only operations that read,
+// reset or split a word's lists; on unmarked words they commute with the pending
+// additions, which touch other cells). A new epoch drops the log, because readers of
+// an earlier epoch are never consulted. Every Read and Write therefore sees exactly the
+// lists it would have seen with the readers added at once. (Loads of one buffer and
+// stores into another within an epoch, as the round-trip harness does, replay nothing.)
+//
 // A write that races only with earlier writes of the same bytes (Triton stores
 // broadcast data from every thread that holds it) is not a fault; it is counted.
 #ifndef WARPCHECK_SIM_MACHINE_RACE_H_
@@ -65,9 +78,14 @@ struct Conflict {
 
 class RaceShadow {
  public:
-  void Reset(uint32_t bytes);
-  // Call when the CTA epoch advances (old readers are dead: their pool is reused).
-  void NewEpoch() { pool_.clear(); }
+  // `bytes` of shared memory, accessed by threads with tids below `threads`.
+  void Reset(uint32_t bytes, uint32_t threads);
+  // Call when the CTA epoch advances (old readers are dead: their pool is reused, and
+  // pending ones are dropped unrecorded).
+  void NewEpoch() {
+    pool_.clear();
+    pending_.clear();
+  }
 
   // Checks and records a read / write of [offset, offset + size). `data` (writes) is
   // the bytes being written, compared with `memory` (the current contents) to tell
@@ -77,49 +95,78 @@ class RaceShadow {
                  const uint8_t* memory, uint64_t* same_value);
 
  private:
+  static constexpr uint32_t kSeenWords = 8;  // 512 threads
   struct Cell {
     Stamp write;
     Stamp read;          // the first reader of read.epoch
     uint32_t more = 0;   // 1 + pool index of further readers (valid with read.epoch)
     uint32_t tail = 0;   // 1 + pool index of the last node of that list (0: none)
-    // Whether a thread may already be in the list: bit (tid % 128) of every reader, and
-    // the largest tid. A reader whose bit is clear, or whose tid is above every tid read
-    // so far, is not in the list and is appended at `tail` without walking it (threads
-    // reach a word in mostly increasing tid order, and most words have a few readers).
-    // 128 bits: exact for CTAs of up to 4 warps, where a thread that reads a word a
-    // second time in an epoch is the only one that walks (with 64 bits, thread t + 64
-    // walked the whole list of a word that thread t had read).
-    uint64_t seen[2] = {0, 0};
+    // Whether a thread may already be in the list: bit (tid % (64 * seen_words_)) of
+    // every reader, and the largest tid. A reader whose bit is clear, or whose tid is
+    // above every tid read so far, is not in the list and is appended at `tail` without
+    // walking it (threads reach a word in mostly increasing tid order, and most words
+    // have a few readers). Only the first seen_words_ words are used (set by the first
+    // reader of an epoch): exact for CTAs of up to 16 warps, where only a thread that
+    // reads a word a second time in an epoch walks. (With 128 bits, 8- and 16-warp CTAs
+    // walked whole lists whenever a lower warp reached a word after a higher one: thread
+    // t + 128 found thread t's bit.)
+    uint64_t seen[kSeenWords];
     uint16_t max_tid = 0;
     uint8_t split = 0;  // word cells: 1 when the word lives in byte cells
     uint32_t group = 0;  // word cells: 1 + index of its four byte cells in bytes_ (0: none yet)
+    // Word cells: the epoch of a logged read of this word not yet added to its readers
+    // (0 or an earlier epoch: none).
+    uint32_t pending_epoch = 0;
   };
   struct Node {
-    Stamp s[3];
+    static constexpr uint32_t kStamps = 3;
+    Stamp s[kStamps];
     uint32_t count = 0;
     uint32_t next = 0;  // 1 + index, 0 = end
   };
 
-  static bool Ordered(const Accessor& a, const Stamp& s);
-  inline bool CheckRead(const Accessor& a, Cell& c, uint32_t offset, Conflict* out);
-  bool CheckWrite(const Accessor& a, Cell& c, uint32_t offset, bool same_value,
-                  uint64_t* same_count, Conflict* out);
-  inline void AddReader(const Accessor& a, Cell& c);
-  // AddReader's cases past the first reader: update the thread's stamp in the list
-  // (`may_be_listed`: its seen bit is set) or append it.
-  void AddListedReader(const Accessor& a, Cell& c, bool may_be_listed);
+  static inline bool Ordered(const Accessor& a, const Stamp& s);
+  inline void CheckRead(const Accessor& a, const Cell& c, uint32_t offset, Conflict* out);
+  inline void CheckWrite(const Accessor& a, Cell& c, uint32_t offset, bool same_value,
+                         uint64_t* same_count, Conflict* out);
+  // CheckWrite's walk of the readers after the first (the first is ordered).
+  void CheckListedReaders(const Accessor& a, const Cell& c, uint32_t offset, Conflict* out);
+  // Records a read by `me` in the cell's readers.
+  inline void AddReader(const Stamp& me, Cell& c);
+  // AddReader's case of a thread that may be in the list (its seen bit is set and its
+  // tid is not above max_tid): update its stamp there, or append it.
+  void AddListedReader(const Stamp& me, Cell& c);
+  // Appends a thread known not to be in the list.
+  inline void AppendReader(const Stamp& me, Cell& c);
+  // AppendReader's case of a full (or no) last node.
+  void AppendNode(const Stamp& me, Cell& c);
+  // Records the pending word-aligned reads in their cells, in the order they were made.
+  void AddPendingReaders();
+  // AddPendingReaders when a word of [offset, offset + size) has a pending read.
+  inline void AddPendingReadersOf(uint32_t offset, uint32_t size, uint32_t epoch);
   // Moves word `word` into its byte cells (`epoch`: the accessing thread's).
   void Split(uint32_t word, uint32_t epoch);
   // A copy of the list at `more`: its head, and its last node in *tail.
   uint32_t CopyList(uint32_t more, uint32_t* tail);
   Cell* ByteCells(const Cell& word) { return &bytes_[size_t{word.group - 1} * 4]; }
 
+  // The words of Cell::seen in use: a power of two, 64 * seen_words_ >= the CTA's
+  // threads up to 512; tid selects word (tid / 64) & (seen_words_ - 1).
+  uint32_t seen_words_ = kSeenWords;
   std::vector<Cell> words_;
   // Byte cells, four per word that was ever split (Cell::group), made on its first split:
   // most words never split, and making 4 cells for every word made Reset the larger cost
   // of a small launch.
   std::vector<Cell> bytes_;
   std::vector<Node> pool_;
+  // Word-aligned reads of this epoch checked against the last writes but not yet added
+  // to their cells' readers (the header's "Pending readers").
+  struct PendingRead {
+    Stamp me;
+    uint32_t offset = 0;
+    uint32_t size = 0;
+  };
+  std::vector<PendingRead> pending_;
 };
 
 }  // namespace warpcheck::sim::machine

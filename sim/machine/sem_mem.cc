@@ -241,19 +241,29 @@ void MoveLaneData(Exec& x, const Insn& in, uint32_t mask, uint8_t* mem, uint64_t
 }
 
 // ExecLdSt's common case in one go: an explicit global/const access, or a shared one
-// without race checks, whose lanes are all aligned and together lie inside one buffer
-// (the shared window), with no watched store. Then no lane can fault, so the per-lane checks
-// of ExecLdSt reduce to one range check, and the lanes move their bytes in lane order
-// exactly as ExecLdSt would (a lane reads its address before it writes its
-// destinations, as there). Returns false, having changed nothing, when the request is
-// anything else; ExecLdSt then runs it lane by lane (and finds the same faults).
+// (with or without race checks: `checked`), whose lanes are all aligned and together lie
+// inside one buffer (the shared window), with no watched store. Then no lane can fault
+// but for a race, so the per-lane checks of ExecLdSt reduce to one range check, and the
+// lanes move their bytes in lane order exactly as ExecLdSt would (a lane reads its
+// address before it writes its destinations, as there). With race checks, each lane is
+// checked in lane order as ExecLdSt checks it, so the same races are reported in the
+// same order (a race is recorded and the launch goes on): a store's lane right before
+// it writes (its same-value test reads what the lanes before it wrote), a load's lanes
+// all before any moves (a load's check reads and writes only the race shadow and the
+// fault list, its move only the lane's registers, so the order between them is free).
+// kNotTaken, having changed nothing, when the request is anything else; ExecLdSt then
+// runs it lane by lane (and finds the same faults). kFaulted when a check stops the
+// launch (Machine::CheckSharedRead/Write returning false, as ExecLdSt returns false).
+enum class FastResult { kNotTaken, kDone, kFaulted };
+
 template <bool kStore, uint32_t kEb>
-bool FastLdSt(Exec& x, const Insn& in, uint32_t mask) {
+FastResult FastLdSt(Exec& x, const Insn& in, uint32_t mask, bool checked) {
+  constexpr FastResult kNotTaken = FastResult::kNotTaken;
   const Space space = Space(in.space);
   const bool shared = space == Space::kShared;
-  if (!shared && space != Space::kGlobal && space != Space::kConst) return false;
+  if (!shared && space != Space::kGlobal && space != Space::kConst) return kNotTaken;
   const uint32_t vec = in.vec, size = kEb * vec;
-  if (vec != 1 && vec != 2 && vec != 4) return false;
+  if (vec != 1 && vec != 2 && vec != 4) return kNotTaken;
   const uint64_t* base = x.R(in.s[0]);
   const uint64_t offset = uint64_t(in.offset);
   uint64_t lo = ~uint64_t{0}, hi = 0, bits = 0;
@@ -263,24 +273,45 @@ bool FastLdSt(Exec& x, const Insn& in, uint32_t mask) {
     hi = addr > hi ? addr : hi;
     bits |= addr;
   });
-  if (bits & (size - 1)) return false;
+  if (bits & (size - 1)) return kNotTaken;
   // [lo, hi + size) in one buffer; hi + size cannot wrap once lo..hi is in a buffer.
   uint8_t* mem;
   uint64_t mem_base;
   if (shared) {
     const uint64_t limit = x.m->shared_bytes();
     if (lo < kSharedBase || hi - kSharedBase >= limit || hi - kSharedBase + size > limit)
-      return false;
+      return kNotTaken;
     mem = x.cta->shared.data();
     mem_base = kSharedBase;
   } else {
-    if (hi - lo > (uint64_t{1} << 40)) return false;
+    if (hi - lo > (uint64_t{1} << 40)) return kNotTaken;
     uint8_t* p = x.m->global().Find(lo, hi - lo + size);
-    if (p == nullptr) return false;
+    if (p == nullptr) return kNotTaken;
     mem = p;
     mem_base = lo;
   }
   uint32_t saddr[32];
+  if (checked && shared) {
+    Accessor acc = x.m->MakeAccessor(x, 0);
+    for (uint32_t mm = mask; mm != 0; mm &= mm - 1) {
+      const int l = __builtin_ctz(mm);
+      Machine::SetLane(acc, *x.w, l);
+      const uint32_t at = uint32_t(base[l] + offset - kSharedBase);
+      if constexpr (kStore) {
+        uint8_t bytes[32];
+        for (uint32_t i = 0; i < vec; ++i) WriteLE(bytes + i * kEb, x.R(in.s[1 + i])[l], kEb);
+        if (!x.m->CheckSharedWrite(x, acc, l, at, size, bytes)) return FastResult::kFaulted;
+        std::memcpy(mem + at, bytes, size);
+        saddr[l] = at;
+      } else {
+        if (!x.m->CheckSharedRead(x, acc, l, at, size)) return FastResult::kFaulted;
+      }
+    }
+    if constexpr (kStore) {
+      CountShared(x, saddr, mask, size, kStore);
+      return FastResult::kDone;
+    }
+  }
   const uint64_t delta = offset - mem_base;
   // Loads whose value is the register's as read: no sign extension, and the register
   // mask keeps all 8 * kEb bits of the element (the same bits as the general form).
@@ -311,7 +342,7 @@ bool FastLdSt(Exec& x, const Insn& in, uint32_t mask) {
   } else {
     x.m->mutable_counters().global_bytes[kStore] += uint64_t(size) * Popcount32(mask);
   }
-  return true;
+  return FastResult::kDone;
 }
 
 template <bool kStore, uint32_t kEb>
@@ -321,10 +352,12 @@ bool ExecLdSt(Exec& x, const Insn& in, uint32_t mask) {
   // the fast path with them on too.
   const bool unchecked_space = !race_checks || Space(in.space) == Space::kGlobal ||
                                Space(in.space) == Space::kConst;
-  if (x.m->options().fast_ldst && unchecked_space &&
-      (!kStore || x.m->options().watch_global_address == 0) &&
-      FastLdSt<kStore, kEb>(x, in, mask)) {
-    return true;
+  if (x.m->options().fast_ldst && (!kStore || x.m->options().watch_global_address == 0)) {
+    switch (FastLdSt<kStore, kEb>(x, in, mask, !unchecked_space)) {
+      case FastResult::kDone: return true;
+      case FastResult::kFaulted: return false;
+      case FastResult::kNotTaken: break;
+    }
   }
   const uint64_t* base = x.R(in.s[0]);
   constexpr uint32_t eb = kEb;

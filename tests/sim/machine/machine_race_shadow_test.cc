@@ -147,17 +147,17 @@ TEST(MachineRaceShadowTest, AgreesWithThePlainModelOnRandomAccesses) {
   constexpr uint32_t kBytes = 64;
   std::mt19937 rng(7);
   int conflicts = 0, same_values = 0;
-  // 4 warps: a thread's `seen` bit is its own; 16 warps: tids t, t + 128, ... share one,
-  // so appends past a set bit walk the list.
-  for (int run = 0; run < 600; ++run) {
-    const uint32_t kWarps = run < 300 ? 4 : 16;
+  // 1 to 16 warps: a thread's `seen` bit is its own (1, 2, 4 or 8 words of it); 32 warps:
+  // tids t and t + 512 share one, so appends past a set bit walk the list.
+  for (int run = 0; run < 750; ++run) {
+    const uint32_t kWarps = run < 150 ? 1 : run < 300 ? 4 : run < 450 ? 8 : run < 600 ? 16 : 32;
     RaceShadow shadow;
-    shadow.Reset(kBytes);
+    shadow.Reset(kBytes, 32 * kWarps);
     ModelShadow model(kBytes);
     std::vector<uint8_t> memory(kBytes, 0);
     uint64_t same_shadow = 0, same_model = 0;
     uint32_t epoch = 1, pc = 0;
-    uint32_t view[16] = {};
+    uint32_t view[32] = {};
     // Mostly increasing tids (warps in order, lanes in order), with rereads and jumps back.
     uint32_t tid = 0;
     // 0: sweeps, 1: random threads, 2: few threads, 3: long reader lists (many threads

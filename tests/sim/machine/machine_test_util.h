@@ -148,6 +148,18 @@ inline absl::StatusOr<BodyRun> RunBody(const std::string& body,
   if (std::string diff = RaceFreeDifference(*r, *f); !diff.empty()) {
     return absl::InternalError(absl::StrCat("detect_races=false differs: ", diff));
   }
+  // And with race detection on and ld/st on the fast path where it applies (shared
+  // accesses check each lane's race there): the same report to the last fault text and
+  // counter, races included, and the same buffers.
+  RunOptions checked_fast;
+  checked_fast.zero_every_register = true;
+  absl::StatusOr<LaunchResult> c = RunLaunchSpecOnModule(spec, *module, ".", checked_fast);
+  if (!c.ok()) return c.status();
+  if (c->report.ShortDebugString() != r->report.ShortDebugString()) {  // maps sorted
+    return absl::InternalError(absl::StrCat("fast_ldst with race checks differs: ",
+                                            c->report.ShortDebugString(), " vs ",
+                                            r->report.ShortDebugString()));
+  }
   return BodyRun{std::move(r->report), std::move(r->buffers[0].bytes)};
 }
 

@@ -69,7 +69,8 @@ TEST(MachineTritonTest, CorpusBehavesAsExpected) {
 // sample and corpus kernel moves the same bytes, counts the same and faults the same:
 // the ld/st fast path (sem_mem.cc FastLdSt) only replaces per-lane checks that pass,
 // and the registers a warp leaves unzeroed (Program::zero_slots) are written before
-// they are read.
+// they are read. With race detection on, the fast path (race checks lane by lane in it)
+// gives the very same report as the general path.
 TEST(MachineTritonTest, RaceFreeRunsMatchCheckedRuns) {
   std::vector<std::string> specs = Specs("tests/sim/machine/testdata");
   for (const std::string& path : Specs("corpus/triton")) specs.push_back(path);
@@ -100,6 +101,12 @@ TEST(MachineTritonTest, RaceFreeRunsMatchCheckedRuns) {
     int non_race = 0;
     for (const auto& f : checked.report.faults()) non_race += f.kind() != "shared_race";
     EXPECT_EQ(quick.report.faults_size(), non_race);
+    // Race checks on with the fast path (what the fuzzer runs): the very same report,
+    // race faults and the same-value counter included.
+    RunOptions checked_fast;
+    checked_fast.zero_every_register = true;
+    ASSERT_OK_AND_ASSIGN(LaunchResult both, RunLaunchSpecFileWithBuffers(path, checked_fast));
+    EXPECT_EQ(both.report.ShortDebugString(), checked.report.ShortDebugString());
   }
 }
 
