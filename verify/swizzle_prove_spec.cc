@@ -389,14 +389,14 @@ std::vector<bool> PerIteration(const sim::expr::Program& program) {
 // The placement chain (SwizzleProveOptions::placement_chain): a per-iteration let L
 // (Triton's persistent `tile_id = start_pid + step * num_sms`) through which alone the
 // map's coordinates read the iteration, a skip clause `L >= B` (B per point), and reads
-// of L only as `L // S`, `L % S` (and, with residues, `L % E`), S sharing a factor with B.
-// Injectivity is then proved as a chain: L injective on the iterations that yield tiles
-// (two copies of the iteration), L >= 0 there (one copy), and the placement injective on
-// [0, B) with L as digits (g, j) of S (two copies of the placement alone).
+// of L only as `L // S`, `L % S` (and, with residues, `L % E`), S sharing a factor with
+// B. Injectivity is then proved as a chain: L injective on the iterations that yield
+// tiles (two copies of the iteration), L >= 0 there (one copy), and the placement
+// injective on [0, B) with L as digits (g, j) of S (two copies of the placement alone).
 struct PlacementPlan {
-  size_t let_index = 0;  // L's statement
-  size_t bound_index = 0;  // the skip clause `L >= B`
-  std::string name;        // L
+  size_t let_index = 0;      // L's statement
+  size_t bound_index = 0;    // the skip clause `L >= B`
+  std::string name;          // L
   sim::expr::ExprPtr bound;  // B
   DigitPlan digits;          // L's digits; digits.divisor as written (a let, say)
   // The statements after L that the placement evaluates (per iteration, reading only
@@ -430,8 +430,9 @@ std::optional<PlacementPlan> PlanPlacement(const SwizzleSpec& spec, bool residue
     for (size_t k = 0; k < stmts.size() && ok; ++k) {
       const Stmt& s = stmts[k];
       if (!per_iter[k] || s.kind == StmtKind::kParam) continue;
-      const bool clause = s.kind == StmtKind::kClause &&
-                          (s.keyword == "out" || s.keyword == "tail" || s.keyword == "skip");
+      const bool clause =
+          s.kind == StmtKind::kClause &&
+          (s.keyword == "out" || s.keyword == "tail" || s.keyword == "skip");
       if (k <= l) {
         // Skips before L only narrow the iterations that yield tiles; outs may not.
         if (clause && s.keyword != "skip") outs_placed = false;
@@ -473,7 +474,8 @@ std::optional<PlacementPlan> PlanPlacement(const SwizzleSpec& spec, bool residue
     absl::flat_hash_set<const sim::expr::Expr*> seen;
     std::vector<const sim::expr::Expr*> pending;
     for (size_t k = l + 1; k < stmts.size(); ++k) {
-      if (plan.placed[k] && k != plan.bound_index) pending.push_back(stmts[k].value.get());
+      if (plan.placed[k] && k != plan.bound_index)
+        pending.push_back(stmts[k].value.get());
     }
     while (!pending.empty() && ok) {
       const sim::expr::Expr* e = pending.back();
@@ -497,7 +499,8 @@ std::optional<PlacementPlan> PlanPlacement(const SwizzleSpec& spec, bool residue
       for (int i = 0; i < e->num_operands(); ++i) pending.push_back(&e->operand(i));
     }
     if (!ok || quotient_divisors.empty()) continue;
-    for (const sim::expr::ExprPtr& d : quotient_divisors) ok &= d->Equals(*quotient_divisors[0]);
+    for (const sim::expr::ExprPtr& d : quotient_divisors)
+      ok &= d->Equals(*quotient_divisors[0]);
     if (!ok) continue;
     plan.digits.divisor = quotient_divisors[0];
     for (const sim::expr::ExprPtr& d : divisors) {
@@ -726,8 +729,8 @@ class SpecConfig {
   //          (S constant or not positive, k not a constant up to 64, a factor undefined).
   //          constant_divisor: a constant S is accepted too (the placement chain, whose
   //          copies are smaller than the map's even where its divisions are linear).
-  absl::StatusOr<std::optional<DigitTerms>> EncodeDigitTerms(const DigitPlan& plan,
-                                                             bool constant_divisor = false);
+  absl::StatusOr<std::optional<DigitTerms>> EncodeDigitTerms(
+      const DigitPlan& plan, bool constant_divisor = false);
   absl::Status EncodeDigits(const DigitPlan& plan);
   // The per-iteration part at a fresh iteration `name`, or at `at` when given. With
   // `placement` (the placement chain, after placement_digits_ is set): the placement
@@ -941,7 +944,8 @@ absl::Status SpecConfig::EncodeParams() {
 absl::StatusOr<std::optional<SpecConfig::DigitTerms>> SpecConfig::EncodeDigitTerms(
     const DigitPlan& plan, bool constant_divisor) {
   ASSIGN_OR_RETURN(ExprEncoder::Encoded S, enc_.Encode(plan.divisor));
-  if (S.defined.has_value() || S.range.lo < 1 || (S.range.Constant() && !constant_divisor)) {
+  if (S.defined.has_value() || S.range.lo < 1 ||
+      (S.range.Constant() && !constant_divisor)) {
     return std::nullopt;
   }
   Term f = enc_.Num(1), y = enc_.Num(1);
@@ -1707,14 +1711,16 @@ absl::StatusOr<bool> SpecConfig::PlacementCopies(Run& run) {
     std::vector<Term> q = {admitted_};
     q.insert(q.end(), run.pa->domain.begin(), run.pa->domain.end());
     q.insert(q.end(), run.pa->facts.begin(), run.pa->facts.end());
-    q.push_back(!smt::And(ctx_, std::vector<Term>(ob.begin() + static_cast<std::ptrdiff_t>(ob_begin),
-                                                  ob.begin() + static_cast<std::ptrdiff_t>(ob_a))));
+    q.push_back(!smt::And(
+        ctx_, std::vector<Term>(ob.begin() + static_cast<std::ptrdiff_t>(ob_begin),
+                                ob.begin() + static_cast<std::ptrdiff_t>(ob_a))));
     q = With(q);
     const std::string name = run.prefix + "placement.case_obligations";
     ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, run.rlimit));
     run.placed_copies = r.result == SatResult::kUnsat;
     if (!*run.placed_copies) PlacementNote(name, r);
-    run.placed_obligations.assign(ob.begin() + static_cast<std::ptrdiff_t>(ob_begin), ob.end());
+    run.placed_obligations.assign(ob.begin() + static_cast<std::ptrdiff_t>(ob_begin),
+                                  ob.end());
   }
   return *run.placed_copies;
 }
@@ -1730,14 +1736,15 @@ std::vector<Term> SpecConfig::PlacementBase(const Run& run) {
   std::vector<Term> q = {admitted_};
   q.insert(q.end(), pa.domain.begin(), pa.domain.end());
   q.insert(q.end(), pa.facts.begin(), pa.facts.end());
-  if (!run.placed_obligations.empty()) q.push_back(smt::And(ctx_, run.placed_obligations));
+  if (!run.placed_obligations.empty())
+    q.push_back(smt::And(ctx_, run.placed_obligations));
   q.push_back(!pa.error);
   q.push_back(pa.tile);
   return q;
 }
 
 absl::Status SpecConfig::ProveInjectiveByPlacement(Run& run, const IterCopy& b,
-                                                    bool* proved) {
+                                                   bool* proved) {
   // The chain (verify/README.md, "Ninth pass"): the map is P(L(i)), P reading the
   // iteration only through L. If L is injective on the iterations that yield tiles, is
   // >= 0 there (and < B by the skip `L >= B`), and P is injective on [0, B) where it

@@ -1106,9 +1106,11 @@ let group_size = min(num_pid_m - first_pid_m, group_size_m);
     ExpectAgreesWithSweep(*spec, p);
     EXPECT_EQ(p.checked, CheckedBy::kSymbolic) << p.ToString();
   }
-  ASSERT_OK_AND_ASSIGN(sim::swizzle::CheckResult group_sweep, sim::swizzle::Sweep(bad_group));
+  ASSERT_OK_AND_ASSIGN(sim::swizzle::CheckResult group_sweep,
+                       sim::swizzle::Sweep(bad_group));
   EXPECT_EQ(group_sweep.verdict, Verdict::kViolated);
-  ASSERT_OK_AND_ASSIGN(sim::swizzle::CheckResult stride_sweep, sim::swizzle::Sweep(bad_stride));
+  ASSERT_OK_AND_ASSIGN(sim::swizzle::CheckResult stride_sweep,
+                       sim::swizzle::Sweep(bad_stride));
   EXPECT_EQ(stride_sweep.verdict, Verdict::kViolated);
 }
 
