@@ -229,6 +229,14 @@ struct SwizzleProveOptions {
   // (g*(S % E) + j) % E, linear by factor cases (smt/expr_encoder.h, "Residues";
   // verify/README.md, "Eighth pass").
   bool digit_residues = true;
+  // Specs, integer encoding: injectivity through a placement chain. When the map reads
+  // the iteration only through one per-iteration let L (Triton's persistent `tile_id =
+  // start_pid + step * num_sms`), skips `L >= B`, and reads L only as `L // S`, `L % S`
+  // (`L % E` with residues), S sharing a factor with B: L injective on the iterations
+  // that yield tiles and >= 0 there, and the placement injective on [0, B) with L as
+  // digits of S, each its own query, before the direct two-copy query (which runs when
+  // one of them is not unsat). verify/README.md, "Ninth pass".
+  bool placement_chain = true;
   // Specs, integer encoding: divisor cases without the nonlinear fallback
   // (smt::ExprEncoder::set_case_obligations): the one-copy query `case_obligations`
   // first proves that every case-split divisor stays within its cases at every

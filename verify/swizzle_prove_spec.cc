@@ -80,6 +80,29 @@ void MulFactors(const sim::expr::ExprPtr& e, std::vector<sim::expr::ExprPtr>* ou
   }
 }
 
+// Ensures: plan->common, k, y from S = plan->divisor (lets inlined) and the bound
+//          `domain` (lets inlined): S = k*F, domain = Y*F with F the non-constant factors
+//          the two share; false when they share none.
+bool FactorDigits(const sim::expr::ExprPtr& domain, DigitPlan* plan) {
+  std::vector<sim::expr::ExprPtr> y;
+  MulFactors(domain, &y);
+  std::vector<sim::expr::ExprPtr> sf;
+  MulFactors(plan->divisor, &sf);
+  for (const sim::expr::ExprPtr& f : sf) {
+    auto it = std::find_if(y.begin(), y.end(),
+                           [&](const sim::expr::ExprPtr& x) { return x->Equals(*f); });
+    if (it != y.end() && f->kind() != sim::expr::ExprKind::kIntConst) {
+      plan->common.push_back(f);
+      y.erase(it);
+    } else {
+      plan->k.push_back(f);
+    }
+  }
+  if (plan->common.empty()) return false;
+  plan->y = std::move(y);
+  return true;
+}
+
 // Ensures: the plan when every per-iteration read of `iter` (lets inlined) is
 //          `iter // S` or `iter % S` for one S (structurally equal) and S shares a factor
 //          with the domain; with `residues`, also when some reads are `iter % E` for
@@ -132,22 +155,7 @@ std::optional<DigitPlan> PlanDigits(const SwizzleSpec& spec, bool residues) {
     if (!residues) return std::nullopt;
     plan.residues = true;  // `iter % E` with E != S
   }
-  std::vector<sim::expr::ExprPtr> y;
-  MulFactors(program.InlineLets(*domain), &y);
-  std::vector<sim::expr::ExprPtr> sf;
-  MulFactors(plan.divisor, &sf);
-  for (const sim::expr::ExprPtr& f : sf) {
-    auto it = std::find_if(y.begin(), y.end(),
-                           [&](const sim::expr::ExprPtr& x) { return x->Equals(*f); });
-    if (it != y.end() && f->kind() != ExprKind::kIntConst) {
-      plan.common.push_back(f);
-      y.erase(it);
-    } else {
-      plan.k.push_back(f);
-    }
-  }
-  if (plan.common.empty()) return std::nullopt;
-  plan.y = std::move(y);
+  if (!FactorDigits(program.InlineLets(*domain), &plan)) return std::nullopt;
   return plan;
 }
 
@@ -378,12 +386,157 @@ std::vector<bool> PerIteration(const sim::expr::Program& program) {
   return out;
 }
 
+// The placement chain (SwizzleProveOptions::placement_chain): a per-iteration let L
+// (Triton's persistent `tile_id = start_pid + step * num_sms`) through which alone the
+// map's coordinates read the iteration, a skip clause `L >= B` (B per point), and reads
+// of L only as `L // S`, `L % S` (and, with residues, `L % E`), S sharing a factor with
+// B. Injectivity is then proved as a chain: L injective on the iterations that yield
+// tiles (two copies of the iteration), L >= 0 there (one copy), and the placement
+// injective on [0, B) with L as digits (g, j) of S (two copies of the placement alone).
+struct PlacementPlan {
+  size_t let_index = 0;      // L's statement
+  size_t bound_index = 0;    // the skip clause `L >= B`
+  std::string name;          // L
+  sim::expr::ExprPtr bound;  // B
+  DigitPlan digits;          // L's digits; digits.divisor as written (a let, say)
+  // The statements after L that the placement evaluates (per iteration, reading only
+  // L and names in this set); the others after L read the iteration some other way.
+  std::vector<bool> placed;
+  // Every per-iteration statement after the skip `L >= B` is placed: evaluation errors
+  // split at that skip (SpecConfig::ProvePerIteration).
+  bool placed_past_bound = false;
+};
+
+// Ensures: the plan for the first per-iteration let that qualifies (see PlacementPlan),
+//          or nullopt; never with an inverse clause.
+std::optional<PlacementPlan> PlanPlacement(const SwizzleSpec& spec, bool residues) {
+  using sim::expr::ExprKind;
+  if (spec.inverse() != nullptr) return std::nullopt;
+  const sim::expr::Program& program = spec.program();
+  const std::vector<Stmt>& stmts = program.statements();
+  const std::vector<bool> per_iter = PerIteration(program);
+  absl::flat_hash_set<std::string> iter_names = {"iter"};
+  for (size_t k = 0; k < stmts.size(); ++k) {
+    if (per_iter[k] && stmts[k].binds) iter_names.insert(stmts[k].name);
+  }
+  for (size_t l = 0; l < stmts.size(); ++l) {
+    if (!per_iter[l] || stmts[l].kind != StmtKind::kLet) continue;
+    PlacementPlan plan;
+    plan.let_index = l;
+    plan.name = stmts[l].name;
+    plan.placed.assign(stmts.size(), false);
+    absl::flat_hash_map<std::string, const sim::expr::Expr*> placed_lets;
+    bool ok = true, outs_placed = true, has_bound = false;
+    for (size_t k = 0; k < stmts.size() && ok; ++k) {
+      const Stmt& s = stmts[k];
+      if (!per_iter[k] || s.kind == StmtKind::kParam) continue;
+      const bool clause =
+          s.kind == StmtKind::kClause &&
+          (s.keyword == "out" || s.keyword == "tail" || s.keyword == "skip");
+      if (k <= l) {
+        // Skips before L only narrow the iterations that yield tiles; outs may not.
+        if (clause && s.keyword != "skip") outs_placed = false;
+        continue;
+      }
+      bool reads_placed = true;
+      for (const std::string& v : sim::expr::FreeVariables(*s.value)) {
+        if (iter_names.contains(v) && v != plan.name && !placed_lets.contains(v)) {
+          reads_placed = false;
+        }
+      }
+      if (!reads_placed) {
+        if (clause) ok = false;  // a clause that reads the iteration past L
+        continue;
+      }
+      plan.placed[k] = true;
+      if (s.kind == StmtKind::kLet) placed_lets[s.name] = s.value.get();
+      if (!has_bound && s.keyword == "skip") {
+        const sim::expr::Expr& e = *s.value;
+        sim::expr::ExprPtr x, b;
+        if (e.kind() == ExprKind::kGe) x = e.operands()[0], b = e.operands()[1];
+        if (e.kind() == ExprKind::kLe) x = e.operands()[1], b = e.operands()[0];
+        if (x != nullptr && x->kind() == ExprKind::kVar && x->name() == plan.name) {
+          bool per_point = true;
+          for (const std::string& v : sim::expr::FreeVariables(*b)) {
+            per_point &= !iter_names.contains(v);
+          }
+          if (per_point) {
+            has_bound = true;
+            plan.bound_index = k;
+            plan.bound = b;
+          }
+        }
+      }
+    }
+    if (!ok || !outs_placed || !has_bound) continue;
+    // L's reads: through the placed lets (not inlined, so that L stays a name).
+    std::vector<sim::expr::ExprPtr> divisors, quotient_divisors;
+    absl::flat_hash_set<const sim::expr::Expr*> seen;
+    std::vector<const sim::expr::Expr*> pending;
+    for (size_t k = l + 1; k < stmts.size(); ++k) {
+      if (plan.placed[k] && k != plan.bound_index)
+        pending.push_back(stmts[k].value.get());
+    }
+    while (!pending.empty() && ok) {
+      const sim::expr::Expr* e = pending.back();
+      pending.pop_back();
+      if (!seen.insert(e).second) continue;
+      const ExprKind kind = e->kind();
+      if (kind == ExprKind::kVar) {
+        if (e->name() == plan.name) ok = false;  // read whole
+        if (auto it = placed_lets.find(e->name()); it != placed_lets.end()) {
+          pending.push_back(it->second);
+        }
+        continue;
+      }
+      if ((kind == ExprKind::kFloorDiv || kind == ExprKind::kMod) &&
+          e->operand(0).kind() == ExprKind::kVar && e->operand(0).name() == plan.name) {
+        divisors.push_back(e->operands()[1]);
+        if (kind == ExprKind::kFloorDiv) quotient_divisors.push_back(e->operands()[1]);
+        pending.push_back(&e->operand(1));
+        continue;
+      }
+      for (int i = 0; i < e->num_operands(); ++i) pending.push_back(&e->operand(i));
+    }
+    if (!ok || quotient_divisors.empty()) continue;
+    for (const sim::expr::ExprPtr& d : quotient_divisors)
+      ok &= d->Equals(*quotient_divisors[0]);
+    if (!ok) continue;
+    plan.digits.divisor = quotient_divisors[0];
+    for (const sim::expr::ExprPtr& d : divisors) {
+      if (d->Equals(*plan.digits.divisor)) continue;
+      if (!residues) ok = false;
+      plan.digits.residues = true;
+    }
+    if (!ok) continue;
+    // Factored with lets inlined; the divisor itself is encoded as written.
+    DigitPlan inlined;
+    inlined.divisor = program.InlineLets(plan.digits.divisor);
+    if (!FactorDigits(program.InlineLets(plan.bound), &inlined)) continue;
+    plan.digits.common = std::move(inlined.common);
+    plan.digits.k = std::move(inlined.k);
+    plan.digits.y = std::move(inlined.y);
+    plan.placed_past_bound = true;
+    for (size_t k = plan.bound_index + 1; k < stmts.size(); ++k) {
+      if (per_iter[k] && stmts[k].kind != StmtKind::kParam && !plan.placed[k]) {
+        plan.placed_past_bound = false;
+      }
+    }
+    return plan;
+  }
+  return std::nullopt;
+}
+
 // One copy of the per-iteration part at a symbolic iteration.
 struct IterCopy {
   Term iter;
   // With digit_iterations: iter = g*S + j, 0 <= j < S, and iter itself (a product) is in
   // no assertion, only in models (SwizzleProveOptions::digit_iterations).
   std::optional<Term> g, j;
+  // With a placement chain (PlacementPlan): L's value in a copy of the iteration, an
+  // error up to the skip `L >= B` (inclusive), and evaluation past that skip.
+  std::optional<Term> placed;
+  Term error_to_bound, past_bound;
   std::vector<Term> domain;  // 0 <= iter < domain
   Term error;                // an evaluation error happens on the evaluated path
   Term tile;                 // no error and no skip: the iteration yields a tile
@@ -565,10 +718,27 @@ class SpecConfig {
 
  private:
   absl::Status EncodeParams();
+  // The digits' terms: S, F, Y and k of S = k*F, domain = Y*F (DigitPlan).
+  struct DigitTerms {
+    Term s, f, y;
+    int64_t k = 0;
+    smt::ValueRange s_range;
+    bool residues = false;
+  };
+  // Ensures: the terms, or nullopt when the plan does not apply to this configuration
+  //          (S constant or not positive, k not a constant up to 64, a factor undefined).
+  //          constant_divisor: a constant S is accepted too (the placement chain, whose
+  //          copies are smaller than the map's even where its divisions are linear).
+  absl::StatusOr<std::optional<DigitTerms>> EncodeDigitTerms(
+      const DigitPlan& plan, bool constant_divisor = false);
   absl::Status EncodeDigits(const DigitPlan& plan);
-  // The per-iteration part at a fresh iteration `name`, or at `at` when given.
+  // The per-iteration part at a fresh iteration `name`, or at `at` when given. With
+  // `placement` (the placement chain, after placement_digits_ is set): the placement
+  // alone, at a fresh L = g*S + j in [0, B) (its `iter`, g and j), the statements
+  // PlacementPlan::placed only, the skip `L >= B` as the domain.
   absl::StatusOr<IterCopy> EncodeIteration(const char* name,
-                                           std::optional<Term> at = std::nullopt);
+                                           std::optional<Term> at = std::nullopt,
+                                           bool placement = false);
   // The table lemma of per-iteration let statement `k` (encoded as `value` by `enc`), or
   // nullopt (memoised per statement: every copy has the same constants).
   // iter_names: the names computed per iteration so far.
@@ -607,6 +777,20 @@ class SpecConfig {
   absl::StatusOr<ConfigOutcome> ProvePerIteration(Run& run);  // eval_error, in_range, tail
   absl::StatusOr<ConfigOutcome> ProveCount(Run& run);
   absl::StatusOr<ConfigOutcome> ProveInjective(Run& run);
+  // The placement chain (SwizzleProveOptions::placement_chain). Ensures: true in
+  // *proved when every query of the chain was unsat; false otherwise (the caller runs
+  // the direct query; a note says why).
+  absl::Status ProveInjectiveByPlacement(Run& run, const IterCopy& b, bool* proved);
+  // The chain's shared steps, each run once per configuration (memoised in run):
+  // L >= 0 on the iterations that yield tiles, and the two placement copies with their
+  // divisor cases proved within their cases on [0, B). Ensures: true when unsat (a note
+  // says why not otherwise).
+  absl::StatusOr<bool> PlacementNonnegative(Run& run);
+  absl::StatusOr<bool> PlacementCopies(Run& run);
+  // The assertions every placement query starts from: the point, copy pa in [0, B)
+  // yielding a tile, its facts and (proved) obligations.
+  std::vector<Term> PlacementBase(const Run& run);
+  void PlacementNote(const std::string& name, const smt::SolverResult& r);
   absl::StatusOr<ConfigOutcome> ProveSurjective(Run& run);
   // *by_coordinates: set when the counted bijection was the map's own coordinates (which
   // makes the map injective on the iterations that yield tiles as well).
@@ -651,6 +835,10 @@ class SpecConfig {
   int64_t digit_k_ = 0;
   smt::ValueRange digit_s_range_;
   bool digit_residues_ = false;
+  // The placement chain: the plan (after EncodeParams), its digits' terms and B's range.
+  std::optional<PlacementPlan> placement_;
+  std::optional<DigitTerms> placement_digits_;
+  smt::ValueRange placement_bound_range_;
   // The obligations (ExprEncoder::obligations) of copy "iter", once proven.
   size_t obligations_proven_ = 0;
   int nonlinear_per_iter_ = 0;
@@ -732,46 +920,99 @@ absl::Status SpecConfig::EncodeParams() {
       RETURN_IF_ERROR(EncodeDigits(*plan));
     }
   }
+  if (bv_width_ == 0 && run_.options().placement_chain) {
+    placement_ = PlanPlacement(spec_, run_.options().digit_residues);
+  }
+  if (placement_.has_value()) {
+    ASSIGN_OR_RETURN(std::optional<DigitTerms> d,
+                     EncodeDigitTerms(placement_->digits, /*constant_divisor=*/true));
+    ASSIGN_OR_RETURN(ExprEncoder::Encoded bound, enc_.Encode(placement_->bound));
+    if (!d.has_value() || bound.defined.has_value()) {
+      placement_.reset();  // k too large, or B undefined somewhere
+    } else {
+      placement_digits_ = d;
+      placement_bound_range_ = bound.range;
+      // The divisor cases of the placement are its own (PlacementCopies proves them on
+      // [0, B)); in a copy of the iteration they would have to hold at the skipped
+      // iterations too (L >= B), where the grouped placement's last group width is 0.
+      obligations_ = false;
+    }
+  }
   return absl::OkStatus();
 }
 
-absl::Status SpecConfig::EncodeDigits(const DigitPlan& plan) {
+absl::StatusOr<std::optional<SpecConfig::DigitTerms>> SpecConfig::EncodeDigitTerms(
+    const DigitPlan& plan, bool constant_divisor) {
   ASSIGN_OR_RETURN(ExprEncoder::Encoded S, enc_.Encode(plan.divisor));
-  if (S.defined.has_value() || S.range.lo < 1 || S.range.Constant()) return absl::OkStatus();
+  if (S.defined.has_value() || S.range.lo < 1 ||
+      (S.range.Constant() && !constant_divisor)) {
+    return std::nullopt;
+  }
   Term f = enc_.Num(1), y = enc_.Num(1);
   __int128 k = 1;
   for (const sim::expr::ExprPtr& e : plan.common) {
     ASSIGN_OR_RETURN(ExprEncoder::Encoded x, enc_.Encode(e));
-    if (x.defined.has_value() || x.range.lo < 1) return absl::OkStatus();
+    if (x.defined.has_value() || x.range.lo < 1) return std::nullopt;
     f = f * x.value;
   }
   for (const sim::expr::ExprPtr& e : plan.k) {
     ASSIGN_OR_RETURN(ExprEncoder::Encoded x, enc_.Encode(e));
     if (x.defined.has_value() || !x.range.Constant() || x.range.lo < 1) {
-      return absl::OkStatus();
+      return std::nullopt;
     }
     k *= x.range.lo;
-    if (k > 64) return absl::OkStatus();  // too many cases
+    if (k > 64) return std::nullopt;  // too many cases
   }
   for (const sim::expr::ExprPtr& e : plan.y) {
     ASSIGN_OR_RETURN(ExprEncoder::Encoded x, enc_.Encode(e));
-    if (x.defined.has_value()) return absl::OkStatus();
+    if (x.defined.has_value()) return std::nullopt;
     y = y * x.value;
   }
-  digit_s_ = S.value;
-  digit_s_range_ = S.range;
-  digit_residues_ = plan.residues;
-  digit_f_ = f;
-  digit_y_ = y;
-  digit_k_ = static_cast<int64_t>(k);
+  DigitTerms t;
+  t.s = S.value;
+  t.s_range = S.range;
+  t.residues = plan.residues;
+  t.f = f;
+  t.y = y;
+  t.k = static_cast<int64_t>(k);
+  return t;
+}
+
+absl::Status SpecConfig::EncodeDigits(const DigitPlan& plan) {
+  ASSIGN_OR_RETURN(std::optional<DigitTerms> t, EncodeDigitTerms(plan));
+  if (!t.has_value()) return absl::OkStatus();
+  digit_s_ = t->s;
+  digit_s_range_ = t->s_range;
+  digit_residues_ = t->residues;
+  digit_f_ = t->f;
+  digit_y_ = t->y;
+  digit_k_ = t->k;
   return absl::OkStatus();
 }
 
 absl::StatusOr<IterCopy> SpecConfig::EncodeIteration(const char* name,
-                                                     std::optional<Term> at) {
+                                                     std::optional<Term> at,
+                                                     bool placement) {
   ExprEncoder enc = enc_.Fork();
   IterCopy c;
-  if (digit_s_.has_value() && !at.has_value()) {
+  if (placement) {
+    // L = g*S + j in [0, B), B = Y*F: the same linear statement as the iteration's digits
+    // below (the chain's third query proves the placement injective there).
+    const DigitTerms& d = *placement_digits_;
+    const Term g = Var(absl::StrCat(name, "_g"));
+    const Term j = Var(absl::StrCat(name, "_j"));
+    c.g = g;
+    c.j = j;
+    c.iter = g * d.s + j;
+    const Term e = d.y - g * d.k;
+    Term fits = e >= d.k;
+    for (int64_t v = 1; v < d.k; ++v) fits = fits || (e == v && j < d.f * v);
+    c.domain = {g >= 0, j >= 0, j < d.s, fits};
+    enc.SetDigits(c.iter, d.s, d.s_range, g, j, d.residues);
+    enc.Bind(placement_->name, c.iter, 0,
+             static_cast<int64_t>(std::clamp<__int128>(
+                 placement_bound_range_.hi - 1, 0, std::numeric_limits<int64_t>::max())));
+  } else if (digit_s_.has_value() && !at.has_value()) {
     // iter = g*S + j with S = k*F and domain = Y*F: iter < domain exactly when
     // j < F*(Y - g*k), i.e. Y - g*k >= k (j < S = k*F suffices), or Y - g*k = e in
     // 1..k-1 and j < e*F. No product of two unknowns (SwizzleProveOptions::digit_iterations).
@@ -794,19 +1035,24 @@ absl::StatusOr<IterCopy> SpecConfig::EncodeIteration(const char* name,
     }
   }
   // Divisor cases with obligations only in a copy whose obligations a query proves
-  // (not the surjectivity copy at inv(t)).
-  enc.set_case_obligations(obligations_ && !at.has_value());
-  enc.Bind("iter", c.iter, 0,
-           static_cast<int64_t>(std::clamp<__int128>(
-               domain_range_.hi - 1, 0, std::numeric_limits<int64_t>::max())));
+  // (not the surjectivity copy at inv(t)); the placement chain proves its own.
+  enc.set_case_obligations(placement ? run_.options().case_obligations
+                                     : obligations_ && !at.has_value());
+  if (!placement) {
+    enc.Bind("iter", c.iter, 0,
+             static_cast<int64_t>(std::clamp<__int128>(
+                 domain_range_.hi - 1, 0, std::numeric_limits<int64_t>::max())));
+  }
   Term prefix = ctx_.Bool(true);
   std::vector<Term> errors, bad_tails, defined;
   absl::flat_hash_set<std::string> iter_names = {"iter"};
+  if (placement) iter_names.insert(placement_->name);
   bool atoms_ok = true;
   const std::vector<Stmt>& stmts = spec_.program().statements();
   for (size_t k = 0; k < stmts.size(); ++k) {
     const Stmt& s = stmts[k];
     if (!per_iter_[k] || &s == spec_.inverse()) continue;  // a proof aid, encoded below
+    if (placement && (!placement_->placed[k] || k == placement_->bound_index)) continue;
     ASSIGN_OR_RETURN(ExprEncoder::Encoded e, enc.Encode(s.value));
     const Term ok = e.Defined(ctx_);
     errors.push_back(prefix && !ok);
@@ -832,6 +1078,7 @@ absl::StatusOr<IterCopy> SpecConfig::EncodeIteration(const char* name,
       }
       enc.Bind(s.name, e.value, e.range);
       if (s.binds) iter_names.insert(s.name);
+      if (placement_.has_value() && k == placement_->let_index) c.placed = e.value;
       prefix = prefix && ok;
     } else if (s.keyword == "skip") {
       prefix = prefix && ok && !e.value;
@@ -839,6 +1086,10 @@ absl::StatusOr<IterCopy> SpecConfig::EncodeIteration(const char* name,
       const Term out = enc.Lookup(s.name).value;
       bad_tails.push_back(out != e.value || e.value <= 0);
       prefix = prefix && ok;
+    }
+    if (!placement && placement_.has_value() && k == placement_->bound_index) {
+      c.error_to_bound = smt::Or(ctx_, errors);
+      c.past_bound = prefix;
     }
   }
   c.error = smt::Or(ctx_, errors);
@@ -1149,6 +1400,10 @@ struct SpecConfig::Run {
   IterCopy a;             // the map at a symbolic iteration
   std::vector<Term> base;  // the point is admitted, a.iter in the domain (and no error)
   std::vector<Term> in_box;
+  // The placement chain (SpecConfig::PlacementNonnegative, PlacementCopies).
+  std::optional<bool> placed_nonnegative, placed_copies;
+  std::optional<IterCopy> pa, pb;
+  std::vector<Term> placed_obligations;
   bool Wants(Property p) const { return from <= p && to >= p; }
 };
 
@@ -1272,6 +1527,65 @@ absl::StatusOr<ConfigOutcome> SpecConfig::ProvePerIteration(Run& run) {
       {kTailSize, "tail_size", {a.tile, a.bad_tail}, ViolationKind::kTailSize}};
   for (const Check& c : checks) {
     if (c.property == kTailSize && spec_.program().Clauses("tail").empty()) continue;
+    if (run.Wants(c.property) && c.property == kEvalError && placement_.has_value() &&
+        placement_->placed_past_bound) {
+      // The placement chain: no error up to the skip `L >= B` (the iteration), L in
+      // [0, B) past it, and no error in the placement at any L in [0, B) (its own query;
+      // past the skip only placed statements run).
+      std::vector<Term> q = run.base;
+      q.push_back(a.error_to_bound);
+      q = With(q);
+      std::string name = run.prefix + "placement.eval_error_to_bound";
+      ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, run.rlimit));
+      if (r.result == SatResult::kSat) return Violation(name, q, r.model, c.kind, {&a});
+      bool ok = r.result == SatResult::kUnsat;
+      if (!ok) PlacementNote(name, r);
+      if (ok) {
+        ASSIGN_OR_RETURN(ok, PlacementNonnegative(run));
+      }
+      if (ok) {
+        ASSIGN_OR_RETURN(ok, PlacementCopies(run));
+      }
+      if (ok) {
+        const IterCopy& pa = *run.pa;
+        q = {admitted_};
+        q.insert(q.end(), pa.domain.begin(), pa.domain.end());
+        q.insert(q.end(), pa.facts.begin(), pa.facts.end());
+        if (!run.placed_obligations.empty()) {
+          q.push_back(smt::And(ctx_, run.placed_obligations));
+        }
+        q.push_back(pa.error);
+        q = With(q);
+        name = run.prefix + "placement.eval_error";
+        ASSIGN_OR_RETURN(r, Solve(name, q, run.rlimit));
+        if (r.result == SatResult::kUnsat) {
+          run.base.push_back(!a.error);
+          continue;
+        }
+        PlacementNote(name, r);
+      }
+    }
+    if (run.Wants(c.property) && c.property == kInRange && placement_.has_value()) {
+      // The placement chain: L in [0, B) where the iteration yields a tile, and the
+      // placement in the box for every such L (the placement's own query).
+      ASSIGN_OR_RETURN(bool ok, PlacementNonnegative(run));
+      if (ok) {
+        ASSIGN_OR_RETURN(ok, PlacementCopies(run));
+      }
+      if (ok) {
+        std::vector<Term> in_box;
+        for (size_t k = 0; k < run.pa->coords.size(); ++k) {
+          in_box.push_back(run.pa->coords[k] >= 0 && run.pa->coords[k] < extents_[k]);
+        }
+        std::vector<Term> q = PlacementBase(run);
+        q.push_back(!smt::And(ctx_, in_box));
+        q = With(q);
+        const std::string name = run.prefix + "placement.in_range";
+        ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, run.rlimit));
+        if (r.result == SatResult::kUnsat) continue;
+        PlacementNote(name, r);
+      }
+    }
     if (run.Wants(c.property)) {
       const std::string name = run.prefix + c.name;
       std::vector<Term> q = run.base;
@@ -1328,10 +1642,17 @@ absl::StatusOr<ConfigOutcome> SpecConfig::ProveInjective(Run& run) {
         r.model.Int(a.iter).value_or(-1), "; injectivity by the two-copy query"));
   }
   ASSIGN_OR_RETURN(IterCopy b, EncodeIteration("iter2"));
+  // Built before the placement chain: its copies record obligations of their own, which
+  // this query must not assume (TwoCopies takes b's as the ones recorded last).
   std::vector<Term> q = TwoCopies(run, b, {a.tile}, {!b.error, b.tile});
   // Proved above: the first copy lands in the box (this helps Z3, and changes nothing).
   q.push_back(smt::And(ctx_, run.in_box));
   for (size_t k = 0; k < a.coords.size(); ++k) q.push_back(a.coords[k] == b.coords[k]);
+  if (placement_.has_value() && a.placed.has_value() && b.placed.has_value()) {
+    bool proved = false;
+    RETURN_IF_ERROR(ProveInjectiveByPlacement(run, b, &proved));
+    if (proved) return ConfigOutcome{};
+  }
   // With digits and digit_group_cases, when the one query runs out, the two copies'
   // order "a's group before b's, or the same group" is split into two queries, each with
   // the same rlimit (verify/README.md, "Eighth pass"). Measured: splitting first, or
@@ -1358,6 +1679,113 @@ absl::StatusOr<ConfigOutcome> SpecConfig::ProveInjective(Run& run) {
     if (u == 0) break;  // the one query decided
   }
   return ConfigOutcome{};
+}
+
+absl::StatusOr<bool> SpecConfig::PlacementNonnegative(Run& run) {
+  if (run.placed_nonnegative.has_value()) return *run.placed_nonnegative;
+  const IterCopy& a = run.a;
+  std::vector<Term> q = run.base;
+  q.push_back(a.past_bound);  // implied by a.tile
+  q.push_back(*a.placed < 0);
+  q = With(q);
+  const std::string name = run.prefix + "placement.nonnegative";
+  ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, run.rlimit));
+  run.placed_nonnegative = r.result == SatResult::kUnsat;
+  if (!*run.placed_nonnegative) PlacementNote(name, r);
+  return *run.placed_nonnegative;
+}
+
+absl::StatusOr<bool> SpecConfig::PlacementCopies(Run& run) {
+  if (run.placed_copies.has_value()) return *run.placed_copies;
+  const size_t ob_begin = enc_.obligations().size();
+  ASSIGN_OR_RETURN(IterCopy pa, EncodeIteration("placed", std::nullopt, true));
+  const size_t ob_a = enc_.obligations().size();
+  ASSIGN_OR_RETURN(IterCopy pb, EncodeIteration("placed2", std::nullopt, true));
+  const std::vector<Term>& ob = enc_.obligations();
+  run.pa = std::move(pa);
+  run.pb = std::move(pb);
+  run.placed_copies = true;
+  if (ob_a > ob_begin) {
+    // The placement's divisor cases within their cases at every L in [0, B) (pb's are
+    // pa's with fresh digits, so the one query proves both).
+    std::vector<Term> q = {admitted_};
+    q.insert(q.end(), run.pa->domain.begin(), run.pa->domain.end());
+    q.insert(q.end(), run.pa->facts.begin(), run.pa->facts.end());
+    q.push_back(!smt::And(
+        ctx_, std::vector<Term>(ob.begin() + static_cast<std::ptrdiff_t>(ob_begin),
+                                ob.begin() + static_cast<std::ptrdiff_t>(ob_a))));
+    q = With(q);
+    const std::string name = run.prefix + "placement.case_obligations";
+    ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, run.rlimit));
+    run.placed_copies = r.result == SatResult::kUnsat;
+    if (!*run.placed_copies) PlacementNote(name, r);
+    run.placed_obligations.assign(ob.begin() + static_cast<std::ptrdiff_t>(ob_begin),
+                                  ob.end());
+  }
+  return *run.placed_copies;
+}
+
+void SpecConfig::PlacementNote(const std::string& name, const smt::SolverResult& r) {
+  notes_.push_back(absl::StrCat(
+      name, ": ", r.result == SatResult::kSat ? "sat" : internal::UnknownReason(r),
+      "; the direct query decides"));
+}
+
+std::vector<Term> SpecConfig::PlacementBase(const Run& run) {
+  const IterCopy& pa = *run.pa;
+  std::vector<Term> q = {admitted_};
+  q.insert(q.end(), pa.domain.begin(), pa.domain.end());
+  q.insert(q.end(), pa.facts.begin(), pa.facts.end());
+  if (!run.placed_obligations.empty())
+    q.push_back(smt::And(ctx_, run.placed_obligations));
+  q.push_back(!pa.error);
+  q.push_back(pa.tile);
+  return q;
+}
+
+absl::Status SpecConfig::ProveInjectiveByPlacement(Run& run, const IterCopy& b,
+                                                   bool* proved) {
+  // The chain (verify/README.md, "Ninth pass"): the map is P(L(i)), P reading the
+  // iteration only through L. If L is injective on the iterations that yield tiles, is
+  // >= 0 there (and < B by the skip `L >= B`), and P is injective on [0, B) where it
+  // yields tiles, then so is the map. Every query over-approximates its part, so unsat
+  // is a proof; anything else only ends the chain (a sat is no violation: the direct
+  // query decides).
+  *proved = false;
+  const IterCopy& a = run.a;
+  ASSIGN_OR_RETURN(bool ok, PlacementNonnegative(run));
+  if (!ok) return absl::OkStatus();
+  {
+    std::vector<Term> q = TwoCopies(run, b, {a.tile}, {!b.error, b.tile});
+    q.push_back(*a.placed == *b.placed);
+    q = With(q);
+    const std::string name = run.prefix + "placement.injective_l";
+    ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, run.rlimit));
+    if (r.result != SatResult::kUnsat) {
+      PlacementNote(name, r);
+      return absl::OkStatus();
+    }
+  }
+  ASSIGN_OR_RETURN(ok, PlacementCopies(run));
+  if (!ok) return absl::OkStatus();
+  const IterCopy& pa = *run.pa;
+  const IterCopy& pb = *run.pb;
+  std::vector<Term> q = PlacementBase(run);
+  q.insert(q.end(), pb.domain.begin(), pb.domain.end());
+  q.insert(q.end(), pb.facts.begin(), pb.facts.end());
+  q.push_back(!pb.error);
+  q.push_back(pb.tile);
+  for (size_t k = 0; k < pa.coords.size(); ++k) q.push_back(pa.coords[k] == pb.coords[k]);
+  q.push_back(*pa.g < *pb.g || (*pa.g == *pb.g && *pa.j < *pb.j));
+  q = With(q);
+  const std::string name = run.prefix + "placement.injective";
+  ASSIGN_OR_RETURN(smt::SolverResult r, Solve(name, q, run.rlimit));
+  if (r.result != SatResult::kUnsat) {
+    PlacementNote(name, r);
+    return absl::OkStatus();
+  }
+  *proved = true;
+  return absl::OkStatus();
 }
 
 std::vector<Term> SpecConfig::TwoCopies(const Run& run, const IterCopy& b,
@@ -1432,9 +1860,12 @@ struct CountingCandidate {
 
 // The candidates of one copy of the iteration: its coordinates over the box, and the
 // left sides of its skip's atoms over their bounds.
+// atoms_first: the skip atoms before the coordinates (with a placement chain, whose
+// bound is an atom's: the coordinates' own injectivity over the whole domain is the
+// nonlinear query the chain avoids).
 std::vector<CountingCandidate> CountingCandidates(
     const IterCopy& c, const std::vector<Term>& extents,
-    const std::vector<smt::ValueRange>& extent_ranges) {
+    const std::vector<smt::ValueRange>& extent_ranges, bool atoms_first) {
   std::vector<CountingCandidate> out;
   out.push_back({"coordinates", c.coords, extents, c.coord_ranges, extent_ranges,
                  c.defined_all, true});
@@ -1447,6 +1878,7 @@ std::vector<CountingCandidate> CountingCandidates(
       k.b_range.push_back(t.bound_range);
     }
     out.push_back(std::move(k));
+    if (atoms_first) std::swap(out.front(), out.back());
   }
   return out;
 }
@@ -1504,7 +1936,7 @@ absl::StatusOr<ConfigOutcome> SpecConfig::ProveSurjectiveByCounting(Run& run,
   const IterCopy& a = run.a;
   using Candidate = CountingCandidate;
   auto candidates = [&](const IterCopy& c) {
-    return CountingCandidates(c, extents_, extent_ranges_);
+    return CountingCandidates(c, extents_, extent_ranges_, placement_.has_value());
   };
   const __int128 word = bv_width_ > 0 ? (__int128{1} << (bv_width_ - 1)) : 0;
   const std::vector<Candidate> mine = candidates(a);

@@ -1018,6 +1018,102 @@ TEST(SwizzleProveSpecTest, DigitResiduesDecideTritonsPersistentGroupedOrder) {
   EXPECT_GT(UnknownQueries(without), 0) << without.ToString();
 }
 
+// The placement chain (SwizzleProveOptions::placement_chain; verify/README.md, "Ninth
+// pass"): Triton's persistent loop reads the iteration only through `tile_id = start_pid
+// + step * num_sms`, skips `tile_id >= num_tiles`, and places tile_id by the grouped
+// order. With the chain, tile_id is injective and >= 0 where the loop yields tiles, and
+// the placement is proved on [0, num_tiles) with tile_id as digits: every query linear.
+// Without it, the placement's `tile_id // (G * num_pid_n)` keeps its nonlinear quotient
+// in the one- and two-copy queries, which run out of this budget.
+TEST(SwizzleProveSpecTest, PlacementChainDecidesTritonsPersistentLoop) {
+  SwizzleSpec spec = LoadCorpus("persistent_num_sms");
+  SpecSweep box;
+  box.ranges = {{"num_pid_m", {1, 96}},
+                {"num_pid_n", {1, 96}},
+                {"group_size_m", {2, 2}},
+                {"num_sms", {2, 2}}};
+  SwizzleProveOptions o = Only(SwizzleProveOptions::Encoding::kInteger);
+  o.solver.rlimit = 2'000'000;
+  o.total_rlimit = 4'000'000;
+  o.max_enumerated_points = 10;  // the solver's box (it would be swept first)
+  // num_pid_m and num_pid_n stay symbolic, as in the 16x box (48 configurations of
+  // group_size_m x num_sms there, too many to cube a 96-valued divisor parameter).
+  o.cube_divisors_up_to = 0;
+  ASSERT_OK_AND_ASSIGN(SwizzleProof with, ProveSpec(spec, box, o));
+  EXPECT_EQ(with.verdict, Verdict::kHolds) << with.ToString();
+  EXPECT_EQ(with.checked, CheckedBy::kSymbolic);
+  EXPECT_EQ(UnknownQueries(with), 0) << with.ToString();
+  EXPECT_THAT(with.ToString(), HasSubstr("(symbolic, 1 configuration"));
+  bool chained = false;
+  for (const QueryRecord& q : with.queries) {
+    chained |= absl::StrContains(q.name, "placement.injective");
+  }
+  EXPECT_TRUE(chained);
+  o.placement_chain = false;
+  ASSERT_OK_AND_ASSIGN(SwizzleProof without, ProveSpec(spec, box, o));
+  EXPECT_NE(without.verdict, Verdict::kHolds) << without.ToString();
+  EXPECT_GT(UnknownQueries(without), 0) << without.ToString();
+}
+
+// The chain proves nothing it should not: a wrong placement (the full GROUP_SIZE_M for
+// the partial last group) and a wrong stride (two programs reach one tile, so tile_id is
+// not injective) are refuted with the sweep's smallest counterexample, and the corpus map
+// holds as the sweep says. The solver route is forced (max_enumerated_points), integers
+// only, so every query of the chain runs; a sat one hands over to the direct query.
+TEST(SwizzleProveSpecTest, PlacementChainKeepsWrongPersistentLoopsRefuted) {
+  constexpr char kHead[] = R"(
+param num_pid_m in 1..5;
+param num_pid_n in 1..5;
+param group_size_m in 1..3;
+param num_sms in 1..6;
+let num_tiles = num_pid_m * num_pid_n;
+let programs = min(num_sms, num_tiles);
+let steps = cdiv(num_tiles, num_sms);
+domain = programs * steps;
+grid row = num_pid_m;
+grid col = num_pid_n;
+let start_pid = iter % programs;
+let step = iter // programs;
+)";
+  const std::string placement = R"(
+skip tile_id >= num_tiles;
+let num_pid_in_group = group_size_m * num_pid_n;
+let group_id = tile_id // num_pid_in_group;
+let first_pid_m = group_id * group_size_m;
+let group_size = min(num_pid_m - first_pid_m, group_size_m);
+)";
+  // The corpus map (persistent_num_sms.swz) on a smaller box.
+  SwizzleSpec good = ParseOrDie(
+      "pns_good.swz",
+      absl::StrCat(kHead, "let tile_id = start_pid + step * num_sms;", placement,
+                   "out row = first_pid_m + tile_id % group_size;\n"
+                   "out col = tile_id % num_pid_in_group // group_size;\n"));
+  SwizzleSpec bad_group = ParseOrDie(
+      "pns_bad_group.swz",
+      absl::StrCat(kHead, "let tile_id = start_pid + step * num_sms;", placement,
+                   "out row = first_pid_m + tile_id % group_size_m;\n"
+                   "out col = tile_id % num_pid_in_group // group_size;\n"));
+  SwizzleSpec bad_stride = ParseOrDie(
+      "pns_bad_stride.swz",
+      absl::StrCat(kHead, "let tile_id = start_pid + step * max(num_sms - 1, 1);",
+                   placement,
+                   "out row = first_pid_m + tile_id % group_size;\n"
+                   "out col = tile_id % num_pid_in_group // group_size;\n"));
+  SwizzleProveOptions o = Only(SwizzleProveOptions::Encoding::kInteger);
+  o.max_enumerated_points = 10;
+  for (const SwizzleSpec* spec : {&good, &bad_group, &bad_stride}) {
+    ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(*spec, {}, o));
+    ExpectAgreesWithSweep(*spec, p);
+    EXPECT_EQ(p.checked, CheckedBy::kSymbolic) << p.ToString();
+  }
+  ASSERT_OK_AND_ASSIGN(sim::swizzle::CheckResult group_sweep,
+                       sim::swizzle::Sweep(bad_group));
+  EXPECT_EQ(group_sweep.verdict, Verdict::kViolated);
+  ASSERT_OK_AND_ASSIGN(sim::swizzle::CheckResult stride_sweep,
+                       sim::swizzle::Sweep(bad_stride));
+  EXPECT_EQ(stride_sweep.verdict, Verdict::kViolated);
+}
+
 // The residue is exact: with the full GROUP_SIZE_M in place of the last group's size
 // (`tile_id % group_size_m`) the partial last group leaves the grid, and the proof gives
 // the enumeration sweep's smallest counterexample; the map as written holds, as the sweep
