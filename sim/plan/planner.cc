@@ -700,6 +700,123 @@ absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordV
   return prog;
 }
 
+// Ensures: a key no greater than KeyOf of the program BuildDirectShuffle(mat, sv, dv,
+// all_idx) builds (without a limit), from the matrix alone, so that PlanShuffle need not
+// build a scheme that cannot rank before the best. Every op is a shuffle or a selp.
+// Shuffles: butterflies of one offset merge only where their send tables agree, so an
+// offset takes at least as many as the most distinct words one sender lane owes for it;
+// the first shfl.idx round of a destination word (and half) sends a table of input words
+// to its lane-index setup (one per source lane constant Mlr rp), and first rounds that
+// differ in the constant or in the choices of their table send different words (a table
+// of one word is that word; SelectBuilder gives every other choice list a selp word of
+// its own), so each is a shuffle of its own. Selects: a destination table with a local
+// lane (an input word) and a lane that receives (a shuffled word) has two choices at
+// least, and tables that differ in their local lanes are different choice lists, each a
+// selp of its own (with all_idx every lane reads through a round: none counted); a first
+// round's table of more than one word is a choice list of input words only, a selp of
+// its own too (one per distinct table).
+SchemeKey DirectShuffleFloor(const ShuffleMatrix& mat, const WordView& sv, const WordView& dv,
+                             bool all_idx) {
+  const int upw = sv.upw;
+  uint32_t lane_sigma[32], lane_rho[32];
+  for (uint32_t l = 0; l < 32; ++l) {
+    lane_sigma[l] = ApplyCols(mat.mll, l);
+    lane_rho[l] = ApplyCols(mat.mrl, l);
+  }
+  // Distinct tables are counted by a 64-bit fingerprint: two that collide count once,
+  // which can only lower the floor.
+  auto fingerprint = [](const LaneTable& t, uint64_t seed) {
+    uint64_t h = seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
+    for (int x : t) {
+      h = (h ^ static_cast<uint32_t>(x)) * 0xFF51AFD7ED558CCDull;
+      h ^= h >> 31;
+    }
+    return h;
+  };
+  std::vector<uint64_t> owed;  // butterflies: (offset, sender lane, word)
+  // First shfl.idx rounds: the constant and the one word sent or the whole table.
+  std::vector<uint64_t> first_rounds;
+  std::vector<uint64_t> sent_selects;  // first-round tables of more than one word
+  std::vector<uint64_t> local_parts;   // of the destination tables with a select
+  for (uint32_t rp = 0; rp < static_cast<uint32_t>(dv.units()); ++rp) {
+    if (rp & mat.zero_cols) continue;
+    const uint32_t word_sigma = ApplyCols(mat.mlr, rp), word_rho = ApplyCols(mat.mrr, rp);
+    uint32_t sigma[32], rho[32];
+    uint32_t seen = 0, remote = 0;
+    int deltas = 0;
+    for (uint32_t l = 0; l < 32; ++l) {
+      sigma[l] = word_sigma ^ lane_sigma[l];
+      rho[l] = word_rho ^ lane_rho[l];
+      const uint32_t d = sigma[l] ^ l;
+      if (d == 0) continue;
+      remote |= 1u << l;
+      if (!((seen >> d) & 1)) {
+        seen |= 1u << d;
+        ++deltas;
+      }
+    }
+    for (int h = 0; h < upw; ++h) {
+      if (deltas <= 2 && !all_idx) {
+        for (uint32_t l = 0; l < 32; ++l) {
+          if ((remote >> l) & 1) {
+            const uint64_t d = sigma[l] ^ l, word = rho[l] * upw + h;
+            owed.push_back(d << 40 | uint64_t{sigma[l]} << 32 | word);
+          }
+        }
+      } else if (remote != 0 || all_idx) {
+        // IdxRounds' first round: pending lanes in order, each served while its sender
+        // is free or already sends the word it wants.
+        LaneTable send;
+        send.fill(-1);
+        int first = -1;
+        bool one_word = true;
+        for (uint32_t l = 0; l < 32; ++l) {
+          if (!((remote >> l) & 1) && !all_idx) continue;
+          const int want = static_cast<int>(rho[l] * upw + h);
+          if (send[sigma[l]] >= 0 && send[sigma[l]] != want) continue;
+          send[sigma[l]] = want;
+          if (first < 0) first = want;
+          one_word = one_word && want == first;
+        }
+        if (one_word) {
+          send.fill(-1);
+          send[0] = first;
+        }
+        first_rounds.push_back(fingerprint(send, word_sigma));
+        if (!one_word) sent_selects.push_back(fingerprint(send, 0));
+      }
+      if (all_idx || remote == 0 || remote == ~0u) continue;
+      LaneTable local;
+      for (uint32_t l = 0; l < 32; ++l) {
+        local[l] = (remote >> l) & 1 ? -1 : static_cast<int>(rho[l] * upw + h);
+      }
+      local_parts.push_back(fingerprint(local, 0));
+    }
+  }
+  auto distinct = [](std::vector<uint64_t>& v) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return static_cast<int64_t>(v.size());
+  };
+  distinct(owed);
+  int64_t butterflies = 0;
+  for (size_t i = 0; i < owed.size();) {
+    // One offset: the most words one sender lane owes.
+    const uint64_t d = owed[i] >> 40;
+    int64_t most = 0;
+    while (i < owed.size() && (owed[i] >> 40) == d) {
+      const uint64_t lane = owed[i] >> 32;
+      int64_t n = 0;
+      for (; i < owed.size() && (owed[i] >> 32) == lane; ++i) ++n;
+      most = std::max(most, n);
+    }
+    butterflies += most;
+  }
+  const int64_t shuffles = butterflies + distinct(first_rounds);
+  const int64_t selects = distinct(local_parts) + distinct(sent_selects);
+  return {5 * shuffles + selects, shuffles + selects};
+}
+
 // The coset scheme, for lanes that collide: destination words in cosets of the mixed
 // register bits, each round a bijective lane map, receivers select per round.
 // The coset scheme's exchange pattern: the mixed destination word bits, the lane
@@ -989,27 +1106,67 @@ std::optional<ShuffleMatrix> CollapseLaneOffsets(const ShuffleMatrix& m) {
   return alt;
 }
 
+// `bounded` false (PlanOptions::price_all): every direct scheme is built, in order, each
+// while it ranks before the best so far (the same plan; plan_test compares the two).
 absl::StatusOr<Program> PlanShuffle(const ConversionProblem& p, const WordView& sv,
-                                    const WordView& dv, ShuffleStage* stage) {
+                                    const WordView& dv, bool bounded, ShuffleStage* stage) {
   ASSIGN_OR_RETURN(ShuffleMatrix m, SolveShuffleMatrix(p, sv, dv));
-  // Each scheme is only built while it ranks before the best so far (a scheme replaces
-  // the best only when it ranks strictly before it, and the coset scheme the direct one).
   auto key = [](const absl::StatusOr<Program>& prog) {
     return prog.ok() ? KeyOf(*prog) : kNoLimit;
   };
-  absl::StatusOr<Program> direct = BuildDirectShuffle(m, sv, dv, false);
+  // The direct schemes, in order: the particular solution, then each other solution
+  // (unpacked rounds, then all shfl.idx). The direct plan is the first of least key, as
+  // if each replaced the best so far only when it ranked strictly before it; that does
+  // not depend on the order they are built in. So they are built by increasing floor
+  // (DirectShuffleFloor), each only while it can still be that one (below the best's
+  // key, or equal to it and earlier): once a floor ranks after the best, no scheme left
+  // can. The coset scheme comes after them all and replaces them only when it ranks
+  // strictly before.
+  struct Scheme {
+    const ShuffleMatrix* mat;
+    bool all_idx;
+    SchemeKey floor;
+  };
   std::vector<ShuffleMatrix> alts = RoutedThroughCopies(m);
   if (std::optional<ShuffleMatrix> c = CollapseLaneOffsets(m)) alts.push_back(*std::move(c));
+  std::vector<Scheme> schemes;
+  schemes.reserve(1 + 2 * alts.size());
+  auto floor = [&](const ShuffleMatrix& mat, bool all_idx) {
+    return bounded ? DirectShuffleFloor(mat, sv, dv, all_idx) : SchemeKey{0, 0};
+  };
+  schemes.push_back({&m, false, floor(m, false)});
   for (size_t a = 0; a < alts.size(); ++a) {
     const ShuffleMatrix& alt = alts[a];
-    // A solution tried before builds the same programs, which cannot rank strictly
-    // before the best they were compared with.
+    // A solution tried before builds the same programs, never the first of least key.
     bool seen = false;
     for (size_t b = 0; b < a && !seen; ++b) seen = alts[b].mrl == alt.mrl && alts[b].mll == alt.mll;
     if (seen) continue;
     for (bool all_idx : {false, true}) {
-      absl::StatusOr<Program> other = BuildDirectShuffle(alt, sv, dv, all_idx, key(direct));
-      if (key(other) < key(direct)) direct = std::move(other);
+      schemes.push_back({&alt, all_idx, floor(alt, all_idx)});
+    }
+  }
+  std::vector<size_t> order(schemes.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return schemes[a].floor < schemes[b].floor;
+  });
+  absl::StatusOr<Program> direct = absl::InvalidArgumentError("shuffle: no direct scheme");
+  size_t direct_at = schemes.size();  // the best's place in the order above
+  for (const size_t i : order) {
+    const Scheme& scheme = schemes[i];
+    SchemeKey limit = key(direct);
+    if (limit != kNoLimit) {
+      if (limit < scheme.floor || (limit == scheme.floor && i > direct_at)) break;
+      // An earlier scheme may tie the best: it stops only above it.
+      if (i < direct_at) ++limit.second;
+    }
+    absl::StatusOr<Program> other =
+        BuildDirectShuffle(*scheme.mat, sv, dv, scheme.all_idx, limit);
+    if (!other.ok()) continue;
+    const SchemeKey k = KeyOf(*other);
+    if (!direct.ok() || k < key(direct) || (k == key(direct) && i < direct_at)) {
+      direct = std::move(other);
+      direct_at = i;
     }
   }
   ShuffleStage coset_stage;
@@ -1546,9 +1703,12 @@ class SmemPlanner {
     return true;
   }
 
+  // Not copied: a planner lives within the call that made it (SmemBound, Price), and
+  // copying the options' views cost every bound four allocations.
   const ConversionProblem& p_;
-  WordView sv_, dv_;
-  PlanOptions o_;
+  const WordView& sv_;
+  const WordView& dv_;
+  const PlanOptions& o_;
   int eb_, n_, max_a_ = 0;
   uint32_t src_free_regs_ = 0, src_free_tid_ = 0, dst_free_regs_ = 0, dst_free_tid_ = 0;
   // Per side: the lanes and warps that store (those without a free thread bit set).
@@ -1766,7 +1926,9 @@ class CandidateSet {
         });
         break;
       case Kind::kShuffle:
-        in_warp([&](PlanStage* stage) { return PlanShuffle(p_, sv, dv, stage->mutable_shuffle()); });
+        in_warp([&](PlanStage* stage) {
+          return PlanShuffle(p_, sv, dv, !options_.price_all, stage->mutable_shuffle());
+        });
         break;
       case Kind::kSmem: {
         PlanStage stage;
@@ -1789,12 +1951,37 @@ class CandidateSet {
   }
 
   // The candidate's SmemBound or ShuffleBound (nullopt for registers).
+  // From options.memo when a call with the same views and the options the bound depends
+  // on asked for it before (PlanLowerBound, then PlanConversion of the same view).
   const std::optional<CostBound>& Bound(Slot& slot) {
     if (!slot.bound && slot.bounded()) {
       const auto& [sv, dv] = views_[slot.view];
+      const bool smem = slot.smem();
+      const SearchMemo::Bound key{sv,
+                                  dv,
+                                  static_cast<int>(slot.kind),
+                                  smem && options_.barrier_before_store,
+                                  smem && options_.force_cta_barrier,
+                                  smem && options_.no_swizzle,
+                                  smem ? options_.max_vector_bytes : 0,
+                                  std::nullopt};
+      if (options_.memo != nullptr) {
+        for (const SearchMemo::Bound& e : options_.memo->bounds) {
+          if (e.kind == key.kind && e.barrier_before_store == key.barrier_before_store &&
+              e.force_cta_barrier == key.force_cta_barrier && e.no_swizzle == key.no_swizzle &&
+              e.max_vector_bytes == key.max_vector_bytes && e.sv == sv && e.dv == dv) {
+            slot.bound = e.bound;
+            return slot.bound;
+          }
+        }
+      }
       slot.bound = slot.kind == Kind::kShuffle
                        ? ShuffleBound(p_, sv, dv)
                        : SmemBound(p_, sv, dv, options_, slot.kind == Kind::kMatrix);
+      if (options_.memo != nullptr) {
+        options_.memo->bounds.push_back(key);
+        options_.memo->bounds.back().bound = slot.bound;
+      }
     }
     return slot.bound;
   }
@@ -1869,7 +2056,10 @@ void PriceCandidates(CandidateSet& set, const ConversionProblem& p,
   auto wavefronts = [](const ConversionPlan& c) {
     return c.cost.wavefronts_store + c.cost.wavefronts_load;
   };
-  const Strategy triton = TritonStrategy(p);
+  std::optional<Strategy> memo_triton;
+  std::optional<Strategy>& triton_of = options.memo != nullptr ? options.memo->triton : memo_triton;
+  if (!triton_of) triton_of = TritonStrategy(p);
+  const Strategy triton = *triton_of;
   const Slot* ref = nullptr;
   // Prices the reference's candidates of `kind` (those with matrix instructions only when
   // `matrix`), skipping those whose bound ranks them after the reference so far.
