@@ -703,18 +703,26 @@ absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordV
 // Ensures: a key no greater than KeyOf of the program BuildDirectShuffle(mat, sv, dv,
 // all_idx) builds (without a limit), from the matrix alone, so that PlanShuffle need not
 // build a scheme that cannot rank before the best. Every op is a shuffle or a selp.
-// Shuffles: butterflies of one offset merge only where their send tables agree, so an
-// offset takes at least as many as the most distinct words one sender lane owes for it;
-// the first shfl.idx round of a destination word (and half) sends a table of input words
-// to its lane-index setup (one per source lane constant Mlr rp), and first rounds that
-// differ in the constant or in the choices of their table send different words (a table
-// of one word is that word; SelectBuilder gives every other choice list a selp word of
-// its own), so each is a shuffle of its own. Selects: a destination table with a local
-// lane (an input word) and a lane that receives (a shuffled word) has two choices at
-// least, and tables that differ in their local lanes are different choice lists, each a
-// selp of its own (with all_idx every lane reads through a round: none counted); a first
-// round's table of more than one word is a choice list of input words only, a selp of
-// its own too (one per distinct table).
+//
+// Destination word rp's lane l reads source lane sigma(l) = s ^ Mll l (s = Mlr rp) and
+// word rho(l) = r ^ Mrl l (r = Mrr rp): the words of one s form a group that shares the
+// lanes that receive, their offsets and, in IdxRounds, which lanes each round serves
+// (which senders' wants collide does not depend on r or the half h).
+// * Butterflies: one offset's requests merge only where their send tables agree, so the
+//   offset takes at least as many as the most words one sender lane owes for it. Sender
+//   lane l ^ d owes offset d the word of every rp whose lane l receives across d; the
+//   groups that do are one (d and l fix s), so that is the group's distinct (r, h).
+// * shfl.idx rounds: a word's first round sends a table to the lane-index setup of s;
+//   tables of one word are that word, every other table (a choice list) a selp word of
+//   its own (SelectBuilder), so first rounds that differ in s or in their table are
+//   shuffles of their own. Within a group a table of more than one word differs in every
+//   (r, h); one of one word is (s, the word).
+// * Selects: a first-round table of more than one word is a choice list of input words
+//   only, a selp of its own (tables counted by a 64-bit fingerprint: two that collide
+//   count once, which only lowers the floor); so is a destination table with a local
+//   lane (an input word) and a lane that receives (a shuffled word), and two such
+//   differ unless their receiving lanes and (r, h) agree (with all_idx every lane reads
+//   through a round: none).
 SchemeKey DirectShuffleFloor(const ShuffleMatrix& mat, const WordView& sv, const WordView& dv,
                              bool all_idx) {
   const int upw = sv.upw;
@@ -723,95 +731,101 @@ SchemeKey DirectShuffleFloor(const ShuffleMatrix& mat, const WordView& sv, const
     lane_sigma[l] = ApplyCols(mat.mll, l);
     lane_rho[l] = ApplyCols(mat.mrl, l);
   }
-  // Distinct tables are counted by a 64-bit fingerprint: two that collide count once,
-  // which can only lower the floor.
-  auto fingerprint = [](const LaneTable& t, uint64_t seed) {
-    uint64_t h = seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
-    for (int x : t) {
-      h = (h ^ static_cast<uint32_t>(x)) * 0xFF51AFD7ED558CCDull;
-      h ^= h >> 31;
-    }
-    return h;
+  struct Group {
+    uint32_t s = 0;
+    uint32_t remote = 0;  // lanes that read another lane
+    uint32_t deltas = 0;  // their offsets
+    bool bfly = false;    // butterfly requests (else shfl.idx rounds)
+    uint32_t served = 0;  // idx: the lanes the first round serves
+    int first = -1;       // idx: the first served lane, when every served lane wants its word
+    std::vector<uint32_t> words;  // (r, h) of its destination words, r * upw + h
   };
-  std::vector<uint64_t> owed;  // butterflies: (offset, sender lane, word)
-  // First shfl.idx rounds: the constant and the one word sent or the whole table.
-  std::vector<uint64_t> first_rounds;
-  std::vector<uint64_t> sent_selects;  // first-round tables of more than one word
-  std::vector<uint64_t> local_parts;   // of the destination tables with a select
+  std::vector<Group> groups;
   for (uint32_t rp = 0; rp < static_cast<uint32_t>(dv.units()); ++rp) {
     if (rp & mat.zero_cols) continue;
-    const uint32_t word_sigma = ApplyCols(mat.mlr, rp), word_rho = ApplyCols(mat.mrr, rp);
-    uint32_t sigma[32], rho[32];
-    uint32_t seen = 0, remote = 0;
-    int deltas = 0;
-    for (uint32_t l = 0; l < 32; ++l) {
-      sigma[l] = word_sigma ^ lane_sigma[l];
-      rho[l] = word_rho ^ lane_rho[l];
-      const uint32_t d = sigma[l] ^ l;
-      if (d == 0) continue;
-      remote |= 1u << l;
-      if (!((seen >> d) & 1)) {
-        seen |= 1u << d;
-        ++deltas;
-      }
-    }
-    for (int h = 0; h < upw; ++h) {
-      if (deltas <= 2 && !all_idx) {
-        for (uint32_t l = 0; l < 32; ++l) {
-          if ((remote >> l) & 1) {
-            const uint64_t d = sigma[l] ^ l, word = rho[l] * upw + h;
-            owed.push_back(d << 40 | uint64_t{sigma[l]} << 32 | word);
-          }
+    const uint32_t s = ApplyCols(mat.mlr, rp), r = ApplyCols(mat.mrr, rp);
+    size_t g = 0;
+    while (g < groups.size() && groups[g].s != s) ++g;
+    if (g == groups.size()) {
+      Group n;
+      n.s = s;
+      int deltas = 0;
+      for (uint32_t l = 0; l < 32; ++l) {
+        const uint32_t d = s ^ lane_sigma[l] ^ l;
+        if (d == 0) continue;
+        n.remote |= 1u << l;
+        if (!((n.deltas >> d) & 1)) {
+          n.deltas |= 1u << d;
+          ++deltas;
         }
-      } else if (remote != 0 || all_idx) {
+      }
+      n.bfly = deltas <= 2 && !all_idx;
+      if (!n.bfly && (n.remote != 0 || all_idx)) {
         // IdxRounds' first round: pending lanes in order, each served while its sender
-        // is free or already sends the word it wants.
-        LaneTable send;
-        send.fill(-1);
-        int first = -1;
+        // is free or sends what it wants (rho(l) equal: lane_rho equal).
+        int taken[32];
+        std::fill(taken, taken + 32, -1);
         bool one_word = true;
         for (uint32_t l = 0; l < 32; ++l) {
-          if (!((remote >> l) & 1) && !all_idx) continue;
-          const int want = static_cast<int>(rho[l] * upw + h);
-          if (send[sigma[l]] >= 0 && send[sigma[l]] != want) continue;
-          send[sigma[l]] = want;
-          if (first < 0) first = want;
-          one_word = one_word && want == first;
+          if (!((n.remote >> l) & 1) && !all_idx) continue;
+          const uint32_t from = s ^ lane_sigma[l];
+          if (taken[from] >= 0 && lane_rho[taken[from]] != lane_rho[l]) continue;
+          if (taken[from] < 0) taken[from] = static_cast<int>(l);
+          n.served |= 1u << l;
+          if (n.first < 0) n.first = static_cast<int>(l);
+          one_word = one_word && lane_rho[l] == lane_rho[n.first];
         }
-        if (one_word) {
-          send.fill(-1);
-          send[0] = first;
-        }
-        first_rounds.push_back(fingerprint(send, word_sigma));
-        if (!one_word) sent_selects.push_back(fingerprint(send, 0));
+        if (!one_word) n.first = -1;
       }
-      if (all_idx || remote == 0 || remote == ~0u) continue;
-      LaneTable local;
-      for (uint32_t l = 0; l < 32; ++l) {
-        local[l] = (remote >> l) & 1 ? -1 : static_cast<int>(rho[l] * upw + h);
-      }
-      local_parts.push_back(fingerprint(local, 0));
+      groups.push_back(std::move(n));
     }
+    for (int h = 0; h < upw; ++h) groups[g].words.push_back(r * static_cast<uint32_t>(upw) + h);
+  }
+  std::vector<uint64_t> first_rounds, sent_selects, local_parts;
+  uint32_t most_owed[32] = {};  // per offset
+  for (Group& g : groups) {
+    std::sort(g.words.begin(), g.words.end());
+    g.words.erase(std::unique(g.words.begin(), g.words.end()), g.words.end());
+    const uint32_t n = static_cast<uint32_t>(g.words.size());
+    if (g.bfly) {
+      for (uint32_t d = 1; d < 32; ++d) {
+        if ((g.deltas >> d) & 1) most_owed[d] = std::max(most_owed[d], n);
+      }
+    } else if (g.served != 0) {
+      for (uint32_t w : g.words) {
+        const uint32_t r = w / upw, h = w % upw;
+        if (g.first >= 0) {
+          // One word: (s, the word).
+          first_rounds.push_back(uint64_t{g.s} << 33 | uint64_t{1} << 32 |
+                                 ((r ^ lane_rho[g.first]) * upw + h));
+          continue;
+        }
+        first_rounds.push_back(uint64_t{g.s} << 33 | w);
+        uint64_t f = 0x632BE59BD9B4E019ull;
+        int table[32];
+        std::fill(table, table + 32, -1);
+        for (uint32_t l = 0; l < 32; ++l) {
+          if ((g.served >> l) & 1) {
+            table[g.s ^ lane_sigma[l]] = static_cast<int>((r ^ lane_rho[l]) * upw + h);
+          }
+        }
+        for (int x : table) {
+          f = (f ^ static_cast<uint32_t>(x)) * 0xFF51AFD7ED558CCDull;
+          f ^= f >> 31;
+        }
+        sent_selects.push_back(f);
+      }
+    }
+    if (all_idx || g.remote == 0 || g.remote == ~0u) continue;
+    for (uint32_t w : g.words) local_parts.push_back(uint64_t{g.remote} << 32 | w);
   }
   auto distinct = [](std::vector<uint64_t>& v) {
     std::sort(v.begin(), v.end());
     v.erase(std::unique(v.begin(), v.end()), v.end());
     return static_cast<int64_t>(v.size());
   };
-  distinct(owed);
   int64_t butterflies = 0;
-  for (size_t i = 0; i < owed.size();) {
-    // One offset: the most words one sender lane owes.
-    const uint64_t d = owed[i] >> 40;
-    int64_t most = 0;
-    while (i < owed.size() && (owed[i] >> 40) == d) {
-      const uint64_t lane = owed[i] >> 32;
-      int64_t n = 0;
-      for (; i < owed.size() && (owed[i] >> 32) == lane; ++i) ++n;
-      most = std::max(most, n);
-    }
-    butterflies += most;
-  }
+  for (uint32_t m : most_owed) butterflies += m;
   const int64_t shuffles = butterflies + distinct(first_rounds);
   const int64_t selects = distinct(local_parts) + distinct(sent_selects);
   return {5 * shuffles + selects, shuffles + selects};
@@ -910,6 +924,22 @@ absl::StatusOr<Program> BuildCosetShuffle(const ShuffleMatrix& mat, const WordVi
   const uint32_t zero_cols = mat.zero_cols;
   uint32_t mixed_mask = 0;
   for (int i : mixed) mixed_mask |= 1u << i;
+  // Every round that is not local is a shuffle of its own (one a half): the scheme's key
+  // is at least that many shuffles' before a select is built.
+  if (limit != kNoLimit) {
+    int64_t shuffles = 0;
+    for (uint32_t r0 = 0; r0 < static_cast<uint32_t>(dv.units()); ++r0) {
+      if (r0 & (zero_cols | mixed_mask)) continue;
+      for (uint32_t tb = 0; tb < (1u << m); ++tb) {
+        uint32_t t = 0;
+        for (int k = 0; k < m; ++k) if ((tb >> k) & 1) t |= 1u << mixed[k];
+        if (!(a_identity && ApplyCols(mlr, r0 ^ t) == 0)) shuffles += sv.upw;
+      }
+    }
+    if (SchemeKey{5 * shuffles, shuffles} >= limit) {
+      return absl::ResourceExhaustedError("shuffle: no better than a scheme already built");
+    }
+  }
 
   Program prog;
   OverLimit over(limit);
