@@ -716,13 +716,13 @@ absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordV
 //   tables of one word are that word, every other table (a choice list) a selp word of
 //   its own (SelectBuilder), so first rounds that differ in s or in their table are
 //   shuffles of their own. Within a group a table of more than one word differs in every
-//   (r, h); one of one word is (s, the word).
+//   (r, h), and so does the one word of a table of one: one first round per (r, h).
 // * Selects: a first-round table of more than one word is a choice list of input words
-//   only, a selp of its own (tables counted by a 64-bit fingerprint: two that collide
-//   count once, which only lowers the floor); so is a destination table with a local
-//   lane (an input word) and a lane that receives (a shuffled word), and two such
-//   differ unless their receiving lanes and (r, h) agree (with all_idx every lane reads
-//   through a round: none).
+//   only, a selp of its own (one per (r, h) within a group; across groups tables are
+//   counted by a 64-bit fingerprint: two that collide count once, which only lowers the
+//   floor); so is a destination table with a local lane (an input word) and a lane that
+//   receives (a shuffled word), and two such differ unless their receiving lanes and
+//   (r, h) agree (with all_idx every lane reads through a round: none).
 SchemeKey DirectShuffleFloor(const ShuffleMatrix& mat, const WordView& sv, const WordView& dv,
                              bool all_idx) {
   const int upw = sv.upw;
@@ -781,8 +781,13 @@ SchemeKey DirectShuffleFloor(const ShuffleMatrix& mat, const WordView& sv, const
     }
     for (int h = 0; h < upw; ++h) groups[g].words.push_back(r * static_cast<uint32_t>(upw) + h);
   }
-  std::vector<uint64_t> first_rounds, sent_selects, local_parts;
+  std::vector<uint64_t> sent_selects, local_parts;
   uint32_t most_owed[32] = {};  // per offset
+  int64_t first_rounds = 0;
+  // Groups whose first rounds send tables of more than one word: within one, every (r, h)
+  // is a table of its own; only across groups may two coincide (then fingerprinted).
+  int multi_groups = 0;
+  for (const Group& g : groups) multi_groups += !g.bfly && g.served != 0 && g.first < 0;
   for (Group& g : groups) {
     std::sort(g.words.begin(), g.words.end());
     g.words.erase(std::unique(g.words.begin(), g.words.end()), g.words.end());
@@ -792,28 +797,28 @@ SchemeKey DirectShuffleFloor(const ShuffleMatrix& mat, const WordView& sv, const
         if ((g.deltas >> d) & 1) most_owed[d] = std::max(most_owed[d], n);
       }
     } else if (g.served != 0) {
-      for (uint32_t w : g.words) {
-        const uint32_t r = w / upw, h = w % upw;
-        if (g.first >= 0) {
-          // One word: (s, the word).
-          first_rounds.push_back(uint64_t{g.s} << 33 | uint64_t{1} << 32 |
-                                 ((r ^ lane_rho[g.first]) * upw + h));
-          continue;
-        }
-        first_rounds.push_back(uint64_t{g.s} << 33 | w);
-        uint64_t f = 0x632BE59BD9B4E019ull;
-        int table[32];
-        std::fill(table, table + 32, -1);
-        for (uint32_t l = 0; l < 32; ++l) {
-          if ((g.served >> l) & 1) {
-            table[g.s ^ lane_sigma[l]] = static_cast<int>((r ^ lane_rho[l]) * upw + h);
+      // One first round per (r, h): its own table, or its own word ((r ^ Mrl l) * upw + h
+      // is one to one in (r, h)), to the group's own setup.
+      first_rounds += n;
+      if (g.first < 0 && multi_groups == 1) {
+        for (uint32_t w : g.words) sent_selects.push_back(w);
+      } else if (g.first < 0) {
+        for (uint32_t w : g.words) {
+          const uint32_t r = w / upw, h = w % upw;
+          int table[32];
+          std::fill(table, table + 32, -1);
+          for (uint32_t l = 0; l < 32; ++l) {
+            if ((g.served >> l) & 1) {
+              table[g.s ^ lane_sigma[l]] = static_cast<int>((r ^ lane_rho[l]) * upw + h);
+            }
           }
+          uint64_t f = 0x632BE59BD9B4E019ull;
+          for (int x : table) {
+            f = (f ^ static_cast<uint32_t>(x)) * 0xFF51AFD7ED558CCDull;
+            f ^= f >> 31;
+          }
+          sent_selects.push_back(f);
         }
-        for (int x : table) {
-          f = (f ^ static_cast<uint32_t>(x)) * 0xFF51AFD7ED558CCDull;
-          f ^= f >> 31;
-        }
-        sent_selects.push_back(f);
       }
     }
     if (all_idx || g.remote == 0 || g.remote == ~0u) continue;
@@ -826,7 +831,7 @@ SchemeKey DirectShuffleFloor(const ShuffleMatrix& mat, const WordView& sv, const
   };
   int64_t butterflies = 0;
   for (uint32_t m : most_owed) butterflies += m;
-  const int64_t shuffles = butterflies + distinct(first_rounds);
+  const int64_t shuffles = butterflies + first_rounds;
   const int64_t selects = distinct(local_parts) + distinct(sent_selects);
   return {5 * shuffles + selects, shuffles + selects};
 }
