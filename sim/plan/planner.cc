@@ -700,6 +700,142 @@ absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordV
   return prog;
 }
 
+// Ensures: a key no greater than KeyOf of the program BuildDirectShuffle(mat, sv, dv,
+// all_idx) builds (without a limit), from the matrix alone, so that PlanShuffle need not
+// build a scheme that cannot rank before the best. Every op is a shuffle or a selp.
+//
+// Destination word rp's lane l reads source lane sigma(l) = s ^ Mll l (s = Mlr rp) and
+// word rho(l) = r ^ Mrl l (r = Mrr rp): the words of one s form a group that shares the
+// lanes that receive, their offsets and, in IdxRounds, which lanes each round serves
+// (which senders' wants collide does not depend on r or the half h).
+// * Butterflies: one offset's requests merge only where their send tables agree, so the
+//   offset takes at least as many as the most words one sender lane owes for it. Sender
+//   lane l ^ d owes offset d the word of every rp whose lane l receives across d; the
+//   groups that do are one (d and l fix s), so that is the group's distinct (r, h).
+// * shfl.idx rounds: a word's first round sends a table to the lane-index setup of s;
+//   tables of one word are that word, every other table (a choice list) a selp word of
+//   its own (SelectBuilder), so first rounds that differ in s or in their table are
+//   shuffles of their own. Within a group a table of more than one word differs in every
+//   (r, h), and so does the one word of a table of one: one first round per (r, h).
+// * Selects: a first-round table of more than one word is a choice list of input words
+//   only, a selp of its own (one per (r, h) within a group; across groups tables are
+//   counted by a 64-bit fingerprint: two that collide count once, which only lowers the
+//   floor); so is a destination table with a local lane (an input word) and a lane that
+//   receives (a shuffled word), and two such differ unless their receiving lanes and
+//   (r, h) agree (with all_idx every lane reads through a round: none).
+SchemeKey DirectShuffleFloor(const ShuffleMatrix& mat, const WordView& sv, const WordView& dv,
+                             bool all_idx) {
+  const int upw = sv.upw;
+  uint32_t lane_sigma[32], lane_rho[32];
+  for (uint32_t l = 0; l < 32; ++l) {
+    lane_sigma[l] = ApplyCols(mat.mll, l);
+    lane_rho[l] = ApplyCols(mat.mrl, l);
+  }
+  struct Group {
+    uint32_t s = 0;
+    uint32_t remote = 0;  // lanes that read another lane
+    uint32_t deltas = 0;  // their offsets
+    bool bfly = false;    // butterfly requests (else shfl.idx rounds)
+    uint32_t served = 0;  // idx: the lanes the first round serves
+    int first = -1;       // idx: the first served lane, when every served lane wants its word
+    std::vector<uint32_t> words;  // (r, h) of its destination words, r * upw + h
+  };
+  std::vector<Group> groups;
+  for (uint32_t rp = 0; rp < static_cast<uint32_t>(dv.units()); ++rp) {
+    if (rp & mat.zero_cols) continue;
+    const uint32_t s = ApplyCols(mat.mlr, rp), r = ApplyCols(mat.mrr, rp);
+    size_t g = 0;
+    while (g < groups.size() && groups[g].s != s) ++g;
+    if (g == groups.size()) {
+      Group n;
+      n.s = s;
+      int deltas = 0;
+      for (uint32_t l = 0; l < 32; ++l) {
+        const uint32_t d = s ^ lane_sigma[l] ^ l;
+        if (d == 0) continue;
+        n.remote |= 1u << l;
+        if (!((n.deltas >> d) & 1)) {
+          n.deltas |= 1u << d;
+          ++deltas;
+        }
+      }
+      n.bfly = deltas <= 2 && !all_idx;
+      if (!n.bfly && (n.remote != 0 || all_idx)) {
+        // IdxRounds' first round: pending lanes in order, each served while its sender
+        // is free or sends what it wants (rho(l) equal: lane_rho equal).
+        int taken[32];
+        std::fill(taken, taken + 32, -1);
+        bool one_word = true;
+        for (uint32_t l = 0; l < 32; ++l) {
+          if (!((n.remote >> l) & 1) && !all_idx) continue;
+          const uint32_t from = s ^ lane_sigma[l];
+          if (taken[from] >= 0 && lane_rho[taken[from]] != lane_rho[l]) continue;
+          if (taken[from] < 0) taken[from] = static_cast<int>(l);
+          n.served |= 1u << l;
+          if (n.first < 0) n.first = static_cast<int>(l);
+          one_word = one_word && lane_rho[l] == lane_rho[n.first];
+        }
+        if (!one_word) n.first = -1;
+      }
+      groups.push_back(std::move(n));
+    }
+    for (int h = 0; h < upw; ++h) groups[g].words.push_back(r * static_cast<uint32_t>(upw) + h);
+  }
+  std::vector<uint64_t> sent_selects, local_parts;
+  uint32_t most_owed[32] = {};  // per offset
+  int64_t first_rounds = 0;
+  // Groups whose first rounds send tables of more than one word: within one, every (r, h)
+  // is a table of its own; only across groups may two coincide (then fingerprinted).
+  int multi_groups = 0;
+  for (const Group& g : groups) multi_groups += !g.bfly && g.served != 0 && g.first < 0;
+  for (Group& g : groups) {
+    std::sort(g.words.begin(), g.words.end());
+    g.words.erase(std::unique(g.words.begin(), g.words.end()), g.words.end());
+    const uint32_t n = static_cast<uint32_t>(g.words.size());
+    if (g.bfly) {
+      for (uint32_t d = 1; d < 32; ++d) {
+        if ((g.deltas >> d) & 1) most_owed[d] = std::max(most_owed[d], n);
+      }
+    } else if (g.served != 0) {
+      // One first round per (r, h): its own table, or its own word ((r ^ Mrl l) * upw + h
+      // is one to one in (r, h)), to the group's own setup.
+      first_rounds += n;
+      if (g.first < 0 && multi_groups == 1) {
+        for (uint32_t w : g.words) sent_selects.push_back(w);
+      } else if (g.first < 0) {
+        for (uint32_t w : g.words) {
+          const uint32_t r = w / upw, h = w % upw;
+          int table[32];
+          std::fill(table, table + 32, -1);
+          for (uint32_t l = 0; l < 32; ++l) {
+            if ((g.served >> l) & 1) {
+              table[g.s ^ lane_sigma[l]] = static_cast<int>((r ^ lane_rho[l]) * upw + h);
+            }
+          }
+          uint64_t f = 0x632BE59BD9B4E019ull;
+          for (int x : table) {
+            f = (f ^ static_cast<uint32_t>(x)) * 0xFF51AFD7ED558CCDull;
+            f ^= f >> 31;
+          }
+          sent_selects.push_back(f);
+        }
+      }
+    }
+    if (all_idx || g.remote == 0 || g.remote == ~0u) continue;
+    for (uint32_t w : g.words) local_parts.push_back(uint64_t{g.remote} << 32 | w);
+  }
+  auto distinct = [](std::vector<uint64_t>& v) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return static_cast<int64_t>(v.size());
+  };
+  int64_t butterflies = 0;
+  for (uint32_t m : most_owed) butterflies += m;
+  const int64_t shuffles = butterflies + first_rounds;
+  const int64_t selects = distinct(local_parts) + distinct(sent_selects);
+  return {5 * shuffles + selects, shuffles + selects};
+}
+
 // The coset scheme, for lanes that collide: destination words in cosets of the mixed
 // register bits, each round a bijective lane map, receivers select per round.
 // The coset scheme's exchange pattern: the mixed destination word bits, the lane
@@ -793,6 +929,22 @@ absl::StatusOr<Program> BuildCosetShuffle(const ShuffleMatrix& mat, const WordVi
   const uint32_t zero_cols = mat.zero_cols;
   uint32_t mixed_mask = 0;
   for (int i : mixed) mixed_mask |= 1u << i;
+  // Every round that is not local is a shuffle of its own (one a half): the scheme's key
+  // is at least that many shuffles' before a select is built.
+  if (limit != kNoLimit) {
+    int64_t shuffles = 0;
+    for (uint32_t r0 = 0; r0 < static_cast<uint32_t>(dv.units()); ++r0) {
+      if (r0 & (zero_cols | mixed_mask)) continue;
+      for (uint32_t tb = 0; tb < (1u << m); ++tb) {
+        uint32_t t = 0;
+        for (int k = 0; k < m; ++k) if ((tb >> k) & 1) t |= 1u << mixed[k];
+        if (!(a_identity && ApplyCols(mlr, r0 ^ t) == 0)) shuffles += sv.upw;
+      }
+    }
+    if (SchemeKey{5 * shuffles, shuffles} >= limit) {
+      return absl::ResourceExhaustedError("shuffle: no better than a scheme already built");
+    }
+  }
 
   Program prog;
   OverLimit over(limit);
@@ -989,27 +1141,67 @@ std::optional<ShuffleMatrix> CollapseLaneOffsets(const ShuffleMatrix& m) {
   return alt;
 }
 
+// `bounded` false (PlanOptions::price_all): every direct scheme is built, in order, each
+// while it ranks before the best so far (the same plan; plan_test compares the two).
 absl::StatusOr<Program> PlanShuffle(const ConversionProblem& p, const WordView& sv,
-                                    const WordView& dv, ShuffleStage* stage) {
+                                    const WordView& dv, bool bounded, ShuffleStage* stage) {
   ASSIGN_OR_RETURN(ShuffleMatrix m, SolveShuffleMatrix(p, sv, dv));
-  // Each scheme is only built while it ranks before the best so far (a scheme replaces
-  // the best only when it ranks strictly before it, and the coset scheme the direct one).
   auto key = [](const absl::StatusOr<Program>& prog) {
     return prog.ok() ? KeyOf(*prog) : kNoLimit;
   };
-  absl::StatusOr<Program> direct = BuildDirectShuffle(m, sv, dv, false);
+  // The direct schemes, in order: the particular solution, then each other solution
+  // (unpacked rounds, then all shfl.idx). The direct plan is the first of least key, as
+  // if each replaced the best so far only when it ranked strictly before it; that does
+  // not depend on the order they are built in. So they are built by increasing floor
+  // (DirectShuffleFloor), each only while it can still be that one (below the best's
+  // key, or equal to it and earlier): once a floor ranks after the best, no scheme left
+  // can. The coset scheme comes after them all and replaces them only when it ranks
+  // strictly before.
+  struct Scheme {
+    const ShuffleMatrix* mat;
+    bool all_idx;
+    SchemeKey floor;
+  };
   std::vector<ShuffleMatrix> alts = RoutedThroughCopies(m);
   if (std::optional<ShuffleMatrix> c = CollapseLaneOffsets(m)) alts.push_back(*std::move(c));
+  std::vector<Scheme> schemes;
+  schemes.reserve(1 + 2 * alts.size());
+  auto floor = [&](const ShuffleMatrix& mat, bool all_idx) {
+    return bounded ? DirectShuffleFloor(mat, sv, dv, all_idx) : SchemeKey{0, 0};
+  };
+  schemes.push_back({&m, false, floor(m, false)});
   for (size_t a = 0; a < alts.size(); ++a) {
     const ShuffleMatrix& alt = alts[a];
-    // A solution tried before builds the same programs, which cannot rank strictly
-    // before the best they were compared with.
+    // A solution tried before builds the same programs, never the first of least key.
     bool seen = false;
     for (size_t b = 0; b < a && !seen; ++b) seen = alts[b].mrl == alt.mrl && alts[b].mll == alt.mll;
     if (seen) continue;
     for (bool all_idx : {false, true}) {
-      absl::StatusOr<Program> other = BuildDirectShuffle(alt, sv, dv, all_idx, key(direct));
-      if (key(other) < key(direct)) direct = std::move(other);
+      schemes.push_back({&alt, all_idx, floor(alt, all_idx)});
+    }
+  }
+  std::vector<size_t> order(schemes.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return schemes[a].floor < schemes[b].floor;
+  });
+  absl::StatusOr<Program> direct = absl::InvalidArgumentError("shuffle: no direct scheme");
+  size_t direct_at = schemes.size();  // the best's place in the order above
+  for (const size_t i : order) {
+    const Scheme& scheme = schemes[i];
+    SchemeKey limit = key(direct);
+    if (limit != kNoLimit) {
+      if (limit < scheme.floor || (limit == scheme.floor && i > direct_at)) break;
+      // An earlier scheme may tie the best: it stops only above it.
+      if (i < direct_at) ++limit.second;
+    }
+    absl::StatusOr<Program> other =
+        BuildDirectShuffle(*scheme.mat, sv, dv, scheme.all_idx, limit);
+    if (!other.ok()) continue;
+    const SchemeKey k = KeyOf(*other);
+    if (!direct.ok() || k < key(direct) || (k == key(direct) && i < direct_at)) {
+      direct = std::move(other);
+      direct_at = i;
     }
   }
   ShuffleStage coset_stage;
@@ -1546,9 +1738,12 @@ class SmemPlanner {
     return true;
   }
 
+  // Not copied: a planner lives within the call that made it (SmemBound, Price), and
+  // copying the options' views cost every bound four allocations.
   const ConversionProblem& p_;
-  WordView sv_, dv_;
-  PlanOptions o_;
+  const WordView& sv_;
+  const WordView& dv_;
+  const PlanOptions& o_;
   int eb_, n_, max_a_ = 0;
   uint32_t src_free_regs_ = 0, src_free_tid_ = 0, dst_free_regs_ = 0, dst_free_tid_ = 0;
   // Per side: the lanes and warps that store (those without a free thread bit set).
@@ -1766,7 +1961,9 @@ class CandidateSet {
         });
         break;
       case Kind::kShuffle:
-        in_warp([&](PlanStage* stage) { return PlanShuffle(p_, sv, dv, stage->mutable_shuffle()); });
+        in_warp([&](PlanStage* stage) {
+          return PlanShuffle(p_, sv, dv, !options_.price_all, stage->mutable_shuffle());
+        });
         break;
       case Kind::kSmem: {
         PlanStage stage;
@@ -1789,12 +1986,37 @@ class CandidateSet {
   }
 
   // The candidate's SmemBound or ShuffleBound (nullopt for registers).
+  // From options.memo when a call with the same views and the options the bound depends
+  // on asked for it before (PlanLowerBound, then PlanConversion of the same view).
   const std::optional<CostBound>& Bound(Slot& slot) {
     if (!slot.bound && slot.bounded()) {
       const auto& [sv, dv] = views_[slot.view];
+      const bool smem = slot.smem();
+      const SearchMemo::Bound key{sv,
+                                  dv,
+                                  static_cast<int>(slot.kind),
+                                  smem && options_.barrier_before_store,
+                                  smem && options_.force_cta_barrier,
+                                  smem && options_.no_swizzle,
+                                  smem ? options_.max_vector_bytes : 0,
+                                  std::nullopt};
+      if (options_.memo != nullptr) {
+        for (const SearchMemo::Bound& e : options_.memo->bounds) {
+          if (e.kind == key.kind && e.barrier_before_store == key.barrier_before_store &&
+              e.force_cta_barrier == key.force_cta_barrier && e.no_swizzle == key.no_swizzle &&
+              e.max_vector_bytes == key.max_vector_bytes && e.sv == sv && e.dv == dv) {
+            slot.bound = e.bound;
+            return slot.bound;
+          }
+        }
+      }
       slot.bound = slot.kind == Kind::kShuffle
                        ? ShuffleBound(p_, sv, dv)
                        : SmemBound(p_, sv, dv, options_, slot.kind == Kind::kMatrix);
+      if (options_.memo != nullptr) {
+        options_.memo->bounds.push_back(key);
+        options_.memo->bounds.back().bound = slot.bound;
+      }
     }
     return slot.bound;
   }
@@ -1869,7 +2091,10 @@ void PriceCandidates(CandidateSet& set, const ConversionProblem& p,
   auto wavefronts = [](const ConversionPlan& c) {
     return c.cost.wavefronts_store + c.cost.wavefronts_load;
   };
-  const Strategy triton = TritonStrategy(p);
+  std::optional<Strategy> memo_triton;
+  std::optional<Strategy>& triton_of = options.memo != nullptr ? options.memo->triton : memo_triton;
+  if (!triton_of) triton_of = TritonStrategy(p);
+  const Strategy triton = *triton_of;
   const Slot* ref = nullptr;
   // Prices the reference's candidates of `kind` (those with matrix instructions only when
   // `matrix`), skipping those whose bound ranks them after the reference so far.

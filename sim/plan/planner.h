@@ -74,6 +74,13 @@ WordView ViewOf(const FlatLayout& l, int element_bits, bool packed);
 std::optional<WordView> ViewPacking(const FlatLayout& l, int element_bits,
                                     const std::vector<uint32_t>& dirs);
 
+// The figures a lower bound gives (SmemBound, ShuffleBound, PlanLowerBound below).
+struct CostBound {
+  int64_t warp_instructions = 0;
+  int64_t wavefronts = 0;
+  double score = 0;
+};
+
 // What the searches of one conversion found, by word views, so that replanning it with
 // other barrier or buffer options (PlanRoundTrip does, up to three times) does not search
 // again: the bank searches (plain and matrix accesses) depend only on the problem, the
@@ -100,9 +107,24 @@ struct SearchMemo {
     absl::StatusOr<Program> program;
     warpcheck::PlanStage stage;
   };
+  // A candidate's lower bound (SmemBound, ShuffleBound; PlanLowerBound computes the
+  // bounds of each view's candidates, PlanConversion asks for them again): it depends on
+  // the views, the kind (1 shuffle, 2 plain smem, 3 matrix smem) and, for shared memory,
+  // on the barrier options (how many barriers, warp or CTA) and no_swizzle and
+  // max_vector_bytes (which accesses) only.
+  struct Bound {
+    WordView sv, dv;
+    int kind = 0;
+    bool barrier_before_store = false, force_cta_barrier = false, no_swizzle = false;
+    int max_vector_bytes = 0;
+    std::optional<CostBound> bound;
+  };
   std::vector<Smem> smem;
   std::vector<Matrix> matrix;
   std::vector<InWarp> in_warp;
+  std::vector<Bound> bounds;
+  // TritonStrategy of the problem (a function of the problem alone), once asked for.
+  std::optional<Strategy> triton;
 };
 
 struct PlanOptions {
@@ -138,9 +160,10 @@ struct PlanOptions {
   // Not owned; null: search every time. Only for the problem it was first used with.
   SearchMemo* memo = nullptr;
   // Price every candidate: none is skipped for a lower bound that shows it cannot be
-  // chosen (PlanConversion), and the matrix planner searches every side-kind candidate
-  // to the end (matrix.cc, Choose). The plan is the same either way (plan_test checks
-  // it); only the candidate list differs.
+  // chosen (PlanConversion), the matrix planner searches every side-kind candidate
+  // to the end (matrix.cc, Choose), and the shuffle planner builds every direct scheme
+  // in order, none skipped for its floor (PlanShuffle). The plan is the same either way
+  // (plan_test checks it); only the candidate list differs.
   bool price_all = false;
 };
 
@@ -221,11 +244,6 @@ absl::StatusOr<ConversionPlan> PlanConversion(const ConversionProblem& problem,
 // bytes over 128 (every element is stored, every warp loads the elements it holds; a
 // wavefront serves one 4-byte word a bank), and there is at least the barrier between
 // the stores and the loads.
-struct CostBound {
-  int64_t warp_instructions = 0;
-  int64_t wavefronts = 0;
-  double score = 0;
-};
 // nullopt: no bound is known (the candidate may not exist: matrix tiles that do not fit).
 std::optional<CostBound> SmemBound(const ConversionProblem& p, const WordView& sv,
                                    const WordView& dv, const PlanOptions& options,
