@@ -997,7 +997,8 @@ std::optional<RoundTrip> NarrowOneWarpTrip(const ConversionProblem& problem,
 }
 
 absl::StatusOr<RoundTrip> PlanRoundTrip(const ConversionProblem& problem,
-                                        const plan::PlanOptions& options) {
+                                        const plan::PlanOptions& options,
+                                        bool narrow_one_warp) {
   std::vector<std::pair<size_t, RoundTrip>> trips;  // (view, its plans), one per word view
   absl::Status last = absl::OkStatus();
   const ConversionProblem reversed = problem.Reversed();
@@ -1145,7 +1146,9 @@ absl::StatusOr<RoundTrip> PlanRoundTrip(const ConversionProblem& problem,
   std::vector<std::pair<const plan::ConversionPlan*, const plan::ConversionPlan*>> pairs;
   for (const auto& [view, t] : trips) pairs.emplace_back(&t.forward, &t.backward);
   RoundTrip& chosen = trips[plan::PickRoundTrip(problem, pairs)].second;
-  if (auto narrowed = NarrowOneWarpTrip(problem, options, chosen)) return *std::move(narrowed);
+  if (narrow_one_warp) {
+    if (auto narrowed = NarrowOneWarpTrip(problem, options, chosen)) return *std::move(narrowed);
+  }
   return std::move(chosen);
 }
 

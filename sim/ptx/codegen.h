@@ -61,8 +61,12 @@ std::string EmitHarness(const plan::ConversionProblem& problem,
 struct RoundTrip {
   plan::ConversionPlan forward, backward;
 };
+// `narrow_one_warp`: the last step, NarrowOneWarpTrip (below); off for a caller that
+// runs only the forward conversion (`convert emit --harness=once`), since what it buys is
+// measured on the round trip's loop.
 absl::StatusOr<RoundTrip> PlanRoundTrip(const plan::ConversionProblem& problem,
-                                        const plan::PlanOptions& options);
+                                        const plan::PlanOptions& options,
+                                        bool narrow_one_warp = true);
 
 // One-warp round trips through shared memory with 16-byte accesses on every side
 // (PlanRoundTrip's last step). On the H200 such a kernel is bound by the shared-memory

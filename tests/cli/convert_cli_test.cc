@@ -80,6 +80,42 @@ TEST(ConvertCliTest, SmemAccessChoosesPlainOrMatrixAccesses) {
       << bad.err;
 }
 
+// Line 677 of the cost table (64x64 f16, one warp): the round trip takes its forward
+// direction at 8-byte shared accesses (ptx::NarrowOneWarpTrip: 149 warp instructions a
+// round trip against Triton's 515); `--harness=once` runs that direction alone, where the
+// narrowing buys nothing measured, so it keeps 16-byte accesses (regression: the once
+// kernel was the narrowed forward direction).
+TEST(ConvertCliTest, OnceHarnessKeepsSixteenByteAccessesWhereTheRoundTripNarrows) {
+  const char src[] =
+      "--src=#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = "
+      "[1, 1], order = [1, 0]}>";
+  const char dst[] =
+      "--dst=#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = "
+      "[1, 1], order = [1, 0]}>";
+  auto count = [](const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  const std::string trip_ptx = TempPath("narrow_trip.ptx");
+  const std::string once_ptx = TempPath("narrow_once.ptx");
+  auto trip = RunCli({"convert", "emit", src, dst, "--shape=64x64", "--dtype=f16", "-o",
+                      trip_ptx});
+  ASSERT_EQ(trip.code, 0) << trip.err;
+  auto once = RunCli({"convert", "emit", src, dst, "--shape=64x64", "--dtype=f16",
+                      "--harness=once", "-o", once_ptx});
+  ASSERT_EQ(once.code, 0) << once.err;
+  const std::string t = ReadAll(trip_ptx), o = ReadAll(once_ptx);
+  EXPECT_GT(count(t, "st.shared.v2"), 0u);
+  EXPECT_GT(count(t, "st.shared.v4"), 0u);
+  EXPECT_EQ(count(o, "st.shared.v2") + count(o, "ld.shared.v2"), 0u);
+  EXPECT_GT(count(o, "st.shared.v4"), 0u);
+  auto check = RunCli({"convert", "check", src, dst, "--shape=64x64", "--dtype=f16"});
+  EXPECT_EQ(check.code, 0) << check.out << check.err;
+  std::filesystem::remove(trip_ptx);
+  std::filesystem::remove(once_ptx);
+}
+
 TEST(ConvertCliTest, EmitWritesAKernelAndSpecThatTheSimulatorRunsCorrectly) {
   const std::string ptx = TempPath("convert_emit.ptx");
   const std::string spec = TempPath("convert_emit.textproto");

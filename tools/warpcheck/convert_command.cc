@@ -573,7 +573,8 @@ int RunConvert(ConvertAction action, const ParsedArgs& args, std::ostream& out,
   }
   const sim::ptx::Harness harness = harness_name == "once" ? sim::ptx::Harness::kOnce
                                                            : sim::ptx::Harness::kRoundTrip;
-  auto trip = sim::ptx::PlanRoundTrip(problem, setup.options);
+  auto trip = sim::ptx::PlanRoundTrip(problem, setup.options,
+                                      /*narrow_one_warp=*/harness != sim::ptx::Harness::kOnce);
   if (!trip.ok()) {
     PrintError(err, trip.status().message());
     return kExitInputError;
