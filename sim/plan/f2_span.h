@@ -95,19 +95,6 @@ class F2Span {
   int count_ = 0;
 };
 
-// Ensures: the rank over F2 of v[0..n) (which it overwrites): F2Span's rank without the
-// solutions, for the bank costs' inner loop.
-inline int F2Rank(uint32_t* v, int n) {
-  int rank = 0;
-  for (int i = 0; i < n; ++i) {
-    if (v[i] == 0) continue;
-    ++rank;
-    const uint32_t pivot = v[i] & (~v[i] + 1);  // lowest set bit
-    for (int k = i + 1; k < n; ++k) if (v[k] & pivot) v[k] ^= v[i];
-  }
-  return rank;
-}
-
 // The linear map tensor direction -> offset of an offset basis (offset bit j holds
 // tensor direction basis[j]): the basis's inverse, as the images of the direction bits.
 // The shared-memory planners invert every basis they price, so the usual case (a basis
@@ -188,6 +175,10 @@ class OffsetMoves {
     for (uint64_t e = h; e != 0; e &= e - 1) v[std::countr_zero(e)] ^= 1u << j;
     by_bit_[j] ^= h;
   }
+  // Whether With answers (the list had at most 64 entries).
+  bool tracked() const { return tracked_; }
+  // Requires: tracked(). Ensures: the entries (bit i: v[i]) whose offset has bit b.
+  uint64_t With(int b) const { return by_bit_[b]; }
 
  private:
   bool tracked_ = true;

@@ -56,14 +56,26 @@ inline uint32_t ActiveGroups(uint32_t mask, uint32_t bytes) {
 
 // Ensures: 2^(rank of keys[0..n) - rank of (keys[k] & bank_mask)): the distinct keys of
 // the span of `keys` in each bank the span reaches.
-// Requires: n <= 5.
+// Requires: n <= 5; bank_mask = 2^b - 1 (the bank bits are the low bits of a key).
+//
+// One elimination gives both ranks: eliminating on the lowest set bit (F2Rank) leaves
+// rows with distinct pivots, each pivot clear in the rows after it. Their count is the
+// rank of the keys. A row whose pivot is a bank bit has a bank part; these bank parts are
+// independent (in a combination, the first such row's pivot is set in it alone) and span
+// the banks of the keys (a row with its pivot above the bank bits has no bank bit set),
+// so their count is the rank of the banks, and the difference is the rows with their
+// pivot above the bank bits.
 inline uint32_t DistinctPerBank(const uint32_t* keys, int n, uint32_t bank_mask) {
-  uint32_t all[5], banks[5];
-  for (int k = 0; k < n; ++k) {
-    all[k] = keys[k];
-    banks[k] = keys[k] & bank_mask;
+  uint32_t v[5];
+  for (int k = 0; k < n; ++k) v[k] = keys[k];
+  int above = 0;
+  for (int i = 0; i < n; ++i) {
+    if (v[i] == 0) continue;
+    const uint32_t pivot = v[i] & (~v[i] + 1);  // lowest set bit
+    above += pivot > bank_mask;
+    for (int k = i + 1; k < n; ++k) if (v[k] & pivot) v[k] ^= v[i];
   }
-  return 1u << (F2Rank(all, n) - F2Rank(banks, n));
+  return 1u << above;
 }
 
 // The closed form of LaneRequestCost (the essay above), or nullopt where it does not

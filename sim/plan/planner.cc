@@ -1417,6 +1417,9 @@ class SmemPlanner {
   struct SideCost {
     int vec[8];
     int a = 0;
+    int found = 0;  // the vector bits found before the alignment trim (a <= found <= limit)
+    int limit = 0;  // the most vector bits this side may take
+    uint64_t others = 0;  // the images (bit i: side[i] of Images) that are no vector bit
     uint32_t vmask = 0;
     int per_thread = 0;
     uint32_t free_regs = 0, free_tid = 0;
@@ -1433,6 +1436,7 @@ class SmemPlanner {
     const uint32_t* warp_img = lane_img + l.lane_bits();
     int limit = max_a_;
     if (v.pk() == 0 && v.upw == 1) limit = std::min(limit, 2);  // v4 of b8/b16/b32
+    c->limit = limit;
     c->a = 0;
     for (int k = 0; k < limit; ++k) {
       int found = -1;
@@ -1442,6 +1446,10 @@ class SmemPlanner {
       if (found < 0) break;
       c->vec[c->a++] = found;
     }
+    c->found = c->a;
+    const int entries = l.reg_bits() + l.lane_bits() + l.warp_bits();
+    c->others = entries >= 64 ? ~uint64_t{0} : (uint64_t{1} << entries) - 1;
+    for (int k = 0; k < c->a; ++k) c->others &= ~(uint64_t{1} << c->vec[k]);
     // Every access must be aligned to its size: no other basis may reach the vector's
     // offset bits.
     uint32_t low = 0, vmask = 0;
@@ -1460,11 +1468,7 @@ class SmemPlanner {
     // The canonical registers (no free or vector bit set): one access each.
     const uint32_t all_regs = static_cast<uint32_t>(l.num_regs()) - 1;
     c->per_thread = 1 << (l.reg_bits() - Popcount((c->free_regs | c->vmask) & all_regs));
-    uint32_t lanes[5] = {};
-    for (int j = 0; j < l.lane_bits() && j < 5; ++j) lanes[j] = lane_img[j];
-    // The lanes and warps that take part (stores skip copies; every thread loads).
-    c->per_access = BankCostOf(side, lanes, store ? store_lanes_[side] : ~0u,
-                               static_cast<uint32_t>(eb_ << c->a));
+    c->per_access = LaneCostOf(im, side, store, c->a);
     c->warps = store ? store_warps_[side] : p_.num_warps;
     return true;
   }
@@ -1538,6 +1542,9 @@ class SmemPlanner {
   Scored ScoreImages(const Images& im) const {
     SideCost st, ld;
     if (!SideCostOf(im, 0, true, &st) || !SideCostOf(im, 1, false, &ld)) return {};
+    return ScoreSides(st, ld);
+  }
+  static Scored ScoreSides(const SideCost& st, const SideCost& ld) {
     int64_t wf = int64_t{st.per_access.wavefronts} * st.per_thread * st.warps +
                  int64_t{ld.per_access.wavefronts} * ld.per_thread * ld.warps;
     int64_t instr = st.per_thread + ld.per_thread;
@@ -1552,9 +1559,15 @@ class SmemPlanner {
   // moves that change which bank an element lands in. `score`: the basis's on entry,
   // the result's on return.
   // `bound`: Bound(); at it no move can lower the score.
+  //
+  // A move prices again only the sides it can change (MoveKeeps); the other keeps its
+  // SideCost, which SideCostOf would compute again unchanged, so the climb takes the
+  // same moves as when it scored both sides of every move.
   void Search(std::vector<uint32_t>& basis, int fixed, Scored& score,
               const std::pair<int64_t, int64_t>& bound) {
     Images im = ImagesOf(Map(basis));
+    SideCost cur[2];
+    if (!SideCostOf(im, 0, true, &cur[0]) || !SideCostOf(im, 1, false, &cur[1])) return;
     for (int pass = 0; pass < 8 && score.conflicts > 0 && score.score != bound; ++pass) {
       bool improved = false;
       for (int j = 0; j < n_ && !improved; ++j) {
@@ -1563,10 +1576,33 @@ class SmemPlanner {
         if (byte >= 128) break;
         for (int k = std::max(fixed, j + 1); k < n_ && !improved; ++k) {
           MoveImages(im, j, k);
-          Scored s = ScoreImages(im);
+          const Kept kept[2] = {MoveKeeps(im, 0, cur[0], j, k), MoveKeeps(im, 1, cur[1], j, k)};
+          if (!CanImprove(cur, kept, score)) {
+            MoveImages(im, j, k);  // undone unpriced
+            continue;
+          }
+          SideCost next[2];
+          bool ok = true;
+          for (int side = 0; side < 2 && ok; ++side) {
+            switch (kept[side]) {
+              case Kept::kAll:
+                next[side] = cur[side];
+                break;
+              case Kept::kVector:
+                next[side] = cur[side];
+                next[side].per_access = LaneCostOf(im, side, side == 0, cur[side].a);
+                break;
+              case Kept::kNothing:
+                ok = SideCostOf(im, side, side == 0, &next[side]);
+                break;
+            }
+          }
+          const Scored s = ok ? ScoreSides(next[0], next[1]) : Scored{};
           if (s.score < score.score) {
             basis[k] ^= basis[j];
             score = s;
+            cur[0] = next[0];
+            cur[1] = next[1];
             improved = true;
             ++moves_;
           } else {
@@ -1576,6 +1612,66 @@ class SmemPlanner {
       }
       if (!improved) break;
     }
+  }
+
+  // What a move keeps of one side's SideCost: all of it, all but the bank cost of one
+  // access (per_access), or nothing known.
+  enum class Kept { kAll, kVector, kNothing };
+
+  // Ensures: kAll only when SideCostOf of `side` after the move basis[k] ^= basis[j]
+  // (j < k; `im` after it) equals `c`, its value before; kVector only when it equals `c`
+  // but for per_access (LaneCostOf). The move toggles offset bit j of the images that
+  // have bit k, so it keeps the vector search (images equal to 1 << k' for k' < limit)
+  // when k >= limit: an image with bit k is no such power before or after. The vector
+  // kept, the alignment trim is read off the moved images (OffsetMoves::With: the other
+  // images' offset bits below `found`, as SideCostOf ORs them), and with the trimmed
+  // vector kept, so is everything SideCostOf derives from it (the access size, the
+  // accesses a thread); with the lane images too (none has bit k), the bank cost.
+  Kept MoveKeeps(const Images& im, int side, const SideCost& c, int j, int k) const {
+    const OffsetMoves& moves = im.moves[side];
+    if (k < c.limit || !moves.tracked()) return Kept::kNothing;
+    if (j < c.found) {
+      int a = c.found;
+      auto low = [&](int upto) {  // an other image has an offset bit below `upto`
+        for (int b = 0; b < upto; ++b) if (moves.With(b) & c.others) return true;
+        return false;
+      };
+      while (a > 0 && low(a)) --a;
+      if (a != c.a) return Kept::kNothing;
+    }
+    const FlatLayout& l = side == 0 ? p_.src : p_.dst;
+    const int lanes = std::min(l.lane_bits(), 5);
+    const uint64_t lane_entries = ((uint64_t{1} << lanes) - 1) << l.reg_bits();
+    return (moves.With(k) & lane_entries) == 0 ? Kept::kAll : Kept::kVector;
+  }
+
+  // Ensures: false only when the move with `kept` (MoveKeeps of each side) from the
+  // sides `cur` (scored `score`) cannot score below `score`. With no side kNothing the
+  // vectors are kept, so are the instructions; a kAll side keeps its wavefronts, and a
+  // kVector side's access keeps its lane groups, each at least one wavefront
+  // (BankCost::minimum, which depends on the lanes that take part and the access size
+  // only): when those floors already reach the wavefronts of `score`, so does the move.
+  static bool CanImprove(const SideCost cur[2], const Kept kept[2], const Scored& score) {
+    if (kept[0] == Kept::kNothing || kept[1] == Kept::kNothing) return true;
+    int64_t floor = 0;
+    for (int side = 0; side < 2; ++side) {
+      const bank::BankCost& c = cur[side].per_access;
+      const uint32_t w = kept[side] == Kept::kAll ? c.wavefronts : c.minimum;
+      floor += int64_t{w} * cur[side].per_thread * cur[side].warps;
+    }
+    return floor < score.score.first;
+  }
+
+  // Ensures: the bank cost of one warp-wide access of `side` under `im` with a vector of
+  // 2^a elements (SideCost::per_access).
+  bank::BankCost LaneCostOf(const Images& im, int side, bool store, int a) const {
+    const FlatLayout& l = side == 0 ? p_.src : p_.dst;
+    const uint32_t* lane_img = im.side[side].data() + l.reg_bits();
+    uint32_t lanes[5] = {};
+    for (int j = 0; j < l.lane_bits() && j < 5; ++j) lanes[j] = lane_img[j];
+    // The lanes and warps that take part (stores skip copies; every thread loads).
+    return BankCostOf(side, lanes, store ? store_lanes_[side] : ~0u,
+                      static_cast<uint32_t>(eb_ << a));
   }
 
   void Consider(const std::vector<uint32_t>& basis, const Scored& scored) {

@@ -188,5 +188,31 @@ TEST(F2SpanTest, MoreThan32GeneratorsKeepRankAndMembership) {
   EXPECT_FALSE(small.Solve(0b10000).has_value());
 }
 
+// OffsetMoves::With (SmemPlanner's MoveKeeps reads the moved images' bits off it) must
+// name exactly the entries whose offset has the bit, after any sequence of moves.
+TEST(OffsetMovesTest, WithNamesTheEntriesThatHaveTheBitAfterMoves) {
+  std::mt19937 rng(11);
+  for (int t = 0; t < 200; ++t) {
+    const int n = 1 + static_cast<int>(rng() % 30);
+    std::vector<uint32_t> v(static_cast<size_t>(n));
+    for (uint32_t& o : v) o = rng() % 4096;
+    OffsetMoves moves(v.data(), n);
+    ASSERT_TRUE(moves.tracked());
+    for (int m = 0; m < 20; ++m) {
+      const int j = static_cast<int>(rng() % 12);
+      const int k = static_cast<int>(rng() % 12);
+      if (j == k) continue;
+      moves.Move(v.data(), n, j, k);
+      for (int b = 0; b < 12; ++b) {
+        uint64_t want = 0;
+        for (int i = 0; i < n; ++i) if ((v[static_cast<size_t>(i)] >> b) & 1) want |= uint64_t{1} << i;
+        ASSERT_EQ(moves.With(b), want) << "trial " << t << " move " << m << " bit " << b;
+      }
+    }
+  }
+  std::vector<uint32_t> many(65, 1);
+  EXPECT_FALSE(OffsetMoves(many.data(), 65).tracked());
+}
+
 }  // namespace
 }  // namespace warpcheck::sim::plan
