@@ -911,6 +911,87 @@ void EmitGlobalCopy(Writer& w, const ConversionProblem& p, const FlatLayout& l, 
 
 namespace {
 
+// Whether `c`'s program has an op of this kind.
+bool HasOp(const ConversionPlan& c, OpKind kind) {
+  return absl::c_any_of(c.program.ops, [kind](const Op& op) { return op.kind == kind; });
+}
+
+// Both directions of the round trip in one pair of word views (forward in buffer 0,
+// backward in buffer 1), replanned where the pair needs it: CTA barriers on both sides
+// when one direction's buffer is read by other warps, a barrier before the stores of a
+// direction that is the loop's only shared-memory user, and one buffer for both when two
+// do not fit. Errors: a direction that cannot be planned in these views, or a tensor
+// larger than a CTA's shared memory that cannot run in rounds.
+absl::StatusOr<RoundTrip> PlanTripInViews(const ConversionProblem& problem,
+                                          const ConversionProblem& reversed,
+                                          const plan::PlanOptions& options,
+                                          const std::pair<WordView, WordView>& view,
+                                          plan::SearchMemo* forward_memo,
+                                          plan::SearchMemo* backward_memo) {
+  const auto& [sv, dv] = view;
+  plan::PlanOptions o = options;
+  o.views = std::make_pair(sv, dv);
+  o.memo = forward_memo;
+  plan::PlanOptions ob = options;
+  ob.views = std::make_pair(dv, sv);
+  ob.memo = backward_memo;
+  o.buffer = 0;
+  auto fwd = plan::PlanConversion(problem, o);
+  ob.buffer = 1;
+  auto bwd = plan::PlanConversion(reversed, ob);
+  if (!fwd.ok()) return fwd.status();
+  if (!bwd.ok()) return bwd.status();
+  // A buffer read by other warps needs a CTA barrier before the next store into it:
+  // the other direction's barrier must be CTA-wide then.
+  if ((HasOp(*fwd, OpKind::kBarWarp) && HasOp(*bwd, OpKind::kBarSync)) ||
+      (HasOp(*bwd, OpKind::kBarWarp) && HasOp(*fwd, OpKind::kBarSync))) {
+    o.force_cta_barrier = ob.force_cta_barrier = true;
+    o.buffer = 0;
+    fwd = plan::PlanConversion(problem, o);
+    ob.buffer = 1;
+    bwd = plan::PlanConversion(reversed, ob);
+    if (!fwd.ok()) return fwd.status();
+    if (!bwd.ok()) return bwd.status();
+  }
+  // A direction that is the loop's only shared-memory user must itself wait, before
+  // storing, for the previous iteration's loads.
+  auto uses_smem = [](const plan::ConversionPlan& c) { return c.program.smem_bytes > 0; };
+  if (uses_smem(*fwd) != uses_smem(*bwd)) {
+    if (uses_smem(*fwd)) {
+      plan::PlanOptions lone = o;
+      lone.barrier_before_store = true;
+      lone.buffer = 0;
+      fwd = plan::PlanConversion(problem, lone);
+    } else {
+      plan::PlanOptions lone = ob;
+      lone.barrier_before_store = true;
+      lone.buffer = 1;
+      bwd = plan::PlanConversion(reversed, lone);
+    }
+    if (!fwd.ok()) return fwd.status();
+    if (!bwd.ok()) return bwd.status();
+  }
+  // One buffer for both directions when two do not fit (then each store waits for the
+  // other direction's loads at a CTA barrier).
+  constexpr int64_t kMaxShared = 232448;  // sm_90: 227 KiB per CTA
+  if ((fwd->program.smem_bytes + 15) / 16 * 16 + bwd->program.smem_bytes > kMaxShared) {
+    o.force_cta_barrier = ob.force_cta_barrier = true;
+    o.barrier_before_store = ob.barrier_before_store = true;
+    o.buffer = ob.buffer = 0;
+    fwd = plan::PlanConversion(problem, o);
+    bwd = plan::PlanConversion(reversed, ob);
+    if (!fwd.ok()) return fwd.status();
+    if (!bwd.ok()) return bwd.status();
+    if (std::max(fwd->program.smem_bytes, bwd->program.smem_bytes) > kMaxShared) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "smem: the tensor needs ", std::max(fwd->program.smem_bytes, bwd->program.smem_bytes),
+          " bytes of shared memory, more than a CTA has (", kMaxShared,
+          "), and its layouts leave too few offset bits to run it in rounds"));
+    }
+  }
+  return RoundTrip{*std::move(fwd), *std::move(bwd)};
+}
+
 // Whether every shared access of `c` is a plain 16-byte vector (no stmatrix/ldmatrix)
 // and its barriers are warp barriers only: the plans NarrowOneWarpTrip may narrow.
 bool Plain16ByteWarpLocal(const ConversionPlan& c) {
@@ -978,10 +1059,7 @@ std::optional<RoundTrip> NarrowOneWarpTrip(const ConversionProblem& problem,
     absl::StatusOr<ConversionPlan> narrowed =
         plan::PlanConversion(narrow_forward ? problem : reversed, o);
     if (!narrowed.ok() || narrowed->strategy != plan::Strategy::kSmem) continue;
-    if (absl::c_any_of(narrowed->program.ops,
-                       [](const Op& op) { return op.kind == OpKind::kBarSync; })) {
-      continue;
-    }
+    if (HasOp(*narrowed, OpKind::kBarSync)) continue;
     const int64_t instructions = kept.cost.warp_instructions + narrowed->cost.warp_instructions;
     const int64_t trip_wavefronts = kept.cost.wavefronts_store + kept.cost.wavefronts_load +
                                     narrowed->cost.wavefronts_store +
@@ -1050,92 +1128,22 @@ absl::StatusOr<RoundTrip> PlanRoundTrip(const ConversionProblem& problem,
   std::optional<Floor> reference;  // the first planned view of Triton's mechanism
   for (const size_t view : order) {
     if (reference && floors[view] && *floors[view] > *reference) continue;
-    const auto& [sv, dv] = views[view];
-    plan::PlanOptions o = options;
-    o.views = std::make_pair(sv, dv);
-    o.memo = &forward_memo;
-    plan::PlanOptions ob = options;
-    ob.views = std::make_pair(dv, sv);
-    ob.memo = &backward_memo;
-    o.buffer = 0;
-    auto fwd = plan::PlanConversion(problem, o);
-    ob.buffer = 1;
-    auto bwd = plan::PlanConversion(reversed, ob);
-    if (!fwd.ok() || !bwd.ok()) {
-      last = fwd.ok() ? bwd.status() : fwd.status();
+    absl::StatusOr<RoundTrip> trip =
+        PlanTripInViews(problem, reversed, options, views[view], &forward_memo, &backward_memo);
+    if (!trip.ok()) {
+      last = trip.status();
       continue;
     }
-    auto warp_barrier = [](const plan::ConversionPlan& c) {
-      for (const Op& op : c.program.ops) if (op.kind == OpKind::kBarWarp) return true;
-      return false;
-    };
-    auto has_cta_barrier = [](const plan::ConversionPlan& c) {
-      for (const Op& op : c.program.ops) if (op.kind == OpKind::kBarSync) return true;
-      return false;
-    };
-    // A buffer read by other warps needs a CTA barrier before the next store into it:
-    // the other direction's barrier must be CTA-wide then.
-    if ((warp_barrier(*fwd) && has_cta_barrier(*bwd)) ||
-        (warp_barrier(*bwd) && has_cta_barrier(*fwd))) {
-      o.force_cta_barrier = ob.force_cta_barrier = true;
-      o.buffer = 0;
-      fwd = plan::PlanConversion(problem, o);
-      ob.buffer = 1;
-      bwd = plan::PlanConversion(reversed, ob);
-      if (!fwd.ok() || !bwd.ok()) {
-        last = fwd.ok() ? bwd.status() : fwd.status();
-        continue;
-      }
-    }
-    // A direction that is the loop's only shared-memory user must itself wait, before
-    // storing, for the previous iteration's loads.
-    auto uses_smem = [](const plan::ConversionPlan& c) { return c.program.smem_bytes > 0; };
-    if (uses_smem(*fwd) != uses_smem(*bwd)) {
-      if (uses_smem(*fwd)) {
-        plan::PlanOptions lone = o;
-        lone.barrier_before_store = true;
-        lone.buffer = 0;
-        fwd = plan::PlanConversion(problem, lone);
-      } else {
-        plan::PlanOptions lone = ob;
-        lone.barrier_before_store = true;
-        lone.buffer = 1;
-        bwd = plan::PlanConversion(reversed, lone);
-      }
-      if (!fwd.ok() || !bwd.ok()) {
-        last = fwd.ok() ? bwd.status() : fwd.status();
-        continue;
-      }
-    }
-    // One buffer for both directions when two do not fit (then each store waits for the
-    // other direction's loads at a CTA barrier).
-    constexpr int64_t kMaxShared = 232448;  // sm_90: 227 KiB per CTA
-    if ((fwd->program.smem_bytes + 15) / 16 * 16 + bwd->program.smem_bytes > kMaxShared) {
-      o.force_cta_barrier = ob.force_cta_barrier = true;
-      o.barrier_before_store = ob.barrier_before_store = true;
-      o.buffer = ob.buffer = 0;
-      fwd = plan::PlanConversion(problem, o);
-      bwd = plan::PlanConversion(reversed, ob);
-      if (!fwd.ok() || !bwd.ok()) {
-        last = fwd.ok() ? bwd.status() : fwd.status();
-        continue;
-      }
-      if (std::max(fwd->program.smem_bytes, bwd->program.smem_bytes) > kMaxShared) {
-        last = absl::InvalidArgumentError(absl::StrCat(
-            "smem: the tensor needs ", std::max(fwd->program.smem_bytes, bwd->program.smem_bytes),
-            " bytes of shared memory, more than a CTA has (", kMaxShared,
-            "), and its layouts leave too few offset bits to run it in rounds"));
-        continue;
-      }
-    }
-    if (fwd->strategy == triton_forward && bwd->strategy == triton_backward) {
-      const Floor cost{fwd->cost.warp_instructions + bwd->cost.warp_instructions,
-                       fwd->cost.wavefronts_store + fwd->cost.wavefronts_load +
-                           bwd->cost.wavefronts_store + bwd->cost.wavefronts_load,
-                       fwd->cost.score + bwd->cost.score, fwd->src_view.words(), view};
+    const ConversionPlan& fwd = trip->forward;
+    const ConversionPlan& bwd = trip->backward;
+    if (fwd.strategy == triton_forward && bwd.strategy == triton_backward) {
+      const Floor cost{fwd.cost.warp_instructions + bwd.cost.warp_instructions,
+                       fwd.cost.wavefronts_store + fwd.cost.wavefronts_load +
+                           bwd.cost.wavefronts_store + bwd.cost.wavefronts_load,
+                       fwd.cost.score + bwd.cost.score, fwd.src_view.words(), view};
       if (!reference || cost < *reference) reference = cost;
     }
-    trips.emplace_back(view, RoundTrip{*std::move(fwd), *std::move(bwd)});
+    trips.emplace_back(view, *std::move(trip));
   }
   if (trips.empty()) {
     return last.ok() ? absl::InvalidArgumentError("convert: no word packing to plan with")
