@@ -23,6 +23,7 @@
 #include "sim/plan/triton_floor.h"
 #include "sim/ptx/codegen.h"
 #include "sim/ptx/parser.h"
+#include "tests/testing/cost_table.h"
 
 namespace warpcheck::sim::plan {
 namespace {
@@ -35,32 +36,14 @@ struct Row {
 };
 
 std::vector<Row> TritonRows() {
-  auto t = base::ReadTsvFile(std::string(WARPCHECK_SOURCE_DIR) + "/corpus/plan/triton_costs.tsv");
-  EXPECT_TRUE(t.ok()) << t.status();
   std::vector<Row> out;
-  if (!t.ok()) return out;
-  for (const auto& c : t->rows) {
-    if (t->Cell(c, "status") != "ok") continue;
-    auto num = [&](const char* col) {
-      int64_t v = 0;
-      EXPECT_TRUE(absl::SimpleAtoi(t->Cell(c, col), &v)) << col;
-      return v;
-    };
+  for (testing::CostTableRow& t : testing::ReadCostTable(/*planner_scope=*/true)) {
     Row r;
-    r.line = static_cast<int>(num("line"));
-    r.category = t->Cell(c, "category");
-    r.warp_instructions = num("warp_instructions");
-    r.wavefronts = num("smem_wavefronts_store") + num("smem_wavefronts_load");
-    std::vector<int64_t> shape;
-    for (absl::string_view s : absl::StrSplit(t->Cell(c, "shape"), 'x')) {
-      int64_t v = 0;
-      EXPECT_TRUE(absl::SimpleAtoi(s, &v));
-      shape.push_back(v);
-    }
-    auto dtype = ParseDType(t->Cell(c, "dtype"));
-    EXPECT_TRUE(dtype.ok());
-    r.problem = MakeProblem(t->Cell(c, "src"), t->Cell(c, "dst"), shape, *dtype,
-                            static_cast<int>(num("num_warps")));
+    r.line = t.line;
+    r.category = t.category;
+    r.warp_instructions = t["warp_instructions"];
+    r.wavefronts = t["smem_wavefronts_store"] + t["smem_wavefronts_load"];
+    r.problem = std::move(t.problem);
     out.push_back(std::move(r));
   }
   return out;

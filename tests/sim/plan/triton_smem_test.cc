@@ -25,6 +25,7 @@
 #include "sim/base/tsv.h"
 #include "sim/plan/problem.h"
 #include "sim/plan/triton_smem.h"
+#include "tests/testing/cost_table.h"
 
 namespace warpcheck::sim::plan {
 namespace {
@@ -38,38 +39,19 @@ struct Row {
 };
 
 std::vector<Row> SharedMemoryRows() {
-  auto t = base::ReadTsvFile(absl::StrCat(WARPCHECK_SOURCE_DIR, "/corpus/plan/triton_costs.tsv"));
-  EXPECT_TRUE(t.ok()) << t.status();
   std::vector<Row> out;
-  if (!t.ok()) return out;
-  for (const auto& c : t->rows) {
-    if (t->Cell(c, "status") != "ok") continue;
-    const std::string category(t->Cell(c, "category"));
-    if (category != "smem" && category != "ldst_matrix") continue;
-    auto num = [&](const char* col) {
-      int64_t v = 0;
-      EXPECT_TRUE(absl::SimpleAtoi(t->Cell(c, col), &v)) << col;
-      return v;
-    };
+  for (testing::CostTableRow& t : testing::ReadCostTable(/*planner_scope=*/false)) {
+    if (t.category != "smem" && t.category != "ldst_matrix") continue;
     Row r;
-    r.line = static_cast<int>(num("line"));
-    r.category = category;
-    r.smem_bytes = num("smem_bytes");
-    r.requests_store = num("smem_requests_store");
-    r.requests_load = num("smem_requests_load");
-    r.barriers = num("barriers");
-    r.wavefronts_store = num("smem_wavefronts_store");
-    r.wavefronts_load = num("smem_wavefronts_load");
-    std::vector<int64_t> shape;
-    for (absl::string_view s : absl::StrSplit(t->Cell(c, "shape"), 'x')) {
-      int64_t v = 0;
-      EXPECT_TRUE(absl::SimpleAtoi(s, &v));
-      shape.push_back(v);
-    }
-    auto dtype = ParseDType(t->Cell(c, "dtype"));
-    EXPECT_TRUE(dtype.ok());
-    r.problem = MakeProblem(t->Cell(c, "src"), t->Cell(c, "dst"), shape, *dtype,
-                            static_cast<int>(num("num_warps")), /*planner_scope=*/false);
+    r.line = t.line;
+    r.category = t.category;
+    r.smem_bytes = t["smem_bytes"];
+    r.requests_store = t["smem_requests_store"];
+    r.requests_load = t["smem_requests_load"];
+    r.barriers = t["barriers"];
+    r.wavefronts_store = t["smem_wavefronts_store"];
+    r.wavefronts_load = t["smem_wavefronts_load"];
+    r.problem = std::move(t.problem);
     out.push_back(std::move(r));
   }
   return out;
