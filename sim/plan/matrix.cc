@@ -375,20 +375,20 @@ void EmitSide(const Side& s, const Access& a, const Map& m, int eb, int buffer, 
   base.coeff = std::move(coeff);
   base.buffer = buffer;
   base.element_bytes = eb;
-  uint32_t used = 0;
-  for (uint32_t x : base.coeff) used |= x;
-  // Bits of c above every bit the thread part can set add without carries.
-  const uint32_t span_mask = used == 0 ? 0 : (2u << (31 - std::countl_zero(used))) - 1;
+  uint32_t reach = 0;  // offset bits the thread part can set
+  for (uint32_t x : base.coeff) reach |= x;
   int base_id = -1;  // in prog.setup, once added
+  // The bits of c the thread part can also set stay in the setup value's constant, the
+  // rest is the immediate (SplitAddressConstant).
   auto addr_setup = [&](uint32_t c, Op& op) {
-    if ((c & span_mask) == 0) {
+    const AddressSplit a = SplitAddressConstant(c, reach);
+    op.imm = a.add * static_cast<uint32_t>(eb);
+    if (a.xor_bits == 0) {
       if (base_id < 0) base_id = prog.AddSetup(base);
-      op.imm = c * static_cast<uint32_t>(eb);
       op.addr = base_id;
     } else {
       SetupValue v = base;
-      v.constant = c;
-      op.imm = 0;
+      v.constant = a.xor_bits;
       op.addr = prog.AddSetup(v);
     }
   };

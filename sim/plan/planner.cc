@@ -1703,29 +1703,27 @@ class SmemPlanner {
     // Each side's thread part of its addresses, added to the setup once.
     struct Base {
       SetupValue value;
-      uint32_t span_mask = 0;  // bits of an offset the thread part can reach
-      int id = -1;             // in prog.setup, once added
+      uint32_t reach = 0;  // offset bits the thread part can set
+      int id = -1;         // in prog.setup, once added
     };
     auto base_of = [&](const FlatLayout& l) {
       Base b{tid_setup(l, 0)};
-      uint32_t used = 0;
-      for (uint32_t c : b.value.coeff) used |= c;
-      b.span_mask = used == 0 ? 0 : (2u << (31 - std::countl_zero(used))) - 1;
+      for (uint32_t c : b.value.coeff) b.reach |= c;
       return b;
     };
     Base src_base = base_of(p_.src), dst_base = base_of(p_.dst);
+    // An address is the thread part T ^ c: the bits of c that T can also set stay in the
+    // setup value's constant (SplitAddressConstant), the rest is the immediate.
     auto address = [&](Base& base, const FlatLayout& l, uint32_t r, Op& op) {
-      uint32_t c = m(ApplyBasis(l.reg, r));
-      // Bits of c above every bit the thread part can set add without carries.
-      if ((c & base.span_mask) == 0) {
+      const AddressSplit a = SplitAddressConstant(m(ApplyBasis(l.reg, r)), base.reach);
+      op.imm = a.add * eb_;
+      if (a.xor_bits == 0) {
         if (base.id < 0) base.id = prog.AddSetup(base.value);
         op.addr = base.id;
-        op.imm = c * eb_;
       } else {
         SetupValue v = base.value;
-        v.constant = c;
+        v.constant = a.xor_bits;
         op.addr = prog.AddSetup(v);
-        op.imm = 0;
       }
     };
     // Stores.

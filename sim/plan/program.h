@@ -42,6 +42,24 @@ struct SetupValue {
   bool operator==(const SetupValue&) const = default;
 };
 
+// A shared address's constant part, split for registers. A kSmemAddr value is
+// e(T ^ c), T the thread part (the XOR of the coefficients %tid.x selects), and the bits
+// of c that no coefficient has cannot meet T's: T ^ c = (T ^ (c & reach)) + (c & ~reach).
+// So only c & reach needs a setup value of its own (a register live across the
+// harness's loop); the rest is the access's immediate. Splitting at the highest bit T can
+// reach instead (what the planner did before) gave corpus line 354 (64x128 f16, 4 warps)
+// 114 address registers where 12 do, on top of 256 data words: ptxas spilled 332 bytes a
+// thread and the kernel ran 1.107x Triton's time on the H200 (sim/plan/README.md
+// "Address registers").
+struct AddressSplit {
+  uint32_t xor_bits = 0;  // c & reach: the setup value's constant
+  uint32_t add = 0;       // c & ~reach: added (element units)
+};
+// Ensures: (t ^ c) == (t ^ xor_bits) + add for every t with (t & ~reach) == 0.
+inline AddressSplit SplitAddressConstant(uint32_t c, uint32_t reach) {
+  return AddressSplit{c & reach, c & ~reach};
+}
+
 enum class OpKind {
   kSelp,      // out[0] = pred ? in[0] : in[1]
   kShflBfly,  // out[0] = in[0] of lane (lane ^ imm)
