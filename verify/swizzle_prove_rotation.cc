@@ -94,6 +94,9 @@ std::optional<OutputChainPlan> PlanOutputChain(const SwizzleSpec& spec) {
     // smallest R).
     for (size_t p = out; p-- > 0;) {
       if (stmts[p].kind != StmtKind::kLet || !stmts[p].depends_on_input) continue;
+      // An alias (`let pid_m = iter;`) would make the placement the identity and R the
+      // spec itself: nothing gained.
+      if (stmts[p].value->kind() == ExprKind::kVar) continue;
       std::vector<bool> own(stmts.size(), false);
       bool ok = true, reads_p = false;
       std::vector<size_t> pending = {out};
