@@ -25,11 +25,11 @@
 #include <utility>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "sim/base/status_macros.h"
 #include "sim/expr/eval.h"
 #include "sim/expr/printer.h"
@@ -80,14 +80,18 @@ std::optional<OutputChainPlan> PlanOutputChain(const SwizzleSpec& spec) {
   const std::vector<Stmt>& stmts = program.statements();
   const absl::flat_hash_map<std::string, size_t> binder = Binders(stmts);
   const std::vector<std::string>& coords = spec.coordinates();
-  for (const Stmt* o : program.Clauses("out")) {  // payload outs: not planned
+  const std::vector<const Stmt*> outs = program.Clauses("out");
+  for (const Stmt* o : outs) {  // payload outs: not planned
     if (!absl::c_linear_search(coords, o->name)) return std::nullopt;
   }
   for (size_t k = 0; k < coords.size(); ++k) {
     if (coords[k] == "rank") continue;
-    auto ob = binder.find(coords[k]);
-    if (ob == binder.end()) continue;
-    const size_t out = ob->second;
+    const Stmt* o = nullptr;
+    for (const Stmt* s : outs) {
+      if (s->name == coords[k]) o = s;
+    }
+    if (o == nullptr) continue;
+    const size_t out = o - stmts.data();
     const size_t grid = spec.grids()[k] - stmts.data();
     if (stmts[out].value->kind() == ExprKind::kVar) continue;  // nothing to chain
     // Candidate placements: the per-iteration lets before the out, latest first (the

@@ -147,6 +147,25 @@ TEST(SwizzleProveRotationTest, OutputChainDoesNotProveAWrongRotationAt16x) {
   }
 }
 
+// Onto is the placement's to prove: with one iteration short (a missed tile) the
+// rotation still holds on [0, num_pid_m), the placement does not, so the chain ends there
+// and the direct proof refutes the map with the sweep's smallest counterexample.
+TEST(SwizzleProveRotationTest, OutputChainNeedsThePlacementOnto) {
+  const std::string domain = "domain = num_pid_m * num_pid_n;";
+  const std::string text = CorpusText("tdist_ag_gemm");
+  ASSERT_TRUE(absl::StrContains(text, domain));
+  const SwizzleSpec short_domain = Parse(
+      "tdist_ag_gemm (one short)",
+      absl::StrReplaceAll(text, {{domain, "domain = num_pid_m * num_pid_n - "
+                                          "select(num_pid_m * num_pid_n >= 4, 1, 0);"}}));
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(short_domain, {}));
+  ASSERT_OK_AND_ASSIGN(sim::swizzle::CheckResult e, sim::swizzle::Sweep(short_domain));
+  EXPECT_EQ(e.verdict, Verdict::kViolated);
+  EXPECT_EQ(p.verdict, e.verdict) << p.ToString();
+  EXPECT_EQ(p.counterexample, e.counterexample) << p.ToString();
+  EXPECT_TRUE(HasNote(p, "ended: the placement (row = pid_m) is violated")) << p.ToString();
+}
+
 // The chain applies only where the out coordinate reads the iteration through one let:
 // the grouped order itself (row = first_pid_m + tile_id % group_size reads tile_id and
 // first_pid_m, per-iteration both) has no output chain, and neither has a map with
