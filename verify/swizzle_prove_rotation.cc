@@ -373,6 +373,21 @@ absl::StatusOr<std::optional<SwizzleProof>> ProveByOutputChain(
   uint64_t spent = 0;
   // The direct route, with what the chain spent taken off the total budget.
   auto direct = [&](const std::string& why) -> absl::StatusOr<std::optional<SwizzleProof>> {
+    const std::string ended = absl::StrCat("output chain ", c, " = R(", p, ") ended: ", why);
+    if (options.total_rlimit > 0 && spent >= options.total_rlimit) {
+      // Nothing left for the direct route: the whole box is open, and why.
+      SubBox open;
+      open.how = SubBox::How::kOpen;
+      for (const Stmt* s : spec.params()) open.ranges.push_back({s->name, range.at(s->name)});
+      open.why = absl::StrCat("the total budget (total_rlimit = ", options.total_rlimit,
+                              ") is spent in the output chain");
+      proof.verdict = Verdict::kInconclusive;
+      proof.coverage = {open};
+      proof.reason = absl::StrCat("open: ", open.ToString(), " (", open.why, ")");
+      proof.notes.push_back(ended);
+      if (!options.keep_query_log) proof.queries.clear();
+      return proof;
+    }
     SwizzleProveOptions rest = options;
     rest.output_chain = false;
     if (options.total_rlimit > 0) {
@@ -386,8 +401,7 @@ absl::StatusOr<std::optional<SwizzleProof>> ProveByOutputChain(
       d.queries.insert(d.queries.begin(), proof.queries.begin(), proof.queries.end());
     }
     std::vector<std::string> notes = proof.notes;
-    notes.push_back(absl::StrCat("output chain ", c, " = R(", p, ") ended: ", why,
-                                 "; the spec is proved directly"));
+    notes.push_back(absl::StrCat(ended, "; the spec is proved directly"));
     d.notes.insert(d.notes.begin(), notes.begin(), notes.end());
     return d;
   };
