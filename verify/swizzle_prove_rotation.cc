@@ -145,8 +145,8 @@ std::optional<OutputChainPlan> PlanOutputChain(const SwizzleSpec& spec) {
 }
 
 // The resolved range of every parameter (declared, overridden by `ranges`).
-absl::StatusOr<absl::flat_hash_map<std::string, ParamRange>> Ranges(const SwizzleSpec& spec,
-                                                                    const SpecSweep& ranges) {
+absl::StatusOr<absl::flat_hash_map<std::string, ParamRange>> Ranges(
+    const SwizzleSpec& spec, const SpecSweep& ranges) {
   absl::flat_hash_map<std::string, ParamRange> out;
   for (const Stmt* p : spec.params()) out[p->name] = ParamRange{p->lo, p->hi};
   for (const auto& [name, r] : ranges.ranges) {
@@ -163,8 +163,9 @@ absl::StatusOr<absl::flat_hash_map<std::string, ParamRange>> Ranges(const Swizzl
 //          the parameters it reads, points a `require` of those parameters alone
 //          excludes left out (a superset of the admitted points); nullopt when the box
 //          is larger than kMaxHullScan or `e` fails to evaluate at one of its points.
-std::optional<ParamRange> Hull(const SwizzleSpec& spec, const ExprPtr& e,
-                               const absl::flat_hash_map<std::string, ParamRange>& range) {
+std::optional<ParamRange> Hull(
+    const SwizzleSpec& spec, const ExprPtr& e,
+    const absl::flat_hash_map<std::string, ParamRange>& range) {
   const sim::expr::Program& program = spec.program();
   if (!program.FreeInputs(*e).empty()) return std::nullopt;
   const std::vector<std::string> names = program.FreeParams(*e);
@@ -214,7 +215,8 @@ std::string PlacementText(const SwizzleSpec& spec, const OutputChainPlan& plan) 
   for (size_t i = 0; i < stmts.size(); ++i) {
     if (plan.own[i]) continue;
     if (i == plan.out) {
-      absl::StrAppend(&text, "out ", stmts[i].name, " = ", stmts[plan.placement].name, ";\n");
+      absl::StrAppend(&text, "out ", stmts[i].name, " = ", stmts[plan.placement].name,
+                      ";\n");
     } else {
       absl::StrAppend(&text, sim::expr::Print(stmts[i]), "\n");
     }
@@ -232,7 +234,8 @@ std::optional<std::string> RotationLemmaText(
   const std::vector<Stmt>& stmts = program.statements();
   if (absl::c_any_of(plan.own, [](bool b) { return b; })) return std::nullopt;
   const ExprPtr& r = stmts[plan.out].value;
-  if (r->kind() != ExprKind::kMod || r->operand(0).kind() != ExprKind::kAdd) return std::nullopt;
+  if (r->kind() != ExprKind::kMod || r->operand(0).kind() != ExprKind::kAdd)
+    return std::nullopt;
   const Expr& sum = r->operand(0);
   const std::string& p = stmts[plan.placement].name;
   auto is_p = [&](const Expr& e) { return e.kind() == ExprKind::kVar && e.name() == p; };
@@ -249,10 +252,10 @@ std::optional<std::string> RotationLemmaText(
   std::optional<ParamRange> ho = Hull(spec, off, range);
   if (!ho.has_value()) return std::nullopt;
   const std::string& c = stmts[plan.out].name;
-  *note = absl::StrCat("rotation lemma: ", c, " = (", p, " + off) % n with n = ",
-                       sim::expr::Print(*n), " in ", hn->ToString(), " and off = ",
-                       sim::expr::Print(*off), " in ", ho->ToString(),
-                       " proved for every (n, off) of those hulls");
+  *note = absl::StrCat("rotation lemma: ", c, " = (", p,
+                       " + off) % n with n = ", sim::expr::Print(*n), " in ",
+                       hn->ToString(), " and off = ", sim::expr::Print(*off), " in ",
+                       ho->ToString(), " proved for every (n, off) of those hulls");
   return absl::StrCat("param rotation_extent in ", hn->lo, "..", hn->hi, ";\n",
                       "param rotation_offset in ", ho->lo, "..", ho->hi, ";\n",
                       "domain = rotation_extent;\ngrid ", c, " = rotation_extent;\n",
@@ -301,8 +304,8 @@ std::string RotationText(const SwizzleSpec& spec, const OutputChainPlan& plan,
     }
   }
   const std::string n = sim::expr::Print(*stmts[plan.grid].value);
-  return absl::StrCat(params, phase1, "domain = ", n, ";\ngrid ", stmts[plan.out].name, " = ",
-                      n, ";\n", per_iter);
+  return absl::StrCat(params, phase1, "domain = ", n, ";\ngrid ", stmts[plan.out].name,
+                      " = ", n, ";\n", per_iter);
 }
 
 uint64_t RlimitSpent(const SwizzleProof& p) {
@@ -317,7 +320,8 @@ void AddLink(const std::string& what, const SwizzleProof& link, SwizzleProof* pr
   proof->num_queries += link.num_queries;
   proof->configs += link.configs;
   for (const QueryRecord& q : link.queries) proof->queries.push_back(q);
-  for (const std::string& n : link.notes) proof->notes.push_back(absl::StrCat(what, ": ", n));
+  for (const std::string& n : link.notes)
+    proof->notes.push_back(absl::StrCat(what, ": ", n));
 }
 
 // R violated at a parameter point of the spec (link 2 in general form reads the spec's
@@ -329,7 +333,8 @@ void AddLink(const std::string& what, const SwizzleProof& link, SwizzleProof* pr
 // `whole` says the sweep covered the whole box (its counterexample is then the smallest).
 std::optional<sim::swizzle::Counterexample> SweepFor(
     const SwizzleSpec& spec, const absl::flat_hash_map<std::string, ParamRange>& range,
-    const sim::swizzle::Counterexample& at, const SwizzleProveOptions& options, bool* whole) {
+    const sim::swizzle::Counterexample& at, const SwizzleProveOptions& options,
+    bool* whole) {
   for (const bool pinned : {false, true}) {
     SpecSweep box;
     int64_t points = 1;
@@ -355,7 +360,8 @@ std::optional<sim::swizzle::Counterexample> SweepFor(
 }  // namespace
 
 absl::StatusOr<std::optional<SwizzleProof>> ProveByOutputChain(
-    const SwizzleSpec& spec, const SpecSweep& ranges, const SwizzleProveOptions& options) {
+    const SwizzleSpec& spec, const SpecSweep& ranges,
+    const SwizzleProveOptions& options) {
   if (!options.output_chain || !options.symbolic_params.empty()) return std::nullopt;
   const std::optional<OutputChainPlan> plan = PlanOutputChain(spec);
   if (!plan.has_value()) return std::nullopt;
@@ -369,16 +375,19 @@ absl::StatusOr<std::optional<SwizzleProof>> ProveByOutputChain(
   sub.output_chain = false;
   sub.keep_query_log = true;  // to count the budget; dropped below when not asked for
   sub.minimise = false;       // a link's counterexample only ends the chain
-  SwizzleProof proof;  // the links' counters and notes
+  SwizzleProof proof;         // the links' counters and notes
   uint64_t spent = 0;
   // The direct route, with what the chain spent taken off the total budget.
-  auto direct = [&](const std::string& why) -> absl::StatusOr<std::optional<SwizzleProof>> {
-    const std::string ended = absl::StrCat("output chain ", c, " = R(", p, ") ended: ", why);
+  auto direct =
+      [&](const std::string& why) -> absl::StatusOr<std::optional<SwizzleProof>> {
+    const std::string ended =
+        absl::StrCat("output chain ", c, " = R(", p, ") ended: ", why);
     if (options.total_rlimit > 0 && spent >= options.total_rlimit) {
       // Nothing left for the direct route: the whole box is open, and why.
       SubBox open;
       open.how = SubBox::How::kOpen;
-      for (const Stmt* s : spec.params()) open.ranges.push_back({s->name, range.at(s->name)});
+      for (const Stmt* s : spec.params())
+        open.ranges.push_back({s->name, range.at(s->name)});
       open.why = absl::StrCat("the total budget (total_rlimit = ", options.total_rlimit,
                               ") is spent in the output chain");
       proof.verdict = Verdict::kInconclusive;
@@ -406,9 +415,9 @@ absl::StatusOr<std::optional<SwizzleProof>> ProveByOutputChain(
     return d;
   };
   // Link 1: the placement.
-  ASSIGN_OR_RETURN(SwizzleSpec placement,
-                   SwizzleSpec::Parse(absl::StrCat(base, " (placement)"),
-                                      PlacementText(spec, *plan)));
+  ASSIGN_OR_RETURN(
+      SwizzleSpec placement,
+      SwizzleSpec::Parse(absl::StrCat(base, " (placement)"), PlacementText(spec, *plan)));
   ASSIGN_OR_RETURN(SwizzleProof one, ProveSpec(placement, ranges, sub));
   spent += RlimitSpent(one);
   AddLink("link 1 (placement)", one, &proof);
@@ -419,7 +428,8 @@ absl::StatusOr<std::optional<SwizzleProof>> ProveByOutputChain(
   }
   // Link 2: R on [0, n).
   std::string lemma_note;
-  const std::optional<std::string> lemma = RotationLemmaText(spec, *plan, range, &lemma_note);
+  const std::optional<std::string> lemma =
+      RotationLemmaText(spec, *plan, range, &lemma_note);
   SwizzleProveOptions sub2 = sub;
   if (options.total_rlimit > 0) {
     sub2.total_rlimit = options.total_rlimit > spent ? options.total_rlimit - spent : 1;
@@ -455,11 +465,12 @@ absl::StatusOr<std::optional<SwizzleProof>> ProveByOutputChain(
         return proof;
       }
     }
-    return direct(absl::StrCat(
-        "R on [0, ", n, ") is ", sim::swizzle::VerdictName(two.verdict),
-        two.counterexample.has_value() ? absl::StrCat(" (", two.counterexample->ToString(), ")")
-                                       : "",
-        two.reason.empty() ? "" : absl::StrCat(": ", two.reason)));
+    return direct(
+        absl::StrCat("R on [0, ", n, ") is ", sim::swizzle::VerdictName(two.verdict),
+                     two.counterexample.has_value()
+                         ? absl::StrCat(" (", two.counterexample->ToString(), ")")
+                         : "",
+                     two.reason.empty() ? "" : absl::StrCat(": ", two.reason)));
   }
   proof.verdict = Verdict::kHolds;
   proof.notes.insert(

@@ -68,8 +68,9 @@ SpecSweep Scaled16(const std::string& ranks) {
 // spec) and R the rotation lemma over the hulls of num_pid_m and the offset — well inside
 // a budget under which the direct proof decides nothing.
 TEST(SwizzleProveRotationTest, OutputChainDecidesTheRankRotationsAt16x) {
-  for (const auto& [name, ranks] : {std::pair<std::string, std::string>{"tdist_ag_gemm", "num_ranks"},
-                                    {"tdist_gemm_rs", "world_size"}}) {
+  for (const auto& [name, ranks] :
+       {std::pair<std::string, std::string>{"tdist_ag_gemm", "num_ranks"},
+        {"tdist_gemm_rs", "world_size"}}) {
     SCOPED_TRACE(name);
     const SwizzleSpec spec = Parse(name, CorpusText(name));
     SwizzleProveOptions o;
@@ -77,11 +78,13 @@ TEST(SwizzleProveRotationTest, OutputChainDecidesTheRankRotationsAt16x) {
     ASSERT_OK_AND_ASSIGN(SwizzleProof with, ProveSpec(spec, Scaled16(ranks), o));
     EXPECT_EQ(with.verdict, Verdict::kHolds) << with.ToString();
     EXPECT_TRUE(HasNote(with, "output chain: row = R(pid_m)")) << with.ToString();
-    EXPECT_TRUE(HasNote(with, "rotation lemma: row = (pid_m + off) % n")) << with.ToString();
+    EXPECT_TRUE(HasNote(with, "rotation lemma: row = (pid_m + off) % n"))
+        << with.ToString();
     bool lemma = false;
     for (const QueryRecord& q : with.queries) {
       lemma |= absl::StrContains(q.name, "rotation_offset=") &&
-               absl::StrContains(q.name, ".injective") && q.result == smt::SatResult::kUnsat;
+               absl::StrContains(q.name, ".injective") &&
+               q.result == smt::SatResult::kUnsat;
     }
     EXPECT_TRUE(lemma) << "the rotation lemma's injective query";
     o.output_chain = false;
@@ -96,16 +99,18 @@ TEST(SwizzleProveRotationTest, OutputChainDecidesTheRankRotationsAt16x) {
 // more than P) are refuted, on the declared box, with the enumeration sweep's smallest
 // counterexample; the corpus map holds, as the sweep says.
 TEST(SwizzleProveRotationTest, OutputChainKeepsBrokenRotationsRefuted) {
-  const std::string row = "out row = (pid_m + rank % num_ranks * pid_ms_per_rank) % num_pid_m;";
+  const std::string row =
+      "out row = (pid_m + rank % num_ranks * pid_ms_per_rank) % num_pid_m;";
   const SwizzleSpec good = Parse("tdist_ag_gemm", CorpusText("tdist_ag_gemm"));
-  const SwizzleSpec wrong_modulus =
-      WithRow("tdist_ag_gemm", row,
-              "out row = (pid_m + rank % num_ranks * pid_ms_per_rank) % max(num_pid_m - 1, 1);");
+  const SwizzleSpec wrong_modulus = WithRow(
+      "tdist_ag_gemm", row,
+      "out row = (pid_m + rank % num_ranks * pid_ms_per_rank) % max(num_pid_m - 1, 1);");
   const SwizzleSpec offset_reads_p =
       WithRow("tdist_ag_gemm", row, "out row = (pid_m + pid_m // 2) % num_pid_m;");
   const SwizzleSpec offset_reads_iter =
       WithRow("tdist_ag_gemm", row, "out row = (pid_m + group_id) % num_pid_m;");
-  for (const SwizzleSpec* spec : {&good, &wrong_modulus, &offset_reads_p, &offset_reads_iter}) {
+  for (const SwizzleSpec* spec :
+       {&good, &wrong_modulus, &offset_reads_p, &offset_reads_iter}) {
     SCOPED_TRACE(spec->source_name());
     ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(*spec, {}));
     ASSERT_OK_AND_ASSIGN(sim::swizzle::CheckResult e, sim::swizzle::Sweep(*spec));
@@ -130,9 +135,9 @@ TEST(SwizzleProveRotationTest, OutputChainKeepsBrokenRotationsRefuted) {
 // collide (0 and num_pid_m - 1); the chain ends on R, and the proof is violated with a
 // counterexample the sweep re-checks on the spec, or inconclusive.
 TEST(SwizzleProveRotationTest, OutputChainDoesNotProveAWrongRotationAt16x) {
-  const SwizzleSpec spec = WithRow(
-      "tdist_gemm_rs", "out row = (pid_m + pid_m_offset) % num_pid_m;",
-      "out row = (pid_m + pid_m_offset) % max(num_pid_m - 1, 1);");
+  const SwizzleSpec spec =
+      WithRow("tdist_gemm_rs", "out row = (pid_m + pid_m_offset) % num_pid_m;",
+              "out row = (pid_m + pid_m_offset) % max(num_pid_m - 1, 1);");
   SwizzleProveOptions o;
   o.total_rlimit = 3'000'000;
   ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, Scaled16("world_size"), o));
@@ -140,7 +145,8 @@ TEST(SwizzleProveRotationTest, OutputChainDoesNotProveAWrongRotationAt16x) {
   if (p.verdict == Verdict::kViolated) {
     ASSERT_TRUE(p.counterexample.has_value());
     SpecSweep at;
-    for (const auto& v : p.counterexample->params) at.ranges.push_back({v.name, {v.value, v.value}});
+    for (const auto& v : p.counterexample->params)
+      at.ranges.push_back({v.name, {v.value, v.value}});
     ASSERT_OK_AND_ASSIGN(sim::swizzle::CheckResult e, sim::swizzle::Sweep(spec, at));
     EXPECT_EQ(e.verdict, Verdict::kViolated);
     EXPECT_EQ(e.counterexample, p.counterexample);
@@ -154,16 +160,18 @@ TEST(SwizzleProveRotationTest, OutputChainNeedsThePlacementOnto) {
   const std::string domain = "domain = num_pid_m * num_pid_n;";
   const std::string text = CorpusText("tdist_ag_gemm");
   ASSERT_TRUE(absl::StrContains(text, domain));
-  const SwizzleSpec short_domain = Parse(
-      "tdist_ag_gemm (one short)",
-      absl::StrReplaceAll(text, {{domain, "domain = num_pid_m * num_pid_n - "
-                                          "select(num_pid_m * num_pid_n >= 4, 1, 0);"}}));
+  const SwizzleSpec short_domain =
+      Parse("tdist_ag_gemm (one short)",
+            absl::StrReplaceAll(text, {{domain,
+                                        "domain = num_pid_m * num_pid_n - "
+                                        "select(num_pid_m * num_pid_n >= 4, 1, 0);"}}));
   ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(short_domain, {}));
   ASSERT_OK_AND_ASSIGN(sim::swizzle::CheckResult e, sim::swizzle::Sweep(short_domain));
   EXPECT_EQ(e.verdict, Verdict::kViolated);
   EXPECT_EQ(p.verdict, e.verdict) << p.ToString();
   EXPECT_EQ(p.counterexample, e.counterexample) << p.ToString();
-  EXPECT_TRUE(HasNote(p, "ended: the placement (row = pid_m) is violated")) << p.ToString();
+  EXPECT_TRUE(HasNote(p, "ended: the placement (row = pid_m) is violated"))
+      << p.ToString();
 }
 
 // The chain applies only where the out coordinate reads the iteration through one let:
