@@ -237,6 +237,13 @@ struct SwizzleProveOptions {
   // digits of S, each its own query, before the direct two-copy query (which runs when
   // one of them is not unsat). verify/README.md, "Ninth pass".
   bool placement_chain = true;
+  // The output-side chain: a spec whose out coordinate c is R(P), R a map of one
+  // per-iteration let P and of parameters (Triton-distributed's rank rotations `(pid_m +
+  // off) % num_pid_m`), is proved as the placement (`out c = P`) and R on [0, extent of
+  // c), each a spec of its own; `(P + off) % n` as the rotation lemma over the hulls of
+  // n and off. Anything but `holds` on a link falls back to the direct proof.
+  // verify/README.md, "Twelfth pass".
+  bool output_chain = true;
   // Specs, integer encoding: divisor cases without the nonlinear fallback
   // (smt::ExprEncoder::set_case_obligations): the one-copy query `case_obligations`
   // first proves that every case-split divisor stays within its cases at every

@@ -90,6 +90,19 @@ struct ReducedSpec {
 absl::StatusOr<std::optional<ReducedSpec>> ReduceSpec(const sim::swizzle::SwizzleSpec& spec,
                                                       const sim::swizzle::SpecSweep& ranges);
 
+// The output-side chain (swizzle_prove_rotation.cc; verify/README.md, "Twelfth pass"):
+// a spec whose out coordinate c is R(P) — R a map of one per-iteration let P and of
+// parameters — proved as the placement (the spec with `out c = P`) and R on [0, extent
+// of c), each a spec of its own. Ensures: nullopt when the chain does not apply
+// (options.output_chain off, no such c); else the proof: `holds` when both links hold;
+// `violated` only by the enumeration sweep on the spec itself (R violated at a
+// parameter point of the spec, the placement proved onto); otherwise the direct proof
+// of the spec, with the chain's notes and counters and what it spent taken off
+// options.total_rlimit.
+absl::StatusOr<std::optional<SwizzleProof>> ProveByOutputChain(
+    const sim::swizzle::SwizzleSpec& spec, const sim::swizzle::SpecSweep& ranges,
+    const SwizzleProveOptions& options);
+
 }  // namespace warpcheck::verify::internal
 
 #endif  // WARPCHECK_VERIFY_SWIZZLE_PROVE_INTERNAL_H_

@@ -2624,6 +2624,11 @@ absl::StatusOr<SwizzleProof> ProveSpec(const SwizzleSpec& spec, const SpecSweep&
                                        const SwizzleProveOptions& options) {
   ASSIGN_OR_RETURN(SpecBox box, ResolveSpecBox(spec, ranges, options));
   {
+    ASSIGN_OR_RETURN(std::optional<SwizzleProof> chained,
+                     internal::ProveByOutputChain(spec, ranges, options));
+    if (chained.has_value()) return *std::move(chained);
+  }
+  {
     ASSIGN_OR_RETURN(std::optional<SwizzleProof> reduced,
                      ProveReduced(spec, ranges, options));
     if (reduced.has_value()) return *std::move(reduced);

@@ -1,0 +1,487 @@
+// ProveByOutputChain (swizzle_prove_internal.h): a spec whose out coordinate c is R(P),
+// a map R of one per-iteration let P (the "placement") and of parameters, proved as two
+// specs of its own, each a complete proof (verify/README.md, "Twelfth pass"):
+//
+//   link 1, the placement: the spec with `out c = P;` in place of `out c = R(P);` and
+//     R's own lets dropped — a bijection of the domain onto the box, P(i) in [0, n)
+//     with n the extent of c;
+//   link 2, the rotation: `domain = n; grid c = n; let P = iter; <R's lets>; out c = R;`
+//     over the parameters R and n read — a bijection of [0, n) onto itself.
+//
+// The spec's map is then (R x id) o placement: a composition of two bijections, so a
+// bijection of the domain onto the box at every admitted parameter point; every
+// statement of the spec is evaluated by one of the two links at the same values (R's
+// lets at iter = P(i), which is in [0, n)), so neither can fail to evaluate either.
+// Both links are proved over supersets of the spec's admitted points (requires that
+// read a dropped parameter are dropped), so their `holds` carries over. Anything but
+// `holds` on a link ends the chain: the caller proves the spec by the direct route.
+// When R is `(P + off) % n` (either order) with off read from parameters only, link 2
+// is the rotation lemma over the hulls of n and off as two free parameters: x ->
+// (x + off) mod n is a bijection of [0, n) for every n >= 1 and every off, so the hull
+// pair covers every point of the box even though it forgets how n and off are related.
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/algorithm/container.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "sim/base/status_macros.h"
+#include "sim/expr/eval.h"
+#include "sim/expr/printer.h"
+#include "verify/swizzle_prove_internal.h"
+
+namespace warpcheck::verify::internal {
+namespace {
+
+using sim::expr::Expr;
+using sim::expr::ExprKind;
+using sim::expr::ExprPtr;
+using sim::expr::Stmt;
+using sim::expr::StmtKind;
+using sim::swizzle::ParamRange;
+using sim::swizzle::SpecSweep;
+using sim::swizzle::SwizzleSpec;
+
+// Most parameter points scanned for the hull of an extent or an offset.
+constexpr int64_t kMaxHullScan = int64_t{1} << 22;
+
+// Where R sits in the spec.
+struct OutputChainPlan {
+  size_t coord = 0;       // index into spec.coordinates()
+  size_t out = 0;         // the statement `out c = R`
+  size_t grid = 0;        // the statement `grid c = n`
+  size_t placement = 0;   // the let P
+  std::vector<bool> own;  // R's lets: per-iteration lets only `out c` reads (through P)
+};
+
+absl::flat_hash_map<std::string, size_t> Binders(const std::vector<Stmt>& stmts) {
+  absl::flat_hash_map<std::string, size_t> binder;
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    if (stmts[i].binds) binder[stmts[i].name] = i;
+  }
+  return binder;
+}
+
+// Ensures: the chain's plan, or nullopt when no out coordinate has the form R(P) with R
+//          non-trivial, R's lets read by nothing else, and the coordinate itself read by
+//          no other statement. Specs with `skip`, `tail` or `inverse` are not planned
+//          (their surjectivity route and payloads belong to the spec as written).
+std::optional<OutputChainPlan> PlanOutputChain(const SwizzleSpec& spec) {
+  const sim::expr::Program& program = spec.program();
+  if (!program.Clauses("skip").empty() || !program.Clauses("tail").empty() ||
+      spec.inverse() != nullptr) {
+    return std::nullopt;
+  }
+  const std::vector<Stmt>& stmts = program.statements();
+  const absl::flat_hash_map<std::string, size_t> binder = Binders(stmts);
+  const std::vector<std::string>& coords = spec.coordinates();
+  const std::vector<const Stmt*> outs = program.Clauses("out");
+  for (const Stmt* o : outs) {  // payload outs: not planned
+    if (!absl::c_linear_search(coords, o->name)) return std::nullopt;
+  }
+  for (size_t k = 0; k < coords.size(); ++k) {
+    if (coords[k] == "rank") continue;
+    const Stmt* o = nullptr;
+    for (const Stmt* s : outs) {
+      if (s->name == coords[k]) o = s;
+    }
+    if (o == nullptr) continue;
+    const size_t out = o - stmts.data();
+    const size_t grid = spec.grids()[k] - stmts.data();
+    if (stmts[out].value->kind() == ExprKind::kVar) continue;  // nothing to chain
+    // Candidate placements: the per-iteration lets before the out, latest first (the
+    // smallest R).
+    for (size_t p = out; p-- > 0;) {
+      if (stmts[p].kind != StmtKind::kLet || !stmts[p].depends_on_input) continue;
+      // An alias (`let pid_m = iter;`) would make the placement the identity and R the
+      // spec itself: nothing gained.
+      if (stmts[p].value->kind() == ExprKind::kVar) continue;
+      std::vector<bool> own(stmts.size(), false);
+      bool ok = true, reads_p = false;
+      std::vector<size_t> pending = {out};
+      absl::flat_hash_set<size_t> seen;
+      while (!pending.empty() && ok) {
+        const size_t i = pending.back();
+        pending.pop_back();
+        if (!seen.insert(i).second) continue;
+        for (const std::string& n : sim::expr::FreeVariables(*stmts[i].value)) {
+          if (n == "iter" || absl::c_linear_search(coords, n)) {
+            ok = false;
+            break;
+          }
+          auto b = binder.find(n);
+          if (b == binder.end()) continue;
+          if (b->second == p) {
+            reads_p = true;
+          } else if (stmts[b->second].depends_on_input) {
+            if (stmts[b->second].kind != StmtKind::kLet) {
+              ok = false;
+              break;
+            }
+            own[b->second] = true;
+            pending.push_back(b->second);
+          }
+        }
+      }
+      if (!ok || !reads_p) continue;
+      // Nothing but R's lets and the out may read R's lets; nothing may read c.
+      for (size_t i = 0; i < stmts.size() && ok; ++i) {
+        if (i == out || own[i] || !stmts[i].value) continue;
+        for (const std::string& n : sim::expr::FreeVariables(*stmts[i].value)) {
+          auto b = binder.find(n);
+          if (n == coords[k] || (b != binder.end() && own[b->second])) ok = false;
+        }
+      }
+      if (!ok) continue;
+      return OutputChainPlan{k, out, grid, p, std::move(own)};
+    }
+  }
+  return std::nullopt;
+}
+
+// The resolved range of every parameter (declared, overridden by `ranges`).
+absl::StatusOr<absl::flat_hash_map<std::string, ParamRange>> Ranges(
+    const SwizzleSpec& spec, const SpecSweep& ranges) {
+  absl::flat_hash_map<std::string, ParamRange> out;
+  for (const Stmt* p : spec.params()) out[p->name] = ParamRange{p->lo, p->hi};
+  for (const auto& [name, r] : ranges.ranges) {
+    if (!out.contains(name)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(spec.source_name(), ": no parameter named '", name, "'"));
+    }
+    out[name] = r;
+  }
+  return out;
+}
+
+// Ensures: the hull of the values of `e` (parameters only, lets inlined) over the box of
+//          the parameters it reads, points a `require` of those parameters alone
+//          excludes left out (a superset of the admitted points); nullopt when the box
+//          is larger than kMaxHullScan or `e` fails to evaluate at one of its points.
+std::optional<ParamRange> Hull(
+    const SwizzleSpec& spec, const ExprPtr& e,
+    const absl::flat_hash_map<std::string, ParamRange>& range) {
+  const sim::expr::Program& program = spec.program();
+  if (!program.FreeInputs(*e).empty()) return std::nullopt;
+  const std::vector<std::string> names = program.FreeParams(*e);
+  int64_t points = 1;
+  for (const std::string& n : names) points = SatMul(points, range.at(n).size());
+  if (points > kMaxHullScan) return std::nullopt;
+  std::vector<ExprPtr> own;
+  for (const Stmt* r : program.Clauses("require")) {
+    bool inside = true;
+    for (const std::string& p : program.FreeParams(*r->value)) {
+      inside &= absl::c_linear_search(names, p);
+    }
+    if (inside) own.push_back(program.InlineLets(r->value));
+  }
+  const ExprPtr value = program.InlineLets(e);
+  sim::expr::Env env;
+  for (const std::string& n : names) env[n] = range.at(n).lo;
+  std::optional<ParamRange> hull;
+  for (int64_t k = 0; k < points; ++k) {
+    bool admitted = true;
+    for (const ExprPtr& r : own) {
+      absl::StatusOr<int64_t> v = sim::expr::Evaluate(*r, env, spec.source_name());
+      if (!v.ok()) return std::nullopt;
+      admitted &= *v != 0;
+    }
+    if (admitted) {
+      absl::StatusOr<int64_t> v = sim::expr::Evaluate(*value, env, spec.source_name());
+      if (!v.ok()) return std::nullopt;
+      hull = hull ? ParamRange{std::min(hull->lo, *v), std::max(hull->hi, *v)}
+                  : ParamRange::Of(*v);
+    }
+    for (const std::string& n : names) {  // odometer
+      if (env[n] < range.at(n).hi) {
+        ++env[n];
+        break;
+      }
+      env[n] = range.at(n).lo;
+    }
+  }
+  return hull;
+}
+
+// Link 1: the spec with `out c = P;` and R's lets dropped.
+std::string PlacementText(const SwizzleSpec& spec, const OutputChainPlan& plan) {
+  const std::vector<Stmt>& stmts = spec.program().statements();
+  std::string text;
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    if (plan.own[i]) continue;
+    if (i == plan.out) {
+      absl::StrAppend(&text, "out ", stmts[i].name, " = ", stmts[plan.placement].name,
+                      ";\n");
+    } else {
+      absl::StrAppend(&text, sim::expr::Print(stmts[i]), "\n");
+    }
+  }
+  return text;
+}
+
+// Link 2 as the rotation lemma, when R is `(P + off) % n` (or `(off + P) % n`) with n
+// the extent of c and off read from parameters only. Ensures: the text and the two
+// parameters to keep symbolic; nullopt when R has another form or a hull is not found.
+std::optional<std::string> RotationLemmaText(
+    const SwizzleSpec& spec, const OutputChainPlan& plan,
+    const absl::flat_hash_map<std::string, ParamRange>& range, std::string* note) {
+  const sim::expr::Program& program = spec.program();
+  const std::vector<Stmt>& stmts = program.statements();
+  if (absl::c_any_of(plan.own, [](bool b) { return b; })) return std::nullopt;
+  const ExprPtr& r = stmts[plan.out].value;
+  if (r->kind() != ExprKind::kMod || r->operand(0).kind() != ExprKind::kAdd)
+    return std::nullopt;
+  const Expr& sum = r->operand(0);
+  const std::string& p = stmts[plan.placement].name;
+  auto is_p = [&](const Expr& e) { return e.kind() == ExprKind::kVar && e.name() == p; };
+  ExprPtr off;
+  if (is_p(sum.operand(0))) off = sum.operands()[1];
+  if (is_p(sum.operand(1))) off = sum.operands()[0];
+  if (!off || !program.FreeInputs(*off).empty()) return std::nullopt;
+  const ExprPtr& n = r->operands()[1];
+  if (!program.InlineLets(n)->Equals(*program.InlineLets(stmts[plan.grid].value))) {
+    return std::nullopt;
+  }
+  std::optional<ParamRange> hn = Hull(spec, n, range);
+  if (!hn.has_value() || hn->lo < 1) return std::nullopt;
+  std::optional<ParamRange> ho = Hull(spec, off, range);
+  if (!ho.has_value()) return std::nullopt;
+  const std::string& c = stmts[plan.out].name;
+  *note = absl::StrCat("rotation lemma: ", c, " = (", p,
+                       " + off) % n with n = ", sim::expr::Print(*n), " in ",
+                       hn->ToString(), " and off = ", sim::expr::Print(*off), " in ",
+                       ho->ToString(), " proved for every (n, off) of those hulls");
+  return absl::StrCat("param rotation_extent in ", hn->lo, "..", hn->hi, ";\n",
+                      "param rotation_offset in ", ho->lo, "..", ho->hi, ";\n",
+                      "domain = rotation_extent;\ngrid ", c, " = rotation_extent;\n",
+                      "out ", c, " = (iter + rotation_offset) % rotation_extent;\n");
+}
+
+// Link 2 in general: the parameters, requires and parameter lets R and n need, then
+// `domain = n; grid c = n; let P = iter;`, R's lets and the out. A require reading
+// anything the link drops is dropped (a superset of the spec's admitted points).
+std::string RotationText(const SwizzleSpec& spec, const OutputChainPlan& plan,
+                         const absl::flat_hash_map<std::string, ParamRange>& range) {
+  const std::vector<Stmt>& stmts = spec.program().statements();
+  const absl::flat_hash_map<std::string, size_t> binder = Binders(stmts);
+  std::vector<bool> need(stmts.size(), false);
+  std::vector<size_t> pending = {plan.out, plan.grid};
+  while (!pending.empty()) {
+    const size_t i = pending.back();
+    pending.pop_back();
+    if (need[i]) continue;
+    need[i] = true;
+    if (stmts[i].kind == StmtKind::kParam || i == plan.placement) continue;
+    for (const std::string& n : sim::expr::FreeVariables(*stmts[i].value)) {
+      auto b = binder.find(n);
+      if (b != binder.end()) pending.push_back(b->second);
+    }
+  }
+  std::string params, phase1, per_iter;
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    const Stmt& s = stmts[i];
+    if (s.kind == StmtKind::kParam && need[i]) {
+      absl::StrAppend(&params, "param ", s.name, " in ", range.at(s.name).lo, "..",
+                      range.at(s.name).hi, ";\n");
+    } else if (s.kind == StmtKind::kClause && s.keyword == "require") {
+      bool inside = true;
+      for (const std::string& n : sim::expr::FreeVariables(*s.value)) {
+        auto b = binder.find(n);
+        inside &= b != binder.end() && need[b->second];
+      }
+      if (inside) absl::StrAppend(&phase1, sim::expr::Print(s), "\n");
+    } else if (s.kind == StmtKind::kLet && need[i] && !s.depends_on_input) {
+      absl::StrAppend(&phase1, sim::expr::Print(s), "\n");
+    } else if (i == plan.placement) {
+      absl::StrAppend(&per_iter, "let ", s.name, " = iter;\n");
+    } else if (plan.own[i] || i == plan.out) {
+      absl::StrAppend(&per_iter, sim::expr::Print(s), "\n");
+    }
+  }
+  const std::string n = sim::expr::Print(*stmts[plan.grid].value);
+  return absl::StrCat(params, phase1, "domain = ", n, ";\ngrid ", stmts[plan.out].name,
+                      " = ", n, ";\n", per_iter);
+}
+
+uint64_t RlimitSpent(const SwizzleProof& p) {
+  uint64_t spent = 0;
+  for (const QueryRecord& q : p.queries) spent += q.rlimit_used;
+  return spent;
+}
+
+// Adds a link's counters, queries and notes to `proof`.
+void AddLink(const std::string& what, const SwizzleProof& link, SwizzleProof* proof) {
+  proof->solver_ms += link.solver_ms;
+  proof->num_queries += link.num_queries;
+  proof->configs += link.configs;
+  for (const QueryRecord& q : link.queries) proof->queries.push_back(q);
+  for (const std::string& n : link.notes)
+    proof->notes.push_back(absl::StrCat(what, ": ", n));
+}
+
+// R violated at a parameter point of the spec (link 2 in general form reads the spec's
+// own parameters): the spec is looked up by the enumeration sweep, first over its box
+// with every range cut to its first 16 values (the whole box when that is all of it, so
+// the smallest counterexample), else with R's counterexample parameters pinned and the
+// others cut so. Ensures: the sweep's violation, evaluated on the spec itself; nullopt
+// when neither sweep fits max_param_points or finds one.
+// `whole` says the sweep covered the whole box (its counterexample is then the smallest).
+std::optional<sim::swizzle::Counterexample> SweepFor(
+    const SwizzleSpec& spec, const absl::flat_hash_map<std::string, ParamRange>& range,
+    const sim::swizzle::Counterexample& at, const SwizzleProveOptions& options,
+    bool* whole) {
+  for (const bool pinned : {false, true}) {
+    SpecSweep box;
+    int64_t points = 1;
+    *whole = !pinned;
+    for (const Stmt* p : spec.params()) {
+      ParamRange r = range.at(p->name);
+      *whole &= r.size() <= 16;
+      r.hi = std::min(r.hi, r.lo + 15);
+      for (const sim::swizzle::NamedValue& v : at.params) {
+        if (pinned && v.name == p->name) r = ParamRange::Of(v.value);
+      }
+      points = SatMul(points, r.size());
+      box.ranges.push_back({p->name, r});
+    }
+    if (points > options.minimise_sweep.max_param_points) continue;
+    absl::StatusOr<sim::swizzle::CheckResult> r =
+        sim::swizzle::Sweep(spec, box, options.minimise_sweep);
+    if (r.ok() && r->verdict == Verdict::kViolated) return r->counterexample;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<SwizzleProof>> ProveByOutputChain(
+    const SwizzleSpec& spec, const SpecSweep& ranges,
+    const SwizzleProveOptions& options) {
+  if (!options.output_chain || !options.symbolic_params.empty()) return std::nullopt;
+  const std::optional<OutputChainPlan> plan = PlanOutputChain(spec);
+  if (!plan.has_value()) return std::nullopt;
+  ASSIGN_OR_RETURN(const auto range, Ranges(spec, ranges));
+  const std::vector<Stmt>& stmts = spec.program().statements();
+  const std::string& c = stmts[plan->out].name;
+  const std::string& p = stmts[plan->placement].name;
+  const std::string n = sim::expr::Print(*stmts[plan->grid].value);
+  const std::string base = spec.source_name();
+  SwizzleProveOptions sub = options;
+  sub.output_chain = false;
+  sub.keep_query_log = true;  // to count the budget; dropped below when not asked for
+  sub.minimise = false;       // a link's counterexample only ends the chain
+  SwizzleProof proof;         // the links' counters and notes
+  uint64_t spent = 0;
+  // The direct route, with what the chain spent taken off the total budget.
+  auto direct =
+      [&](const std::string& why) -> absl::StatusOr<std::optional<SwizzleProof>> {
+    const std::string ended =
+        absl::StrCat("output chain ", c, " = R(", p, ") ended: ", why);
+    if (options.total_rlimit > 0 && spent >= options.total_rlimit) {
+      // Nothing left for the direct route: the whole box is open, and why.
+      SubBox open;
+      open.how = SubBox::How::kOpen;
+      for (const Stmt* s : spec.params())
+        open.ranges.push_back({s->name, range.at(s->name)});
+      open.why = absl::StrCat("the total budget (total_rlimit = ", options.total_rlimit,
+                              ") is spent in the output chain");
+      proof.verdict = Verdict::kInconclusive;
+      proof.coverage = {open};
+      proof.reason = absl::StrCat("open: ", open.ToString(), " (", open.why, ")");
+      proof.notes.push_back(ended);
+      if (!options.keep_query_log) proof.queries.clear();
+      return proof;
+    }
+    SwizzleProveOptions rest = options;
+    rest.output_chain = false;
+    if (options.total_rlimit > 0) {
+      rest.total_rlimit = options.total_rlimit > spent ? options.total_rlimit - spent : 1;
+    }
+    ASSIGN_OR_RETURN(SwizzleProof d, ProveSpec(spec, ranges, rest));
+    d.solver_ms += proof.solver_ms;
+    d.num_queries += proof.num_queries;
+    d.configs += proof.configs;
+    if (options.keep_query_log) {
+      d.queries.insert(d.queries.begin(), proof.queries.begin(), proof.queries.end());
+    }
+    std::vector<std::string> notes = proof.notes;
+    notes.push_back(absl::StrCat(ended, "; the spec is proved directly"));
+    d.notes.insert(d.notes.begin(), notes.begin(), notes.end());
+    return d;
+  };
+  // Link 1: the placement.
+  ASSIGN_OR_RETURN(
+      SwizzleSpec placement,
+      SwizzleSpec::Parse(absl::StrCat(base, " (placement)"), PlacementText(spec, *plan)));
+  ASSIGN_OR_RETURN(SwizzleProof one, ProveSpec(placement, ranges, sub));
+  spent += RlimitSpent(one);
+  AddLink("link 1 (placement)", one, &proof);
+  if (one.verdict != Verdict::kHolds) {
+    return direct(absl::StrCat("the placement (", c, " = ", p, ") is ",
+                               sim::swizzle::VerdictName(one.verdict),
+                               one.reason.empty() ? "" : absl::StrCat(": ", one.reason)));
+  }
+  // Link 2: R on [0, n).
+  std::string lemma_note;
+  const std::optional<std::string> lemma =
+      RotationLemmaText(spec, *plan, range, &lemma_note);
+  SwizzleProveOptions sub2 = sub;
+  if (options.total_rlimit > 0) {
+    sub2.total_rlimit = options.total_rlimit > spent ? options.total_rlimit - spent : 1;
+  }
+  if (lemma.has_value()) sub2.symbolic_params = {"rotation_extent", "rotation_offset"};
+  ASSIGN_OR_RETURN(
+      SwizzleSpec rotation,
+      SwizzleSpec::Parse(absl::StrCat(base, " (", c, " = R(", p, ") on [0, ", n, "))"),
+                         lemma.has_value() ? *lemma : RotationText(spec, *plan, range)));
+  ASSIGN_OR_RETURN(SwizzleProof two, ProveSpec(rotation, {}, sub2));
+  spent += RlimitSpent(two);
+  AddLink("link 2 (R)", two, &proof);
+  if (two.verdict != Verdict::kHolds) {
+    if (two.verdict == Verdict::kViolated && two.counterexample.has_value() &&
+        !lemma.has_value()) {
+      // The placement is onto [0, n) x ..., so R's violation is the spec's at the same
+      // parameters; found and re-checked on the spec itself by evaluation.
+      bool whole = false;
+      std::optional<sim::swizzle::Counterexample> cex =
+          SweepFor(spec, range, *two.counterexample, options, &whole);
+      if (cex.has_value()) {
+        proof.verdict = Verdict::kViolated;
+        proof.counterexample = std::move(cex);
+        proof.minimised = whole;
+        proof.notes.insert(
+            proof.notes.begin(),
+            absl::StrCat("output chain: ", c, " = R(", p, "), R on [0, ", n,
+                         ") is violated (", two.counterexample->ToString(),
+                         "); the counterexample is the enumeration sweep's on the spec "
+                         "itself (every range cut to its first 16 values, or R's "
+                         "counterexample parameters pinned when that is too large)"));
+        if (!options.keep_query_log) proof.queries.clear();
+        return proof;
+      }
+    }
+    return direct(
+        absl::StrCat("R on [0, ", n, ") is ", sim::swizzle::VerdictName(two.verdict),
+                     two.counterexample.has_value()
+                         ? absl::StrCat(" (", two.counterexample->ToString(), ")")
+                         : "",
+                     two.reason.empty() ? "" : absl::StrCat(": ", two.reason)));
+  }
+  proof.verdict = Verdict::kHolds;
+  proof.notes.insert(
+      proof.notes.begin(),
+      absl::StrCat("output chain: ", c, " = R(", p, "); the placement (", c, " = ", p,
+                   ") is a bijection of the domain onto the box and R one of [0, ", n,
+                   ") onto itself, each proved as a spec of its own, so the map, their "
+                   "composition, is a bijection",
+                   lemma.has_value() ? absl::StrCat(" (", lemma_note, ")") : ""));
+  if (!options.keep_query_log) proof.queries.clear();
+  return proof;
+}
+
+}  // namespace warpcheck::verify::internal
