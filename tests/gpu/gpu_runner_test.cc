@@ -300,6 +300,43 @@ TEST_F(GpuRunnerTest, TimeOnGpuInterleavesAndChecks) {
   }
 }
 
+// Specs with the same buffers are timed on the first one's (the second says whose) and
+// still checked on their own: the check's buffers hold what that spec's own launch
+// wrote. A spec with other buffers keeps its own.
+TEST_F(GpuRunnerTest, TimeOnGpuSharesBuffersOfTheSameShapeAndChecksOnItsOwn) {
+  const char* env_root = std::getenv("WARPCHECK_SOURCE_DIR");  // set by ctest
+  const std::string root =
+      std::string(env_root != nullptr ? env_root : WARPCHECK_SOURCE_DIR) +
+      "/corpus/triton/";
+  std::vector<TimingInput> inputs;
+  for (const char* name : {"cvt2d_l0037_64x64_f16_w4", "lit_l1549_16x16_i32_w1",
+                           "cvt2d_l0037_64x64_f16_w4"}) {
+    const std::string path = root + name + ".textproto";
+    ASSERT_OK_AND_ASSIGN(LaunchSpec spec, sim::launch::LoadLaunchSpec(path));
+    inputs.push_back({path, spec, sim::launch::SpecDir(path)});
+  }
+  inputs[2].file = "second copy";
+  TimingOptions options;
+  options.grid_x = 132;
+  options.iters = 100;
+  options.warmup = 1;
+  options.reps = 3;
+  ASSERT_OK_AND_ASSIGN(std::vector<TimingResult> results, TimeOnGpu(inputs, options));
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0].buffers_from, "");
+  EXPECT_EQ(results[1].buffers_from, "");  // other sizes
+  EXPECT_EQ(results[2].buffers_from, inputs[0].file);
+  EXPECT_THAT(TimingJson(results[2]), HasSubstr("\"buffers_from\": "));
+  for (const TimingResult& r : results) {
+    SCOPED_TRACE(r.file);
+    EXPECT_EQ(r.error, "");
+    EXPECT_EQ(r.samples_ms.size(), 3u);
+    EXPECT_TRUE(r.check.ok());
+    ASSERT_EQ(r.check.buffers_size(), 2);
+    EXPECT_EQ(r.check.buffers(0).sha256(), r.check.buffers(1).sha256());  // out == in
+  }
+}
+
 }  // namespace
 }  // namespace warpcheck::gpu
 

@@ -251,6 +251,10 @@ TEST(TimingJsonTest, Timed) {
   EXPECT_EQ(f.at("samples_ms").list_value().values_size(), 4);
   EXPECT_EQ(f.at("samples_ms").list_value().values(0).number_value(), 1.5);
   EXPECT_TRUE(f.at("ok").bool_value());
+  EXPECT_EQ(f.count("buffers_from"), 0u);  // timed on its own buffers
+  r.buffers_from = "pairs/triton/a.textproto";
+  EXPECT_EQ(ParseJson(TimingJson(r)).fields().at("buffers_from").string_value(),
+            r.buffers_from);
   const auto check = f.at("check").struct_value().fields();
   EXPECT_TRUE(check.at("ok").bool_value());
   EXPECT_EQ(check.at("buffers")

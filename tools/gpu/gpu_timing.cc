@@ -164,6 +164,9 @@ std::string TimingJson(const TimingResult& r) {
                    ", \"block_x\": ", r.block_x, ", \"iters\": ", r.options.iters,
                    ", \"warmup\": ", r.options.warmup, ", \"reps\": ", r.options.reps,
                    ", \"min_total_ms\": ", r.options.min_ms, ", \"timed\": ", r.samples_ms.size());
+  if (!r.buffers_from.empty()) {
+    absl::StrAppend(&json, ", \"buffers_from\": ", JsonQuote(r.buffers_from));
+  }
   if (!r.samples_ms.empty()) {
     const TimingStats s = Summarize(r.samples_ms);
     absl::StrAppend(

@@ -23,7 +23,12 @@
 //      grid), buffers read back and judged by the spec's expectations, as `gpu run` does.
 //
 // Interleaving puts clock and thermal drift on every kernel alike, so the ratio of two
-// kernels' medians is fair even when the absolute numbers drift.
+// kernels' medians is fair even when the absolute numbers drift. Specs whose buffers
+// match (name and size, in the first such spec: ours and Triton's kernel of one pair)
+// are timed on one set of buffers, the first spec's, so that where the buffers lie in
+// memory is the same for both (the check of step 3 uses each spec's own): on their own
+// buffers, a copy of one kernel timed against itself came out 1.21x apart (line 497) and
+// 0.92x (line 539), on shared ones within 1% (corpus/plan/h200/exp_2026-12-03b/aa_*).
 //
 // Reported per spec: median / min / max milliseconds over the `reps` timed launches
 // (median of an even count = mean of the two middle ones) and
@@ -117,6 +122,9 @@ struct TimingResult {
   TimingOptions options;
   // One per timed repetition, in order. Empty when the kernel faulted while timing.
   std::vector<double> samples_ms;
+  // The spec whose buffers the timed launches used (TimeOnGpu: specs with the same
+  // buffers, by name and size, share the first one's); empty: its own.
+  std::string buffers_from;
   // The final iters = 1 launch (or the faulting timed launch): ok, faults, expectations,
   // buffer hashes, as `warpcheck gpu run` reports them.
   SimReport check;
@@ -127,6 +135,7 @@ struct TimingResult {
 //    "reps": n, "min_total_ms": n, "timed": n (samples taken), "median_ms": x,
 //    "min_ms": x, "max_ms": x, "ns_per_round_trip": x,
 //    "samples_ms": [x, ...], "ok": b, "check": <SimReport JSON>}
+// with "buffers_from": s after "timed" when the spec was timed on another's buffers;
 // without the four statistics when there are no samples; {"file": s, "error": s} when
 // `error` is set.
 [[nodiscard]] std::string TimingJson(const TimingResult& result);
