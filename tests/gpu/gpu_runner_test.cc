@@ -284,6 +284,7 @@ TEST_F(GpuRunnerTest, TimeOnGpuInterleavesAndChecks) {
   options.iters = 100;
   options.warmup = 1;
   options.reps = 3;
+  options.min_ms = 0;  // exactly `reps` samples (the default adds rounds up to 50 ms)
   ASSERT_OK_AND_ASSIGN(std::vector<TimingResult> results, TimeOnGpu(inputs, options));
   ASSERT_EQ(results.size(), 3u);
   EXPECT_THAT(results[1].error, HasSubstr("no_such.ptx"));
@@ -321,6 +322,7 @@ TEST_F(GpuRunnerTest, TimeOnGpuSharesBuffersOfTheSameShapeAndChecksOnItsOwn) {
   options.iters = 100;
   options.warmup = 1;
   options.reps = 3;
+  options.min_ms = 0;  // exactly `reps` samples (the default adds rounds up to 50 ms)
   ASSERT_OK_AND_ASSIGN(std::vector<TimingResult> results, TimeOnGpu(inputs, options));
   ASSERT_EQ(results.size(), 3u);
   EXPECT_EQ(results[0].buffers_from, "");
