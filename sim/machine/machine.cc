@@ -721,6 +721,9 @@ Accessor Machine::MakeAccessor(const Exec& x, int lane) const {
   a.lane_gen = w.lane_gen[lane];
   a.lane_sync_mask = w.lane_sync_mask[lane];
   a.warp_view = &c.wvc[size_t{w.index} * warps_per_cta_];
+  a.base_tid = w.base_tid;
+  a.lane_gens = w.lane_gen;
+  a.lane_sync_masks = w.lane_sync_mask;
   return a;
 }
 

@@ -37,6 +37,7 @@
 #define WARPCHECK_SIM_MACHINE_MACHINE_H_
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <ostream>
 #include <optional>
@@ -236,6 +237,16 @@ class Machine {
                        uint32_t size);
   bool CheckSharedWrite(Exec& x, const Accessor& a, int lane, uint32_t offset,
                         uint32_t size, const uint8_t* data);
+  // CheckSharedRead for every lane of `lanes` in increasing order, lane L reading
+  // [offsets[L], offsets[L] + size), through one RaceShadow::ReadLanes call per warp
+  // instruction (more only after a race). Requires: size and every offset multiples of 4.
+  bool CheckSharedReads(Exec& x, const Accessor& a, uint32_t lanes,
+                        const uint32_t offsets[32], uint32_t size);
+  // CheckSharedWrite and the store itself for every lane of `lanes` in increasing order:
+  // lane L writes its `size` bytes at data + L * size to shared offset offsets[L]
+  // (RaceShadow::WriteLanes). Requires what CheckSharedReads requires.
+  bool StoreSharedChecked(Exec& x, const Accessor& a, uint32_t lanes,
+                          const uint32_t offsets[32], uint32_t size, const uint8_t* data);
   // Records a warp-level synchronisation of `mask` in warp `w` (bar.warp.sync, ldmatrix,
   // stmatrix) for race ordering.
   void WarpSyncClocks(Warp& w, uint32_t mask);
@@ -290,6 +301,31 @@ inline bool Machine::CheckSharedRead(Exec& x, const Accessor& a, int lane, uint3
                                      uint32_t size) {
   Conflict c = x.cta->shadow.Read(a, offset, size);
   if (c.found) return RaceFault(x, lane, c, false);
+  return true;
+}
+
+inline bool Machine::CheckSharedReads(Exec& x, const Accessor& a, uint32_t lanes,
+                                      const uint32_t offsets[32], uint32_t size) {
+  while (lanes != 0) {
+    uint32_t lane = 0;
+    Conflict c = x.cta->shadow.ReadLanes(a, &lanes, offsets, size, &lane);
+    if (c.found && !RaceFault(x, int(lane), c, false)) return false;
+  }
+  return true;
+}
+
+inline bool Machine::StoreSharedChecked(Exec& x, const Accessor& a, uint32_t lanes,
+                                        const uint32_t offsets[32], uint32_t size,
+                                        const uint8_t* data) {
+  uint8_t* memory = x.cta->shared.data();
+  while (lanes != 0) {
+    uint32_t lane = 0;
+    Conflict c = x.cta->shadow.WriteLanes(a, &lanes, offsets, size, data, memory,
+                                          &counters_.same_value_write_races, &lane);
+    if (!c.found) return true;
+    if (!RaceFault(x, int(lane), c, true)) return false;
+    std::memcpy(memory + offsets[lane], data + size_t{lane} * size, size);
+  }
   return true;
 }
 

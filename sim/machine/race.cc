@@ -12,10 +12,16 @@ void RaceShadow::Reset(uint32_t bytes, uint32_t threads) {
   bytes_.clear();
   pool_.clear();
   pending_.clear();
+  pending_offsets_.clear();
+  pending_marked_ = 0;
+  pending_lo_ = ~uint32_t{0};
+  pending_hi_ = 0;
+  epoch_written_ = false;
   // A launch's CTA starts with an empty pool; most reader lists of a small kernel fit
   // in this (growing from nothing copied the pool a dozen times per launch).
   pool_.reserve(256);
   pending_.reserve(512);  // likewise the pending reads of an epoch
+  pending_offsets_.reserve(1024);
 }
 
 inline bool RaceShadow::Ordered(const Accessor& a, const Stamp& s) {
@@ -197,22 +203,44 @@ void RaceShadow::Split(uint32_t word, uint32_t epoch) {
 
 void RaceShadow::AddPendingReaders() {
   for (const PendingRead& p : pending_) {
-    for (uint32_t w = p.offset / 4; w < (p.offset + p.size) / 4; ++w) {
-      Cell& c = words_[w];
-      c.pending_epoch = 0;
-      if (c.split) {
-        Cell* cells = ByteCells(c);
-        for (uint32_t b = 0; b < 4; ++b) AddReader(p.me, cells[b]);
-      } else {
-        AddReader(p.me, c);
+    const uint32_t* offset = pending_offsets_.data() + p.first;
+    Stamp me = p.me;
+    for (uint32_t m = p.mask; m != 0; m &= m - 1) {
+      me.tid = uint16_t(p.me.tid + __builtin_ctz(m));
+      const uint32_t at = *offset++;
+      for (uint32_t w = at / 4; w < (at + p.size) / 4; ++w) {
+        Cell& c = words_[w];
+        c.pending_epoch = 0;
+        if (c.split) {
+          Cell* cells = ByteCells(c);
+          for (uint32_t b = 0; b < 4; ++b) AddReader(me, cells[b]);
+        } else {
+          AddReader(me, c);
+        }
       }
     }
   }
   pending_.clear();
+  pending_offsets_.clear();
+  pending_marked_ = 0;
+  pending_lo_ = ~uint32_t{0};
+  pending_hi_ = 0;
+}
+
+void RaceShadow::MarkPendingWords(uint32_t epoch) {
+  for (; pending_marked_ < pending_.size(); ++pending_marked_) {
+    const PendingRead& p = pending_[pending_marked_];
+    const uint32_t* offset = pending_offsets_.data() + p.first;
+    for (uint32_t m = p.mask; m != 0; m &= m - 1) {
+      const uint32_t at = *offset++;
+      for (uint32_t w = at / 4; w < (at + p.size) / 4; ++w) words_[w].pending_epoch = epoch;
+    }
+  }
 }
 
 inline void RaceShadow::AddPendingReadersOf(uint32_t offset, uint32_t size, uint32_t epoch) {
-  if (pending_.empty()) return;
+  if (pending_.empty() || offset >= pending_hi_ || offset + size <= pending_lo_) return;
+  MarkPendingWords(epoch);
   for (uint32_t w = offset / 4; w <= (offset + size - 1) / 4; ++w) {
     if (words_[w].pending_epoch == epoch) {
       AddPendingReaders();
@@ -221,20 +249,29 @@ inline void RaceShadow::AddPendingReadersOf(uint32_t offset, uint32_t size, uint
   }
 }
 
+inline void RaceShadow::LogPendingRead(uint32_t offset, uint32_t size) {
+  pending_offsets_.push_back(offset);
+  pending_lo_ = offset < pending_lo_ ? offset : pending_lo_;
+  pending_hi_ = offset + size > pending_hi_ ? offset + size : pending_hi_;
+}
+
 Conflict RaceShadow::Read(const Accessor& a, uint32_t offset, uint32_t size) {
   Conflict out;
   if ((offset & 3) == 0 && (size & 3) == 0) {
-    for (uint32_t w = offset / 4; w < (offset + size) / 4; ++w) {
-      Cell& c = words_[w];
-      c.pending_epoch = a.me.epoch;
-      if (c.split) {
-        const Cell* cells = ByteCells(c);
-        for (uint32_t b = 0; b < 4; ++b) CheckRead(a, cells[b], 4 * w + b, &out);
-      } else {
-        CheckRead(a, c, 4 * w, &out);
+    if (epoch_written_) {
+      for (uint32_t w = offset / 4; w < (offset + size) / 4; ++w) {
+        const Cell& c = words_[w];
+        if (c.split) {
+          const Cell* cells = ByteCells(c);
+          for (uint32_t b = 0; b < 4; ++b) CheckRead(a, cells[b], 4 * w + b, &out);
+        } else {
+          CheckRead(a, c, 4 * w, &out);
+        }
       }
     }
-    pending_.push_back(PendingRead{a.me, offset, size});
+    pending_.push_back(
+        PendingRead{a.me, 1, size, static_cast<uint32_t>(pending_offsets_.size())});
+    LogPendingRead(offset, size);
     return out;
   }
   AddPendingReadersOf(offset, size, a.me.epoch);
@@ -248,10 +285,57 @@ Conflict RaceShadow::Read(const Accessor& a, uint32_t offset, uint32_t size) {
   return out;
 }
 
+Conflict RaceShadow::ReadLanes(const Accessor& a, uint32_t* lanes,
+                               const uint32_t offsets[32], uint32_t size, uint32_t* lane) {
+  Conflict out;
+  const uint32_t first = static_cast<uint32_t>(pending_offsets_.size());
+  uint32_t m = *lanes, done = 0;
+  if (!epoch_written_) {
+    // No cell holds a write of this epoch, so no read conflicts: only the log.
+    done = m;
+    for (; m != 0; m &= m - 1) LogPendingRead(offsets[__builtin_ctz(m)], size);
+  } else {
+    Accessor at_lane = a;  // moved to a lane only when a check needs its ordering state
+    const uint32_t epoch = a.me.epoch;
+    const uint32_t words = size / 4;
+    while (m != 0) {
+      const uint32_t l = static_cast<uint32_t>(__builtin_ctz(m));
+      m &= m - 1;
+      done |= uint32_t{1} << l;
+      const uint32_t offset = offsets[l];
+      LogPendingRead(offset, size);
+      for (uint32_t w = offset / 4; w < offset / 4 + words; ++w) {
+        const Cell& c = words_[w];
+        if (c.split) {
+          const Cell* cells = ByteCells(c);
+          for (uint32_t b = 0; b < 4; ++b) {
+            if (cells[b].write.epoch != epoch) continue;
+            at_lane.SetLane(l);
+            CheckRead(at_lane, cells[b], 4 * w + b, &out);
+          }
+        } else if (c.write.epoch == epoch) {
+          at_lane.SetLane(l);
+          CheckRead(at_lane, c, 4 * w, &out);
+        }
+      }
+      if (out.found) {
+        *lane = l;
+        break;
+      }
+    }
+  }
+  Stamp me = a.me;
+  me.tid = uint16_t(a.base_tid);
+  pending_.push_back(PendingRead{me, done, size, first});
+  *lanes = m;
+  return out;
+}
+
 Conflict RaceShadow::Write(const Accessor& a, uint32_t offset, uint32_t size,
                            const uint8_t* data, const uint8_t* memory,
                            uint64_t* same_value) {
   AddPendingReadersOf(offset, size, a.me.epoch);
+  epoch_written_ = true;
   Conflict out;
   if ((offset & 3) == 0 && (size & 3) == 0) {
     for (uint32_t w = offset / 4; w < (offset + size) / 4; ++w) {
@@ -284,6 +368,55 @@ Conflict RaceShadow::Write(const Accessor& a, uint32_t offset, uint32_t size,
     CheckWrite(a, ByteCells(words_[w])[at % 4], at, data[at - offset] == memory[at],
                same_value, &out);
   }
+  return out;
+}
+
+Conflict RaceShadow::WriteLanes(const Accessor& a, uint32_t* lanes,
+                                const uint32_t offsets[32], uint32_t size,
+                                const uint8_t* data, uint8_t* memory, uint64_t* same_value,
+                                uint32_t* lane) {
+  Conflict out;
+  Accessor at_lane = a;
+  const uint32_t epoch = a.me.epoch;
+  const uint32_t words = size / 4;
+  epoch_written_ = true;
+  uint32_t m = *lanes;
+  while (m != 0) {
+    const uint32_t l = static_cast<uint32_t>(__builtin_ctz(m));
+    m &= m - 1;
+    at_lane.SetLane(l);
+    const uint32_t offset = offsets[l];
+    const uint8_t* d = data + size_t{l} * size;
+    AddPendingReadersOf(offset, size, epoch);
+    for (uint32_t k = 0; k < words; ++k) {
+      const uint32_t w = offset / 4 + k;
+      const uint8_t* dw = d + 4 * k;
+      const uint8_t* mw = memory + 4 * w;
+      Cell& c = words_[w];
+      if (c.split) {
+        Cell* cells = ByteCells(c);
+        for (uint32_t b = 0; b < 4; ++b) {
+          CheckWrite(at_lane, cells[b], 4 * w + b, dw[b] == mw[b], same_value, &out);
+        }
+        c.write = at_lane.me;
+        c.read.epoch = 0;
+        c.more = 0;
+        c.tail = 0;
+        c.split = 0;
+      } else {
+        uint32_t dv, mv;
+        std::memcpy(&dv, dw, 4);
+        std::memcpy(&mv, mw, 4);
+        CheckWrite(at_lane, c, 4 * w, dv == mv, same_value, &out);
+      }
+    }
+    if (out.found) {
+      *lane = l;
+      break;
+    }
+    std::memcpy(memory + offset, d, size);
+  }
+  *lanes = m;
   return out;
 }
 

@@ -291,7 +291,25 @@ FastResult FastLdSt(Exec& x, const Insn& in, uint32_t mask, bool checked) {
     mem_base = lo;
   }
   uint32_t saddr[32];
-  if (checked && shared) {
+  if (checked && shared && (size & 3) == 0) {
+    // Whole words (every lane is aligned to size): the warp's checks in one batch, lane
+    // by lane in the same order as below (a store's lane checked right before it writes).
+    ForLanes(mask, [&](int l) { saddr[l] = uint32_t(base[l] + offset - kSharedBase); });
+    if constexpr (kStore) {
+      uint8_t bytes[32 * 32];
+      ForLanes(mask, [&](int l) {
+        for (uint32_t i = 0; i < vec; ++i)
+          WriteLE(bytes + size_t(l) * size + i * kEb, x.R(in.s[1 + i])[l], kEb);
+      });
+      if (!x.m->StoreSharedChecked(x, x.m->MakeAccessor(x, 0), mask, saddr, size, bytes))
+        return FastResult::kFaulted;
+      CountShared(x, saddr, mask, size, kStore);
+      return FastResult::kDone;
+    } else {
+      if (!x.m->CheckSharedReads(x, x.m->MakeAccessor(x, 0), mask, saddr, size))
+        return FastResult::kFaulted;
+    }
+  } else if (checked && shared) {
     Accessor acc = x.m->MakeAccessor(x, 0);
     for (uint32_t mm = mask; mm != 0; mm &= mm - 1) {
       const int l = __builtin_ctz(mm);
