@@ -706,6 +706,29 @@ void Machine::WarpSyncClocks(Warp& w, uint32_t mask) {
   }
 }
 
+bank::BankCost SharedCostMemo::Cost(uint32_t pc, const uint32_t addr[32], uint32_t mask,
+                                    uint32_t bytes) {
+  if (mask == 0) return bank::SharedRequestCost(addr, mask, bytes);
+  const uint32_t base = addr[__builtin_ctz(mask)] & ~uint32_t{127};
+  uint32_t rel[32];
+  if (mask == 0xFFFFFFFFu) {
+    for (int l = 0; l < 32; ++l) rel[l] = addr[l] - base;
+  } else {
+    for (int l = 0; l < 32; ++l) rel[l] = ((mask >> l) & 1) ? addr[l] - base : 0;
+  }
+  Entry& e = entries_[pc % kEntries];
+  if (e.pc == pc && e.mask == mask && e.bytes == bytes &&
+      std::memcmp(e.rel, rel, sizeof rel) == 0) {
+    return e.cost;
+  }
+  e.pc = pc;
+  e.mask = mask;
+  e.bytes = bytes;
+  std::memcpy(e.rel, rel, sizeof rel);
+  e.cost = bank::SharedRequestCost(addr, mask, bytes);
+  return e.cost;
+}
+
 Accessor Machine::MakeAccessor(const Exec& x, int lane) const {
   const Cta& c = *x.cta;
   const Warp& w = *x.w;

@@ -44,6 +44,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/bank/bank_model.h"
 #include "sim/machine/memory.h"
 #include "sim/machine/program.h"
 #include "sim/machine/race.h"
@@ -117,6 +118,29 @@ struct Counters {
   uint64_t global_bytes[2] = {0, 0};
   uint64_t same_value_write_races =
       0;  // unordered writes of identical bytes (not faults)
+};
+
+// bank::SharedRequestCost remembered per instruction: the last request of each pc (a
+// few pcs share an entry). The cost is unchanged when every lane's address moves by the
+// same multiple of 128 bytes (banks are address / 4 mod 32, so the banks, the distinct
+// words and the alignment stay; MachineBankTest.ShiftedRequestsCostTheSame), so a
+// request is kept as its addresses less (first lane's address rounded down to 128): the
+// warps of a CTA that run one ld/st at different bases, and a loop's iterations, find
+// their cost here instead of counting banks again. Exactly SharedRequestCost's figures.
+class SharedCostMemo {
+ public:
+  bank::BankCost Cost(uint32_t pc, const uint32_t addr[32], uint32_t mask, uint32_t bytes);
+
+ private:
+  static constexpr uint32_t kEntries = 64;
+  struct Entry {
+    uint32_t pc = ~uint32_t{0};
+    uint32_t mask = 0;
+    uint32_t bytes = 0;
+    bank::BankCost cost;
+    uint32_t rel[32];  // lanes outside `mask`: 0
+  };
+  Entry entries_[kEntries];
 };
 
 // Barrier state (16 per CTA).
@@ -213,6 +237,11 @@ class Machine {
   const Options& options() const { return options_; }
   Counters& mutable_counters() { return counters_; }
   uint32_t shared_bytes() const { return shared_bytes_; }
+  // The bank cost of the shared request of the instruction at `pc` (SharedCostMemo).
+  bank::BankCost SharedCost(uint32_t pc, const uint32_t addr[32], uint32_t mask,
+                            uint32_t bytes) {
+    return shared_cost_memo_.Cost(pc, addr, mask, bytes);
+  }
   Dim3 grid() const { return grid_; }
   Dim3 block() const { return block_; }
 
@@ -294,6 +323,7 @@ class Machine {
   uint32_t races_ = 0;
   bool stopped_ = false;
   Counters counters_;
+  SharedCostMemo shared_cost_memo_;
 };
 
 // Inline: one call per lane of every race-checked shared access.

@@ -414,7 +414,13 @@ Conflict RaceShadow::WriteLanes(const Accessor& a, uint32_t* lanes,
       *lane = l;
       break;
     }
-    std::memcpy(memory + offset, d, size);
+    // Fixed-size copies (inline moves; size is 4, 8, 16 or 32).
+    switch (size) {
+      case 4: std::memcpy(memory + offset, d, 4); break;
+      case 8: std::memcpy(memory + offset, d, 8); break;
+      case 16: std::memcpy(memory + offset, d, 16); break;
+      default: std::memcpy(memory + offset, d, size); break;
+    }
   }
   *lanes = m;
   return out;
