@@ -28,6 +28,7 @@ Machine::Machine(const Program& program, Options options, Dim3 grid, Dim3 block,
       params_(std::move(params)),
       global_(global) {
   WARPCHECK_CHECK(block.Count() >= 1 && block.Count() <= 1024);
+  cost_memo_ = options_.shared_cost_memo != nullptr ? options_.shared_cost_memo : &own_cost_memo_;
   shared_bytes_ = program.static_shared_bytes;
   if (program.has_dynamic_shared || dynamic_shared_bytes > 0) {
     shared_bytes_ = program.dynamic_shared_offset + dynamic_shared_bytes;
@@ -716,7 +717,7 @@ bank::BankCost SharedCostMemo::Cost(uint32_t pc, const uint32_t addr[32], uint32
   } else {
     for (int l = 0; l < 32; ++l) rel[l] = ((mask >> l) & 1) ? addr[l] - base : 0;
   }
-  Entry& e = entries_[pc % kEntries];
+  Entry& e = entries_[pc % entries_.size()];
   if (e.pc == pc && e.mask == mask && e.bytes == bytes &&
       std::memcmp(e.rel, rel, sizeof rel) == 0) {
     return e.cost;

@@ -66,6 +66,30 @@ struct Dim3 {
   uint32_t Count() const { return x * y * z; }
 };
 
+// bank::SharedRequestCost remembered per instruction: the last request of each pc (a
+// few pcs share an entry). The cost is unchanged when every lane's address moves by the
+// same multiple of 128 bytes (banks are address / 4 mod 32, so the banks, the distinct
+// words and the alignment stay; MachineBankTest.ShiftedRequestsCostTheSame), so a
+// request is kept as its addresses less (first lane's address rounded down to 128): the
+// warps of a CTA that run one ld/st at different bases, and a loop's iterations, find
+// their cost here instead of counting banks again. Exactly SharedRequestCost's figures.
+class SharedCostMemo {
+ public:
+  // `entries` slots; the instruction at pc uses slot pc % entries.
+  explicit SharedCostMemo(uint32_t entries = 64) : entries_(entries) {}
+  bank::BankCost Cost(uint32_t pc, const uint32_t addr[32], uint32_t mask, uint32_t bytes);
+
+ private:
+  struct Entry {
+    uint32_t pc = ~uint32_t{0};
+    uint32_t mask = 0;
+    uint32_t bytes = 0;
+    bank::BankCost cost;
+    uint32_t rel[32];  // lanes outside `mask`: 0
+  };
+  std::vector<Entry> entries_;
+};
+
 struct Options {
   uint64_t max_instructions_per_thread = 100'000'000;
   uint32_t max_resident_ctas = 132;  // one per SM of an H200
@@ -82,6 +106,10 @@ struct Options {
   // allocation held, so that a register read before it is written shows.
   bool poison_unzeroed_registers = false;
   uint32_t max_reported_races = 8;
+  // Where bank costs are remembered (SharedCostMemo): the caller's, kept across launches
+  // (the same figures; a launch of the same kernel finds its requests there), or null:
+  // the machine's own.
+  SharedCostMemo* shared_cost_memo = nullptr;
   std::ostream* trace = nullptr;  // one line per executed warp instruction
   // When non-zero: remember the last global store that writes this byte address
   // (`gpu diff` uses it to say which thread and register wrote a differing element).
@@ -118,29 +146,6 @@ struct Counters {
   uint64_t global_bytes[2] = {0, 0};
   uint64_t same_value_write_races =
       0;  // unordered writes of identical bytes (not faults)
-};
-
-// bank::SharedRequestCost remembered per instruction: the last request of each pc (a
-// few pcs share an entry). The cost is unchanged when every lane's address moves by the
-// same multiple of 128 bytes (banks are address / 4 mod 32, so the banks, the distinct
-// words and the alignment stay; MachineBankTest.ShiftedRequestsCostTheSame), so a
-// request is kept as its addresses less (first lane's address rounded down to 128): the
-// warps of a CTA that run one ld/st at different bases, and a loop's iterations, find
-// their cost here instead of counting banks again. Exactly SharedRequestCost's figures.
-class SharedCostMemo {
- public:
-  bank::BankCost Cost(uint32_t pc, const uint32_t addr[32], uint32_t mask, uint32_t bytes);
-
- private:
-  static constexpr uint32_t kEntries = 64;
-  struct Entry {
-    uint32_t pc = ~uint32_t{0};
-    uint32_t mask = 0;
-    uint32_t bytes = 0;
-    bank::BankCost cost;
-    uint32_t rel[32];  // lanes outside `mask`: 0
-  };
-  Entry entries_[kEntries];
 };
 
 // Barrier state (16 per CTA).
@@ -240,7 +245,7 @@ class Machine {
   // The bank cost of the shared request of the instruction at `pc` (SharedCostMemo).
   bank::BankCost SharedCost(uint32_t pc, const uint32_t addr[32], uint32_t mask,
                             uint32_t bytes) {
-    return shared_cost_memo_.Cost(pc, addr, mask, bytes);
+    return cost_memo_->Cost(pc, addr, mask, bytes);
   }
   Dim3 grid() const { return grid_; }
   Dim3 block() const { return block_; }
@@ -323,7 +328,8 @@ class Machine {
   uint32_t races_ = 0;
   bool stopped_ = false;
   Counters counters_;
-  SharedCostMemo shared_cost_memo_;
+  SharedCostMemo own_cost_memo_;
+  SharedCostMemo* cost_memo_;  // options_.shared_cost_memo or &own_cost_memo_
 };
 
 // Inline: one call per lane of every race-checked shared access.

@@ -1,5 +1,6 @@
 #include "sim/machine/race.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace warpcheck::sim::machine {
@@ -12,7 +13,7 @@ void RaceShadow::Reset(uint32_t bytes, uint32_t threads) {
   bytes_.clear();
   pool_.clear();
   pending_.clear();
-  pending_offsets_.clear();
+  pending_used_ = 0;
   pending_marked_ = 0;
   pending_lo_ = ~uint32_t{0};
   pending_hi_ = 0;
@@ -21,7 +22,7 @@ void RaceShadow::Reset(uint32_t bytes, uint32_t threads) {
   // in this (growing from nothing copied the pool a dozen times per launch).
   pool_.reserve(256);
   pending_.reserve(512);  // likewise the pending reads of an epoch
-  pending_offsets_.reserve(1024);
+  if (pending_offsets_.size() < 1024) pending_offsets_.resize(1024);
 }
 
 inline bool RaceShadow::Ordered(const Accessor& a, const Stamp& s) {
@@ -221,7 +222,7 @@ void RaceShadow::AddPendingReaders() {
     }
   }
   pending_.clear();
-  pending_offsets_.clear();
+  pending_used_ = 0;
   pending_marked_ = 0;
   pending_lo_ = ~uint32_t{0};
   pending_hi_ = 0;
@@ -249,8 +250,16 @@ inline void RaceShadow::AddPendingReadersOf(uint32_t offset, uint32_t size, uint
   }
 }
 
-inline void RaceShadow::LogPendingRead(uint32_t offset, uint32_t size) {
-  pending_offsets_.push_back(offset);
+inline uint32_t* RaceShadow::PendingOffsets(uint32_t n) {
+  if (pending_used_ + n > pending_offsets_.size()) {
+    pending_offsets_.resize(std::max(2 * pending_offsets_.size(), pending_used_ + n));
+  }
+  return pending_offsets_.data() + pending_used_;
+}
+
+inline void RaceShadow::LogPendingRead(uint32_t* slot, uint32_t offset, uint32_t size) {
+  *slot = offset;
+  ++pending_used_;
   pending_lo_ = offset < pending_lo_ ? offset : pending_lo_;
   pending_hi_ = offset + size > pending_hi_ ? offset + size : pending_hi_;
 }
@@ -269,9 +278,8 @@ Conflict RaceShadow::Read(const Accessor& a, uint32_t offset, uint32_t size) {
         }
       }
     }
-    pending_.push_back(
-        PendingRead{a.me, 1, size, static_cast<uint32_t>(pending_offsets_.size())});
-    LogPendingRead(offset, size);
+    pending_.push_back(PendingRead{a.me, 1, size, static_cast<uint32_t>(pending_used_)});
+    LogPendingRead(PendingOffsets(1), offset, size);
     return out;
   }
   AddPendingReadersOf(offset, size, a.me.epoch);
@@ -288,12 +296,13 @@ Conflict RaceShadow::Read(const Accessor& a, uint32_t offset, uint32_t size) {
 Conflict RaceShadow::ReadLanes(const Accessor& a, uint32_t* lanes,
                                const uint32_t offsets[32], uint32_t size, uint32_t* lane) {
   Conflict out;
-  const uint32_t first = static_cast<uint32_t>(pending_offsets_.size());
+  const uint32_t first = static_cast<uint32_t>(pending_used_);
+  uint32_t* slot = PendingOffsets(32);
   uint32_t m = *lanes, done = 0;
   if (!epoch_written_) {
     // No cell holds a write of this epoch, so no read conflicts: only the log.
     done = m;
-    for (; m != 0; m &= m - 1) LogPendingRead(offsets[__builtin_ctz(m)], size);
+    for (; m != 0; m &= m - 1) LogPendingRead(slot++, offsets[__builtin_ctz(m)], size);
   } else {
     Accessor at_lane = a;  // moved to a lane only when a check needs its ordering state
     const uint32_t epoch = a.me.epoch;
@@ -303,7 +312,7 @@ Conflict RaceShadow::ReadLanes(const Accessor& a, uint32_t* lanes,
       m &= m - 1;
       done |= uint32_t{1} << l;
       const uint32_t offset = offsets[l];
-      LogPendingRead(offset, size);
+      LogPendingRead(slot++, offset, size);
       for (uint32_t w = offset / 4; w < offset / 4 + words; ++w) {
         const Cell& c = words_[w];
         if (c.split) {

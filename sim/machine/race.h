@@ -103,7 +103,7 @@ class RaceShadow {
   void NewEpoch() {
     pool_.clear();
     pending_.clear();
-    pending_offsets_.clear();
+    pending_used_ = 0;
     pending_marked_ = 0;
     pending_lo_ = ~uint32_t{0};
     pending_hi_ = 0;
@@ -189,8 +189,11 @@ class RaceShadow {
   inline void AddPendingReadersOf(uint32_t offset, uint32_t size, uint32_t epoch);
   // Marks the words of the log's entries from pending_marked_ on (Cell::pending_epoch).
   void MarkPendingWords(uint32_t epoch);
-  // Appends a pending read's offset to the log and widens [pending_lo_, pending_hi_).
-  inline void LogPendingRead(uint32_t offset, uint32_t size);
+  // Room for n more offsets in the log: where the next goes.
+  inline uint32_t* PendingOffsets(uint32_t n);
+  // Stores a pending read's offset at `slot` (from PendingOffsets), counts it, and
+  // widens [pending_lo_, pending_hi_).
+  inline void LogPendingRead(uint32_t* slot, uint32_t offset, uint32_t size);
   // Moves word `word` into its byte cells (`epoch`: the accessing thread's).
   void Split(uint32_t word, uint32_t epoch);
   // A copy of the list at `more`: its head, and its last node in *tail.
@@ -218,7 +221,8 @@ class RaceShadow {
     uint32_t first = 0;
   };
   std::vector<PendingRead> pending_;
-  std::vector<uint32_t> pending_offsets_;
+  std::vector<uint32_t> pending_offsets_;  // the first pending_used_ are the log's
+  size_t pending_used_ = 0;
   // The log's entries whose words carry their pending_epoch mark, and the bytes the
   // log covers ([pending_lo_, pending_hi_); empty: lo > hi).
   size_t pending_marked_ = 0;
