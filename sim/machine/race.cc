@@ -17,7 +17,8 @@ void RaceShadow::Reset(uint32_t bytes, uint32_t threads) {
   pending_marked_ = 0;
   pending_lo_ = ~uint32_t{0};
   pending_hi_ = 0;
-  epoch_written_ = false;
+  written_lo_ = ~uint32_t{0};
+  written_hi_ = 0;
   // A launch's CTA starts with an empty pool; most reader lists of a small kernel fit
   // in this (growing from nothing copied the pool a dozen times per launch).
   pool_.reserve(256);
@@ -257,17 +258,20 @@ inline uint32_t* RaceShadow::PendingOffsets(uint32_t n) {
   return pending_offsets_.data() + pending_used_;
 }
 
-inline void RaceShadow::LogPendingRead(uint32_t* slot, uint32_t offset, uint32_t size) {
-  *slot = offset;
-  ++pending_used_;
-  pending_lo_ = offset < pending_lo_ ? offset : pending_lo_;
-  pending_hi_ = offset + size > pending_hi_ ? offset + size : pending_hi_;
+inline void RaceShadow::WidenPending(uint32_t lo, uint32_t hi) {
+  pending_lo_ = lo < pending_lo_ ? lo : pending_lo_;
+  pending_hi_ = hi > pending_hi_ ? hi : pending_hi_;
+}
+
+inline void RaceShadow::WidenWritten(uint32_t lo, uint32_t hi) {
+  written_lo_ = lo < written_lo_ ? lo : written_lo_;
+  written_hi_ = hi > written_hi_ ? hi : written_hi_;
 }
 
 Conflict RaceShadow::Read(const Accessor& a, uint32_t offset, uint32_t size) {
   Conflict out;
   if ((offset & 3) == 0 && (size & 3) == 0) {
-    if (epoch_written_) {
+    if (offset < written_hi_ && offset + size > written_lo_) {
       for (uint32_t w = offset / 4; w < (offset + size) / 4; ++w) {
         const Cell& c = words_[w];
         if (c.split) {
@@ -279,7 +283,9 @@ Conflict RaceShadow::Read(const Accessor& a, uint32_t offset, uint32_t size) {
       }
     }
     pending_.push_back(PendingRead{a.me, 1, size, static_cast<uint32_t>(pending_used_)});
-    LogPendingRead(PendingOffsets(1), offset, size);
+    *PendingOffsets(1) = offset;
+    ++pending_used_;
+    WidenPending(offset, offset + size);
     return out;
   }
   AddPendingReadersOf(offset, size, a.me.epoch);
@@ -299,10 +305,19 @@ Conflict RaceShadow::ReadLanes(const Accessor& a, uint32_t* lanes,
   const uint32_t first = static_cast<uint32_t>(pending_used_);
   uint32_t* slot = PendingOffsets(32);
   uint32_t m = *lanes, done = 0;
-  if (!epoch_written_) {
-    // No cell holds a write of this epoch, so no read conflicts: only the log.
+  // The bytes the lanes read (a superset of those logged when a conflict stops early).
+  uint32_t lo = ~uint32_t{0}, hi = 0;
+  for (uint32_t mm = m; mm != 0; mm &= mm - 1) {
+    const uint32_t offset = offsets[__builtin_ctz(mm)];
+    lo = offset < lo ? offset : lo;
+    hi = offset > hi ? offset : hi;
+  }
+  hi += size;
+  WidenPending(lo, hi);
+  if (hi <= written_lo_ || lo >= written_hi_) {
+    // No cell of [lo, hi) holds a write of this epoch, so no read conflicts: only the log.
     done = m;
-    for (; m != 0; m &= m - 1) LogPendingRead(slot++, offsets[__builtin_ctz(m)], size);
+    for (; m != 0; m &= m - 1) *slot++ = offsets[__builtin_ctz(m)];
   } else {
     Accessor at_lane = a;  // moved to a lane only when a check needs its ordering state
     const uint32_t epoch = a.me.epoch;
@@ -312,7 +327,7 @@ Conflict RaceShadow::ReadLanes(const Accessor& a, uint32_t* lanes,
       m &= m - 1;
       done |= uint32_t{1} << l;
       const uint32_t offset = offsets[l];
-      LogPendingRead(slot++, offset, size);
+      *slot++ = offset;
       for (uint32_t w = offset / 4; w < offset / 4 + words; ++w) {
         const Cell& c = words_[w];
         if (c.split) {
@@ -333,6 +348,7 @@ Conflict RaceShadow::ReadLanes(const Accessor& a, uint32_t* lanes,
       }
     }
   }
+  pending_used_ = static_cast<size_t>(slot - pending_offsets_.data());
   Stamp me = a.me;
   me.tid = uint16_t(a.base_tid);
   pending_.push_back(PendingRead{me, done, size, first});
@@ -344,7 +360,7 @@ Conflict RaceShadow::Write(const Accessor& a, uint32_t offset, uint32_t size,
                            const uint8_t* data, const uint8_t* memory,
                            uint64_t* same_value) {
   AddPendingReadersOf(offset, size, a.me.epoch);
-  epoch_written_ = true;
+  WidenWritten(offset, offset + size);
   Conflict out;
   if ((offset & 3) == 0 && (size & 3) == 0) {
     for (uint32_t w = offset / 4; w < (offset + size) / 4; ++w) {
@@ -388,14 +404,16 @@ Conflict RaceShadow::WriteLanes(const Accessor& a, uint32_t* lanes,
   Accessor at_lane = a;
   const uint32_t epoch = a.me.epoch;
   const uint32_t words = size / 4;
-  epoch_written_ = true;
   uint32_t m = *lanes;
+  uint32_t lo = ~uint32_t{0}, hi = 0;  // the bytes of the lanes written (checked) so far
   while (m != 0) {
     const uint32_t l = static_cast<uint32_t>(__builtin_ctz(m));
     m &= m - 1;
     at_lane.SetLane(l);
     const uint32_t offset = offsets[l];
     const uint8_t* d = data + size_t{l} * size;
+    lo = offset < lo ? offset : lo;
+    hi = offset > hi ? offset : hi;
     AddPendingReadersOf(offset, size, epoch);
     for (uint32_t k = 0; k < words; ++k) {
       const uint32_t w = offset / 4 + k;
@@ -431,6 +449,7 @@ Conflict RaceShadow::WriteLanes(const Accessor& a, uint32_t* lanes,
       default: std::memcpy(memory + offset, d, size); break;
     }
   }
+  if (lo <= hi) WidenWritten(lo, hi + size);
   *lanes = m;
   return out;
 }

@@ -26,8 +26,8 @@
 // epoch (or copied when a word splits), and in the common kernel shape (store, barrier,
 // load, barrier) no write follows the loads within their epoch. So a word-aligned read
 // is checked against the cells' last writes at once (that conflict is reported by the
-// read itself; until the epoch's first write there is none to check, and the read
-// touches no cell), but joins the cells' reader lists later: it is logged, and the log
+// read itself; a read outside the bytes written in the epoch so far has none to check
+// and touches no cell), but joins the cells' reader lists later: it is logged, and the log
 // is replayed in order (AddPendingReaders) before a write or a byte-granular read
 // touches a word with a logged read (those are the only operations that read, reset or
 // split a word's lists; on other words they commute with the pending additions, which
@@ -107,7 +107,8 @@ class RaceShadow {
     pending_marked_ = 0;
     pending_lo_ = ~uint32_t{0};
     pending_hi_ = 0;
-    epoch_written_ = false;
+    written_lo_ = ~uint32_t{0};
+    written_hi_ = 0;
   }
 
   // Checks and records a read / write of [offset, offset + size). `data` (writes) is
@@ -191,9 +192,9 @@ class RaceShadow {
   void MarkPendingWords(uint32_t epoch);
   // Room for n more offsets in the log: where the next goes.
   inline uint32_t* PendingOffsets(uint32_t n);
-  // Stores a pending read's offset at `slot` (from PendingOffsets), counts it, and
-  // widens [pending_lo_, pending_hi_).
-  inline void LogPendingRead(uint32_t* slot, uint32_t offset, uint32_t size);
+  // Widen [pending_lo_, pending_hi_) and [written_lo_, written_hi_) to cover [lo, hi).
+  inline void WidenPending(uint32_t lo, uint32_t hi);
+  inline void WidenWritten(uint32_t lo, uint32_t hi);
   // Moves word `word` into its byte cells (`epoch`: the accessing thread's).
   void Split(uint32_t word, uint32_t epoch);
   // A copy of the list at `more`: its head, and its last node in *tail.
@@ -228,9 +229,11 @@ class RaceShadow {
   size_t pending_marked_ = 0;
   uint32_t pending_lo_ = ~uint32_t{0};
   uint32_t pending_hi_ = 0;
-  // Whether a Write ran in this epoch: until one does, no cell holds a write of the
-  // epoch, so a read cannot conflict and its check is skipped.
-  bool epoch_written_ = false;
+  // The bytes written in this epoch ([written_lo_, written_hi_), a superset; empty:
+  // lo > hi): a read outside it meets no write of the epoch, so it cannot conflict and
+  // its cells are not looked at.
+  uint32_t written_lo_ = ~uint32_t{0};
+  uint32_t written_hi_ = 0;
 };
 
 }  // namespace warpcheck::sim::machine
