@@ -66,8 +66,8 @@ struct Dim3 {
   uint32_t Count() const { return x * y * z; }
 };
 
-// bank::SharedRequestCost remembered per instruction: the last request of each pc (a
-// few pcs share an entry). The cost is unchanged when every lane's address moves by the
+// bank::SharedRequestCost remembered per instruction: the last request of each pc (the
+// entry is pc modulo the memo's size, so pcs that far apart replace each other). The cost is unchanged when every lane's address moves by the
 // same multiple of 128 bytes (banks are address / 4 mod 32, so the banks, the distinct
 // words and the alignment stay; MachineBankTest.ShiftedRequestsCostTheSame), so a
 // request is kept as its addresses less (first lane's address rounded down to 128): the
@@ -75,7 +75,7 @@ struct Dim3 {
 // their cost here instead of counting banks again. Exactly SharedRequestCost's figures.
 class SharedCostMemo {
  public:
-  // `entries` slots; the instruction at pc uses slot pc % entries.
+  // `entries` (>= 1) slots; the instruction at pc uses slot pc % entries.
   explicit SharedCostMemo(uint32_t entries = 64) : entries_(entries) {}
   bank::BankCost Cost(uint32_t pc, const uint32_t addr[32], uint32_t mask, uint32_t bytes);
 
