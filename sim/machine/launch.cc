@@ -213,6 +213,7 @@ Options MachineOptions(const warpcheck::LaunchSpec& spec, const RunOptions& opti
   mopt.zero_every_register = options.zero_every_register;
   mopt.poison_unzeroed_registers = options.poison_unzeroed_registers;
   mopt.trace = trace.stream();
+  mopt.shared_cost_memo = options.shared_cost_memo;
   if (!options.watch_buffer.empty()) {
     for (const auto& [n, idx] : args.buffer_regions) {
       if (n == options.watch_buffer) {
@@ -329,7 +330,7 @@ absl::StatusOr<LaunchResult> RunDecoded(const warpcheck::LaunchSpec& spec,
   if (const auto& hit = machine.watch_hit()) result.watch = DescribeWatchHit(*hit);
   warpcheck::SimReport& r = result.report;
   AddFaults(machine.faults(), r);
-  AddCounters(machine.counters(), r);
+  if (options.report_counters) AddCounters(machine.counters(), r);
   for (const auto& [name, idx] : args.buffer_regions) {
     // The machine is done with global memory: the bytes move into the result.
     result.buffers.push_back(BufferBytes{name, std::move(global.region(idx - 1)->data)});

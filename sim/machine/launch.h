@@ -35,6 +35,8 @@
 
 namespace warpcheck::sim::machine {
 
+class SharedCostMemo;  // machine.h
+
 struct RunOptions {
   // Write one line per executed warp instruction here (empty: no trace).
   std::string trace_path;
@@ -56,6 +58,13 @@ struct RunOptions {
   // sha256 fields stay empty); for callers that only read ok, faults and counters (the
   // fuzzer, benchmarks), where hashing would cost more than a small kernel's run.
   bool hash_buffers = true;
+  // SimReport.counters filled. False: left empty; for callers that read only ok and
+  // faults (the fuzzer's launches other than the one it measures), where the ~35 map
+  // entries cost as much as a small kernel's bank counting.
+  bool report_counters = true;
+  // Options::shared_cost_memo (machine.h): a memo of bank costs kept across launches by
+  // the caller (the fuzzer: one per harness, for its fills). Null: the launch's own.
+  SharedCostMemo* shared_cost_memo = nullptr;
 };
 
 // A buffer's final bytes by name (the type every runner shares, sim/launch).

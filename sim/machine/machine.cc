@@ -28,6 +28,7 @@ Machine::Machine(const Program& program, Options options, Dim3 grid, Dim3 block,
       params_(std::move(params)),
       global_(global) {
   WARPCHECK_CHECK(block.Count() >= 1 && block.Count() <= 1024);
+  cost_memo_ = options_.shared_cost_memo != nullptr ? options_.shared_cost_memo : &own_cost_memo_;
   shared_bytes_ = program.static_shared_bytes;
   if (program.has_dynamic_shared || dynamic_shared_bytes > 0) {
     shared_bytes_ = program.dynamic_shared_offset + dynamic_shared_bytes;
@@ -706,6 +707,29 @@ void Machine::WarpSyncClocks(Warp& w, uint32_t mask) {
   }
 }
 
+bank::BankCost SharedCostMemo::Cost(uint32_t pc, const uint32_t addr[32], uint32_t mask,
+                                    uint32_t bytes) {
+  if (mask == 0) return bank::SharedRequestCost(addr, mask, bytes);
+  const uint32_t base = addr[__builtin_ctz(mask)] & ~uint32_t{127};
+  uint32_t rel[32];
+  if (mask == 0xFFFFFFFFu) {
+    for (int l = 0; l < 32; ++l) rel[l] = addr[l] - base;
+  } else {
+    for (int l = 0; l < 32; ++l) rel[l] = ((mask >> l) & 1) ? addr[l] - base : 0;
+  }
+  Entry& e = entries_[pc % entries_.size()];
+  if (e.pc == pc && e.mask == mask && e.bytes == bytes &&
+      std::memcmp(e.rel, rel, sizeof rel) == 0) {
+    return e.cost;
+  }
+  e.pc = pc;
+  e.mask = mask;
+  e.bytes = bytes;
+  std::memcpy(e.rel, rel, sizeof rel);
+  e.cost = bank::SharedRequestCost(addr, mask, bytes);
+  return e.cost;
+}
+
 Accessor Machine::MakeAccessor(const Exec& x, int lane) const {
   const Cta& c = *x.cta;
   const Warp& w = *x.w;
@@ -721,6 +745,9 @@ Accessor Machine::MakeAccessor(const Exec& x, int lane) const {
   a.lane_gen = w.lane_gen[lane];
   a.lane_sync_mask = w.lane_sync_mask[lane];
   a.warp_view = &c.wvc[size_t{w.index} * warps_per_cta_];
+  a.base_tid = w.base_tid;
+  a.lane_gens = w.lane_gen;
+  a.lane_sync_masks = w.lane_sync_mask;
   return a;
 }
 

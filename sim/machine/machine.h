@@ -37,12 +37,14 @@
 #define WARPCHECK_SIM_MACHINE_MACHINE_H_
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <ostream>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "sim/bank/bank_model.h"
 #include "sim/machine/memory.h"
 #include "sim/machine/program.h"
 #include "sim/machine/race.h"
@@ -64,6 +66,30 @@ struct Dim3 {
   uint32_t Count() const { return x * y * z; }
 };
 
+// bank::SharedRequestCost remembered per instruction: the last request of each pc (the
+// entry is pc modulo the memo's size, so pcs that far apart replace each other). The cost is unchanged when every lane's address moves by the
+// same multiple of 128 bytes (banks are address / 4 mod 32, so the banks, the distinct
+// words and the alignment stay; MachineBankTest.ShiftedRequestsCostTheSame), so a
+// request is kept as its addresses less (first lane's address rounded down to 128): the
+// warps of a CTA that run one ld/st at different bases, and a loop's iterations, find
+// their cost here instead of counting banks again. Exactly SharedRequestCost's figures.
+class SharedCostMemo {
+ public:
+  // `entries` (>= 1) slots; the instruction at pc uses slot pc % entries.
+  explicit SharedCostMemo(uint32_t entries = 64) : entries_(entries) {}
+  bank::BankCost Cost(uint32_t pc, const uint32_t addr[32], uint32_t mask, uint32_t bytes);
+
+ private:
+  struct Entry {
+    uint32_t pc = ~uint32_t{0};
+    uint32_t mask = 0;
+    uint32_t bytes = 0;
+    bank::BankCost cost;
+    uint32_t rel[32];  // lanes outside `mask`: 0
+  };
+  std::vector<Entry> entries_;
+};
+
 struct Options {
   uint64_t max_instructions_per_thread = 100'000'000;
   uint32_t max_resident_ctas = 132;  // one per SM of an H200
@@ -80,6 +106,10 @@ struct Options {
   // allocation held, so that a register read before it is written shows.
   bool poison_unzeroed_registers = false;
   uint32_t max_reported_races = 8;
+  // Where bank costs are remembered (SharedCostMemo): the caller's, kept across launches
+  // (the same figures; a launch of the same kernel finds its requests there), or null:
+  // the machine's own.
+  SharedCostMemo* shared_cost_memo = nullptr;
   std::ostream* trace = nullptr;  // one line per executed warp instruction
   // When non-zero: remember the last global store that writes this byte address
   // (`gpu diff` uses it to say which thread and register wrote a differing element).
@@ -212,6 +242,11 @@ class Machine {
   const Options& options() const { return options_; }
   Counters& mutable_counters() { return counters_; }
   uint32_t shared_bytes() const { return shared_bytes_; }
+  // The bank cost of the shared request of the instruction at `pc` (SharedCostMemo).
+  bank::BankCost SharedCost(uint32_t pc, const uint32_t addr[32], uint32_t mask,
+                            uint32_t bytes) {
+    return cost_memo_->Cost(pc, addr, mask, bytes);
+  }
   Dim3 grid() const { return grid_; }
   Dim3 block() const { return block_; }
 
@@ -236,6 +271,16 @@ class Machine {
                        uint32_t size);
   bool CheckSharedWrite(Exec& x, const Accessor& a, int lane, uint32_t offset,
                         uint32_t size, const uint8_t* data);
+  // CheckSharedRead for every lane of `lanes` in increasing order, lane L reading
+  // [offsets[L], offsets[L] + size), through one RaceShadow::ReadLanes call per warp
+  // instruction (more only after a race). Requires: size and every offset multiples of 4.
+  bool CheckSharedReads(Exec& x, const Accessor& a, uint32_t lanes,
+                        const uint32_t offsets[32], uint32_t size);
+  // CheckSharedWrite and the store itself for every lane of `lanes` in increasing order:
+  // lane L writes its `size` bytes at data + L * size to shared offset offsets[L]
+  // (RaceShadow::WriteLanes). Requires what CheckSharedReads requires.
+  bool StoreSharedChecked(Exec& x, const Accessor& a, uint32_t lanes,
+                          const uint32_t offsets[32], uint32_t size, const uint8_t* data);
   // Records a warp-level synchronisation of `mask` in warp `w` (bar.warp.sync, ldmatrix,
   // stmatrix) for race ordering.
   void WarpSyncClocks(Warp& w, uint32_t mask);
@@ -283,6 +328,8 @@ class Machine {
   uint32_t races_ = 0;
   bool stopped_ = false;
   Counters counters_;
+  SharedCostMemo own_cost_memo_;
+  SharedCostMemo* cost_memo_;  // options_.shared_cost_memo or &own_cost_memo_
 };
 
 // Inline: one call per lane of every race-checked shared access.
@@ -290,6 +337,31 @@ inline bool Machine::CheckSharedRead(Exec& x, const Accessor& a, int lane, uint3
                                      uint32_t size) {
   Conflict c = x.cta->shadow.Read(a, offset, size);
   if (c.found) return RaceFault(x, lane, c, false);
+  return true;
+}
+
+inline bool Machine::CheckSharedReads(Exec& x, const Accessor& a, uint32_t lanes,
+                                      const uint32_t offsets[32], uint32_t size) {
+  while (lanes != 0) {
+    uint32_t lane = 0;
+    Conflict c = x.cta->shadow.ReadLanes(a, &lanes, offsets, size, &lane);
+    if (c.found && !RaceFault(x, int(lane), c, false)) return false;
+  }
+  return true;
+}
+
+inline bool Machine::StoreSharedChecked(Exec& x, const Accessor& a, uint32_t lanes,
+                                        const uint32_t offsets[32], uint32_t size,
+                                        const uint8_t* data) {
+  uint8_t* memory = x.cta->shared.data();
+  while (lanes != 0) {
+    uint32_t lane = 0;
+    Conflict c = x.cta->shadow.WriteLanes(a, &lanes, offsets, size, data, memory,
+                                          &counters_.same_value_write_races, &lane);
+    if (!c.found) return true;
+    if (!RaceFault(x, int(lane), c, true)) return false;
+    std::memcpy(memory + offsets[lane], data + size_t{lane} * size, size);
+  }
   return true;
 }
 

@@ -1,5 +1,6 @@
 #include "sim/machine/race.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace warpcheck::sim::machine {
@@ -12,10 +13,17 @@ void RaceShadow::Reset(uint32_t bytes, uint32_t threads) {
   bytes_.clear();
   pool_.clear();
   pending_.clear();
+  pending_used_ = 0;
+  pending_marked_ = 0;
+  pending_lo_ = ~uint32_t{0};
+  pending_hi_ = 0;
+  written_lo_ = ~uint32_t{0};
+  written_hi_ = 0;
   // A launch's CTA starts with an empty pool; most reader lists of a small kernel fit
   // in this (growing from nothing copied the pool a dozen times per launch).
   pool_.reserve(256);
   pending_.reserve(512);  // likewise the pending reads of an epoch
+  if (pending_offsets_.size() < 1024) pending_offsets_.resize(1024);
 }
 
 inline bool RaceShadow::Ordered(const Accessor& a, const Stamp& s) {
@@ -197,22 +205,44 @@ void RaceShadow::Split(uint32_t word, uint32_t epoch) {
 
 void RaceShadow::AddPendingReaders() {
   for (const PendingRead& p : pending_) {
-    for (uint32_t w = p.offset / 4; w < (p.offset + p.size) / 4; ++w) {
-      Cell& c = words_[w];
-      c.pending_epoch = 0;
-      if (c.split) {
-        Cell* cells = ByteCells(c);
-        for (uint32_t b = 0; b < 4; ++b) AddReader(p.me, cells[b]);
-      } else {
-        AddReader(p.me, c);
+    const uint32_t* offset = pending_offsets_.data() + p.first;
+    Stamp me = p.me;
+    for (uint32_t m = p.mask; m != 0; m &= m - 1) {
+      me.tid = uint16_t(p.me.tid + __builtin_ctz(m));
+      const uint32_t at = *offset++;
+      for (uint32_t w = at / 4; w < (at + p.size) / 4; ++w) {
+        Cell& c = words_[w];
+        c.pending_epoch = 0;
+        if (c.split) {
+          Cell* cells = ByteCells(c);
+          for (uint32_t b = 0; b < 4; ++b) AddReader(me, cells[b]);
+        } else {
+          AddReader(me, c);
+        }
       }
     }
   }
   pending_.clear();
+  pending_used_ = 0;
+  pending_marked_ = 0;
+  pending_lo_ = ~uint32_t{0};
+  pending_hi_ = 0;
+}
+
+void RaceShadow::MarkPendingWords(uint32_t epoch) {
+  for (; pending_marked_ < pending_.size(); ++pending_marked_) {
+    const PendingRead& p = pending_[pending_marked_];
+    const uint32_t* offset = pending_offsets_.data() + p.first;
+    for (uint32_t m = p.mask; m != 0; m &= m - 1) {
+      const uint32_t at = *offset++;
+      for (uint32_t w = at / 4; w < (at + p.size) / 4; ++w) words_[w].pending_epoch = epoch;
+    }
+  }
 }
 
 inline void RaceShadow::AddPendingReadersOf(uint32_t offset, uint32_t size, uint32_t epoch) {
-  if (pending_.empty()) return;
+  if (pending_.empty() || offset >= pending_hi_ || offset + size <= pending_lo_) return;
+  MarkPendingWords(epoch);
   for (uint32_t w = offset / 4; w <= (offset + size - 1) / 4; ++w) {
     if (words_[w].pending_epoch == epoch) {
       AddPendingReaders();
@@ -221,20 +251,41 @@ inline void RaceShadow::AddPendingReadersOf(uint32_t offset, uint32_t size, uint
   }
 }
 
+inline uint32_t* RaceShadow::PendingOffsets(uint32_t n) {
+  if (pending_used_ + n > pending_offsets_.size()) {
+    pending_offsets_.resize(std::max(2 * pending_offsets_.size(), pending_used_ + n));
+  }
+  return pending_offsets_.data() + pending_used_;
+}
+
+inline void RaceShadow::WidenPending(uint32_t lo, uint32_t hi) {
+  pending_lo_ = lo < pending_lo_ ? lo : pending_lo_;
+  pending_hi_ = hi > pending_hi_ ? hi : pending_hi_;
+}
+
+inline void RaceShadow::WidenWritten(uint32_t lo, uint32_t hi) {
+  written_lo_ = lo < written_lo_ ? lo : written_lo_;
+  written_hi_ = hi > written_hi_ ? hi : written_hi_;
+}
+
 Conflict RaceShadow::Read(const Accessor& a, uint32_t offset, uint32_t size) {
   Conflict out;
   if ((offset & 3) == 0 && (size & 3) == 0) {
-    for (uint32_t w = offset / 4; w < (offset + size) / 4; ++w) {
-      Cell& c = words_[w];
-      c.pending_epoch = a.me.epoch;
-      if (c.split) {
-        const Cell* cells = ByteCells(c);
-        for (uint32_t b = 0; b < 4; ++b) CheckRead(a, cells[b], 4 * w + b, &out);
-      } else {
-        CheckRead(a, c, 4 * w, &out);
+    if (offset < written_hi_ && offset + size > written_lo_) {
+      for (uint32_t w = offset / 4; w < (offset + size) / 4; ++w) {
+        const Cell& c = words_[w];
+        if (c.split) {
+          const Cell* cells = ByteCells(c);
+          for (uint32_t b = 0; b < 4; ++b) CheckRead(a, cells[b], 4 * w + b, &out);
+        } else {
+          CheckRead(a, c, 4 * w, &out);
+        }
       }
     }
-    pending_.push_back(PendingRead{a.me, offset, size});
+    pending_.push_back(PendingRead{a.me, 1, size, static_cast<uint32_t>(pending_used_)});
+    *PendingOffsets(1) = offset;
+    ++pending_used_;
+    WidenPending(offset, offset + size);
     return out;
   }
   AddPendingReadersOf(offset, size, a.me.epoch);
@@ -248,10 +299,68 @@ Conflict RaceShadow::Read(const Accessor& a, uint32_t offset, uint32_t size) {
   return out;
 }
 
+Conflict RaceShadow::ReadLanes(const Accessor& a, uint32_t* lanes,
+                               const uint32_t offsets[32], uint32_t size, uint32_t* lane) {
+  Conflict out;
+  const uint32_t first = static_cast<uint32_t>(pending_used_);
+  uint32_t* slot = PendingOffsets(32);
+  uint32_t m = *lanes, done = 0;
+  // The bytes the lanes read (a superset of those logged when a conflict stops early).
+  uint32_t lo = ~uint32_t{0}, hi = 0;
+  for (uint32_t mm = m; mm != 0; mm &= mm - 1) {
+    const uint32_t offset = offsets[__builtin_ctz(mm)];
+    lo = offset < lo ? offset : lo;
+    hi = offset > hi ? offset : hi;
+  }
+  hi += size;
+  WidenPending(lo, hi);
+  if (hi <= written_lo_ || lo >= written_hi_) {
+    // No cell of [lo, hi) holds a write of this epoch, so no read conflicts: only the log.
+    done = m;
+    for (; m != 0; m &= m - 1) *slot++ = offsets[__builtin_ctz(m)];
+  } else {
+    Accessor at_lane = a;  // moved to a lane only when a check needs its ordering state
+    const uint32_t epoch = a.me.epoch;
+    const uint32_t words = size / 4;
+    while (m != 0) {
+      const uint32_t l = static_cast<uint32_t>(__builtin_ctz(m));
+      m &= m - 1;
+      done |= uint32_t{1} << l;
+      const uint32_t offset = offsets[l];
+      *slot++ = offset;
+      for (uint32_t w = offset / 4; w < offset / 4 + words; ++w) {
+        const Cell& c = words_[w];
+        if (c.split) {
+          const Cell* cells = ByteCells(c);
+          for (uint32_t b = 0; b < 4; ++b) {
+            if (cells[b].write.epoch != epoch) continue;
+            at_lane.SetLane(l);
+            CheckRead(at_lane, cells[b], 4 * w + b, &out);
+          }
+        } else if (c.write.epoch == epoch) {
+          at_lane.SetLane(l);
+          CheckRead(at_lane, c, 4 * w, &out);
+        }
+      }
+      if (out.found) {
+        *lane = l;
+        break;
+      }
+    }
+  }
+  pending_used_ = static_cast<size_t>(slot - pending_offsets_.data());
+  Stamp me = a.me;
+  me.tid = uint16_t(a.base_tid);
+  pending_.push_back(PendingRead{me, done, size, first});
+  *lanes = m;
+  return out;
+}
+
 Conflict RaceShadow::Write(const Accessor& a, uint32_t offset, uint32_t size,
                            const uint8_t* data, const uint8_t* memory,
                            uint64_t* same_value) {
   AddPendingReadersOf(offset, size, a.me.epoch);
+  WidenWritten(offset, offset + size);
   Conflict out;
   if ((offset & 3) == 0 && (size & 3) == 0) {
     for (uint32_t w = offset / 4; w < (offset + size) / 4; ++w) {
@@ -284,6 +393,64 @@ Conflict RaceShadow::Write(const Accessor& a, uint32_t offset, uint32_t size,
     CheckWrite(a, ByteCells(words_[w])[at % 4], at, data[at - offset] == memory[at],
                same_value, &out);
   }
+  return out;
+}
+
+Conflict RaceShadow::WriteLanes(const Accessor& a, uint32_t* lanes,
+                                const uint32_t offsets[32], uint32_t size,
+                                const uint8_t* data, uint8_t* memory, uint64_t* same_value,
+                                uint32_t* lane) {
+  Conflict out;
+  Accessor at_lane = a;
+  const uint32_t epoch = a.me.epoch;
+  const uint32_t words = size / 4;
+  uint32_t m = *lanes;
+  uint32_t lo = ~uint32_t{0}, hi = 0;  // the bytes of the lanes written (checked) so far
+  while (m != 0) {
+    const uint32_t l = static_cast<uint32_t>(__builtin_ctz(m));
+    m &= m - 1;
+    at_lane.SetLane(l);
+    const uint32_t offset = offsets[l];
+    const uint8_t* d = data + size_t{l} * size;
+    lo = offset < lo ? offset : lo;
+    hi = offset > hi ? offset : hi;
+    AddPendingReadersOf(offset, size, epoch);
+    for (uint32_t k = 0; k < words; ++k) {
+      const uint32_t w = offset / 4 + k;
+      const uint8_t* dw = d + 4 * k;
+      const uint8_t* mw = memory + 4 * w;
+      Cell& c = words_[w];
+      if (c.split) {
+        Cell* cells = ByteCells(c);
+        for (uint32_t b = 0; b < 4; ++b) {
+          CheckWrite(at_lane, cells[b], 4 * w + b, dw[b] == mw[b], same_value, &out);
+        }
+        c.write = at_lane.me;
+        c.read.epoch = 0;
+        c.more = 0;
+        c.tail = 0;
+        c.split = 0;
+      } else {
+        uint32_t dv, mv;
+        std::memcpy(&dv, dw, 4);
+        std::memcpy(&mv, mw, 4);
+        CheckWrite(at_lane, c, 4 * w, dv == mv, same_value, &out);
+      }
+    }
+    if (out.found) {
+      *lane = l;
+      break;
+    }
+    // Fixed-size copies (inline moves; size is 4, 8, 16 or 32).
+    switch (size) {
+      case 4: std::memcpy(memory + offset, d, 4); break;
+      case 8: std::memcpy(memory + offset, d, 8); break;
+      case 16: std::memcpy(memory + offset, d, 16); break;
+      default: std::memcpy(memory + offset, d, size); break;
+    }
+  }
+  if (lo <= hi) WidenWritten(lo, hi + size);
+  *lanes = m;
   return out;
 }
 

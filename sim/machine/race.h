@@ -25,15 +25,20 @@
 // Pending readers. A reader list is only ever consulted by a later write of the same
 // epoch (or copied when a word splits), and in the common kernel shape (store, barrier,
 // load, barrier) no write follows the loads within their epoch. So a word-aligned read
-// is checked against the cell's last write at once (that conflict is reported by the
-// read itself), but joins the cells' reader lists later: it is logged and its words
-// marked, and the log is replayed in order (AddPendingReaders) before a write or a
-// byte-granular read touches a marked word (those are the only operations that read,
-// reset or split a word's lists; on unmarked words they commute with the pending
-// additions, which touch other cells). A new epoch drops the log, because readers of
-// an earlier epoch are never consulted. Every Read and Write therefore sees exactly the
-// lists it would have seen with the readers added at once. (Loads of one buffer and
-// stores into another within an epoch, as the round-trip harness does, replay nothing.)
+// is checked against the cells' last writes at once (that conflict is reported by the
+// read itself; a read outside the bytes written in the epoch so far has none to check
+// and touches no cell), but joins the cells' reader lists later: it is logged, and the log
+// is replayed in order (AddPendingReaders) before a write or a byte-granular read
+// touches a word with a logged read (those are the only operations that read, reset or
+// split a word's lists; on other words they commute with the pending additions, which
+// touch other cells). Which words have logged reads is worked out only when needed: an
+// access outside the log's byte range has none; one inside it first marks the words of
+// the entries logged since the last marking (Cell::pending_epoch). A new epoch drops the
+// log, because readers of an earlier epoch are never consulted. Every Read and Write
+// therefore sees exactly the lists it would have seen with the readers added at once.
+// (Loads of one buffer and stores into another within an epoch, as the round-trip
+// harness does, replay nothing.) A warp instruction's reads are one log entry
+// (ReadLanes: the lanes' offsets, each lane's thread being base tid + lane).
 //
 // A write that races only with earlier writes of the same bytes (Triton stores
 // broadcast data from every thread that holds it) is not a fault; it is counted.
@@ -66,6 +71,19 @@ struct Accessor {
   uint32_t lane_gen = 0;
   uint32_t lane_sync_mask = 0;
   const uint32_t* warp_view = nullptr;
+  // The warp's per-lane ordering state, for ReadLanes/WriteLanes, which move the
+  // accessor from lane to lane themselves: lane L is thread base_tid + L with
+  // lane_gens[L] and lane_sync_masks[L] (Machine::MakeAccessor sets them).
+  uint32_t base_tid = 0;
+  const uint32_t* lane_gens = nullptr;
+  const uint32_t* lane_sync_masks = nullptr;
+  // Makes this the accessor of lane `lane` of the warp (requires the three above).
+  void SetLane(uint32_t l) {
+    me.tid = uint16_t(base_tid + l);
+    lane = l;
+    lane_gen = lane_gens[l];
+    lane_sync_mask = lane_sync_masks[l];
+  }
 };
 
 // A race found by Read/Write: the earlier access it conflicts with.
@@ -85,12 +103,37 @@ class RaceShadow {
   void NewEpoch() {
     pool_.clear();
     pending_.clear();
+    pending_used_ = 0;
+    pending_marked_ = 0;
+    pending_lo_ = ~uint32_t{0};
+    pending_hi_ = 0;
+    written_lo_ = ~uint32_t{0};
+    written_hi_ = 0;
   }
 
   // Checks and records a read / write of [offset, offset + size). `data` (writes) is
   // the bytes being written, compared with `memory` (the current contents) to tell
   // benign same-value writes; `*same_value` counts those.
   Conflict Read(const Accessor& a, uint32_t offset, uint32_t size);
+  // One warp instruction's word-aligned reads: lane L of *lanes reads
+  // [offsets[L], offsets[L] + size), lanes in increasing order, exactly as a.SetLane(L)
+  // then Read(a, offsets[L], size) for each. Requires: size a multiple of 4, every
+  // offset a multiple of 4, a.lane_gens and a.lane_sync_masks set. Stops after the first
+  // lane whose read conflicts: returns its conflict, sets *lane to it and clears it and
+  // the lanes before it from *lanes (call again for the rest); otherwise returns no
+  // conflict with *lanes 0. One pending-log entry per call instead of one per lane.
+  Conflict ReadLanes(const Accessor& a, uint32_t* lanes, const uint32_t offsets[32],
+                     uint32_t size, uint32_t* lane);
+  // The same for one warp instruction's word-aligned writes: for lane L of *lanes in
+  // increasing order, a.SetLane(L), Write(a, offsets[L], size, data + L * size, memory,
+  // same_value), then lane L's bytes copied to memory + offsets[L] (so a lane's
+  // same-value test sees the lanes before it). Stops at the first lane whose write
+  // conflicts, before copying its bytes: returns its conflict, sets *lane to it and
+  // clears it and the lanes before it from *lanes; the caller copies its bytes (or stops)
+  // and calls again for the rest. Requires what ReadLanes requires.
+  Conflict WriteLanes(const Accessor& a, uint32_t* lanes, const uint32_t offsets[32],
+                      uint32_t size, const uint8_t* data, uint8_t* memory,
+                      uint64_t* same_value, uint32_t* lane);
   Conflict Write(const Accessor& a, uint32_t offset, uint32_t size, const uint8_t* data,
                  const uint8_t* memory, uint64_t* same_value);
 
@@ -115,7 +158,8 @@ class RaceShadow {
     uint8_t split = 0;  // word cells: 1 when the word lives in byte cells
     uint32_t group = 0;  // word cells: 1 + index of its four byte cells in bytes_ (0: none yet)
     // Word cells: the epoch of a logged read of this word not yet added to its readers
-    // (0 or an earlier epoch: none).
+    // (0 or an earlier epoch: none). Set for the log's first pending_marked_ entries only:
+    // words are marked when a write or byte read first falls inside the log's byte range.
     uint32_t pending_epoch = 0;
   };
   struct Node {
@@ -144,6 +188,13 @@ class RaceShadow {
   void AddPendingReaders();
   // AddPendingReaders when a word of [offset, offset + size) has a pending read.
   inline void AddPendingReadersOf(uint32_t offset, uint32_t size, uint32_t epoch);
+  // Marks the words of the log's entries from pending_marked_ on (Cell::pending_epoch).
+  void MarkPendingWords(uint32_t epoch);
+  // Room for n more offsets in the log: where the next goes.
+  inline uint32_t* PendingOffsets(uint32_t n);
+  // Widen [pending_lo_, pending_hi_) and [written_lo_, written_hi_) to cover [lo, hi).
+  inline void WidenPending(uint32_t lo, uint32_t hi);
+  inline void WidenWritten(uint32_t lo, uint32_t hi);
   // Moves word `word` into its byte cells (`epoch`: the accessing thread's).
   void Split(uint32_t word, uint32_t epoch);
   // A copy of the list at `more`: its head, and its last node in *tail.
@@ -161,12 +212,28 @@ class RaceShadow {
   std::vector<Node> pool_;
   // Word-aligned reads of this epoch checked against the last writes but not yet added
   // to their cells' readers (the header's "Pending readers").
+  // One entry per Read or ReadLanes call: lane L of `mask` (in increasing order) is
+  // thread me.tid + L reading `size` bytes at the next offset of pending_offsets_ from
+  // `first` on (Read: mask 1, its own tid).
   struct PendingRead {
     Stamp me;
-    uint32_t offset = 0;
+    uint32_t mask = 0;
     uint32_t size = 0;
+    uint32_t first = 0;
   };
   std::vector<PendingRead> pending_;
+  std::vector<uint32_t> pending_offsets_;  // the first pending_used_ are the log's
+  size_t pending_used_ = 0;
+  // The log's entries whose words carry their pending_epoch mark, and the bytes the
+  // log covers ([pending_lo_, pending_hi_); empty: lo > hi).
+  size_t pending_marked_ = 0;
+  uint32_t pending_lo_ = ~uint32_t{0};
+  uint32_t pending_hi_ = 0;
+  // The bytes written in this epoch ([written_lo_, written_hi_), a superset; empty:
+  // lo > hi): a read outside it meets no write of the epoch, so it cannot conflict and
+  // its cells are not looked at.
+  uint32_t written_lo_ = ~uint32_t{0};
+  uint32_t written_hi_ = 0;
 };
 
 }  // namespace warpcheck::sim::machine

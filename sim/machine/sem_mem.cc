@@ -194,7 +194,7 @@ inline bool Misaligned(Exec& x, const Insn& in, int l, uint64_t addr, uint32_t s
 
 void CountShared(Exec& x, const uint32_t addr[32], uint32_t mask, uint32_t bytes,
                  bool store) {
-  bank::BankCost c = bank::SharedRequestCost(addr, mask, bytes);
+  bank::BankCost c = x.m->SharedCost(x.pc, addr, mask, bytes);
   Counters& k = x.m->mutable_counters();
   k.smem_requests[store] += 1;
   k.smem_wavefronts[store] += c.wavefronts;
@@ -207,8 +207,7 @@ void CountShared(Exec& x, const uint32_t addr[32], uint32_t mask, uint32_t bytes
 // the value needs neither sign extension nor the register mask (the load does not
 // extend and the register holds every bit of the element), so it is stored as read.
 template <bool kStore, uint32_t kEb, uint32_t kVec, bool kPlain>
-void MoveLaneData(Exec& x, const Insn& in, uint32_t mask, uint8_t* mem, uint64_t delta,
-                  uint32_t* saddr) {
+void MoveLaneData(Exec& x, const Insn& in, uint32_t mask, uint8_t* mem, uint64_t delta) {
   const uint64_t* base = x.R(in.s[0]);
   const uint64_t* src[kVec];
   uint64_t* dst[kVec];
@@ -225,7 +224,6 @@ void MoveLaneData(Exec& x, const Insn& in, uint32_t mask, uint8_t* mem, uint64_t
   auto lane = [&](int l) {
     const uint64_t at = base[l] + delta;
     uint8_t* ptr = mem + at;
-    saddr[l] = uint32_t(at);
     for (uint32_t i = 0; i < kVec; ++i) {
       if constexpr (kStore) {
         WriteLE(ptr + i * kEb, src[i][l], kEb);
@@ -267,11 +265,13 @@ FastResult FastLdSt(Exec& x, const Insn& in, uint32_t mask, bool checked) {
   const uint64_t* base = x.R(in.s[0]);
   const uint64_t offset = uint64_t(in.offset);
   uint64_t lo = ~uint64_t{0}, hi = 0, bits = 0;
+  uint32_t saddr[32];  // shared offsets (used only for shared accesses)
   ForLanes(mask, [&](int l) {
     const uint64_t addr = base[l] + offset;
     lo = addr < lo ? addr : lo;
     hi = addr > hi ? addr : hi;
     bits |= addr;
+    saddr[l] = uint32_t(addr - kSharedBase);
   });
   if (bits & (size - 1)) return kNotTaken;
   // [lo, hi + size) in one buffer; hi + size cannot wrap once lo..hi is in a buffer.
@@ -290,19 +290,34 @@ FastResult FastLdSt(Exec& x, const Insn& in, uint32_t mask, bool checked) {
     mem = p;
     mem_base = lo;
   }
-  uint32_t saddr[32];
-  if (checked && shared) {
+  if (checked && shared && (size & 3) == 0) {
+    // Whole words (every lane is aligned to size): the warp's checks in one batch, lane
+    // by lane in the same order as below (a store's lane checked right before it writes).
+    if constexpr (kStore) {
+      uint8_t bytes[32 * 32];
+      ForLanes(mask, [&](int l) {
+        for (uint32_t i = 0; i < vec; ++i)
+          WriteLE(bytes + size_t(l) * size + i * kEb, x.R(in.s[1 + i])[l], kEb);
+      });
+      if (!x.m->StoreSharedChecked(x, x.m->MakeAccessor(x, 0), mask, saddr, size, bytes))
+        return FastResult::kFaulted;
+      CountShared(x, saddr, mask, size, kStore);
+      return FastResult::kDone;
+    } else {
+      if (!x.m->CheckSharedReads(x, x.m->MakeAccessor(x, 0), mask, saddr, size))
+        return FastResult::kFaulted;
+    }
+  } else if (checked && shared) {
     Accessor acc = x.m->MakeAccessor(x, 0);
     for (uint32_t mm = mask; mm != 0; mm &= mm - 1) {
       const int l = __builtin_ctz(mm);
       Machine::SetLane(acc, *x.w, l);
-      const uint32_t at = uint32_t(base[l] + offset - kSharedBase);
+      const uint32_t at = saddr[l];
       if constexpr (kStore) {
         uint8_t bytes[32];
         for (uint32_t i = 0; i < vec; ++i) WriteLE(bytes + i * kEb, x.R(in.s[1 + i])[l], kEb);
         if (!x.m->CheckSharedWrite(x, acc, l, at, size, bytes)) return FastResult::kFaulted;
         std::memcpy(mem + at, bytes, size);
-        saddr[l] = at;
       } else {
         if (!x.m->CheckSharedRead(x, acc, l, at, size)) return FastResult::kFaulted;
       }
@@ -319,22 +334,22 @@ FastResult FastLdSt(Exec& x, const Insn& in, uint32_t mask, bool checked) {
   const bool plain = kStore || ((!in.sext || kEb >= 8) && (in.dmask & kElemMask) == kElemMask);
   switch (vec * 2 + (plain ? 1 : 0)) {
     case 2:
-      MoveLaneData<kStore, kEb, 1, false>(x, in, mask, mem, delta, saddr);
+      MoveLaneData<kStore, kEb, 1, false>(x, in, mask, mem, delta);
       break;
     case 3:
-      MoveLaneData<kStore, kEb, 1, true>(x, in, mask, mem, delta, saddr);
+      MoveLaneData<kStore, kEb, 1, true>(x, in, mask, mem, delta);
       break;
     case 4:
-      MoveLaneData<kStore, kEb, 2, false>(x, in, mask, mem, delta, saddr);
+      MoveLaneData<kStore, kEb, 2, false>(x, in, mask, mem, delta);
       break;
     case 5:
-      MoveLaneData<kStore, kEb, 2, true>(x, in, mask, mem, delta, saddr);
+      MoveLaneData<kStore, kEb, 2, true>(x, in, mask, mem, delta);
       break;
     case 8:
-      MoveLaneData<kStore, kEb, 4, false>(x, in, mask, mem, delta, saddr);
+      MoveLaneData<kStore, kEb, 4, false>(x, in, mask, mem, delta);
       break;
     default:
-      MoveLaneData<kStore, kEb, 4, true>(x, in, mask, mem, delta, saddr);
+      MoveLaneData<kStore, kEb, 4, true>(x, in, mask, mem, delta);
       break;
   }
   if (shared) {

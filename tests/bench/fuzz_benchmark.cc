@@ -3,7 +3,7 @@
 //
 //   BM_GeneratePair        pair generation alone
 //   BM_CheckPairNoProof    one pair through the whole check without Z3: plan both
-//                          directions, emit both harnesses, parse, simulate each on random
+//                          directions, emit both harnesses, decode, simulate each on random
 //                          data and distinct tags (4 runs, race detection on), cost model
 //   BM_CheckPairOnceOnly   the same, once harness on random data only (plan + emit +
 //                          simulate: the rate figure); /iterations:N: fixed

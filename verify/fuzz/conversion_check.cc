@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "sim/machine/launch.h"
+#include "sim/machine/machine.h"
 #include "sim/machine/program.h"
 #include "verify/plan/plan_prove.h"
 #include "verify/plan/round_trip_prove.h"
@@ -98,14 +99,19 @@ void ProvePlans(const sim::plan::ConversionProblem& problem,
 }
 
 // One harness on the simulator with one fill: run "<harness>/<fill>". `program` is the
-// harness's kernel decoded once for both fills (or why it does not decode).
+// harness's kernel decoded once for both fills (or why it does not decode), `memo` the
+// bank costs its launches share (the same figures as each launch's own).
 void RunHarness(const sim::plan::ConversionProblem& problem,
                 const absl::StatusOr<sim::machine::Program>& program, Harness h,
-                BufferParam::Fill fill, uint64_t seed, ConvertCheckReport* check) {
+                BufferParam::Fill fill, uint64_t seed, sim::machine::SharedCostMemo* memo,
+                ConvertCheckReport* check) {
   LaunchSpec spec = sim::ptx::HarnessLaunchSpec(problem, "<emitted>", fill, seed,
                                                 h == Harness::kRoundTrip ? 2 : 1);
+  const bool measured = h == Harness::kOnce && fill == BufferParam::RANDOM;
   sim::machine::RunOptions ro;
   ro.hash_buffers = false;  // only ok, faults and counters are read
+  ro.report_counters = measured;  // read from this run only (below)
+  ro.shared_cost_memo = memo;
   auto run = program.ok() ? sim::machine::RunLaunchSpecOnProgram(spec, *program, ".", ro)
                           : absl::StatusOr<sim::machine::LaunchResult>(program.status());
   ConvertCheckReport::Run* r = check->add_runs();
@@ -122,7 +128,7 @@ void RunHarness(const sim::plan::ConversionProblem& problem,
     check->set_ok(false);
     r->set_detail(FailureText(run->report));
   }
-  if (h == Harness::kOnce && fill == BufferParam::RANDOM) {
+  if (measured) {
     for (const auto& [k, v] : run->report.counters()) {
       (*check->mutable_measured())[k] = static_cast<int64_t>(v);
     }
@@ -215,14 +221,18 @@ ConvertCheckReport CheckConversion(const sim::plan::ConversionProblem& problem,
   if (options.prove_plans) ProvePlans(problem, trip, &check, inconclusive);
   std::vector<Harness> harnesses = {Harness::kOnce};
   if (options.roundtrip) harnesses.insert(harnesses.begin(), Harness::kRoundTrip);
+  // Bank costs shared by the launches (an entry per pc of harnesses this size).
+  sim::machine::SharedCostMemo memo(1024);
   for (Harness h : harnesses) {
     // The tree `convert emit` prints (no print and parse on the way).
     const sim::ptx::Module module =
         sim::ptx::EmitHarnessModule(problem, trip.forward, &trip.backward, h);
     const absl::StatusOr<sim::machine::Program> program =
         sim::machine::Decode(module, module.kernels[0]);
-    RunHarness(problem, program, h, BufferParam::RANDOM, options.seed, &check);
-    if (options.iota) RunHarness(problem, program, h, BufferParam::IOTA, options.seed, &check);
+    RunHarness(problem, program, h, BufferParam::RANDOM, options.seed, &memo, &check);
+    if (options.iota) {
+      RunHarness(problem, program, h, BufferParam::IOTA, options.seed, &memo, &check);
+    }
     if (options.prove_ptx) ProveOne(problem, module, h, &check, inconclusive);
   }
   CheckModel(plan, &check);

@@ -10,6 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sim/bank/bank_model.h"
+#include "sim/machine/machine.h"
 #include "tests/sim/machine/machine_test_util.h"
 #include "tests/testing/status_matchers.h"
 
@@ -89,6 +90,62 @@ TEST(MachineBankTest, ConflictFreeRequestsMatchTheSortingReference) {
     ASSERT_EQ(got.wavefronts, want.wavefronts) << "trial " << trial;
     ASSERT_EQ(got.minimum, want.minimum) << "trial " << trial;
   }
+}
+
+// What SharedCostMemo relies on: moving every lane by one multiple of 128 bytes keeps
+// the cost (aligned, misaligned and sub-word requests, any mask); and the memo itself,
+// over runs of requests at a few pcs where most are such shifted repeats (a hit) and the
+// rest differ in one lane, the mask or the size (a miss), always answers as the model.
+TEST(MachineBankTest, ShiftedRequestsCostTheSame) {
+  std::mt19937 rng(13);
+  for (int trial = 0; trial < 20000; ++trial) {
+    const uint32_t bytes = 1u << (rng() % 5);
+    const uint32_t span = 1u << (rng() % 12);
+    const uint32_t unit = trial % 2 == 0 ? bytes : std::min<uint32_t>(bytes, 4);
+    uint32_t addr[32], moved[32];
+    const uint32_t shift = 128 * (rng() % 1024);
+    for (uint32_t l = 0; l < 32; ++l) {
+      addr[l] = (rng() % span) * unit;
+      moved[l] = addr[l] + shift;
+    }
+    const uint32_t mask = trial % 3 == 0 ? 0xFFFFFFFFu : static_cast<uint32_t>(rng());
+    const BankCost want = SharedRequestCost(addr, mask, bytes);
+    const BankCost got = SharedRequestCost(moved, mask, bytes);
+    ASSERT_EQ(got.wavefronts, want.wavefronts) << "trial " << trial;
+    ASSERT_EQ(got.minimum, want.minimum) << "trial " << trial;
+  }
+  SharedCostMemo memo;
+  int hits_possible = 0;
+  uint32_t addr[32];
+  uint32_t mask = 0xFFFFFFFFu, bytes = 4;
+  for (uint32_t& a : addr) a = (rng() % 256) * 4;
+  for (int trial = 0; trial < 50000; ++trial) {
+    // Mostly one instruction; sometimes others (64 entries: pcs 7 and 71 share one).
+    const uint32_t pc = rng() % 4 == 0 ? rng() % 100 : 7;
+    switch (rng() % 6) {
+      case 0:  // another request
+        bytes = 1u << (rng() % 5);
+        for (uint32_t& a : addr) a = (rng() % (1u << (rng() % 10))) * bytes;
+        mask = rng() % 2 == 0 ? 0xFFFFFFFFu : static_cast<uint32_t>(rng());
+        break;
+      case 1:  // one lane elsewhere
+        addr[rng() % 32] = (rng() % 64) * bytes;
+        break;
+      case 2:  // one lane more or less
+        mask ^= 1u << (rng() % 32);
+        break;
+      default:  // the same request shifted, sometimes by a non-multiple of 128
+        ++hits_possible;
+        const uint32_t shift = rng() % 4 == 0 ? bytes * (rng() % 32) : 128 * (rng() % 64);
+        for (uint32_t& a : addr) a += shift;
+        break;
+    }
+    const BankCost want = SharedRequestCost(addr, mask, bytes);
+    const BankCost got = memo.Cost(pc, addr, mask, bytes);
+    ASSERT_EQ(got.wavefronts, want.wavefronts) << "trial " << trial;
+    ASSERT_EQ(got.minimum, want.minimum) << "trial " << trial;
+  }
+  EXPECT_GT(hits_possible, 20000);
 }
 
 // Misaligned wide accesses (outside SharedRequestCost's contract, which the aligned

@@ -227,5 +227,135 @@ TEST(MachineRaceShadowTest, AgreesWithThePlainModelOnRandomAccesses) {
   EXPECT_GT(same_values, 100);
 }
 
+// ReadLanes and WriteLanes (one warp instruction's word-aligned accesses, lanes in
+// order, the store's bytes copied lane by lane) against the model's per-lane Read and
+// Write, interleaved with single accesses of every size so that the batched calls meet
+// split words, pending logs of both kinds and reader lists. A conflict stops a batch at
+// its lane; the rest of the lanes go in the next call, as Machine does.
+TEST(MachineRaceShadowTest, WarpBatchesAgreeWithPerLaneAccesses) {
+  constexpr uint32_t kBytes = 256;
+  std::mt19937 rng(11);
+  int conflicts = 0, batches = 0, same_values = 0;
+  for (int run = 0; run < 400; ++run) {
+    const uint32_t kWarps = 1u << (run % 5);  // 1..16 warps
+    const uint32_t threads = 32 * kWarps;
+    RaceShadow shadow;
+    shadow.Reset(kBytes, threads);
+    ModelShadow model(kBytes);
+    std::vector<uint8_t> memory(kBytes, 0), model_memory(kBytes, 0);
+    uint64_t same_shadow = 0, same_model = 0;
+    uint32_t epoch = 1, pc = 0;
+    uint32_t view[32] = {};
+    uint32_t lane_gens[32], lane_masks[32];
+    for (int op = 0; op < 300; ++op) {
+      if (rng() % 41 == 0) {
+        ++epoch;
+        shadow.NewEpoch();
+      }
+      for (uint32_t& v : view) v = rng() % 4;
+      for (int l = 0; l < 32; ++l) {
+        lane_gens[l] = rng() % 4;
+        lane_masks[l] = static_cast<uint32_t>(rng());
+      }
+      const uint32_t warp = rng() % kWarps;
+      Accessor a;
+      a.me.epoch = epoch;
+      a.me.tid = static_cast<uint16_t>(32 * warp);
+      a.me.pc = static_cast<uint16_t>(pc++);
+      a.me.wgen = rng() % 4;
+      a.me.wclk = rng() % 4;
+      a.warp = warp;
+      a.last_full_gen = rng() % 4;
+      a.warp_view = view;
+      a.base_tid = 32 * warp;
+      a.lane_gens = lane_gens;
+      a.lane_sync_masks = lane_masks;
+      const bool write = rng() % 3 == 0;
+      if (rng() % 2 == 0) {
+        // A single access of 1..16 bytes by one lane.
+        a.SetLane(rng() % 32);
+        const uint32_t size = 1u << (rng() % 5);
+        const uint32_t offset = (rng() % kBytes) / size * size;
+        Conflict got, want;
+        if (write) {
+          uint8_t data[16];
+          for (uint32_t i = 0; i < size; ++i) data[i] = static_cast<uint8_t>(rng() % 2);
+          got = shadow.Write(a, offset, size, data, memory.data(), &same_shadow);
+          want = model.Write(a, offset, size, data, model_memory.data(), &same_model);
+          std::memcpy(memory.data() + offset, data, size);
+          std::memcpy(model_memory.data() + offset, data, size);
+        } else {
+          got = shadow.Read(a, offset, size);
+          want = model.Read(a, offset, size);
+        }
+        ASSERT_EQ(got.found, want.found) << "run " << run << " op " << op;
+        if (want.found) {
+          EXPECT_TRUE(SameStamp(got.prev, want.prev)) << "run " << run << " op " << op;
+          EXPECT_EQ(got.offset, want.offset) << "run " << run << " op " << op;
+        }
+        continue;
+      }
+      // A warp instruction: random lanes, 4-16 bytes each at aligned offsets (often
+      // the same few words, so lanes conflict with each other and with earlier ones).
+      ++batches;
+      const uint32_t size = 4u << (rng() % 3);
+      const uint32_t span = rng() % 2 == 0 ? kBytes : 32;
+      uint32_t offsets[32];
+      uint8_t data[32 * 16];
+      for (int l = 0; l < 32; ++l) {
+        offsets[l] = (rng() % span) / size * size;
+        for (uint32_t i = 0; i < size; ++i) data[l * size + i] = static_cast<uint8_t>(rng() % 2);
+      }
+      const uint32_t mask = rng() % 4 == 0 ? ~0u : static_cast<uint32_t>(rng());
+      // The model, lane by lane: the conflicting lanes in order.
+      std::vector<std::pair<uint32_t, Conflict>> want;
+      for (uint32_t m = mask; m != 0; m &= m - 1) {
+        const uint32_t l = static_cast<uint32_t>(__builtin_ctz(m));
+        Accessor al = a;
+        al.SetLane(l);
+        Conflict c;
+        if (write) {
+          c = model.Write(al, offsets[l], size, data + l * size, model_memory.data(),
+                          &same_model);
+          std::memcpy(model_memory.data() + offsets[l], data + l * size, size);
+        } else {
+          c = model.Read(al, offsets[l], size);
+        }
+        if (c.found) want.emplace_back(l, c);
+      }
+      std::vector<std::pair<uint32_t, Conflict>> got;
+      for (uint32_t lanes = mask; lanes != 0;) {
+        uint32_t lane = 99;
+        const Conflict c =
+            write ? shadow.WriteLanes(a, &lanes, offsets, size, data, memory.data(),
+                                      &same_shadow, &lane)
+                  : shadow.ReadLanes(a, &lanes, offsets, size, &lane);
+        if (!c.found) {
+          ASSERT_EQ(lanes, 0u);
+          break;
+        }
+        got.emplace_back(lane, c);
+        if (write) std::memcpy(memory.data() + offsets[lane], data + lane * size, size);
+      }
+      ASSERT_EQ(got.size(), want.size()) << "run " << run << " op " << op;
+      for (size_t i = 0; i < got.size(); ++i) {
+        ++conflicts;
+        EXPECT_EQ(got[i].first, want[i].first) << "run " << run << " op " << op;
+        EXPECT_TRUE(SameStamp(got[i].second.prev, want[i].second.prev))
+            << "run " << run << " op " << op;
+        EXPECT_EQ(got[i].second.prev_is_write, want[i].second.prev_is_write)
+            << "run " << run << " op " << op;
+        EXPECT_EQ(got[i].second.offset, want[i].second.offset) << "run " << run << " op " << op;
+      }
+      ASSERT_EQ(same_shadow, same_model) << "run " << run << " op " << op;
+      ASSERT_EQ(memory, model_memory) << "run " << run << " op " << op;
+    }
+    same_values += static_cast<int>(same_model);
+  }
+  EXPECT_GT(batches, 40000);
+  EXPECT_GT(conflicts, 2000);
+  EXPECT_GT(same_values, 100);
+}
+
 }  // namespace
 }  // namespace warpcheck::sim::machine
