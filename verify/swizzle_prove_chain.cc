@@ -118,6 +118,7 @@ struct ChainPlan {
   // The parameters some division up to L (or of the domain, S, the extents) divides by.
   std::vector<std::string> divisor_params;
   std::string placement_text;  // the placement spec (`domain = B; let L = iter;` + P)
+  std::vector<std::string> placement_params;  // its parameters (those it reads)
 };
 
 bool IsIter(const Expr& e) { return e.kind() == ExprKind::kVar && e.name() == "iter"; }
@@ -301,12 +302,36 @@ std::optional<ChainPlan> PlanChain(const SwizzleSpec& spec) {
   for (const Stmt* p : spec.params()) {
     if (divisor_params.contains(p->name)) plan.divisor_params.push_back(p->name);
   }
-  // The placement spec: phase 1 as the spec's (its domain aside), domain = B, L = iter,
-  // and P.
+  // The placement spec: the spec's requires and grids, domain = B, L = iter, and P,
+  // with the phase-1 lets and the parameters these read (the other lets are the
+  // `shape` link's: they cannot fail; a parameter nothing here reads is not one of the
+  // placement spec's, which then holds whatever its value).
+  absl::flat_hash_set<std::string> needed;
+  std::vector<std::string> todo;
+  for (size_t k = 0; k < stmts.size(); ++k) {
+    const Stmt& st = stmts[k];
+    const bool kept_clause = !plan.per_iter[k] && st.kind == StmtKind::kClause &&
+                             (st.keyword == "require" || st.keyword == "grid");
+    if (!kept_clause && !(plan.per_iter[k] && k > plan.let_index)) continue;
+    for (const std::string& v : sim::expr::FreeVariables(*st.value)) todo.push_back(v);
+  }
+  while (!todo.empty()) {
+    const std::string v = std::move(todo.back());
+    todo.pop_back();
+    if (!needed.insert(v).second) continue;
+    const Stmt* b = program.FindBinding(v);
+    if (b == nullptr || b->kind != StmtKind::kLet || plan.per_iter[b - stmts.data()]) continue;
+    for (const std::string& w : sim::expr::FreeVariables(*b->value)) todo.push_back(w);
+  }
   std::string text;
   for (size_t k = 0; k < stmts.size(); ++k) {
-    if (plan.per_iter[k] || &stmts[k] == &spec.domain()) continue;
-    absl::StrAppend(&text, sim::expr::Print(stmts[k]), "\n");
+    const Stmt& st = stmts[k];
+    if (plan.per_iter[k] || &st == &spec.domain()) continue;
+    if (st.kind == StmtKind::kParam || st.kind == StmtKind::kLet) {
+      if (!needed.contains(st.name)) continue;
+      if (st.kind == StmtKind::kParam) plan.placement_params.push_back(st.name);
+    }
+    absl::StrAppend(&text, sim::expr::Print(st), "\n");
   }
   std::vector<std::string> extents;
   for (const Stmt* g : spec.grids()) {
@@ -576,7 +601,11 @@ absl::StatusOr<bool> ProveByContiguity(const SwizzleSpec& spec, const SpecSweep&
     sub.total_rlimit = std::max<uint64_t>(
         options.total_rlimit - std::min(options.total_rlimit, run.rlimit_spent()), 1);
   }
-  ASSIGN_OR_RETURN(SwizzleProof p, ProveSpec(*placement, box, sub));
+  SpecSweep placement_box;
+  for (const auto& [n, r] : box.ranges) {
+    if (absl::c_linear_search(plan->placement_params, n)) placement_box.ranges.push_back({n, r});
+  }
+  ASSIGN_OR_RETURN(SwizzleProof p, ProveSpec(*placement, placement_box, sub));
   proof->solver_ms += p.solver_ms;
   proof->num_queries += p.num_queries;
   proof->configs += configs + p.configs;
