@@ -105,11 +105,11 @@ constexpr int64_t kMaxChainConfigs = 64;
 
 // What PlanChain recognised (see the essay above).
 struct ChainPlan {
-  ExprPtr s;              // S, lets inlined
+  ExprPtr s;               // S, lets inlined
   std::vector<ExprPtr> y;  // the domain's factors other than S's, lets inlined
-  size_t skip_index = 0;  // the skip clause
-  size_t let_index = 0;   // L's statement
-  std::string let_name;   // L
+  size_t skip_index = 0;   // the skip clause
+  size_t let_index = 0;    // L's statement
+  std::string let_name;    // L
   std::vector<bool> per_iter;
   // Per statement up to L that runs per iteration: its value with every `iter // S`
   // and `iter % S` replaced by the names kDigitC and kDigitJ (null for the others).
@@ -248,7 +248,8 @@ std::optional<ChainPlan> PlanChain(const SwizzleSpec& spec) {
   if (xi->kind() != ExprKind::kMod || !IsDigitRead(*xi, program, *plan.s)) {
     return std::nullopt;
   }
-  const ExprPtr n_root = program.InlineLets(n);  // kept alive while pending points into it
+  // n_root stays alive while `pending` points into it.
+  const ExprPtr n_root = program.InlineLets(n);
   pending = {n_root.get()};
   seen.clear();
   while (!pending.empty()) {
@@ -320,7 +321,8 @@ std::optional<ChainPlan> PlanChain(const SwizzleSpec& spec) {
     todo.pop_back();
     if (!needed.insert(v).second) continue;
     const Stmt* b = program.FindBinding(v);
-    if (b == nullptr || b->kind != StmtKind::kLet || plan.per_iter[b - stmts.data()]) continue;
+    if (b == nullptr || b->kind != StmtKind::kLet || plan.per_iter[b - stmts.data()])
+      continue;
     for (const std::string& w : sim::expr::FreeVariables(*b->value)) todo.push_back(w);
   }
   std::string text;
@@ -360,7 +362,11 @@ class ChainConfig {
   ChainConfig(const SwizzleSpec& spec, const ChainPlan& plan,
               const std::vector<std::string>& names, std::vector<ParamRange> ranges,
               QueryRunner& run)
-      : spec_(spec), plan_(plan), names_(names), ranges_(std::move(ranges)), run_(run),
+      : spec_(spec),
+        plan_(plan),
+        names_(names),
+        ranges_(std::move(ranges)),
+        run_(run),
         enc_(ctx_) {
     const SwizzleProveOptions& o = run.options();
     enc_.set_small_divisor_cases(o.small_divisor_cases);
@@ -391,11 +397,13 @@ std::string ChainConfig::Prefix() const {
     parts.push_back(absl::StrCat(names_[i], "=", ranges_[i].ToString()));
   }
   std::string base = spec_.source_name();
-  if (size_t slash = base.rfind('/'); slash != std::string::npos) base = base.substr(slash + 1);
+  if (size_t slash = base.rfind('/'); slash != std::string::npos)
+    base = base.substr(slash + 1);
   return absl::StrCat(base, "[", absl::StrJoin(parts, ","), "].contiguity.");
 }
 
-absl::StatusOr<ChainCopy> ChainConfig::Copy(Term c, ValueRange cr, Term j, ValueRange jr) {
+absl::StatusOr<ChainCopy> ChainConfig::Copy(Term c, ValueRange cr, Term j,
+                                            ValueRange jr) {
   ExprEncoder enc = enc_.Fork();
   enc.Bind(kDigitC, c, cr);
   enc.Bind(kDigitJ, j, jr);
@@ -486,9 +494,9 @@ absl::StatusOr<bool> ChainConfig::Prove(std::string* note) {
   ASSIGN_OR_RETURN(const ChainCopy next,
                    Copy(c + 1, {c_range.lo + 1, clamp(c_range.hi + 1)}, zero, at_zero));
   ASSIGN_OR_RETURN(const ChainCopy first, Copy(zero, at_zero, zero, at_zero));
-  ASSIGN_OR_RETURN(const ChainCopy last,
-                   Copy(y.value - 1, {clamp(y.range.lo - 1), clamp(y.range.hi - 1)}, zero,
-                        at_zero));
+  ASSIGN_OR_RETURN(
+      const ChainCopy last,
+      Copy(y.value - 1, {clamp(y.range.lo - 1), clamp(y.range.hi - 1)}, zero, at_zero));
   const Term shape = y.Defined(ctx_) && s.Defined(ctx_) && s.value >= 1;
   const std::vector<Term> in_domain = {c >= 0, c < y.value, j >= 0, j < s.value};
   struct Link {
@@ -528,7 +536,8 @@ absl::StatusOr<bool> ChainConfig::Prove(std::string* note) {
     ASSIGN_OR_RETURN(smt::SolverResult r, run_.Run(ctx_, name, q, limit));
     if (r.result != SatResult::kUnsat) {
       *note = absl::StrCat(
-          name, ": ", r.result == SatResult::kSat ? std::string("sat") : UnknownReason(r));
+          name, ": ",
+          r.result == SatResult::kSat ? std::string("sat") : UnknownReason(r));
       return false;
     }
   }
@@ -543,13 +552,13 @@ absl::StatusOr<bool> ProveByContiguity(const SwizzleSpec& spec, const SpecSweep&
   if (!options.contiguity_chain) return false;
   const std::optional<ChainPlan> plan = PlanChain(spec);
   if (!plan.has_value()) return false;
-  absl::StatusOr<SwizzleSpec> placement =
-      SwizzleSpec::Parse(absl::StrCat(spec.source_name(), " (placement of ", plan->let_name, ")"),
-                         plan->placement_text);
+  absl::StatusOr<SwizzleSpec> placement = SwizzleSpec::Parse(
+      absl::StrCat(spec.source_name(), " (placement of ", plan->let_name, ")"),
+      plan->placement_text);
   if (!placement.ok()) {
-    return absl::InternalError(absl::StrCat("contiguity chain: the placement spec of ",
-                                            spec.source_name(), " does not parse: ",
-                                            placement.status().message()));
+    return absl::InternalError(
+        absl::StrCat("contiguity chain: the placement spec of ", spec.source_name(),
+                     " does not parse: ", placement.status().message()));
   }
   std::vector<std::string> names;
   std::vector<ParamRange> ranges;
@@ -574,9 +583,8 @@ absl::StatusOr<bool> ProveByContiguity(const SwizzleSpec& spec, const SpecSweep&
     enumerated.push_back(i);
   }
   const auto end_chain = [&](const std::string& why) {
-    proof->notes.push_back(absl::StrCat(
-        "contiguity chain through `", plan->let_name, "` ended (", why,
-        "); the direct route decides"));
+    proof->notes.push_back(absl::StrCat("contiguity chain through `", plan->let_name,
+                                        "` ended (", why, "); the direct route decides"));
     return false;
   };
   std::vector<ParamRange> at = ranges;
@@ -603,7 +611,8 @@ absl::StatusOr<bool> ProveByContiguity(const SwizzleSpec& spec, const SpecSweep&
   }
   SpecSweep placement_box;
   for (const auto& [n, r] : box.ranges) {
-    if (absl::c_linear_search(plan->placement_params, n)) placement_box.ranges.push_back({n, r});
+    if (absl::c_linear_search(plan->placement_params, n))
+      placement_box.ranges.push_back({n, r});
   }
   ASSIGN_OR_RETURN(SwizzleProof p, ProveSpec(*placement, placement_box, sub));
   proof->solver_ms += p.solver_ms;
@@ -625,8 +634,9 @@ absl::StatusOr<bool> ProveByContiguity(const SwizzleSpec& spec, const SpecSweep&
       "proved through the contiguity chain (verify/README.md, \"Eleventh pass\"): `",
       plan->let_name, "` numbers the kept iterations 0..B-1 in ", configs,
       " configuration(s)",
-      enumerated_names.empty() ? ""
-                               : absl::StrCat(" of ", absl::StrJoin(enumerated_names, ", ")),
+      enumerated_names.empty()
+          ? ""
+          : absl::StrCat(" of ", absl::StrJoin(enumerated_names, ", ")),
       ", and its placement (`domain = B; let ", plan->let_name,
       " = iter;` and the statements after it) holds"));
   return true;

@@ -104,8 +104,8 @@ std::vector<bool> PerIteration(const sim::expr::Program& program);
 // chain does not apply or some link was not unsat (a note says which): never a
 // violation. The queries run through `run` (its budget, total_rlimit included).
 absl::StatusOr<bool> ProveByContiguity(const sim::swizzle::SwizzleSpec& spec,
-                                       const sim::swizzle::SpecSweep& box, QueryRunner& run,
-                                       SwizzleProof* proof);
+                                       const sim::swizzle::SpecSweep& box,
+                                       QueryRunner& run, SwizzleProof* proof);
 
 }  // namespace warpcheck::verify::internal
 

@@ -1146,10 +1146,12 @@ TEST(SwizzleProveSpecTest, ContiguityChainDecidesStreamKAt16x) {
   EXPECT_EQ(UnknownQueries(with), 0) << with.ToString();
   EXPECT_THAT(with.notes, Contains(HasSubstr("proved through the contiguity chain")));
   // Every link ran, in each of the 8 configurations of ctas.
-  for (const char* link : {"shape", "no_error", "length", "shift", "first", "next", "last"}) {
+  for (const char* link :
+       {"shape", "no_error", "length", "shift", "first", "next", "last"}) {
     EXPECT_EQ(absl::c_count_if(with.queries,
                                [&](const QueryRecord& q) {
-                                 return absl::EndsWith(q.name, absl::StrCat(".contiguity.", link));
+                                 return absl::EndsWith(
+                                     q.name, absl::StrCat(".contiguity.", link));
                                }),
               8)
         << link;
@@ -1169,7 +1171,8 @@ TEST(SwizzleProveSpecTest, ContiguityChainDecidesStreamKAt16x) {
 // holds through the chain, as the sweep says. At 16x, where the low corner's sweep is
 // skipped too, none holds either.
 TEST(SwizzleProveSpecTest, ContiguityChainKeepsWrongStreamKSplitsRefuted) {
-  const std::string path = absl::StrCat(WARPCHECK_SOURCE_DIR, "/corpus/swizzle/stream_k.swz");
+  const std::string path =
+      absl::StrCat(WARPCHECK_SOURCE_DIR, "/corpus/swizzle/stream_k.swz");
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
@@ -1184,7 +1187,8 @@ TEST(SwizzleProveSpecTest, ContiguityChainKeepsWrongStreamKSplitsRefuted) {
     const char* link;
   };
   const std::vector<Wrong> wrong = {
-      {"sk_start_short.swz", start, "let start = cta * base + min(cta, extra - 1);", "first"},
+      {"sk_start_short.swz", start, "let start = cta * base + min(cta, extra - 1);",
+       "first"},
       {"sk_length_long.swz", length, "let length = base + select(cta <= extra, 1, 0);",
        "last"},
       {"sk_start_slots.swz", start, "let start = cta * slots;", "next"},
@@ -1201,14 +1205,16 @@ TEST(SwizzleProveSpecTest, ContiguityChainKeepsWrongStreamKSplitsRefuted) {
     ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, {}, o));
     ExpectAgreesWithSweep(spec, p);
     EXPECT_EQ(p.verdict, Verdict::kViolated);
-    EXPECT_THAT(p.notes, Contains(AllOf(HasSubstr("contiguity chain through `global` ended"),
-                                        HasSubstr(absl::StrCat(".contiguity.", w.link, ": sat")))))
+    EXPECT_THAT(p.notes,
+                Contains(AllOf(HasSubstr("contiguity chain through `global` ended"),
+                               HasSubstr(absl::StrCat(".contiguity.", w.link, ": sat")))))
         << p.ToString();
     SwizzleProveOptions wide = o;
     wide.total_rlimit = 1'000'000;
     ASSERT_OK_AND_ASSIGN(SwizzleProof at16, ProveSpec(spec, StreamK16x(), wide));
     EXPECT_NE(at16.verdict, Verdict::kHolds) << at16.ToString();
-    EXPECT_THAT(at16.notes, Contains(HasSubstr("contiguity chain through `global` ended")));
+    EXPECT_THAT(at16.notes,
+                Contains(HasSubstr("contiguity chain through `global` ended")));
   }
 }
 
