@@ -25,18 +25,25 @@
 // verdict: the direct route then runs as before):
 //   shape      phase 1 never fails, S and Y are defined and S >= 1;
 //   no_error   no statement up to L fails at any iteration (in the evaluator's order);
-//   length     at every (c, j): L and n are defined at (c, 0), 0 <= n(c) <= S, and (c, j)
-//              gets past the skip exactly when j < n(c);
+//   length     at every (c, j): L and n are defined at (c, 0), and (c, j) gets past the
+//              skip exactly when j < n(c); CTA c then keeps k(c) = max(0, min(n(c), S))
+//              slots, j in [0, k(c));
 //   shift      L(c, j) = L(c, 0) + j where (c, j) gets past the skip;
-//   first      Y >= 1 and L(0, 0) = 0;
-//   next       L(c + 1, 0) = L(c, 0) + n(c) for 0 <= c < Y - 1;
-//   last       L(Y - 1, 0) + n(Y - 1) = B;
-//   placement  the spec `domain = B; let L = iter;` followed by P (phase 1 as the
-//              spec's) holds on the same box: a spec of its own, proved by ProveSpec.
+//   first      Y >= 1, k(0) > 0 and L(0, 0) = 0;
+//   next       for 0 <= c < Y - 1: when k(c + 1) > 0, also k(c) > 0 and
+//              L(c + 1, 0) = L(c, 0) + k(c) (the CTAs that keep slots are a prefix);
+//   last       for 0 <= c < Y: when k(c) > 0 and c is the last such CTA (c = Y - 1 or
+//              k(c + 1) = 0), L(c, 0) + k(c) = B;
+//   placement  the spec `domain = B; let L = iter;` followed by P, with the spec's
+//              requires and grids and the phase-1 lets and parameters these read
+//              (the other lets cannot fail: shape), holds on the same box: a spec of
+//              its own, proved by ProveSpec.
 // Why that is the spec's `holds`. Write s(c) = L(c, 0). By length, CTA c keeps exactly
-// the j in [0, n(c)) (n(c) <= S), and by shift those have L in [s(c), s(c) + n(c)); by
-// first, next and last these intervals are consecutive, from 0 to B (empty ones
-// included), so L maps the kept iterations one-to-one onto [0, B). P reads nothing per
+// the j in [0, k(c)), and by shift those have L in [s(c), s(c) + k(c)). By next the CTAs
+// with k(c) > 0 are 0..m-1 for some m (m >= 1 by first), and their intervals follow one
+// another from s(0) = 0; the last of them ends at B (last). So L maps the kept
+// iterations one-to-one onto [0, B), whatever the starts of the CTAs that keep nothing
+// (Stream-K's when total < ctas, a blocked split's past the work). P reads nothing per
 // iteration but L, so at a kept iteration it evaluates as the placement spec does at
 // iter = L: no error, no skip, in the box, tails right, and one-to-one onto the box (the
 // placement spec's injectivity and count). So the spec has no evaluation error, every
@@ -494,11 +501,11 @@ absl::StatusOr<bool> ChainConfig::Prove(std::string* note) {
   ASSIGN_OR_RETURN(const ChainCopy next,
                    Copy(c + 1, {c_range.lo + 1, clamp(c_range.hi + 1)}, zero, at_zero));
   ASSIGN_OR_RETURN(const ChainCopy first, Copy(zero, at_zero, zero, at_zero));
-  ASSIGN_OR_RETURN(
-      const ChainCopy last,
-      Copy(y.value - 1, {clamp(y.range.lo - 1), clamp(y.range.hi - 1)}, zero, at_zero));
   const Term shape = y.Defined(ctx_) && s.Defined(ctx_) && s.value >= 1;
   const std::vector<Term> in_domain = {c >= 0, c < y.value, j >= 0, j < s.value};
+  // How many slots a CTA keeps: the j in [0, S) below n(c) (a bound past either end,
+  // e.g. a negative length for a CTA past the work, keeps none or all).
+  auto kept = [&](Term n) { return smt::Max(ctx_.Int(0), smt::Min(n, s.value)); };
   struct Link {
     const char* name;
     std::vector<Term> assume;
@@ -514,13 +521,18 @@ absl::StatusOr<bool> ChainConfig::Prove(std::string* note) {
   const std::vector<Link> links = {
       {"shape", {}, !smt::Or(ctx_, param_errors) && (!admitted || shape)},
       {"no_error", in_a, !a.error},
-      {"length", cat(in_a, {!a.error}),
-       at_c.defined && at_c.n >= 0 && at_c.n <= s.value && a.passes == (j < at_c.n)},
+      {"length", cat(in_a, {!a.error}), at_c.defined && a.passes == (j < at_c.n)},
       {"shift", cat(in_a, {!a.error, a.passes, at_c.defined}), a.l == at_c.l + j},
-      {"first", point, y.value >= 1 && first.defined && first.l == 0},
-      {"next", cat(point, {c >= 0, c + 1 < y.value, at_c.defined}),
-       next.defined && next.l == at_c.l + at_c.n},
-      {"last", cat(point, {y.value >= 1}), last.defined && last.l + last.n == b},
+      {"first", point,
+       y.value >= 1 && first.defined && kept(first.n) > 0 && first.l == 0},
+      {"next", cat(point, {c >= 0, c + 1 < y.value, at_c.defined, next.defined}),
+       smt::Implies(kept(next.n) > 0,
+                    kept(at_c.n) > 0 && next.l == at_c.l + kept(at_c.n))},
+      {"last",
+       cat(point, {c >= 0, c < y.value, at_c.defined,
+                   smt::Implies(c + 1 < y.value, next.defined)}),
+       smt::Implies(kept(at_c.n) > 0 && (c + 1 == y.value || kept(next.n) == 0),
+                    at_c.l + kept(at_c.n) == b)},
   };
   const uint64_t limit = run_.options().solver.rlimit > 0
                              ? std::min(run_.options().solver.rlimit, kLinkRlimit)
