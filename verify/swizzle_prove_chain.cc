@@ -621,10 +621,16 @@ absl::StatusOr<bool> ProveByContiguity(const SwizzleSpec& spec, const SpecSweep&
     sub.total_rlimit = std::max<uint64_t>(
         options.total_rlimit - std::min(options.total_rlimit, run.rlimit_spent()), 1);
   }
+  // Its box and symbolic parameters: the spec's, for the parameters it has.
   SpecSweep placement_box;
   for (const auto& [n, r] : box.ranges) {
     if (absl::c_linear_search(plan->placement_params, n))
       placement_box.ranges.push_back({n, r});
+  }
+  sub.symbolic_params.clear();
+  for (const std::string& n : options.symbolic_params) {
+    if (absl::c_linear_search(plan->placement_params, n))
+      sub.symbolic_params.push_back(n);
   }
   ASSIGN_OR_RETURN(SwizzleProof p, ProveSpec(*placement, placement_box, sub));
   proof->solver_ms += p.solver_ms;

@@ -1199,6 +1199,13 @@ TEST(SwizzleProveSpecTest, ContiguityChainKeepsWrongStreamKSplitsRefuted) {
   ASSERT_OK_AND_ASSIGN(SwizzleProof holds, ProveSpec(good, {}, o));
   ExpectAgreesWithSweep(good, holds);
   EXPECT_THAT(holds.notes, Contains(HasSubstr("proved through the contiguity chain")));
+  // Symbolic parameters the placement spec does not have (ctas) are not passed on to it
+  // (a first version did, and the proof failed with "the spec has no parameter").
+  SwizzleProveOptions named = o;
+  named.symbolic_params = {"ctas", "m_tiles"};
+  ASSERT_OK_AND_ASSIGN(SwizzleProof by_name, ProveSpec(good, {}, named));
+  EXPECT_EQ(by_name.verdict, Verdict::kHolds) << by_name.ToString();
+  EXPECT_THAT(by_name.notes, Contains(HasSubstr("proved through the contiguity chain")));
   for (const Wrong& w : wrong) {
     SCOPED_TRACE(w.name);
     SwizzleSpec spec = ParseOrDie(w.name, absl::StrReplaceAll(source, {{w.from, w.to}}));
