@@ -632,7 +632,14 @@ absl::StatusOr<bool> ProveByContiguity(const SwizzleSpec& spec, const SpecSweep&
     if (absl::c_linear_search(plan->placement_params, n))
       sub.symbolic_params.push_back(n);
   }
-  ASSIGN_OR_RETURN(SwizzleProof p, ProveSpec(*placement, placement_box, sub));
+  absl::StatusOr<SwizzleProof> placed = ProveSpec(*placement, placement_box, sub);
+  if (absl::IsInvalidArgument(placed.status())) {
+    // The placement spec cannot be instantiated somewhere (B overflows, say): no
+    // link, and no statement about the spec, whose own phase 1 the `shape` link proved.
+    return end_chain(absl::StrCat("the placement spec: ", placed.status().message()));
+  }
+  if (!placed.ok()) return placed.status();
+  SwizzleProof& p = *placed;
   proof->solver_ms += p.solver_ms;
   proof->num_queries += p.num_queries;
   proof->configs += configs + p.configs;
