@@ -244,6 +244,17 @@ struct SwizzleProveOptions {
   // n and off. Anything but `holds` on a link falls back to the direct proof.
   // verify/README.md, "Twelfth pass".
   bool output_chain = true;
+  // Specs with `skip` and no `inverse`, past the enumeration that runs first: the
+  // contiguity chain. When the map's iteration is digits (c, j) of S, its one skip is
+  // `j >= n(c)`, and a let L after it numbers the kept iterations (Stream-K's `global =
+  // start(c) + j`) with the rest of the map reading the iteration only through L: L
+  // maps the kept iterations one-to-one onto [0, B) (B the box's size) when L(0, 0) =
+  // 0, L(c+1, 0) = L(c, 0) + k(c), L(Y-1, 0) + k(Y-1) = B (k(c) the slots CTA c keeps)
+  // and L(c, j) = L(c, 0) + j, one-copy queries each; then the placement of L on [0, B),
+  // proved as a spec of its own, decides the map (in range, injective and onto at once).
+  // A link that is not unsat ends the chain (a note), never a verdict. verify/README.md,
+  // "Eleventh pass".
+  bool contiguity_chain = true;
   // Specs, integer encoding: divisor cases without the nonlinear fallback
   // (smt::ExprEncoder::set_case_obligations): the one-copy query `case_obligations`
   // first proves that every case-split divisor stays within its cases at every

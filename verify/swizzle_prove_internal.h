@@ -102,6 +102,22 @@ absl::StatusOr<std::optional<ReducedSpec>> ReduceSpec(const sim::swizzle::Swizzl
 absl::StatusOr<std::optional<SwizzleProof>> ProveByOutputChain(
     const sim::swizzle::SwizzleSpec& spec, const sim::swizzle::SpecSweep& ranges,
     const SwizzleProveOptions& options);
+// The statements of a spec that run per iteration, exactly as SpecInstance classifies
+// them (sim/swizzle/spec.cc): out, tail, skip, and anything mentioning `iter` or a name
+// computed per iteration (swizzle_prove_spec.cc).
+std::vector<bool> PerIteration(const sim::expr::Program& program);
+
+// The contiguity chain (swizzle_prove_chain.cc; verify/README.md, "Eleventh pass";
+// SwizzleProveOptions::contiguity_chain): a `skip` map whose kept iterations a let L
+// numbers consecutively from 0 (Stream-K's `global = start + j`), proved as "L maps the
+// kept iterations one-to-one onto [0, B)" and "the placement of L holds on [0, B)".
+// `box` gives every parameter's range. Ensures: true when every link was proved
+// (*proof then holds, symbolic, with the links' counters and notes); false when the
+// chain does not apply or some link was not unsat (a note says which): never a
+// violation. The queries run through `run` (its budget, total_rlimit included).
+absl::StatusOr<bool> ProveByContiguity(const sim::swizzle::SwizzleSpec& spec,
+                                       const sim::swizzle::SpecSweep& box,
+                                       QueryRunner& run, SwizzleProof* proof);
 
 }  // namespace warpcheck::verify::internal
 

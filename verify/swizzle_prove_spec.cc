@@ -360,10 +360,12 @@ absl::StatusOr<SpecBox> ResolveSpecBox(const SwizzleSpec& spec, const SpecSweep&
   return b;
 }
 
+}  // namespace
+
 // Statements that run per iteration, exactly as SpecInstance classifies them
 // (sim/swizzle/spec.cc): out, tail, skip, and anything mentioning `iter` or a name
 // computed per iteration.
-std::vector<bool> PerIteration(const sim::expr::Program& program) {
+std::vector<bool> internal::PerIteration(const sim::expr::Program& program) {
   absl::flat_hash_set<std::string> per_iter = {"iter"};
   std::vector<bool> out;
   for (const Stmt& s : program.statements()) {
@@ -385,6 +387,10 @@ std::vector<bool> PerIteration(const sim::expr::Program& program) {
   }
   return out;
 }
+
+namespace {
+
+using internal::PerIteration;
 
 // The placement chain (SwizzleProveOptions::placement_chain): a per-iteration let L
 // (Triton's persistent `tile_id = start_pid + step * num_sms`) through which alone the
@@ -2644,6 +2650,10 @@ absl::StatusOr<SwizzleProof> ProveSpec(const SwizzleSpec& spec, const SpecSweep&
   if (has_skip && spec.inverse() == nullptr) {
     ASSIGN_OR_RETURN(const bool decided, EnumerateFirst(spec, whole_box, options, &proof));
     if (decided) return proof;
+    // Past the sweep: the contiguity chain, where the map has its shape.
+    ASSIGN_OR_RETURN(const bool chained,
+                     internal::ProveByContiguity(spec, whole_box, run, &proof));
+    if (chained) return proof;
   }
 
   std::vector<SubBox> boxes;
