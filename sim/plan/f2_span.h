@@ -106,29 +106,40 @@ class OffsetMap {
   explicit OffsetMap(const std::vector<uint32_t>& basis) {
     const int n = static_cast<int>(basis.size());
     // Row j: the value (low 32 bits) and the combination of basis vectors that makes it
-    // (high 32 bits), eliminated together.
+    // (high 32 bits), eliminated together. holders[b]: the rows whose value has bit b.
+    // The bases are sparse (mostly unit vectors and a few XORs of two), so a pivot is
+    // XORed into the rows that hold its bit only, found from `holders`, and the rows stay
+    // where they are (pivot_row[i]: the row that pivots on bit i).
     uint64_t row[32];
+    uint32_t holders[32] = {};
     for (int j = 0; j < n; ++j) {
       if (n >= 32 || (basis[j] >> n) != 0) {
         SlowInverse(basis);
         return;
       }
       row[j] = basis[j] | (uint64_t{1} << (32 + j));
+      for (uint32_t v = basis[j]; v != 0; v &= v - 1) holders[std::countr_zero(v)] |= 1u << j;
     }
+    int pivot_row[32];
+    uint32_t used = 0;
     for (int i = 0; i < n; ++i) {
-      int r = i;
-      while (r < n && !((row[r] >> i) & 1)) ++r;
-      if (r == n) {
+      const uint32_t candidates = holders[i] & ~used;
+      if (candidates == 0) {
         SlowInverse(basis);
         return;
       }
-      std::swap(row[i], row[r]);
-      const uint64_t pivot = row[i];
-      for (int q = 0; q < n; ++q) {
-        if (q != i && ((row[q] >> i) & 1)) row[q] ^= pivot;
+      const int r = std::countr_zero(candidates);
+      used |= 1u << r;
+      pivot_row[i] = r;
+      const uint64_t pivot = row[r];
+      const uint32_t others = holders[i] & ~(1u << r);
+      for (uint32_t q = others; q != 0; q &= q - 1) row[std::countr_zero(q)] ^= pivot;
+      for (uint32_t b = static_cast<uint32_t>(pivot); b != 0; b &= b - 1) {
+        holders[std::countr_zero(b)] ^= others;
       }
     }
-    for (int i = 0; i < n; ++i) col_[i] = static_cast<uint32_t>(row[i] >> 32);
+    // Every bit is a pivot: row pivot_row[i] holds 1 << i and the combination making it.
+    for (int i = 0; i < n; ++i) col_[i] = static_cast<uint32_t>(row[pivot_row[i]] >> 32);
   }
 
   // The offset of tensor direction (element index) e.

@@ -42,11 +42,17 @@ std::string StrategyName(Strategy s) {
   return "?";
 }
 
+// Unit and Reg gather and scatter the register bits outside the pack; the planners and the
+// code generator call them for every word they place, so the usual views take a shift:
+// no pack (a unit is the register) or the pack in the lowest bits (ViewOf's packed views).
 uint32_t WordView::Unit(uint32_t r) const {
+  const uint32_t pack_mask = PackMask();
+  const uint32_t regs = reg_bits >= 32 ? ~0u : (1u << reg_bits) - 1;
+  if ((pack_mask & (pack_mask + 1)) == 0) return (r & regs) >> Popcount(pack_mask);
   uint32_t u = 0;
   int k = 0;
   for (int i = 0; i < reg_bits; ++i) {
-    if ((PackMask() >> i) & 1) continue;
+    if ((pack_mask >> i) & 1) continue;
     if ((r >> i) & 1) u |= 1u << k;
     ++k;
   }
@@ -60,12 +66,19 @@ uint32_t WordView::Slot(uint32_t r) const {
 }
 
 uint32_t WordView::Reg(uint32_t unit, uint32_t slot) const {
+  const uint32_t pack_mask = PackMask();
   uint32_t r = 0;
-  int k = 0;
-  for (int i = 0; i < reg_bits; ++i) {
-    if ((PackMask() >> i) & 1) continue;
-    if ((unit >> k) & 1) r |= 1u << i;
-    ++k;
+  if ((pack_mask & (pack_mask + 1)) == 0) {
+    const int low = Popcount(pack_mask);
+    const int unit_bits = reg_bits - low;
+    r = (unit_bits >= 32 ? unit : unit & ((1u << unit_bits) - 1)) << low;
+  } else {
+    int k = 0;
+    for (int i = 0; i < reg_bits; ++i) {
+      if ((pack_mask >> i) & 1) continue;
+      if ((unit >> k) & 1) r |= 1u << i;
+      ++k;
+    }
   }
   for (int j = 0; j < pk(); ++j) if ((slot >> j) & 1) r |= 1u << pack[j];
   return r;
@@ -1318,6 +1331,7 @@ class SmemPlanner {
       std::vector<uint32_t> basis;
       int fixed;
       std::vector<uint32_t> start;  // the basis before its search
+      Images images;                // of `basis`, as scored: where its search starts
     };
     std::vector<Base> bases;
     for (size_t i = 0; i < prefixes.size(); ++i) {
@@ -1326,9 +1340,11 @@ class SmemPlanner {
       if (dup) continue;
       for (int order = 0; order < 3; ++order) {
         std::vector<uint32_t> basis = BaseOrder(prefixes[i], order);
-        Scored sc = Score(basis);
+        Images images = ImagesOf(Map(basis));
+        Scored sc = ScoreImages(images);
         if (sc.score.first == INT64_MAX) continue;
-        bases.push_back(Base{sc, basis, static_cast<int>(prefixes[i].size()), basis});
+        bases.push_back(
+            Base{sc, basis, static_cast<int>(prefixes[i].size()), basis, std::move(images)});
       }
     }
     std::stable_sort(bases.begin(), bases.end(),
@@ -1344,7 +1360,7 @@ class SmemPlanner {
       for (size_t j = 0; j < i && !seen; ++j) seen = bases[j].fixed == bases[i].fixed && bases[j].start == bases[i].basis;
       if (seen) continue;
       if (i < 6 && !o_.no_swizzle && bound < best_score_) {
-        Search(bases[i].basis, bases[i].fixed, bases[i].score, bound);
+        Search(bases[i].basis, bases[i].images, bases[i].fixed, bases[i].score, bound);
       }
       Consider(bases[i].basis, bases[i].score);
     }
@@ -1516,10 +1532,10 @@ class SmemPlanner {
     return r;
   }
 
-  // Requires: the basis behind `m` lets both sides access their words whole.
-  SideAccess Access(const Map& m, int side, bool store) const {
+  // Requires: the basis behind `im` lets both sides access their words whole.
+  SideAccess Access(const Images& im, int side, bool store) const {
     SideCost c;
-    const bool ok = SideCostOf(ImagesOf(m), side, store, &c);
+    const bool ok = SideCostOf(im, side, store, &c);
     (void)ok;
     SideAccess s;
     s.vec.assign(c.vec, c.vec + c.a);
@@ -1550,22 +1566,18 @@ class SmemPlanner {
     int64_t instr = st.per_thread + ld.per_thread;
     return {{wf, instr}, st.per_access.conflicts() + ld.per_access.conflicts()};
   }
-  Scored Score(const std::vector<uint32_t>& basis) const {
-    return ScoreImages(ImagesOf(Map(basis)));
-  }
 
   // Hill-climbs over XOR swizzles: bank bit j of the offset gets offset bit k XORed in
   // (in terms of the basis: direction k also moves bit j, basis[k] ^= basis[j]), the
   // moves that change which bank an element lands in. `score`: the basis's on entry,
-  // the result's on return.
+  // the result's on return. `im`: ImagesOf the basis on entry (the climb moves them).
   // `bound`: Bound(); at it no move can lower the score.
   //
   // A move prices again only the sides it can change (MoveKeeps); the other keeps its
   // SideCost, which SideCostOf would compute again unchanged, so the climb takes the
   // same moves as when it scored both sides of every move.
-  void Search(std::vector<uint32_t>& basis, int fixed, Scored& score,
+  void Search(std::vector<uint32_t>& basis, Images& im, int fixed, Scored& score,
               const std::pair<int64_t, int64_t>& bound) {
-    Images im = ImagesOf(Map(basis));
     SideCost cur[2];
     if (!SideCostOf(im, 0, true, &cur[0]) || !SideCostOf(im, 1, false, &cur[1])) return;
     for (int pass = 0; pass < 8 && score.conflicts > 0 && score.score != bound; ++pass) {
@@ -1689,7 +1701,8 @@ class SmemPlanner {
     Program prog;
     InitInputs(prog, sv_);
     prog.smem_bytes = (int64_t{1} << n_) * eb_;
-    SideAccess st = Access(m, 0, true), ld = Access(m, 1, false);
+    const Images images = ImagesOf(m);
+    SideAccess st = Access(images, 0, true), ld = Access(images, 1, false);
     auto tid_setup = [&](const FlatLayout& l, uint32_t constant) {
       SetupValue v;
       v.kind = SetupValue::Kind::kSmemAddr;

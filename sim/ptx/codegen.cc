@@ -65,6 +65,15 @@ char* WriteDecimal(char* p, int64_t v) {
     *p++ = static_cast<char>('0' + u);
     return p;
   }
+  if (u < 100) {  // most register numbers and immediates: no digit buffer
+    std::memcpy(p, kPairs + 2 * u, 2);
+    return p + 2;
+  }
+  if (u < 1000) {
+    *p++ = static_cast<char>('0' + u / 100);
+    std::memcpy(p, kPairs + 2 * (u % 100), 2);
+    return p + 2;
+  }
   char digits[20];
   char* d = digits + sizeof(digits);
   while (u >= 100) {
