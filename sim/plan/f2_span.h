@@ -37,24 +37,20 @@ class F2Span {
   bool Add(uint32_t v) {
     uint32_t combo = count_ < 32 ? uint32_t{1} << count_ : 0;
     ++count_;
-    for (int i = 0; i < rank_; ++i) {
-      const Row& r = rows_[i];
-      if (v & r.pivot) {
-        v ^= r.value;
-        combo ^= r.combo;
-      }
-    }
+    Reduce(v, combo);
     if (v == 0) return false;
-    uint32_t pivot = v & (~v + 1);  // lowest set bit
+    const uint32_t pivot = v & (~v + 1);  // lowest set bit
     // Keep the rows fully reduced on the new pivot.
-    for (int i = 0; i < rank_; ++i) {
-      Row& r = rows_[i];
+    for (uint32_t m = pivots_; m != 0; m &= m - 1) {
+      Row& r = rows_[std::countr_zero(m)];
       if (r.value & pivot) {
         r.value ^= v;
         r.combo ^= combo;
       }
     }
-    rows_[rank_++] = Row{v, combo, pivot};  // at most 32: one pivot per bit
+    rows_[std::countr_zero(pivot)] = Row{v, combo};
+    pivots_ |= pivot;
+    ++rank_;
     return true;
   }
 
@@ -67,30 +63,35 @@ class F2Span {
   std::optional<uint32_t> Solve(uint32_t target) const {
     WARPCHECK_CHECK(count_ <= 32) << "F2Span::Solve: " << count_ << " generators, combinations name 32";
     uint32_t combo = 0;
-    for (int i = 0; i < rank_; ++i) {
-      const Row& r = rows_[i];
-      if (target & r.pivot) {
-        target ^= r.value;
-        combo ^= r.combo;
-      }
-    }
+    Reduce(target, combo);
     if (target != 0) return std::nullopt;
     return combo;
   }
   bool Contains(uint32_t v) const {
-    for (int i = 0; i < rank_; ++i) {
-      if (v & rows_[i].pivot) v ^= rows_[i].value;
-    }
+    uint32_t combo = 0;
+    Reduce(v, combo);
     return v == 0;
   }
 
  private:
+  // A row of the reduced span: its value (lowest set bit: its pivot, which no other row
+  // has) and the generators whose XOR it is.
   struct Row {
     uint32_t value;
     uint32_t combo;
-    uint32_t pivot;
   };
-  Row rows_[32];  // the first rank_ (on the stack: the planners build many spans)
+  // v ^= the rows whose pivot v has, combo ^= their combinations. The rows are fully
+  // reduced (no row has another's pivot), so XORing one changes no other pivot bit of v:
+  // the rows taken are those of v's pivot bits on entry, one step each.
+  void Reduce(uint32_t& v, uint32_t& combo) const {
+    for (uint32_t m = v & pivots_; m != 0; m &= m - 1) {
+      const Row& r = rows_[std::countr_zero(m)];
+      v ^= r.value;
+      combo ^= r.combo;
+    }
+  }
+  Row rows_[32];         // rows_[b]: the row whose pivot is bit b, for the bits of pivots_
+  uint32_t pivots_ = 0;  // (on the stack: the planners build many spans)
   int rank_ = 0;
   int count_ = 0;
 };
