@@ -295,6 +295,7 @@ Op BarrierOp(bool warp_level) {
 
 void InitInputs(Program& prog, const WordView& sv) {
   prog.inputs.clear();
+  prog.inputs.reserve(static_cast<size_t>(sv.words()));
   for (int i = 0; i < sv.words(); ++i) prog.inputs.push_back(prog.NewWord());
 }
 
@@ -1375,6 +1376,7 @@ class SmemPlanner {
  private:
   std::vector<uint32_t> BaseOrder(const std::vector<uint32_t>& prefix, int order) const {
     std::vector<uint32_t> basis;
+    basis.reserve(static_cast<size_t>(n_));
     F2Span s;
     auto add = [&](uint32_t v) {
       if (static_cast<int>(basis.size()) < n_ && v != 0 && s.Add(v)) basis.push_back(v);
@@ -1771,6 +1773,8 @@ class SmemPlanner {
       }
     };
     const bool warp_local = WarpLocal();
+    // At most one op a register of each side and the barriers.
+    prog.ops.reserve(static_cast<size_t>(p_.src.num_regs() + p_.dst.num_regs() + 2));
     if (o_.barrier_before_store) {
       prog.ops.push_back(BarrierOp(warp_local));
     }
@@ -1793,7 +1797,7 @@ class SmemPlanner {
       if (r & (ld.free_regs | ld.vmask)) continue;
       Op op;
       op.kind = OpKind::kLdShared;
-      std::vector<int> slots;
+      Words slots;  // one access: at most 16 bytes
       words_of(dv_, r, ld.vec, ids, &slots, &op.elem_bytes);
       for (int s : slots) {
         int w = prog.NewWord();
