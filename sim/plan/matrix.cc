@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "sim/bank/bank_model.h"
 #include "sim/plan/f2_span.h"
@@ -441,17 +442,27 @@ void EmitSide(const Side& s, const Access& a, const Map& m, int eb, int buffer, 
   // Bits of c above every bit the thread part can set add without carries.
   const uint32_t span_mask = used == 0 ? 0 : (2u << (31 - std::countl_zero(used))) - 1;
   int base_id = -1;  // in prog.setup, once added
+  // (constant, id in prog.setup) of the base with that constant, once added: the id
+  // AddSetup would give it again, without copying the base to ask.
+  absl::InlinedVector<std::pair<uint32_t, int>, 8> with_constant;
   auto addr_setup = [&](uint32_t c, Op& op) {
     if ((c & span_mask) == 0) {
       if (base_id < 0) base_id = prog.AddSetup(base);
       op.imm = c * static_cast<uint32_t>(eb);
       op.addr = base_id;
-    } else {
-      SetupValue v = base;
-      v.constant = c;
-      op.imm = 0;
-      op.addr = prog.AddSetup(v);
+      return;
     }
+    op.imm = 0;
+    for (const auto& [constant, id] : with_constant) {
+      if (constant == c) {
+        op.addr = id;
+        return;
+      }
+    }
+    SetupValue v = base;
+    v.constant = c;
+    op.addr = prog.AddSetup(v);
+    with_constant.push_back({c, op.addr});
   };
   int pred = -1;
   if (s.store && s.free_tid != 0) {
@@ -460,15 +471,15 @@ void EmitSide(const Side& s, const Access& a, const Map& m, int eb, int buffer, 
     pv.mask = s.free_tid;
     pred = prog.AddSetup(pv);
   }
+  const std::vector<int> vec = a.Vec();
   for (uint32_t r = 0; r < static_cast<uint32_t>(l.num_regs()); ++r) {
     if (r & a.skip) continue;
     Op op;
     op.pred = pred;
-    std::vector<int> units;
+    Words units;  // of one instruction: at most 4 (16 bytes, or x4)
     if (s.kind == Kind::kPlain) {
       op.kind = s.store ? OpKind::kStShared : OpKind::kLdShared;
       op.elem_bytes = 4;
-      const std::vector<int> vec = a.Vec();
       // vec[0..pk) are the word's own slots; the rest pick the words of one access.
       for (uint32_t j = 0; j < (1u << (vec.size() - v.pk())); ++j) {
         units.push_back(static_cast<int>(v.Unit(r | Spread(vec, j, v.pk()))));

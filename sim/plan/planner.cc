@@ -1720,9 +1720,13 @@ class SmemPlanner {
       SetupValue value;
       uint32_t span_mask = 0;  // bits of an offset the thread part can reach
       int id = -1;             // in prog.setup, once added
+      // (constant, id in prog.setup) of the value with that constant, once added: the id
+      // AddSetup would give it again, without copying the value to ask.
+      absl::InlinedVector<std::pair<uint32_t, int>, 8> with_constant;
     };
     auto base_of = [&](const FlatLayout& l) {
-      Base b{tid_setup(l, 0)};
+      Base b;
+      b.value = tid_setup(l, 0);
       uint32_t used = 0;
       for (uint32_t c : b.value.coeff) used |= c;
       b.span_mask = used == 0 ? 0 : (2u << (31 - std::countl_zero(used))) - 1;
@@ -1736,12 +1740,19 @@ class SmemPlanner {
         if (base.id < 0) base.id = prog.AddSetup(base.value);
         op.addr = base.id;
         op.imm = c * eb_;
-      } else {
-        SetupValue v = base.value;
-        v.constant = c;
-        op.addr = prog.AddSetup(v);
-        op.imm = 0;
+        return;
       }
+      op.imm = 0;
+      for (const auto& [constant, id] : base.with_constant) {
+        if (constant == c) {
+          op.addr = id;
+          return;
+        }
+      }
+      SetupValue v = base.value;
+      v.constant = c;
+      op.addr = prog.AddSetup(v);
+      base.with_constant.push_back({c, op.addr});
     };
     // Stores.
     int store_pred = -1;
