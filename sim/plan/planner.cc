@@ -1405,7 +1405,7 @@ class SmemPlanner {
   // basis[k] ^= basis[j] maps every offset o to o ^ (bit k of o) << j (MoveImages).
   // moves[s]: side s's images under moves (only the images a move changes are touched).
   struct Images {
-    std::vector<uint32_t> side[2];
+    absl::InlinedVector<uint32_t, 24> side[2];  // (no allocation for most layouts)
     OffsetMoves moves[2];
   };
   Images ImagesOf(const Map& m) const {
@@ -2116,19 +2116,16 @@ class CandidateSet {
     if (!slot.bound && slot.bounded()) {
       const auto& [sv, dv] = views_[slot.view];
       const bool smem = slot.smem();
-      const SearchMemo::Bound key{sv,
-                                  dv,
-                                  static_cast<int>(slot.kind),
-                                  smem && options_.barrier_before_store,
-                                  smem && options_.force_cta_barrier,
-                                  smem && options_.no_swizzle,
-                                  smem ? options_.max_vector_bytes : 0,
-                                  std::nullopt};
+      const int kind = static_cast<int>(slot.kind);
+      const bool before_store = smem && options_.barrier_before_store;
+      const bool cta_barrier = smem && options_.force_cta_barrier;
+      const bool no_swizzle = smem && options_.no_swizzle;
+      const int max_vector_bytes = smem ? options_.max_vector_bytes : 0;
       if (options_.memo != nullptr) {
         for (const SearchMemo::Bound& e : options_.memo->bounds) {
-          if (e.kind == key.kind && e.barrier_before_store == key.barrier_before_store &&
-              e.force_cta_barrier == key.force_cta_barrier && e.no_swizzle == key.no_swizzle &&
-              e.max_vector_bytes == key.max_vector_bytes && e.sv == sv && e.dv == dv) {
+          if (e.kind == kind && e.barrier_before_store == before_store &&
+              e.force_cta_barrier == cta_barrier && e.no_swizzle == no_swizzle &&
+              e.max_vector_bytes == max_vector_bytes && e.sv == sv && e.dv == dv) {
             slot.bound = e.bound;
             return slot.bound;
           }
@@ -2138,8 +2135,9 @@ class CandidateSet {
                        ? ShuffleBound(p_, sv, dv)
                        : SmemBound(p_, sv, dv, options_, slot.kind == Kind::kMatrix);
       if (options_.memo != nullptr) {
-        options_.memo->bounds.push_back(key);
-        options_.memo->bounds.back().bound = slot.bound;
+        options_.memo->bounds.push_back(SearchMemo::Bound{sv, dv, kind, before_store,
+                                                          cta_barrier, no_swizzle,
+                                                          max_vector_bytes, slot.bound});
       }
     }
     return slot.bound;
