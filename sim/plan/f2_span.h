@@ -37,24 +37,20 @@ class F2Span {
   bool Add(uint32_t v) {
     uint32_t combo = count_ < 32 ? uint32_t{1} << count_ : 0;
     ++count_;
-    for (int i = 0; i < rank_; ++i) {
-      const Row& r = rows_[i];
-      if (v & r.pivot) {
-        v ^= r.value;
-        combo ^= r.combo;
-      }
-    }
+    Reduce(v, combo);
     if (v == 0) return false;
-    uint32_t pivot = v & (~v + 1);  // lowest set bit
+    const uint32_t pivot = v & (~v + 1);  // lowest set bit
     // Keep the rows fully reduced on the new pivot.
-    for (int i = 0; i < rank_; ++i) {
-      Row& r = rows_[i];
+    for (uint32_t m = pivots_; m != 0; m &= m - 1) {
+      Row& r = rows_[std::countr_zero(m)];
       if (r.value & pivot) {
         r.value ^= v;
         r.combo ^= combo;
       }
     }
-    rows_[rank_++] = Row{v, combo, pivot};  // at most 32: one pivot per bit
+    rows_[std::countr_zero(pivot)] = Row{v, combo};
+    pivots_ |= pivot;
+    ++rank_;
     return true;
   }
 
@@ -67,30 +63,35 @@ class F2Span {
   std::optional<uint32_t> Solve(uint32_t target) const {
     WARPCHECK_CHECK(count_ <= 32) << "F2Span::Solve: " << count_ << " generators, combinations name 32";
     uint32_t combo = 0;
-    for (int i = 0; i < rank_; ++i) {
-      const Row& r = rows_[i];
-      if (target & r.pivot) {
-        target ^= r.value;
-        combo ^= r.combo;
-      }
-    }
+    Reduce(target, combo);
     if (target != 0) return std::nullopt;
     return combo;
   }
   bool Contains(uint32_t v) const {
-    for (int i = 0; i < rank_; ++i) {
-      if (v & rows_[i].pivot) v ^= rows_[i].value;
-    }
+    uint32_t combo = 0;
+    Reduce(v, combo);
     return v == 0;
   }
 
  private:
+  // A row of the reduced span: its value (lowest set bit: its pivot, which no other row
+  // has) and the generators whose XOR it is.
   struct Row {
     uint32_t value;
     uint32_t combo;
-    uint32_t pivot;
   };
-  Row rows_[32];  // the first rank_ (on the stack: the planners build many spans)
+  // v ^= the rows whose pivot v has, combo ^= their combinations. The rows are fully
+  // reduced (no row has another's pivot), so XORing one changes no other pivot bit of v:
+  // the rows taken are those of v's pivot bits on entry, one step each.
+  void Reduce(uint32_t& v, uint32_t& combo) const {
+    for (uint32_t m = v & pivots_; m != 0; m &= m - 1) {
+      const Row& r = rows_[std::countr_zero(m)];
+      v ^= r.value;
+      combo ^= r.combo;
+    }
+  }
+  Row rows_[32];         // rows_[b]: the row whose pivot is bit b, for the bits of pivots_
+  uint32_t pivots_ = 0;  // (on the stack: the planners build many spans)
   int rank_ = 0;
   int count_ = 0;
 };
@@ -106,29 +107,40 @@ class OffsetMap {
   explicit OffsetMap(const std::vector<uint32_t>& basis) {
     const int n = static_cast<int>(basis.size());
     // Row j: the value (low 32 bits) and the combination of basis vectors that makes it
-    // (high 32 bits), eliminated together.
+    // (high 32 bits), eliminated together. holders[b]: the rows whose value has bit b.
+    // The bases are sparse (mostly unit vectors and a few XORs of two), so a pivot is
+    // XORed into the rows that hold its bit only, found from `holders`, and the rows stay
+    // where they are (pivot_row[i]: the row that pivots on bit i).
     uint64_t row[32];
+    uint32_t holders[32] = {};
     for (int j = 0; j < n; ++j) {
       if (n >= 32 || (basis[j] >> n) != 0) {
         SlowInverse(basis);
         return;
       }
       row[j] = basis[j] | (uint64_t{1} << (32 + j));
+      for (uint32_t v = basis[j]; v != 0; v &= v - 1) holders[std::countr_zero(v)] |= 1u << j;
     }
+    int pivot_row[32];
+    uint32_t used = 0;
     for (int i = 0; i < n; ++i) {
-      int r = i;
-      while (r < n && !((row[r] >> i) & 1)) ++r;
-      if (r == n) {
+      const uint32_t candidates = holders[i] & ~used;
+      if (candidates == 0) {
         SlowInverse(basis);
         return;
       }
-      std::swap(row[i], row[r]);
-      const uint64_t pivot = row[i];
-      for (int q = 0; q < n; ++q) {
-        if (q != i && ((row[q] >> i) & 1)) row[q] ^= pivot;
+      const int r = std::countr_zero(candidates);
+      used |= 1u << r;
+      pivot_row[i] = r;
+      const uint64_t pivot = row[r];
+      const uint32_t others = holders[i] & ~(1u << r);
+      for (uint32_t q = others; q != 0; q &= q - 1) row[std::countr_zero(q)] ^= pivot;
+      for (uint32_t b = static_cast<uint32_t>(pivot); b != 0; b &= b - 1) {
+        holders[std::countr_zero(b)] ^= others;
       }
     }
-    for (int i = 0; i < n; ++i) col_[i] = static_cast<uint32_t>(row[i] >> 32);
+    // Every bit is a pivot: row pivot_row[i] holds 1 << i and the combination making it.
+    for (int i = 0; i < n; ++i) col_[i] = static_cast<uint32_t>(row[pivot_row[i]] >> 32);
   }
 
   // The offset of tensor direction (element index) e.

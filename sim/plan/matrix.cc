@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "sim/bank/bank_model.h"
 #include "sim/plan/f2_span.h"
@@ -140,6 +141,44 @@ struct SideImages {
   OffsetMoves moves;
 };
 
+// The bank cost of one warp-wide access of side `s` under the images `im`, its access
+// `a` (SideAccess below, without the cost) already found. `memo`: bank costs (matrix
+// keys: rows and selects, x, 0; plain keys: lanes, lane mask, bytes > 0; each a function
+// of its key and eb alone, so the sides and candidates of a problem share one).
+bank::BankCost SideBankCost(const Side& s, const SideImages& im, const Access& a, int eb,
+                            BankCostMemo<>& memo) {
+  if (s.kind != Kind::kPlain) {
+    const uint32_t* row_img = im.rows();
+    uint32_t sel_img[2] = {};
+    const int x = 1 << s.select.size();
+    for (size_t k = 0; k < s.select.size(); ++k) sel_img[k] = im.reg()[s.select[k]];
+    const uint32_t key[5] = {row_img[0], row_img[1], row_img[2], sel_img[0], sel_img[1]};
+    return memo.Get(key, static_cast<uint32_t>(x), 0, [&] {
+      return MatrixRowsCost(row_img, sel_img, static_cast<int>(s.select.size()),
+                            static_cast<uint32_t>(eb));
+    });
+  }
+  const uint32_t* lane_img = im.lane();
+  const uint32_t mask = s.lanes;
+  const uint32_t bytes = static_cast<uint32_t>(eb << a.a);
+  return memo.Get(lane_img, mask, bytes, [&] {
+    return LaneRequestCost(lane_img, mask, bytes, static_cast<uint32_t>(eb));
+  });
+}
+
+// The entries of a side's images (bit i: SideImages::v[i]) that its bank cost reads
+// (SideBankCost's key): a plain side's lanes, a matrix side's rows and selects.
+uint64_t BankCostEntries(const Side& s, const SideImages& im) {
+  uint64_t e = 0;
+  if (s.kind == Kind::kPlain) {
+    for (int j = 0; j < 5; ++j) e |= uint64_t{1} << (im.reg_bits + j);
+  } else {
+    for (int i = 0; i < 3; ++i) e |= uint64_t{1} << (im.n - 6 + i);
+    for (int b : s.select) e |= uint64_t{1} << b;
+  }
+  return e;
+}
+
 // Ensures: the side's access under the offset map of `im`, or nullopt when it does not
 // fit (a matrix side whose cols are not offset bits 0-2 or whose rows are not 16-byte
 // aligned; a plain side whose packed words cannot be accessed whole). `memo`: bank
@@ -157,7 +196,7 @@ std::optional<Access> SideAccess(const Side& s, const SideImages& im, int eb,
   if (s.kind != Kind::kPlain) {
     for (int i = 0; i < s.ncols; ++i) if (im.cols()[i] != (1u << i)) return std::nullopt;
     const uint32_t* row_img = im.rows();
-    uint32_t low = warp_low, sel_img[2] = {};
+    uint32_t low = warp_low;
     for (int i = 0; i < l.reg_bits(); ++i) {
       if (i != s.Pack() && !((s.free_regs >> i) & 1)) low |= img[i];
     }
@@ -165,13 +204,7 @@ std::optional<Access> SideAccess(const Side& s, const SideImages& im, int eb,
     // rows (with the pack bit for .trans) 16-byte aligned
     if (low & ((1u << s.ncols) - 1)) return std::nullopt;
     a.skip = s.Fixed() | s.free_regs;
-    const int x = 1 << s.select.size();
-    for (size_t k = 0; k < s.select.size(); ++k) sel_img[k] = img[s.select[k]];
-    const uint32_t key[5] = {row_img[0], row_img[1], row_img[2], sel_img[0], sel_img[1]};
-    a.cost = memo.Get(key, static_cast<uint32_t>(x), 0, [&] {
-      return MatrixRowsCost(row_img, sel_img, static_cast<int>(s.select.size()),
-                            static_cast<uint32_t>(eb));
-    });
+    a.cost = SideBankCost(s, im, a, eb, memo);
     a.per_thread = 1 << (l.reg_bits() - Popcount(a.skip & all_regs));
     return a;
   }
@@ -200,11 +233,7 @@ std::optional<Access> SideAccess(const Side& s, const SideImages& im, int eb,
   for (int k = 0; k < a.a; ++k) vmask |= 1u << a.vec[k];
   a.skip = vmask | s.free_regs;
   a.per_thread = 1 << (l.reg_bits() - Popcount(a.skip & all_regs));
-  const uint32_t mask = s.lanes;
-  const uint32_t bytes = static_cast<uint32_t>(eb << a.a);
-  a.cost = memo.Get(lane_img, mask, bytes, [&] {
-    return LaneRequestCost(lane_img, mask, bytes, static_cast<uint32_t>(eb));
-  });
+  a.cost = SideBankCost(s, im, a, eb, memo);
   return a;
 }
 
@@ -215,8 +244,9 @@ std::pair<int64_t, int64_t> SideBound(const Side& s, int eb);
 class MatrixPlanner {
  public:
   // `memo`: bank costs, which depend only on the key and the element size, so one memo
-  // serves every side and candidate of a problem. `bounded`: stop at the bound (false:
-  // search as if there were none; the result is the same when the bound is one).
+  // serves every side and candidate of a problem. `bounded`: stop at the bound and price
+  // only what a move changes (false: search as if there were no bound, pricing every move
+  // in full; the result is the same when the bound is one and Climb's argument holds).
   MatrixPlanner(const ConversionProblem& p, const Side& st, const Side& ld,
                 BankCostMemo<>& memo, bool bounded)
       : p_(p), st_(st), ld_(ld), memo_(memo), eb_(p.element_bytes()),
@@ -226,23 +256,14 @@ class MatrixPlanner {
     const auto [wl, il] = SideBound(ld, eb_);
     bound_ = {ws + wl, is + il};
     if (!bounded) bound_ = {-1, -1};  // below every score: never reached
+    full_ = !bounded;
   }
 
-  // (wavefronts, instructions) of a basis, given as its sides' images; max when a side
-  // does not fit.
-  std::pair<int64_t, int64_t> Score(const SideImages& st, const SideImages& ld) const {
-    auto a = SideAccess(st_, st, eb_, memo_);
-    auto b = a ? SideAccess(ld_, ld, eb_, memo_) : std::nullopt;
-    if (!a || !b) {
-      return {std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::max()};
-    }
-    return {int64_t{a->cost.wavefronts} * a->per_thread * st_.warps +
-                int64_t{b->cost.wavefronts} * b->per_thread * ld_.warps,
-            a->per_thread + b->per_thread};
-  }
-  std::pair<int64_t, int64_t> Score(const std::vector<uint32_t>& basis) const {
-    Map m(basis);
-    return Score(SideImages(st_, m), SideImages(ld_, m));
+  // (wavefronts, instructions) of a basis, given as its sides' accesses.
+  std::pair<int64_t, int64_t> Score(const Access& a, const Access& b) const {
+    return {int64_t{a.cost.wavefronts} * a.per_thread * st_.warps +
+                int64_t{b.cost.wavefronts} * b.per_thread * ld_.warps,
+            a.per_thread + b.per_thread};
   }
   // Requires: both sides fit the basis behind `m`.
   Access StoreAccess(const Map& m) const {
@@ -252,8 +273,9 @@ class MatrixPlanner {
     return *SideAccess(ld_, SideImages(ld_, m), eb_, memo_);
   }
 
-  // The best basis found from the base orders, or empty when none fits.
-  std::vector<uint32_t> Search() const {
+  // The best basis found from the base orders, or empty when none fits; `score`: its
+  // Score.
+  std::vector<uint32_t> Search(std::pair<int64_t, int64_t>* score) const {
     const Side& mat = st_.kind != Kind::kPlain ? st_ : ld_;
     const Side& other = &mat == &st_ ? ld_ : st_;
     if (other.kind != Kind::kPlain) {
@@ -297,16 +319,35 @@ class MatrixPlanner {
       // No later order can score strictly less than the bound of every basis.
       if (best_score == bound_) break;
     }
+    *score = best_score;
     return best;
   }
 
  private:
   // XOR swizzles above the 16-byte rows (bank bit j ^= offset bit k, j >= 3), kept while
   // they lower the score. Ensures: the score of the basis it returns in `basis`.
+  //
+  // A move basis[k] ^= basis[j] (row_bit_ <= j < k) toggles offset bit j of the images
+  // that have bit k, and j is at or above every bit SideAccess tests: a matrix side's
+  // cols (1 << i, i < ncols <= row_bit_, none has bit k) and its rows' alignment (bits
+  // below ncols); a plain side's vector search (images equal to 1 << k', k' < limit =
+  // row_bit_: an image with bit k is none, before or after) and its alignment trim (bits
+  // below its vector's, at most limit). So a move keeps whether each side fits and its
+  // access but for the bank cost, and that too when no image of the cost's key
+  // (BankCostEntries) has bit k: the climb prices only the costs a move changes, and
+  // passes over a move that changes none (its score is the current one, which it could
+  // not lower). A side that does not fit at the start fits under no move. (full_: every
+  // move priced by SideAccess, for tests to compare.)
   std::pair<int64_t, int64_t> Climb(std::vector<uint32_t>& basis) const {
     Map m(basis);
     SideImages st(st_, m), ld(ld_, m);
-    auto score = Score(st, ld);
+    std::optional<Access> a = SideAccess(st_, st, eb_, memo_);
+    std::optional<Access> b = a ? SideAccess(ld_, ld, eb_, memo_) : std::nullopt;
+    if (!a || !b) {
+      return {std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::max()};
+    }
+    auto score = Score(*a, *b);
+    const uint64_t st_keys = BankCostEntries(st_, st), ld_keys = BankCostEntries(ld_, ld);
     // At the bound no move can lower the score: the climb would end after a pass that
     // finds none.
     for (int pass = 0; pass < 8 && score != bound_; ++pass) {
@@ -314,12 +355,32 @@ class MatrixPlanner {
       for (int j = row_bit_; j < n_ && !improved; ++j) {
         if ((int64_t{eb_} << j) >= 128) break;
         for (int k = j + 1; k < n_ && !improved; ++k) {
+          const bool st_cost = !st.moves.tracked() || (st.moves.With(k) & st_keys) != 0;
+          const bool ld_cost = !ld.moves.tracked() || (ld.moves.With(k) & ld_keys) != 0;
+          if (!st_cost && !ld_cost && !full_) continue;  // keeps the score
           st.Move(j, k);
           ld.Move(j, k);
-          auto s = Score(st, ld);
+          Access na = *a, nb = *b;
+          std::pair<int64_t, int64_t> s{std::numeric_limits<int64_t>::max(),
+                                        std::numeric_limits<int64_t>::max()};
+          if (full_) {
+            std::optional<Access> fa = SideAccess(st_, st, eb_, memo_);
+            std::optional<Access> fb = fa ? SideAccess(ld_, ld, eb_, memo_) : std::nullopt;
+            if (fa && fb) {
+              na = *fa;
+              nb = *fb;
+              s = Score(na, nb);
+            }
+          } else {
+            if (st_cost) na.cost = SideBankCost(st_, st, na, eb_, memo_);
+            if (ld_cost) nb.cost = SideBankCost(ld_, ld, nb, eb_, memo_);
+            s = Score(na, nb);
+          }
           if (s < score) {
             basis[k] ^= basis[j];
             score = s;
+            a = na;
+            b = nb;
             improved = true;
           } else {
             st.Move(j, k);  // undone: the move is an involution
@@ -339,6 +400,7 @@ class MatrixPlanner {
   int eb_, n_;
   int row_bit_;  // the first offset bit above a 16-byte row
   std::pair<int64_t, int64_t> bound_;  // SideBound of both sides, summed (or {-1, -1})
+  bool full_ = false;                  // price every move in full (not bounded)
 };
 
 // Every warp reads only what it wrote (as the smem planner's WarpLocal).
@@ -378,6 +440,9 @@ void EmitSide(const Side& s, const Access& a, const Map& m, int eb, int buffer, 
   uint32_t reach = 0;  // offset bits the thread part can set
   for (uint32_t x : base.coeff) reach |= x;
   int base_id = -1;  // in prog.setup, once added
+  // (constant, id in prog.setup) of the base with that constant, once added: the id
+  // AddSetup would give it again, without copying the base to ask.
+  absl::InlinedVector<std::pair<uint32_t, int>, 8> with_constant;
   // The bits of c the thread part can also set stay in the setup value's constant, the
   // rest is the immediate (SplitAddressConstant).
   auto addr_setup = [&](uint32_t c, Op& op) {
@@ -386,11 +451,18 @@ void EmitSide(const Side& s, const Access& a, const Map& m, int eb, int buffer, 
     if (a.xor_bits == 0) {
       if (base_id < 0) base_id = prog.AddSetup(base);
       op.addr = base_id;
-    } else {
-      SetupValue v = base;
-      v.constant = a.xor_bits;
-      op.addr = prog.AddSetup(v);
+      return;
     }
+    for (const auto& [constant, id] : with_constant) {
+      if (constant == a.xor_bits) {
+        op.addr = id;
+        return;
+      }
+    }
+    SetupValue v = base;
+    v.constant = a.xor_bits;
+    op.addr = prog.AddSetup(v);
+    with_constant.push_back({a.xor_bits, op.addr});
   };
   int pred = -1;
   if (s.store && s.free_tid != 0) {
@@ -399,15 +471,15 @@ void EmitSide(const Side& s, const Access& a, const Map& m, int eb, int buffer, 
     pv.mask = s.free_tid;
     pred = prog.AddSetup(pv);
   }
+  const std::vector<int> vec = a.Vec();
   for (uint32_t r = 0; r < static_cast<uint32_t>(l.num_regs()); ++r) {
     if (r & a.skip) continue;
     Op op;
     op.pred = pred;
-    std::vector<int> units;
+    Words units;  // of one instruction: at most 4 (16 bytes, or x4)
     if (s.kind == Kind::kPlain) {
       op.kind = s.store ? OpKind::kStShared : OpKind::kLdShared;
       op.elem_bytes = 4;
-      const std::vector<int> vec = a.Vec();
       // vec[0..pk) are the word's own slots; the rest pick the words of one access.
       for (uint32_t j = 0; j < (1u << (vec.size() - v.pk())); ++j) {
         units.push_back(static_cast<int>(v.Unit(r | Spread(vec, j, v.pk()))));
@@ -524,9 +596,9 @@ Choice Choose(const ConversionProblem& p, const WordView& sv, const WordView& dv
       continue;
     }
     MatrixPlanner planner(p, c.st, c.ld, memo, bounded);
-    std::vector<uint32_t> basis = planner.Search();
+    std::pair<int64_t, int64_t> score;
+    std::vector<uint32_t> basis = planner.Search(&score);
     if (basis.empty()) continue;
-    auto score = planner.Score(basis);
     if (!best.basis.empty() &&
         (score > best_score || (score == best_score && c.index > best_index))) {
       continue;

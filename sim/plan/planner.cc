@@ -42,11 +42,17 @@ std::string StrategyName(Strategy s) {
   return "?";
 }
 
+// Unit and Reg gather and scatter the register bits outside the pack; the planners and the
+// code generator call them for every word they place, so the usual views take a shift:
+// no pack (a unit is the register) or the pack in the lowest bits (ViewOf's packed views).
 uint32_t WordView::Unit(uint32_t r) const {
+  const uint32_t pack_mask = PackMask();
+  const uint32_t regs = reg_bits >= 32 ? ~0u : (1u << reg_bits) - 1;
+  if ((pack_mask & (pack_mask + 1)) == 0) return (r & regs) >> Popcount(pack_mask);
   uint32_t u = 0;
   int k = 0;
   for (int i = 0; i < reg_bits; ++i) {
-    if ((PackMask() >> i) & 1) continue;
+    if ((pack_mask >> i) & 1) continue;
     if ((r >> i) & 1) u |= 1u << k;
     ++k;
   }
@@ -60,12 +66,19 @@ uint32_t WordView::Slot(uint32_t r) const {
 }
 
 uint32_t WordView::Reg(uint32_t unit, uint32_t slot) const {
+  const uint32_t pack_mask = PackMask();
   uint32_t r = 0;
-  int k = 0;
-  for (int i = 0; i < reg_bits; ++i) {
-    if ((PackMask() >> i) & 1) continue;
-    if ((unit >> k) & 1) r |= 1u << i;
-    ++k;
+  if ((pack_mask & (pack_mask + 1)) == 0) {
+    const int low = Popcount(pack_mask);
+    const int unit_bits = reg_bits - low;
+    r = (unit_bits >= 32 ? unit : unit & ((1u << unit_bits) - 1)) << low;
+  } else {
+    int k = 0;
+    for (int i = 0; i < reg_bits; ++i) {
+      if ((pack_mask >> i) & 1) continue;
+      if ((unit >> k) & 1) r |= 1u << i;
+      ++k;
+    }
   }
   for (int j = 0; j < pk(); ++j) if ((slot >> j) & 1) r |= 1u << pack[j];
   return r;
@@ -282,6 +295,7 @@ Op BarrierOp(bool warp_level) {
 
 void InitInputs(Program& prog, const WordView& sv) {
   prog.inputs.clear();
+  prog.inputs.reserve(static_cast<size_t>(sv.words()));
   for (int i = 0; i < sv.words(); ++i) prog.inputs.push_back(prog.NewWord());
 }
 
@@ -1318,6 +1332,7 @@ class SmemPlanner {
       std::vector<uint32_t> basis;
       int fixed;
       std::vector<uint32_t> start;  // the basis before its search
+      Images images;                // of `basis`, as scored: where its search starts
     };
     std::vector<Base> bases;
     for (size_t i = 0; i < prefixes.size(); ++i) {
@@ -1326,9 +1341,11 @@ class SmemPlanner {
       if (dup) continue;
       for (int order = 0; order < 3; ++order) {
         std::vector<uint32_t> basis = BaseOrder(prefixes[i], order);
-        Scored sc = Score(basis);
+        Images images = ImagesOf(Map(basis));
+        Scored sc = ScoreImages(images);
         if (sc.score.first == INT64_MAX) continue;
-        bases.push_back(Base{sc, basis, static_cast<int>(prefixes[i].size()), basis});
+        bases.push_back(
+            Base{sc, basis, static_cast<int>(prefixes[i].size()), basis, std::move(images)});
       }
     }
     std::stable_sort(bases.begin(), bases.end(),
@@ -1344,7 +1361,7 @@ class SmemPlanner {
       for (size_t j = 0; j < i && !seen; ++j) seen = bases[j].fixed == bases[i].fixed && bases[j].start == bases[i].basis;
       if (seen) continue;
       if (i < 6 && !o_.no_swizzle && bound < best_score_) {
-        Search(bases[i].basis, bases[i].fixed, bases[i].score, bound);
+        Search(bases[i].basis, bases[i].images, bases[i].fixed, bases[i].score, bound);
       }
       Consider(bases[i].basis, bases[i].score);
     }
@@ -1359,6 +1376,7 @@ class SmemPlanner {
  private:
   std::vector<uint32_t> BaseOrder(const std::vector<uint32_t>& prefix, int order) const {
     std::vector<uint32_t> basis;
+    basis.reserve(static_cast<size_t>(n_));
     F2Span s;
     auto add = [&](uint32_t v) {
       if (static_cast<int>(basis.size()) < n_ && v != 0 && s.Add(v)) basis.push_back(v);
@@ -1387,7 +1405,7 @@ class SmemPlanner {
   // basis[k] ^= basis[j] maps every offset o to o ^ (bit k of o) << j (MoveImages).
   // moves[s]: side s's images under moves (only the images a move changes are touched).
   struct Images {
-    std::vector<uint32_t> side[2];
+    absl::InlinedVector<uint32_t, 24> side[2];  // (no allocation for most layouts)
     OffsetMoves moves[2];
   };
   Images ImagesOf(const Map& m) const {
@@ -1516,10 +1534,10 @@ class SmemPlanner {
     return r;
   }
 
-  // Requires: the basis behind `m` lets both sides access their words whole.
-  SideAccess Access(const Map& m, int side, bool store) const {
+  // Requires: the basis behind `im` lets both sides access their words whole.
+  SideAccess Access(const Images& im, int side, bool store) const {
     SideCost c;
-    const bool ok = SideCostOf(ImagesOf(m), side, store, &c);
+    const bool ok = SideCostOf(im, side, store, &c);
     (void)ok;
     SideAccess s;
     s.vec.assign(c.vec, c.vec + c.a);
@@ -1550,22 +1568,18 @@ class SmemPlanner {
     int64_t instr = st.per_thread + ld.per_thread;
     return {{wf, instr}, st.per_access.conflicts() + ld.per_access.conflicts()};
   }
-  Scored Score(const std::vector<uint32_t>& basis) const {
-    return ScoreImages(ImagesOf(Map(basis)));
-  }
 
   // Hill-climbs over XOR swizzles: bank bit j of the offset gets offset bit k XORed in
   // (in terms of the basis: direction k also moves bit j, basis[k] ^= basis[j]), the
   // moves that change which bank an element lands in. `score`: the basis's on entry,
-  // the result's on return.
+  // the result's on return. `im`: ImagesOf the basis on entry (the climb moves them).
   // `bound`: Bound(); at it no move can lower the score.
   //
   // A move prices again only the sides it can change (MoveKeeps); the other keeps its
   // SideCost, which SideCostOf would compute again unchanged, so the climb takes the
   // same moves as when it scored both sides of every move.
-  void Search(std::vector<uint32_t>& basis, int fixed, Scored& score,
+  void Search(std::vector<uint32_t>& basis, Images& im, int fixed, Scored& score,
               const std::pair<int64_t, int64_t>& bound) {
-    Images im = ImagesOf(Map(basis));
     SideCost cur[2];
     if (!SideCostOf(im, 0, true, &cur[0]) || !SideCostOf(im, 1, false, &cur[1])) return;
     for (int pass = 0; pass < 8 && score.conflicts > 0 && score.score != bound; ++pass) {
@@ -1689,7 +1703,8 @@ class SmemPlanner {
     Program prog;
     InitInputs(prog, sv_);
     prog.smem_bytes = (int64_t{1} << n_) * eb_;
-    SideAccess st = Access(m, 0, true), ld = Access(m, 1, false);
+    const Images images = ImagesOf(m);
+    SideAccess st = Access(images, 0, true), ld = Access(images, 1, false);
     auto tid_setup = [&](const FlatLayout& l, uint32_t constant) {
       SetupValue v;
       v.kind = SetupValue::Kind::kSmemAddr;
@@ -1705,9 +1720,13 @@ class SmemPlanner {
       SetupValue value;
       uint32_t reach = 0;  // offset bits the thread part can set
       int id = -1;         // in prog.setup, once added
+      // (constant, id in prog.setup) of the value with that constant, once added: the id
+      // AddSetup would give it again, without copying the value to ask.
+      absl::InlinedVector<std::pair<uint32_t, int>, 8> with_constant;
     };
     auto base_of = [&](const FlatLayout& l) {
-      Base b{tid_setup(l, 0)};
+      Base b;
+      b.value = tid_setup(l, 0);
       for (uint32_t c : b.value.coeff) b.reach |= c;
       return b;
     };
@@ -1720,11 +1739,18 @@ class SmemPlanner {
       if (a.xor_bits == 0) {
         if (base.id < 0) base.id = prog.AddSetup(base.value);
         op.addr = base.id;
-      } else {
-        SetupValue v = base.value;
-        v.constant = a.xor_bits;
-        op.addr = prog.AddSetup(v);
+        return;
       }
+      for (const auto& [constant, id] : base.with_constant) {
+        if (constant == a.xor_bits) {
+          op.addr = id;
+          return;
+        }
+      }
+      SetupValue v = base.value;
+      v.constant = a.xor_bits;
+      op.addr = prog.AddSetup(v);
+      base.with_constant.push_back({a.xor_bits, op.addr});
     };
     // Stores.
     int store_pred = -1;
@@ -1756,6 +1782,8 @@ class SmemPlanner {
       }
     };
     const bool warp_local = WarpLocal();
+    // At most one op a register of each side and the barriers.
+    prog.ops.reserve(static_cast<size_t>(p_.src.num_regs() + p_.dst.num_regs() + 2));
     if (o_.barrier_before_store) {
       prog.ops.push_back(BarrierOp(warp_local));
     }
@@ -1778,7 +1806,7 @@ class SmemPlanner {
       if (r & (ld.free_regs | ld.vmask)) continue;
       Op op;
       op.kind = OpKind::kLdShared;
-      std::vector<int> slots;
+      Words slots;  // one access: at most 16 bytes
       words_of(dv_, r, ld.vec, ids, &slots, &op.elem_bytes);
       for (int s : slots) {
         int w = prog.NewWord();
@@ -2086,19 +2114,16 @@ class CandidateSet {
     if (!slot.bound && slot.bounded()) {
       const auto& [sv, dv] = views_[slot.view];
       const bool smem = slot.smem();
-      const SearchMemo::Bound key{sv,
-                                  dv,
-                                  static_cast<int>(slot.kind),
-                                  smem && options_.barrier_before_store,
-                                  smem && options_.force_cta_barrier,
-                                  smem && options_.no_swizzle,
-                                  smem ? options_.max_vector_bytes : 0,
-                                  std::nullopt};
+      const int kind = static_cast<int>(slot.kind);
+      const bool before_store = smem && options_.barrier_before_store;
+      const bool cta_barrier = smem && options_.force_cta_barrier;
+      const bool no_swizzle = smem && options_.no_swizzle;
+      const int max_vector_bytes = smem ? options_.max_vector_bytes : 0;
       if (options_.memo != nullptr) {
         for (const SearchMemo::Bound& e : options_.memo->bounds) {
-          if (e.kind == key.kind && e.barrier_before_store == key.barrier_before_store &&
-              e.force_cta_barrier == key.force_cta_barrier && e.no_swizzle == key.no_swizzle &&
-              e.max_vector_bytes == key.max_vector_bytes && e.sv == sv && e.dv == dv) {
+          if (e.kind == kind && e.barrier_before_store == before_store &&
+              e.force_cta_barrier == cta_barrier && e.no_swizzle == no_swizzle &&
+              e.max_vector_bytes == max_vector_bytes && e.sv == sv && e.dv == dv) {
             slot.bound = e.bound;
             return slot.bound;
           }
@@ -2108,8 +2133,9 @@ class CandidateSet {
                        ? ShuffleBound(p_, sv, dv)
                        : SmemBound(p_, sv, dv, options_, slot.kind == Kind::kMatrix);
       if (options_.memo != nullptr) {
-        options_.memo->bounds.push_back(key);
-        options_.memo->bounds.back().bound = slot.bound;
+        options_.memo->bounds.push_back(SearchMemo::Bound{sv, dv, kind, before_store,
+                                                          cta_barrier, no_swizzle,
+                                                          max_vector_bytes, slot.bound});
       }
     }
     return slot.bound;

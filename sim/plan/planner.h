@@ -161,9 +161,10 @@ struct PlanOptions {
   SearchMemo* memo = nullptr;
   // Price every candidate: none is skipped for a lower bound that shows it cannot be
   // chosen (PlanConversion), the matrix planner searches every side-kind candidate
-  // to the end (matrix.cc, Choose), and the shuffle planner builds every direct scheme
-  // in order, none skipped for its floor (PlanShuffle). The plan is the same either way
-  // (plan_test checks it); only the candidate list differs.
+  // to the end and prices every move of its climb in full (matrix.cc, Choose, Climb),
+  // and the shuffle planner builds every direct scheme in order, none skipped for its
+  // floor (PlanShuffle). The plan is the same either way (plan_test and matrix_test
+  // check it); only the candidate list differs.
   bool price_all = false;
 };
 

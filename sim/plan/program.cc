@@ -63,10 +63,13 @@ void Simplify(Program& p) {
   std::vector<int> alias(p.num_words);
   for (int i = 0; i < p.num_words; ++i) alias[i] = i;
   std::vector<int> def(p.num_words, -1);  // index into `ops` of the defining op
-  std::vector<Op> ops;
-  ops.reserve(p.ops.size());
+  // The ops kept so far are p.ops[0, kept), compacted in place (an op is moved to an
+  // index at or below its own, after every op it may look up through `def`).
+  std::vector<Op>& ops = p.ops;
+  size_t kept = 0;
   absl::flat_hash_map<std::tuple<int, int, int, uint32_t, Words>, int> cse;
-  for (Op op : p.ops) {
+  for (size_t at = 0; at < ops.size(); ++at) {
+    Op& op = ops[at];
     for (int& id : op.in) id = alias[id];
     if (op.kind == OpKind::kSelp) {
       int& x = op.in[0];
@@ -127,9 +130,11 @@ void Simplify(Program& p) {
       }
       cse[key] = op.out[0];
     }
-    for (int id : op.out) def[id] = static_cast<int>(ops.size());
-    ops.push_back(std::move(op));
+    for (int id : op.out) def[id] = static_cast<int>(kept);
+    if (kept != at) ops[kept] = std::move(op);
+    ++kept;
   }
+  ops.resize(kept);
   for (int& id : p.outputs) id = alias[id];
   // Dead ops.
   std::vector<bool> live(p.num_words, false);
@@ -146,11 +151,13 @@ void Simplify(Program& p) {
     keep[i] = true;
     for (int id : op.in) live[id] = true;
   }
-  p.ops.clear();
-  p.ops.reserve(ops.size());
+  size_t live_ops = 0;
   for (size_t i = 0; i < ops.size(); ++i) {
-    if (keep[i]) p.ops.push_back(std::move(ops[i]));
+    if (!keep[i]) continue;
+    if (live_ops != i) ops[live_ops] = std::move(ops[i]);
+    ++live_ops;
   }
+  ops.resize(live_ops);
 }
 
 namespace {

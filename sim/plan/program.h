@@ -39,7 +39,12 @@ struct SetupValue {
   int buffer = 0;         // kSmemAddr: which conversion buffer
   int element_bytes = 1;  // kSmemAddr: scale
 
-  bool operator==(const SetupValue&) const = default;
+  // The members' equality; the coefficients last (AddSetup compares every new value with
+  // the setup so far, and most differ in their constant).
+  bool operator==(const SetupValue& o) const {
+    return kind == o.kind && constant == o.constant && mask == o.mask && buffer == o.buffer &&
+           element_bytes == o.element_bytes && coeff == o.coeff;
+  }
 };
 
 // A shared address's constant part, split for registers. A kSmemAddr value is

@@ -1,6 +1,7 @@
 #include "sim/ptx/codegen.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -65,6 +66,15 @@ char* WriteDecimal(char* p, int64_t v) {
     *p++ = static_cast<char>('0' + u);
     return p;
   }
+  if (u < 100) {  // most register numbers and immediates: no digit buffer
+    std::memcpy(p, kPairs + 2 * u, 2);
+    return p + 2;
+  }
+  if (u < 1000) {
+    *p++ = static_cast<char>('0' + u / 100);
+    std::memcpy(p, kPairs + 2 * (u % 100), 2);
+    return p + 2;
+  }
   char digits[20];
   char* d = digits + sizeof(digits);
   while (u >= 100) {
@@ -82,10 +92,23 @@ char* WriteDecimal(char* p, int64_t v) {
   return p;
 }
 
-// Writes `s` at p (a loop: the texts are short, a memcpy call costs more). Ensures: the end.
+// Writes `s` at p. Ensures: the end. The texts are short (opcodes, register prefixes,
+// symbols) and a memcpy call of a variable size costs more than copying them, so the
+// copies here are of fixed sizes the compiler inlines: two overlapping ones cover 4 to
+// 16 bytes (first and last 4 or 8), longer texts go 8 bytes at a time.
 char* WriteText(char* p, absl::string_view s) {
-  for (char c : s) *p++ = c;
-  return p;
+  const char* d = s.data();
+  const size_t n = s.size();
+  if (n >= 8) {
+    for (size_t i = 0; i + 8 < n; i += 8) std::memcpy(p + i, d + i, 8);
+    std::memcpy(p + n - 8, d + n - 8, 8);
+  } else if (n >= 4) {
+    std::memcpy(p, d, 4);
+    std::memcpy(p + n - 4, d + n - 4, 4);
+  } else {
+    for (size_t i = 0; i < n; ++i) p[i] = d[i];
+  }
+  return p + n;
 }
 
 // A register's name (`%rd12`) at p, from its code (Writer::Code). Ensures: the end.
@@ -141,16 +164,28 @@ class Opc {
  public:
   template <size_t N>
   Opc(const char (&literal)[N]) {  // NOLINT: implicit, call sites pass literals
-    thread_local absl::flat_hash_map<const char*, const Spelling*> by_address;
-    const Spelling*& s = by_address[literal];
-    if (s == nullptr) s = Spell(absl::string_view(literal, N - 1));
-    spelling_ = s;
+    // A direct-mapped cache of plain pointers in front of the map (which has a
+    // thread_local constructor to check on every use, and a hash): most instructions hit.
+    struct Slot {
+      const char* literal;
+      const Spelling* spelling;
+    };
+    thread_local Slot cache[64];
+    Slot& slot = cache[(reinterpret_cast<uintptr_t>(literal) >> 2) % 64];
+    if (slot.literal != literal) slot = Slot{literal, ByAddress(literal, N - 1)};
+    spelling_ = slot.spelling;
   }
   Opc(const OpcodeText& text) : spelling_(Spell(text)) {}   // NOLINT: implicit
   Opc(const std::string& text) : spelling_(Spell(text)) {}  // NOLINT: implicit
   const Spelling* spelling() const { return spelling_; }
 
  private:
+  static const Spelling* ByAddress(const char* literal, size_t size) {
+    thread_local absl::flat_hash_map<const char*, const Spelling*> by_address;
+    const Spelling*& s = by_address[literal];
+    if (s == nullptr) s = Spell(absl::string_view(literal, size));
+    return s;
+  }
   const Spelling* spelling_;
 };
 
@@ -813,6 +848,7 @@ std::vector<Reg> EmitGlobalLoad(Writer& w, const ConversionProblem& p, const Fla
   for (int u = 0; u < v.units(); ++u) keyed[u] = {first_offset(u), u};
   std::stable_sort(keyed.begin(), keyed.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
+  const Opc load_element(OpcodeText() << "ld.global.u" << 8 * eb);  // spelled once
   for (const auto& [offset, u] : keyed) {
     if (v.upw == 2) {
       const Arg a = addr.At(plan::ApplyBasis(l.reg, u));
@@ -827,7 +863,7 @@ std::vector<Reg> EmitGlobalLoad(Writer& w, const ConversionProblem& p, const Fla
       uint32_t r = v.Reg(static_cast<uint32_t>(u), static_cast<uint32_t>(s));
       const Arg a = addr.At(plan::ApplyBasis(l.reg, r));
       Reg x = w.NewReg();
-      w.Insn(OpcodeText() << "ld.global.u" << 8 * eb, W::R(x), a);
+      w.Insn(load_element, W::R(x), a);
       if (s == 0) {
         word = x;
       } else {
@@ -852,6 +888,7 @@ void EmitGlobalStore(Writer& w, const ConversionProblem& p, const FlatLayout& l,
     EmitNarrowStore(w, l, v, run, free_regs, guard, addr, words);
     return;
   }
+  const Opc store_element(OpcodeText() << "st.global.b" << 8 * eb);  // spelled once
   for (uint32_t r : RegistersInAddressOrder(l, free_regs)) {
     const Arg a = addr.At(plan::ApplyBasis(l.reg, r));
     if (v.upw == 2) {
@@ -865,7 +902,7 @@ void EmitGlobalStore(Writer& w, const ConversionProblem& p, const FlatLayout& l,
       x = w.NewReg();
       w.Insn("shr.u32", W::R(x), W::R(word), W::Imm(slot * 8 * eb));
     }
-    w.Guarded(guard, OpcodeText() << "st.global.b" << 8 * eb, a, W::R(x));
+    w.Guarded(guard, store_element, a, W::R(x));
   }
 }
 

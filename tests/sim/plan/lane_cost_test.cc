@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -212,6 +213,35 @@ TEST(OffsetMovesTest, WithNamesTheEntriesThatHaveTheBitAfterMoves) {
   }
   std::vector<uint32_t> many(65, 1);
   EXPECT_FALSE(OffsetMoves(many.data(), 65).tracked());
+}
+
+// OffsetMap (both bank searches invert every basis they price with it) must be the
+// inverse of the basis: the combination it gives for an offset makes that offset. Bases
+// of the kind the planners make (n directions below 2^n, invertible): unit vectors in
+// any order under random swizzle moves (the sparse rows of the fast path), dense ones
+// after many moves, and 32 directions (the F2Span fallback).
+TEST(OffsetMapTest, GivesTheCombinationThatMakesEachOffset) {
+  std::mt19937 rng(7);
+  for (int t = 0; t < 600; ++t) {
+    const int n = t % 50 == 0 ? 32 : 1 + static_cast<int>(rng() % 16);
+    std::vector<uint32_t> basis(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) basis[static_cast<size_t>(i)] = 1u << i;
+    std::shuffle(basis.begin(), basis.end(), rng);
+    const int moves = t % 3 == 0 ? 4 * n * n : static_cast<int>(rng() % 8);
+    for (int m = 0; m < moves && n > 1; ++m) {
+      const size_t j = rng() % static_cast<size_t>(n), k = rng() % static_cast<size_t>(n);
+      if (j != k) basis[k] ^= basis[j];  // keeps the rank
+    }
+    const OffsetMap map(basis);
+    const uint32_t all = n == 32 ? ~0u : (1u << n) - 1;
+    for (int e = 0; e < n; ++e) {
+      ASSERT_EQ(ApplyBasis(basis, map(1u << e)), 1u << e) << "trial " << t << " bit " << e;
+    }
+    for (int r = 0; r < 8; ++r) {
+      const uint32_t o = static_cast<uint32_t>(rng()) & all;
+      ASSERT_EQ(ApplyBasis(basis, map(o)), o) << "trial " << t;
+    }
+  }
 }
 
 }  // namespace

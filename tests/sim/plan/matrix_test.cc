@@ -120,6 +120,39 @@ TEST(MatrixPlannerTest, ConvertsEveryElementAndCountsWhatTheSimulatorCounts) {
   EXPECT_GT(copies, 10);
 }
 
+// The climb prices only the bank costs a move changes and passes over moves that change
+// none (MatrixPlanner::Climb states why a move keeps the rest); price_all prices every
+// move in full and searches every candidate. Both must choose the same plan for every
+// word view of every matrix pair.
+TEST(MatrixPlannerTest, PricingOnlyWhatAMoveChangesChoosesThePlanPricingAllDoes) {
+  int compared = 0, swizzled = 0;
+  PlanOptions all;
+  all.price_all = true;
+  for (const ConversionProblem& p : MatrixProblems()) {
+    for (const auto& [sv, dv] : CandidateViews(p, PlanOptions{})) {
+      SmemStage fast_stage, full_stage;
+      auto fast = PlanMatrixSmem(p, sv, dv, PlanOptions{}, &fast_stage);
+      auto full = PlanMatrixSmem(p, sv, dv, all, &full_stage);
+      ASSERT_EQ(fast.ok(), full.ok()) << p.src_attr << " -> " << p.dst_attr;
+      if (!fast.ok()) continue;
+      ++compared;
+      EXPECT_EQ(ProgramToString(fast->program), ProgramToString(full->program))
+          << p.src_attr << " -> " << p.dst_attr;
+      EXPECT_EQ(fast_stage.DebugString(), full_stage.DebugString()) << p.src_attr;
+      EXPECT_EQ(fast->wavefronts_store, full->wavefronts_store) << p.src_attr;
+      EXPECT_EQ(fast->wavefronts_load, full->wavefronts_load) << p.dst_attr;
+      // A basis that is not the unit vectors in order: the climb or a base order moved it.
+      bool unit = true;
+      for (int i = 0; i < fast_stage.offset_basis_size(); ++i) {
+        unit = unit && fast_stage.offset_basis(i) == (1u << i);
+      }
+      swizzled += !unit;
+    }
+  }
+  EXPECT_GT(compared, 50);
+  EXPECT_GT(swizzled, 10);
+}
+
 TEST(MatrixPlannerTest, RefusesWhatItCannotDoWithTheReason) {
   auto p = MakeProblem(
       "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], "

@@ -771,5 +771,33 @@ TEST(WordViewTest, UnitSlotRegRoundTrip) {
   EXPECT_EQ(v.Slot(0b00010), 2u);
 }
 
+// Unit and Reg take a shift for views without a pack or with it in the lowest bits, and
+// gather and scatter bit by bit otherwise: every kind of pack gives the units the bit
+// loop defines (the register bits outside the pack, in order; bits at or above reg_bits
+// ignored), and Reg puts them back.
+TEST(WordViewTest, UnitIsTheRegisterBitsOutsideThePackForEveryPack) {
+  const std::vector<std::vector<int>> packs = {{}, {0}, {0, 1}, {1, 0}, {1}, {2, 0}, {3, 1}};
+  for (const auto& pack : packs) {
+    for (int reg_bits = 0; reg_bits <= 6; ++reg_bits) {
+      if (!pack.empty() && *std::max_element(pack.begin(), pack.end()) >= reg_bits) continue;
+      WordView v;
+      v.reg_bits = reg_bits;
+      v.pack = pack;
+      for (uint32_t r = 0; r < (2u << reg_bits); ++r) {
+        uint32_t unit = 0;
+        int k = 0;
+        for (int i = 0; i < reg_bits; ++i) {
+          if (std::find(pack.begin(), pack.end(), i) != pack.end()) continue;
+          unit |= ((r >> i) & 1) << k++;
+        }
+        ASSERT_EQ(v.Unit(r), unit) << "pack size " << pack.size() << " reg_bits " << reg_bits;
+        const uint32_t in_regs = r & ((1u << reg_bits) - 1);
+        ASSERT_EQ(v.Reg(unit, v.Slot(r)), in_regs);
+        ASSERT_EQ(v.Reg(unit | (1u << k), v.Slot(r)), in_regs);  // a unit bit too many
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace warpcheck::sim::plan
