@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "sim/swizzle/enumerate.h"
@@ -89,6 +90,17 @@ struct ReducedSpec {
 //          or when a part the reduction would drop could fail to evaluate in the box.
 absl::StatusOr<std::optional<ReducedSpec>> ReduceSpec(const sim::swizzle::SwizzleSpec& spec,
                                                       const sim::swizzle::SpecSweep& ranges);
+
+// The hull of `value`'s values (parameters only, lets inlined) over the box that `range`
+// gives the parameters `names`, points that a `require` reading only those parameters
+// excludes left out (so a superset of the admitted points' values). Ensures: nullopt
+// when the box has more than `max_points` points, or `value` or such a require fails to
+// evaluate at one of them (swizzle_reduce.cc; used there and by the output chain).
+std::optional<sim::swizzle::ParamRange> ScanParamHull(
+    const sim::swizzle::SwizzleSpec& spec, const sim::expr::ExprPtr& value,
+    const std::vector<std::string>& names,
+    const absl::flat_hash_map<std::string, sim::swizzle::ParamRange>& range,
+    int64_t max_points);
 
 // The output-side chain (swizzle_prove_rotation.cc; verify/README.md, "Twelfth pass"):
 // a spec whose out coordinate c is R(P) — R a map of one per-iteration let P and of

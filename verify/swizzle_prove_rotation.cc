@@ -168,44 +168,8 @@ std::optional<ParamRange> Hull(
     const absl::flat_hash_map<std::string, ParamRange>& range) {
   const sim::expr::Program& program = spec.program();
   if (!program.FreeInputs(*e).empty()) return std::nullopt;
-  const std::vector<std::string> names = program.FreeParams(*e);
-  int64_t points = 1;
-  for (const std::string& n : names) points = SatMul(points, range.at(n).size());
-  if (points > kMaxHullScan) return std::nullopt;
-  std::vector<ExprPtr> own;
-  for (const Stmt* r : program.Clauses("require")) {
-    bool inside = true;
-    for (const std::string& p : program.FreeParams(*r->value)) {
-      inside &= absl::c_linear_search(names, p);
-    }
-    if (inside) own.push_back(program.InlineLets(r->value));
-  }
-  const ExprPtr value = program.InlineLets(e);
-  sim::expr::Env env;
-  for (const std::string& n : names) env[n] = range.at(n).lo;
-  std::optional<ParamRange> hull;
-  for (int64_t k = 0; k < points; ++k) {
-    bool admitted = true;
-    for (const ExprPtr& r : own) {
-      absl::StatusOr<int64_t> v = sim::expr::Evaluate(*r, env, spec.source_name());
-      if (!v.ok()) return std::nullopt;
-      admitted &= *v != 0;
-    }
-    if (admitted) {
-      absl::StatusOr<int64_t> v = sim::expr::Evaluate(*value, env, spec.source_name());
-      if (!v.ok()) return std::nullopt;
-      hull = hull ? ParamRange{std::min(hull->lo, *v), std::max(hull->hi, *v)}
-                  : ParamRange::Of(*v);
-    }
-    for (const std::string& n : names) {  // odometer
-      if (env[n] < range.at(n).hi) {
-        ++env[n];
-        break;
-      }
-      env[n] = range.at(n).lo;
-    }
-  }
-  return hull;
+  return ScanParamHull(spec, program.InlineLets(e), program.FreeParams(*e), range,
+                       kMaxHullScan);
 }
 
 // Link 1: the spec with `out c = P;` and R's lets dropped.

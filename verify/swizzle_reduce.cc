@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
@@ -178,44 +179,10 @@ void Reducer::MergeTiles() {
 //          the box is too large to scan or the let fails to evaluate somewhere.
 std::optional<ParamRange> Reducer::Image(size_t let,
                                          const absl::flat_hash_set<std::string>& ps) {
-  const sim::expr::Program& program = spec.program();
   std::vector<std::string> names(ps.begin(), ps.end());
   std::sort(names.begin(), names.end());
-  int64_t points = 1;
-  for (const std::string& n : names) points = SatMul(points, range.at(n).size());
-  if (points > kMaxImageScan) return std::nullopt;
-  std::vector<ExprPtr> own;
-  for (const Stmt* r : program.Clauses("require")) {
-    bool inside = true;
-    for (const std::string& p : program.FreeParams(*r->value)) inside &= ps.contains(p);
-    if (inside) own.push_back(program.InlineLets(r->value));
-  }
-  const ExprPtr value = program.InlineLets(stmts[let].value);
-  sim::expr::Env env;
-  for (const std::string& n : names) env[n] = range.at(n).lo;
-  std::optional<ParamRange> hull;
-  for (int64_t k = 0; k < points; ++k) {
-    bool admitted = true;
-    for (const ExprPtr& r : own) {
-      absl::StatusOr<int64_t> v = sim::expr::Evaluate(*r, env, spec.source_name());
-      if (!v.ok()) return std::nullopt;
-      admitted &= *v != 0;
-    }
-    if (admitted) {
-      absl::StatusOr<int64_t> v = sim::expr::Evaluate(*value, env, spec.source_name());
-      if (!v.ok()) return std::nullopt;
-      hull = hull ? ParamRange{std::min(hull->lo, *v), std::max(hull->hi, *v)}
-                  : ParamRange::Of(*v);
-    }
-    for (const std::string& n : names) {  // odometer
-      if (env[n] < range.at(n).hi) {
-        ++env[n];
-        break;
-      }
-      env[n] = range.at(n).lo;
-    }
-  }
-  return hull;
+  return ScanParamHull(spec, spec.program().InlineLets(spec.program().statements()[let].value),
+                       names, range, kMaxImageScan);
 }
 
 // A let computed from parameters only, whose parameters the index part reads through that
@@ -371,6 +338,48 @@ std::optional<std::string> PayloadText(Reducer& r, size_t root,
 }
 
 }  // namespace
+
+std::optional<ParamRange> ScanParamHull(
+    const SwizzleSpec& spec, const ExprPtr& value, const std::vector<std::string>& names,
+    const absl::flat_hash_map<std::string, ParamRange>& range, int64_t max_points) {
+  const sim::expr::Program& program = spec.program();
+  int64_t points = 1;
+  for (const std::string& n : names) points = SatMul(points, range.at(n).size());
+  if (points > max_points) return std::nullopt;
+  std::vector<ExprPtr> own;
+  for (const Stmt* r : program.Clauses("require")) {
+    bool inside = true;
+    for (const std::string& p : program.FreeParams(*r->value)) {
+      inside &= absl::c_linear_search(names, p);
+    }
+    if (inside) own.push_back(program.InlineLets(r->value));
+  }
+  sim::expr::Env env;
+  for (const std::string& n : names) env[n] = range.at(n).lo;
+  std::optional<ParamRange> hull;
+  for (int64_t k = 0; k < points; ++k) {
+    bool admitted = true;
+    for (const ExprPtr& r : own) {
+      absl::StatusOr<int64_t> v = sim::expr::Evaluate(*r, env, spec.source_name());
+      if (!v.ok()) return std::nullopt;
+      admitted &= *v != 0;
+    }
+    if (admitted) {
+      absl::StatusOr<int64_t> v = sim::expr::Evaluate(*value, env, spec.source_name());
+      if (!v.ok()) return std::nullopt;
+      hull = hull ? ParamRange{std::min(hull->lo, *v), std::max(hull->hi, *v)}
+                  : ParamRange::Of(*v);
+    }
+    for (const std::string& n : names) {  // odometer
+      if (env[n] < range.at(n).hi) {
+        ++env[n];
+        break;
+      }
+      env[n] = range.at(n).lo;
+    }
+  }
+  return hull;
+}
 
 absl::StatusOr<std::optional<ReducedSpec>> ReduceSpec(
     const SwizzleSpec& spec, const sim::swizzle::SpecSweep& ranges) {
