@@ -177,20 +177,12 @@ ExprPtr SubstituteDigits(const ExprPtr& e, const Program& program, const Expr& s
   return out;
 }
 
-// Ensures: the plan when `spec` has the shape of the essay above; nullopt otherwise.
-std::optional<ChainPlan> PlanChain(const SwizzleSpec& spec) {
-  if (spec.inverse() != nullptr) return std::nullopt;
-  const Program& program = spec.program();
+// L (ChainPlan::let_index): the first per-iteration let after the skip past which
+// every per-iteration statement reads the iteration only through L and the names bound
+// after it; no `out` or `tail` up to L. Ensures: false when there is none.
+bool FindPlacementLet(const Program& program,
+                      const absl::flat_hash_set<std::string>& iter_names, ChainPlan& plan) {
   const std::vector<Stmt>& stmts = program.statements();
-  const std::vector<const Stmt*> skips = program.Clauses("skip");
-  if (skips.size() != 1) return std::nullopt;
-  ChainPlan plan;
-  plan.per_iter = PerIteration(program);
-  absl::flat_hash_set<std::string> iter_names = {"iter"};
-  for (size_t k = 0; k < stmts.size(); ++k) {
-    if (&stmts[k] == skips[0]) plan.skip_index = k;
-    if (plan.per_iter[k] && stmts[k].binds) iter_names.insert(stmts[k].name);
-  }
   // L: the first per-iteration let after the skip past which every per-iteration
   // statement reads the iteration only through L and the names bound after it.
   std::optional<size_t> let;
@@ -210,15 +202,23 @@ std::optional<ChainPlan> PlanChain(const SwizzleSpec& spec) {
     }
     if (ok) let = l;
   }
-  if (!let.has_value()) return std::nullopt;
+  if (!let.has_value()) return false;
   plan.let_index = *let;
   plan.let_name = stmts[*let].name;
   for (size_t k = 0; k <= plan.let_index; ++k) {
     const Stmt& st = stmts[k];
     if (st.kind == StmtKind::kClause && (st.keyword == "out" || st.keyword == "tail")) {
-      return std::nullopt;
+      return false;
     }
   }
+  return true;
+}
+
+// S: the one divisor of the reads of `iter` up to L, and the statements up to L with
+// the digits substituted (ChainPlan::values). Ensures: false when there is no such S.
+bool FindDigitDivisor(const Program& program, ChainPlan& plan,
+                      absl::flat_hash_map<const Expr*, ExprPtr>& memo) {
+  const std::vector<Stmt>& stmts = program.statements();
   // S: the one divisor of the reads of `iter` up to L.
   std::vector<const Expr*> pending;
   for (size_t k = 0; k <= plan.let_index; ++k) {
@@ -233,32 +233,39 @@ std::optional<ChainPlan> PlanChain(const SwizzleSpec& spec) {
         IsIter(e->operand(0))) {
       ExprPtr d = program.InlineLets(e->operands()[1]);
       if (plan.s == nullptr) plan.s = d;
-      if (!plan.s->Equals(*d)) return std::nullopt;
+      if (!plan.s->Equals(*d)) return false;
     }
     for (int i = 0; i < e->num_operands(); ++i) pending.push_back(&e->operand(i));
   }
-  if (plan.s == nullptr) return std::nullopt;
-  absl::flat_hash_map<const Expr*, ExprPtr> memo;
+  if (plan.s == nullptr) return false;
   plan.values.resize(stmts.size());
   for (size_t k = 0; k <= plan.let_index; ++k) {
     if (!plan.per_iter[k]) continue;
     plan.values[k] = SubstituteDigits(stmts[k].value, program, *plan.s, memo);
-    if (plan.values[k] == nullptr) return std::nullopt;
+    if (plan.values[k] == nullptr) return false;
   }
+  return true;
+}
+
+// The skip's bound n (ChainPlan::bound) from `X >= n` or `n <= X`, X = iter % S, n
+// reading `iter` only as iter // S. Ensures: false when the skip has another shape.
+bool MatchSkip(const Program& program, ChainPlan& plan,
+               absl::flat_hash_map<const Expr*, ExprPtr>& memo) {
+  const std::vector<Stmt>& stmts = program.statements();
   // The skip: `X >= n` or `n <= X`, X = iter % S, n reading `iter` only as iter // S.
   const Expr& skip = *stmts[plan.skip_index].value;
   ExprPtr x, n;
   if (skip.kind() == ExprKind::kGe) x = skip.operands()[0], n = skip.operands()[1];
   if (skip.kind() == ExprKind::kLe) x = skip.operands()[1], n = skip.operands()[0];
-  if (x == nullptr) return std::nullopt;
+  if (x == nullptr) return false;
   const ExprPtr xi = program.InlineLets(x);
   if (xi->kind() != ExprKind::kMod || !IsDigitRead(*xi, program, *plan.s)) {
-    return std::nullopt;
+    return false;
   }
   // n_root stays alive while `pending` points into it.
   const ExprPtr n_root = program.InlineLets(n);
-  pending = {n_root.get()};
-  seen.clear();
+  std::vector<const Expr*> pending = {n_root.get()};
+  absl::flat_hash_set<const Expr*> seen;
   while (!pending.empty()) {
     const Expr* e = pending.back();
     pending.pop_back();
@@ -267,11 +274,18 @@ std::optional<ChainPlan> PlanChain(const SwizzleSpec& spec) {
       pending.push_back(&e->operand(1));
       continue;
     }
-    if (IsIter(*e)) return std::nullopt;  // j, or iter itself
+    if (IsIter(*e)) return false;  // j, or iter itself
     for (int i = 0; i < e->num_operands(); ++i) pending.push_back(&e->operand(i));
   }
   plan.bound = SubstituteDigits(n, program, *plan.s, memo);
-  if (plan.bound == nullptr) return std::nullopt;
+  if (plan.bound == nullptr) return false;
+  return true;
+}
+
+// Y (ChainPlan::y): the domain's factors once S's are taken out. Ensures: false when
+// some factor of S is not one of the domain's.
+bool SplitDomain(const SwizzleSpec& spec, ChainPlan& plan) {
+  const Program& program = spec.program();
   // domain = Y * S as factors.
   std::vector<ExprPtr> domain, s_factors;
   Factors(program.InlineLets(spec.domain().value), &domain);
@@ -279,10 +293,18 @@ std::optional<ChainPlan> PlanChain(const SwizzleSpec& spec) {
   for (const ExprPtr& f : s_factors) {
     auto it = std::find_if(domain.begin(), domain.end(),
                            [&](const ExprPtr& d) { return d->Equals(*f); });
-    if (it == domain.end()) return std::nullopt;
+    if (it == domain.end()) return false;
     domain.erase(it);
   }
   plan.y = std::move(domain);
+  return true;
+}
+
+// ChainPlan::divisor_params: the parameters divisions divide by, up to L, in the
+// domain, S and the extents (digit reads of `iter` by S aside).
+void FindDivisorParams(const SwizzleSpec& spec, ChainPlan& plan) {
+  const Program& program = spec.program();
+  const std::vector<Stmt>& stmts = program.statements();
   // The parameters divisions divide by: up to L, in the domain, S and the extents.
   std::vector<ExprPtr> roots = {program.InlineLets(spec.domain().value), plan.s};
   for (size_t k = 0; k <= plan.let_index; ++k) {
@@ -292,7 +314,8 @@ std::optional<ChainPlan> PlanChain(const SwizzleSpec& spec) {
   absl::flat_hash_set<std::string> params;
   for (const Stmt* p : spec.params()) params.insert(p->name);
   absl::flat_hash_set<std::string> divisor_params;
-  seen.clear();
+  absl::flat_hash_set<const Expr*> seen;
+  std::vector<const Expr*> pending;
   for (const ExprPtr& r : roots) pending.push_back(r.get());
   while (!pending.empty()) {
     const Expr* e = pending.back();
@@ -310,27 +333,33 @@ std::optional<ChainPlan> PlanChain(const SwizzleSpec& spec) {
   for (const Stmt* p : spec.params()) {
     if (divisor_params.contains(p->name)) plan.divisor_params.push_back(p->name);
   }
+}
+
+// ChainPlan::placement_text and placement_params: the placement link's spec.
+void WritePlacementSpec(const SwizzleSpec& spec, ChainPlan& plan) {
+  const Program& program = spec.program();
+  const std::vector<Stmt>& stmts = program.statements();
   // The placement spec: the spec's requires and grids, domain = B, L = iter, and P,
   // with the phase-1 lets and the parameters these read (the other lets are the
   // `shape` link's: they cannot fail; a parameter nothing here reads is not one of the
   // placement spec's, which then holds whatever its value).
   absl::flat_hash_set<std::string> needed;
-  std::vector<std::string> todo;
+  std::vector<std::string> worklist;
   for (size_t k = 0; k < stmts.size(); ++k) {
     const Stmt& st = stmts[k];
     const bool kept_clause = !plan.per_iter[k] && st.kind == StmtKind::kClause &&
                              (st.keyword == "require" || st.keyword == "grid");
     if (!kept_clause && !(plan.per_iter[k] && k > plan.let_index)) continue;
-    for (const std::string& v : sim::expr::FreeVariables(*st.value)) todo.push_back(v);
+    for (const std::string& v : sim::expr::FreeVariables(*st.value)) worklist.push_back(v);
   }
-  while (!todo.empty()) {
-    const std::string v = std::move(todo.back());
-    todo.pop_back();
+  while (!worklist.empty()) {
+    const std::string v = std::move(worklist.back());
+    worklist.pop_back();
     if (!needed.insert(v).second) continue;
     const Stmt* b = program.FindBinding(v);
     if (b == nullptr || b->kind != StmtKind::kLet || plan.per_iter[b - stmts.data()])
       continue;
-    for (const std::string& w : sim::expr::FreeVariables(*b->value)) todo.push_back(w);
+    for (const std::string& w : sim::expr::FreeVariables(*b->value)) worklist.push_back(w);
   }
   std::string text;
   for (size_t k = 0; k < stmts.size(); ++k) {
@@ -352,6 +381,29 @@ std::optional<ChainPlan> PlanChain(const SwizzleSpec& spec) {
     if (plan.per_iter[k]) absl::StrAppend(&text, sim::expr::Print(stmts[k]), "\n");
   }
   plan.placement_text = std::move(text);
+}
+
+// Ensures: the plan when `spec` has the shape of the essay above; nullopt otherwise.
+std::optional<ChainPlan> PlanChain(const SwizzleSpec& spec) {
+  if (spec.inverse() != nullptr) return std::nullopt;
+  const Program& program = spec.program();
+  const std::vector<Stmt>& stmts = program.statements();
+  const std::vector<const Stmt*> skips = program.Clauses("skip");
+  if (skips.size() != 1) return std::nullopt;
+  ChainPlan plan;
+  plan.per_iter = PerIteration(program);
+  absl::flat_hash_set<std::string> iter_names = {"iter"};
+  for (size_t k = 0; k < stmts.size(); ++k) {
+    if (&stmts[k] == skips[0]) plan.skip_index = k;
+    if (plan.per_iter[k] && stmts[k].binds) iter_names.insert(stmts[k].name);
+  }
+  absl::flat_hash_map<const Expr*, ExprPtr> memo;
+  if (!FindPlacementLet(program, iter_names, plan) || !FindDigitDivisor(program, plan, memo) ||
+      !MatchSkip(program, plan, memo) || !SplitDomain(spec, plan)) {
+    return std::nullopt;
+  }
+  FindDivisorParams(spec, plan);
+  WritePlacementSpec(spec, plan);
   return plan;
 }
 
