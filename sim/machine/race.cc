@@ -11,14 +11,7 @@ void RaceShadow::Reset(uint32_t bytes, uint32_t threads) {
   uint32_t words = (bytes + 3) / 4;
   words_.assign(words, Cell{});
   bytes_.clear();
-  pool_.clear();
-  pending_.clear();
-  pending_used_ = 0;
-  pending_marked_ = 0;
-  pending_lo_ = ~uint32_t{0};
-  pending_hi_ = 0;
-  written_lo_ = ~uint32_t{0};
-  written_hi_ = 0;
+  NewEpoch();
   // A launch's CTA starts with an empty pool; most reader lists of a small kernel fit
   // in this (growing from nothing copied the pool a dozen times per launch).
   pool_.reserve(256);
@@ -143,6 +136,29 @@ inline void RaceShadow::CheckWrite(const Accessor& a, Cell& c, uint32_t offset,
   c.read.epoch = 0;
   c.more = 0;
   c.tail = 0;
+}
+
+inline void RaceShadow::CheckWordWrite(const Accessor& a, uint32_t w, const uint8_t* d,
+                                       const uint8_t* m, uint64_t* same_value,
+                                       Conflict* out) {
+  Cell& c = words_[w];
+  if (c.split) {
+    Cell* cells = ByteCells(c);
+    for (uint32_t b = 0; b < 4; ++b) {
+      CheckWrite(a, cells[b], 4 * w + b, d[b] == m[b], same_value, out);
+    }
+    // The whole word is now one write: merge back.
+    c.write = a.me;
+    c.read.epoch = 0;
+    c.more = 0;
+    c.tail = 0;
+    c.split = 0;
+  } else {
+    uint32_t dv, mv;
+    std::memcpy(&dv, d, 4);
+    std::memcpy(&mv, m, 4);
+    CheckWrite(a, c, 4 * w, dv == mv, same_value, out);
+  }
 }
 
 void RaceShadow::CheckListedReaders(const Accessor& a, const Cell& c, uint32_t offset,
@@ -364,26 +380,7 @@ Conflict RaceShadow::Write(const Accessor& a, uint32_t offset, uint32_t size,
   Conflict out;
   if ((offset & 3) == 0 && (size & 3) == 0) {
     for (uint32_t w = offset / 4; w < (offset + size) / 4; ++w) {
-      const uint8_t* d = data + (4 * w - offset);
-      const uint8_t* m = memory + 4 * w;
-      Cell& c = words_[w];
-      if (c.split) {
-        Cell* cells = ByteCells(c);
-        for (uint32_t b = 0; b < 4; ++b) {
-          CheckWrite(a, cells[b], 4 * w + b, d[b] == m[b], same_value, &out);
-        }
-        // The whole word is now one write: merge back.
-        c.write = a.me;
-        c.read.epoch = 0;
-        c.more = 0;
-        c.tail = 0;
-        c.split = 0;
-      } else {
-        uint32_t dw, mw;
-        std::memcpy(&dw, d, 4);
-        std::memcpy(&mw, m, 4);
-        CheckWrite(a, c, 4 * w, dw == mw, same_value, &out);
-      }
+      CheckWordWrite(a, w, data + (4 * w - offset), memory + 4 * w, same_value, &out);
     }
     return out;
   }
@@ -417,25 +414,7 @@ Conflict RaceShadow::WriteLanes(const Accessor& a, uint32_t* lanes,
     AddPendingReadersOf(offset, size, epoch);
     for (uint32_t k = 0; k < words; ++k) {
       const uint32_t w = offset / 4 + k;
-      const uint8_t* dw = d + 4 * k;
-      const uint8_t* mw = memory + 4 * w;
-      Cell& c = words_[w];
-      if (c.split) {
-        Cell* cells = ByteCells(c);
-        for (uint32_t b = 0; b < 4; ++b) {
-          CheckWrite(at_lane, cells[b], 4 * w + b, dw[b] == mw[b], same_value, &out);
-        }
-        c.write = at_lane.me;
-        c.read.epoch = 0;
-        c.more = 0;
-        c.tail = 0;
-        c.split = 0;
-      } else {
-        uint32_t dv, mv;
-        std::memcpy(&dv, dw, 4);
-        std::memcpy(&mv, mw, 4);
-        CheckWrite(at_lane, c, 4 * w, dv == mv, same_value, &out);
-      }
+      CheckWordWrite(at_lane, w, d + 4 * k, memory + 4 * w, same_value, &out);
     }
     if (out.found) {
       *lane = l;

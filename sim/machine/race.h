@@ -171,6 +171,10 @@ class RaceShadow {
 
   static inline bool Ordered(const Accessor& a, const Stamp& s);
   inline void CheckRead(const Accessor& a, const Cell& c, uint32_t offset, Conflict* out);
+  // Checks and records a write of the whole aligned word `w` (`d` its new bytes, `m`
+  // its current ones); a word split into byte cells is merged back into one write.
+  inline void CheckWordWrite(const Accessor& a, uint32_t w, const uint8_t* d,
+                             const uint8_t* m, uint64_t* same_value, Conflict* out);
   inline void CheckWrite(const Accessor& a, Cell& c, uint32_t offset, bool same_value,
                          uint64_t* same_count, Conflict* out);
   // CheckWrite's walk of the readers after the first (the first is ordered).
