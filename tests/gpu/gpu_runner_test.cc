@@ -6,10 +6,12 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "sim/base/status_macros.h"
 #include "sim/launch/buffer_fill.h"
 #include "sim/launch/launch_spec.h"
 #include "sim/launch/sha256.h"
@@ -262,18 +264,22 @@ TEST_F(GpuRunnerTest, TritonCorpusKernelsRoundTrip) {
   }
 }
 
+// The timing input of corpus/triton/<name>.textproto.
+absl::StatusOr<TimingInput> CorpusTimingInput(const std::string& name) {
+  const char* env_root = std::getenv("WARPCHECK_SOURCE_DIR");  // set by ctest
+  const std::string path = std::string(env_root != nullptr ? env_root : WARPCHECK_SOURCE_DIR) +
+                           "/corpus/triton/" + name + ".textproto";
+  ASSIGN_OR_RETURN(LaunchSpec spec, sim::launch::LoadLaunchSpec(path));
+  return TimingInput{path, spec, sim::launch::SpecDir(path)};
+}
+
 // Timing mode: two corpus kernels interleaved, plus one spec that cannot run (its PTX is
 // missing), which must not stop the others.
 TEST_F(GpuRunnerTest, TimeOnGpuInterleavesAndChecks) {
-  const char* env_root = std::getenv("WARPCHECK_SOURCE_DIR");  // set by ctest
-  const std::string root =
-      std::string(env_root != nullptr ? env_root : WARPCHECK_SOURCE_DIR) +
-      "/corpus/triton/";
   std::vector<TimingInput> inputs;
   for (const char* name : {"lit_l1549_16x16_i32_w1", "cvt2d_l0037_64x64_f16_w4"}) {
-    const std::string path = root + name + ".textproto";
-    ASSERT_OK_AND_ASSIGN(LaunchSpec spec, sim::launch::LoadLaunchSpec(path));
-    inputs.push_back({path, spec, sim::launch::SpecDir(path)});
+    ASSERT_OK_AND_ASSIGN(TimingInput input, CorpusTimingInput(name));
+    inputs.push_back(std::move(input));
   }
   TimingInput missing = inputs[0];
   missing.file = "missing.textproto";
@@ -305,16 +311,11 @@ TEST_F(GpuRunnerTest, TimeOnGpuInterleavesAndChecks) {
 // still checked on their own: the check's buffers hold what that spec's own launch
 // wrote. A spec with other buffers keeps its own.
 TEST_F(GpuRunnerTest, TimeOnGpuSharesBuffersOfTheSameShapeAndChecksOnItsOwn) {
-  const char* env_root = std::getenv("WARPCHECK_SOURCE_DIR");  // set by ctest
-  const std::string root =
-      std::string(env_root != nullptr ? env_root : WARPCHECK_SOURCE_DIR) +
-      "/corpus/triton/";
   std::vector<TimingInput> inputs;
   for (const char* name : {"cvt2d_l0037_64x64_f16_w4", "lit_l1549_16x16_i32_w1",
                            "cvt2d_l0037_64x64_f16_w4"}) {
-    const std::string path = root + name + ".textproto";
-    ASSERT_OK_AND_ASSIGN(LaunchSpec spec, sim::launch::LoadLaunchSpec(path));
-    inputs.push_back({path, spec, sim::launch::SpecDir(path)});
+    ASSERT_OK_AND_ASSIGN(TimingInput input, CorpusTimingInput(name));
+    inputs.push_back(std::move(input));
   }
   inputs[2].file = "second copy";
   TimingOptions options;
