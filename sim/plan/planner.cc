@@ -1455,23 +1455,34 @@ class SmemPlanner {
     int limit = max_a_;
     if (v.pk() == 0 && v.upw == 1) limit = std::min(limit, 2);  // v4 of b8/b16/b32
     c->limit = limit;
-    c->a = 0;
-    for (int k = 0; k < limit; ++k) {
-      int found = -1;
-      for (int i = 0; i < l.reg_bits() && found < 0; ++i) {
-        if (l.reg[i] != 0 && reg_img[i] == (1u << k)) found = i;
+    // vec[k]: the first register whose image is offset bit k, for k = 0, 1, ... while
+    // there is one, below the limit. One pass over the registers: a register whose image
+    // is a single bit still wanted is that bit's first (a broadcast register's image is
+    // 0, never a bit).
+    int at[8];
+    uint32_t want = (1u << limit) - 1;
+    for (int i = 0; i < l.reg_bits() && want != 0; ++i) {
+      const uint32_t img = reg_img[i];
+      if ((img & want) != 0 && SingleBit(img)) {
+        at[std::countr_zero(img)] = i;
+        want &= ~img;
       }
-      if (found < 0) break;
-      c->vec[c->a++] = found;
+    }
+    // The bits found: those below the lowest still wanted.
+    c->a = std::countr_zero(want | (1u << limit));
+    uint32_t vmask = 0;  // the vector's registers, found (before the trim)
+    for (int k = 0; k < c->a; ++k) {
+      c->vec[k] = at[k];
+      vmask |= 1u << at[k];
     }
     c->found = c->a;
     const int entries = l.reg_bits() + l.lane_bits() + l.warp_bits();
-    c->others = entries >= 64 ? ~uint64_t{0} : (uint64_t{1} << entries) - 1;
-    for (int k = 0; k < c->a; ++k) c->others &= ~(uint64_t{1} << c->vec[k]);
+    // (The register images come first in Images::side, so a register's entry bit is its
+    // bit in vmask.)
+    c->others = (entries >= 64 ? ~uint64_t{0} : (uint64_t{1} << entries) - 1) & ~uint64_t{vmask};
     // Every access must be aligned to its size: no other basis may reach the vector's
     // offset bits.
-    uint32_t low = 0, vmask = 0;
-    for (int k = 0; k < c->a; ++k) vmask |= 1u << c->vec[k];
+    uint32_t low = 0;
     for (int i = 0; i < l.reg_bits(); ++i) if (!((vmask >> i) & 1)) low |= reg_img[i];
     for (int j = 0; j < l.lane_bits(); ++j) low |= lane_img[j];
     for (int j = 0; j < l.warp_bits(); ++j) low |= warp_img[j];
@@ -1479,8 +1490,11 @@ class SmemPlanner {
     // Packed words must be the vector's first slots, whole and in order.
     if (c->a < v.pk()) return false;
     for (int k = 0; k < v.pk(); ++k) if (c->vec[k] != v.pack[k]) return false;
-    c->vmask = 0;
-    for (int k = 0; k < c->a; ++k) c->vmask |= 1u << c->vec[k];
+    if (c->a != c->found) {
+      vmask = 0;
+      for (int k = 0; k < c->a; ++k) vmask |= 1u << c->vec[k];
+    }
+    c->vmask = vmask;
     c->free_regs = side == 0 ? src_free_regs_ : dst_free_regs_;
     c->free_tid = !store ? 0 : side == 0 ? src_free_tid_ : dst_free_tid_;  // loads: all
     // The canonical registers (no free or vector bit set): one access each.
@@ -2180,8 +2194,10 @@ std::optional<CostBound> PlanLowerBound(const ConversionProblem& p, const PlanOp
 namespace {
 
 // Prices the candidates of `set` that can be chosen, and marks the others skipped.
-void PriceCandidates(CandidateSet& set, const ConversionProblem& p,
-                     const PlanOptions& options) {
+// Ensures: TritonStrategy(p) (kept in options.memo, when there is one, for the next
+// call and for the pick).
+Strategy PriceCandidates(CandidateSet& set, const ConversionProblem& p,
+                         const PlanOptions& options) {
   using Kind = CandidateSet::Kind;
   using Slot = CandidateSet::Slot;
   std::vector<Slot>& slots = set.slots();
@@ -2293,6 +2309,7 @@ void PriceCandidates(CandidateSet& set, const ConversionProblem& p,
       consider(slot);
     }
   }
+  return triton;
 }
 
 // The priced plans (moved out of `set`) and every candidate's line, in candidate order.
@@ -2332,11 +2349,11 @@ void CollectCandidates(CandidateSet& set, const ConversionProblem& p,
 absl::StatusOr<ConversionPlan> PlanConversion(const ConversionProblem& p,
                                               const PlanOptions& options) {
   CandidateSet set(p, options);
-  PriceCandidates(set, p, options);
+  const Strategy triton = PriceCandidates(set, p, options);
   std::vector<ConversionPlan> all;
   std::vector<ConversionPlan::Candidate> candidates;
   CollectCandidates(set, p, all, candidates);
-  const int pick = PickNotWorseThanTriton(p, all);
+  const int pick = PickNotWorseThanTriton(triton, all);
   if (pick < 0) {
     const std::string& why_not = set.why_not();
     return absl::InvalidArgumentError(
