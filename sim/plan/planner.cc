@@ -1341,11 +1341,26 @@ class SmemPlanner {
       if (dup) continue;
       for (int order = 0; order < 3; ++order) {
         std::vector<uint32_t> basis = BaseOrder(prefixes[i], order);
+        const int fixed = static_cast<int>(prefixes[i].size());
+        // A basis built before (other prefixes and orders can build the same one) has
+        // its images and score: copied, not computed again (its entry stays, in its
+        // place, for the search below to pass over).
+        const Base* same = nullptr;
+        for (const Base& b : bases) {
+          if (b.fixed == fixed && b.start == basis) {
+            same = &b;
+            break;
+          }
+        }
+        if (same != nullptr) {
+          Base copy{same->score, basis, fixed, basis, same->images};
+          bases.push_back(std::move(copy));
+          continue;
+        }
         Images images = ImagesOf(Map(basis));
         Scored sc = ScoreImages(images);
         if (sc.score.first == INT64_MAX) continue;
-        bases.push_back(
-            Base{sc, basis, static_cast<int>(prefixes[i].size()), basis, std::move(images)});
+        bases.push_back(Base{sc, basis, fixed, basis, std::move(images)});
       }
     }
     std::stable_sort(bases.begin(), bases.end(),
@@ -1860,17 +1875,21 @@ class SmemPlanner {
   }
 
 
+  // Whether each warp stores exactly the elements it loads (its register and lane
+  // bases span the same space on both sides) and no warp bit is a copy: then a warp
+  // barrier orders each warp's stores before its loads.
   bool WarpLocal() const {
     if (o_.force_cta_barrier || p_.src.warp != p_.dst.warp) return false;
-    uint32_t fr, ft;
-    p_.src.FreeBits(&fr, &ft);
-    if (ft >> 5) return false;
-    std::vector<uint32_t> sg(p_.src.reg), dg(p_.dst.reg);
-    sg.insert(sg.end(), p_.src.lane.begin(), p_.src.lane.end());
-    dg.insert(dg.end(), p_.dst.lane.begin(), p_.dst.lane.end());
-    F2Span s(sg), d(dg);
-    for (uint32_t v : dg) if (!s.Contains(v)) return false;
-    for (uint32_t v : sg) if (!d.Contains(v)) return false;
+    if (src_free_tid_ >> 5) return false;  // FreeBits of the source, from the constructor
+    F2Span s, d;
+    for (const auto* list : {&p_.src.reg, &p_.src.lane}) for (uint32_t v : *list) s.Add(v);
+    for (const auto* list : {&p_.dst.reg, &p_.dst.lane}) for (uint32_t v : *list) d.Add(v);
+    for (const auto* list : {&p_.dst.reg, &p_.dst.lane}) {
+      for (uint32_t v : *list) if (!s.Contains(v)) return false;
+    }
+    for (const auto* list : {&p_.src.reg, &p_.src.lane}) {
+      for (uint32_t v : *list) if (!d.Contains(v)) return false;
+    }
     return true;
   }
 
