@@ -2346,7 +2346,8 @@ void CollectCandidates(CandidateSet& set, const ConversionProblem& p,
     note.pack = p.element_bits >= 32 ? ConversionPlan::Candidate::Pack::kNone
                 : !packed            ? ConversionPlan::Candidate::Pack::kUnpacked
                                      : ConversionPlan::Candidate::Pack::kPacked;
-    note.pack_at = !(sv.pack == std::vector<int>{0} || sv.pack == std::vector<int>{0, 1});
+    note.pack_at = !((sv.pk() == 1 && sv.pack[0] == 0) ||
+                     (sv.pk() == 2 && sv.pack[0] == 0 && sv.pack[1] == 1));
     note.pack_bit = sv.pack.empty() ? 0 : sv.pack[0];
     note.strategy = slot.strategy;
     if (slot.skipped) {

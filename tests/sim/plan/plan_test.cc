@@ -828,7 +828,7 @@ TEST(WordViewTest, UnitIsTheRegisterBitsOutsideThePackForEveryPack) {
       if (!pack.empty() && *std::max_element(pack.begin(), pack.end()) >= reg_bits) continue;
       WordView v;
       v.reg_bits = reg_bits;
-      v.pack = pack;
+      v.pack.assign(pack.begin(), pack.end());
       for (uint32_t r = 0; r < (2u << reg_bits); ++r) {
         uint32_t unit = 0;
         int k = 0;
