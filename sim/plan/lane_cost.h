@@ -38,8 +38,13 @@ inline constexpr uint32_t kClearLanes[5] = {0x55555555u, 0x33333333u, 0x0f0f0f0f
 // Ensures: the lanes l with (l & free_tid) == 0, as a lane mask: those that take part in
 // an access from which the thread bits `free_tid` (copies) are masked out.
 inline uint32_t ActiveLanes(uint32_t free_tid) {
+  // (Unrolled without branches: the bank searches ask for it on every memo miss.)
   uint32_t mask = ~0u;
-  for (int j = 0; j < 5; ++j) if ((free_tid >> j) & 1) mask &= kClearLanes[j];
+  mask &= kClearLanes[0] | ((free_tid & 1u) - 1u);
+  mask &= kClearLanes[1] | (((free_tid >> 1) & 1u) - 1u);
+  mask &= kClearLanes[2] | (((free_tid >> 2) & 1u) - 1u);
+  mask &= kClearLanes[3] | (((free_tid >> 3) & 1u) - 1u);
+  mask &= kClearLanes[4] | (((free_tid >> 4) & 1u) - 1u);
   return mask;
 }
 
@@ -87,19 +92,25 @@ inline std::optional<bank::BankCost> LinearLaneRequestCost(const uint32_t lanes[
   if (!SingleBit(element_bytes) || !SingleBit(bytes) || bytes > 16) {
     return std::nullopt;
   }
-  // z: the lane bits no lane of the mask has.
-  uint32_t z = 0;
-  for (int j = 0; j < 5; ++j) if (!((mask >> (1u << j)) & 1)) z |= 1u << j;
+  // z: the lane bits no lane of the mask has (lane 1 << j is in the mask unless bit j
+  // is in z).
+  const uint32_t absent = ~mask;
+  const uint32_t z = ((absent >> 1) & 1u) | ((absent >> 2) & 1u) << 1 |
+                     ((absent >> 4) & 1u) << 2 | ((absent >> 8) & 1u) << 3 |
+                     ((absent >> 16) & 1u) << 4;
   if (mask != ActiveLanes(z)) return std::nullopt;
   const int group_bits = bytes <= 4 ? 5 : bytes == 8 ? 4 : 3;  // lanes per group
   const int slot_shift = bytes <= 4 ? 2 : std::countr_zero(bytes);  // address -> key
   const uint32_t shift = static_cast<uint32_t>(std::countr_zero(element_bytes));
+  // keys: the offsets of the group's lane bits that take part; any: of every such bit.
   uint32_t keys[5], any = 0;
   int n = 0;
-  for (int j = 0; j < group_bits; ++j) {
-    if (!((z >> j) & 1)) keys[n++] = (lanes[j] << shift) >> slot_shift;
+  for (int j = 0; j < 5; ++j) {
+    if ((z >> j) & 1) continue;
+    const uint32_t address = lanes[j] << shift;
+    any |= address;
+    if (j < group_bits) keys[n++] = address >> slot_shift;
   }
-  for (int j = 0; j < 5; ++j) if (!((z >> j) & 1)) any |= lanes[j] << shift;
   if (bytes > 4 && (any & (bytes - 1)) != 0) return std::nullopt;
   uint32_t groups = 1;  // the lane groups that take part: 2^(high lane bits not in z)
   for (int j = group_bits; j < 5; ++j) groups <<= ((z >> j) & 1) ^ 1;

@@ -1341,11 +1341,26 @@ class SmemPlanner {
       if (dup) continue;
       for (int order = 0; order < 3; ++order) {
         std::vector<uint32_t> basis = BaseOrder(prefixes[i], order);
+        const int fixed = static_cast<int>(prefixes[i].size());
+        // A basis built before (other prefixes and orders can build the same one) has
+        // its images and score: copied, not computed again (its entry stays, in its
+        // place, for the search below to pass over).
+        const Base* same = nullptr;
+        for (const Base& b : bases) {
+          if (b.fixed == fixed && b.start == basis) {
+            same = &b;
+            break;
+          }
+        }
+        if (same != nullptr) {
+          Base copy{same->score, basis, fixed, basis, same->images};
+          bases.push_back(std::move(copy));
+          continue;
+        }
         Images images = ImagesOf(Map(basis));
         Scored sc = ScoreImages(images);
         if (sc.score.first == INT64_MAX) continue;
-        bases.push_back(
-            Base{sc, basis, static_cast<int>(prefixes[i].size()), basis, std::move(images)});
+        bases.push_back(Base{sc, basis, fixed, basis, std::move(images)});
       }
     }
     std::stable_sort(bases.begin(), bases.end(),
@@ -1455,23 +1470,34 @@ class SmemPlanner {
     int limit = max_a_;
     if (v.pk() == 0 && v.upw == 1) limit = std::min(limit, 2);  // v4 of b8/b16/b32
     c->limit = limit;
-    c->a = 0;
-    for (int k = 0; k < limit; ++k) {
-      int found = -1;
-      for (int i = 0; i < l.reg_bits() && found < 0; ++i) {
-        if (l.reg[i] != 0 && reg_img[i] == (1u << k)) found = i;
+    // vec[k]: the first register whose image is offset bit k, for k = 0, 1, ... while
+    // there is one, below the limit. One pass over the registers: a register whose image
+    // is a single bit still wanted is that bit's first (a broadcast register's image is
+    // 0, never a bit).
+    int at[8];
+    uint32_t want = (1u << limit) - 1;
+    for (int i = 0; i < l.reg_bits() && want != 0; ++i) {
+      const uint32_t img = reg_img[i];
+      if ((img & want) != 0 && SingleBit(img)) {
+        at[std::countr_zero(img)] = i;
+        want &= ~img;
       }
-      if (found < 0) break;
-      c->vec[c->a++] = found;
+    }
+    // The bits found: those below the lowest still wanted.
+    c->a = std::countr_zero(want | (1u << limit));
+    uint32_t vmask = 0;  // the vector's registers, found (before the trim)
+    for (int k = 0; k < c->a; ++k) {
+      c->vec[k] = at[k];
+      vmask |= 1u << at[k];
     }
     c->found = c->a;
     const int entries = l.reg_bits() + l.lane_bits() + l.warp_bits();
-    c->others = entries >= 64 ? ~uint64_t{0} : (uint64_t{1} << entries) - 1;
-    for (int k = 0; k < c->a; ++k) c->others &= ~(uint64_t{1} << c->vec[k]);
+    // (The register images come first in Images::side, so a register's entry bit is its
+    // bit in vmask.)
+    c->others = (entries >= 64 ? ~uint64_t{0} : (uint64_t{1} << entries) - 1) & ~uint64_t{vmask};
     // Every access must be aligned to its size: no other basis may reach the vector's
     // offset bits.
-    uint32_t low = 0, vmask = 0;
-    for (int k = 0; k < c->a; ++k) vmask |= 1u << c->vec[k];
+    uint32_t low = 0;
     for (int i = 0; i < l.reg_bits(); ++i) if (!((vmask >> i) & 1)) low |= reg_img[i];
     for (int j = 0; j < l.lane_bits(); ++j) low |= lane_img[j];
     for (int j = 0; j < l.warp_bits(); ++j) low |= warp_img[j];
@@ -1479,8 +1505,11 @@ class SmemPlanner {
     // Packed words must be the vector's first slots, whole and in order.
     if (c->a < v.pk()) return false;
     for (int k = 0; k < v.pk(); ++k) if (c->vec[k] != v.pack[k]) return false;
-    c->vmask = 0;
-    for (int k = 0; k < c->a; ++k) c->vmask |= 1u << c->vec[k];
+    if (c->a != c->found) {
+      vmask = 0;
+      for (int k = 0; k < c->a; ++k) vmask |= 1u << c->vec[k];
+    }
+    c->vmask = vmask;
     c->free_regs = side == 0 ? src_free_regs_ : dst_free_regs_;
     c->free_tid = !store ? 0 : side == 0 ? src_free_tid_ : dst_free_tid_;  // loads: all
     // The canonical registers (no free or vector bit set): one access each.
@@ -1846,17 +1875,21 @@ class SmemPlanner {
   }
 
 
+  // Whether each warp stores exactly the elements it loads (its register and lane
+  // bases span the same space on both sides) and no warp bit is a copy: then a warp
+  // barrier orders each warp's stores before its loads.
   bool WarpLocal() const {
     if (o_.force_cta_barrier || p_.src.warp != p_.dst.warp) return false;
-    uint32_t fr, ft;
-    p_.src.FreeBits(&fr, &ft);
-    if (ft >> 5) return false;
-    std::vector<uint32_t> sg(p_.src.reg), dg(p_.dst.reg);
-    sg.insert(sg.end(), p_.src.lane.begin(), p_.src.lane.end());
-    dg.insert(dg.end(), p_.dst.lane.begin(), p_.dst.lane.end());
-    F2Span s(sg), d(dg);
-    for (uint32_t v : dg) if (!s.Contains(v)) return false;
-    for (uint32_t v : sg) if (!d.Contains(v)) return false;
+    if (src_free_tid_ >> 5) return false;  // FreeBits of the source, from the constructor
+    F2Span s, d;
+    for (const auto* list : {&p_.src.reg, &p_.src.lane}) for (uint32_t v : *list) s.Add(v);
+    for (const auto* list : {&p_.dst.reg, &p_.dst.lane}) for (uint32_t v : *list) d.Add(v);
+    for (const auto* list : {&p_.dst.reg, &p_.dst.lane}) {
+      for (uint32_t v : *list) if (!s.Contains(v)) return false;
+    }
+    for (const auto* list : {&p_.src.reg, &p_.src.lane}) {
+      for (uint32_t v : *list) if (!d.Contains(v)) return false;
+    }
     return true;
   }
 
@@ -2180,8 +2213,10 @@ std::optional<CostBound> PlanLowerBound(const ConversionProblem& p, const PlanOp
 namespace {
 
 // Prices the candidates of `set` that can be chosen, and marks the others skipped.
-void PriceCandidates(CandidateSet& set, const ConversionProblem& p,
-                     const PlanOptions& options) {
+// Ensures: TritonStrategy(p) (kept in options.memo, when there is one, for the next
+// call and for the pick).
+Strategy PriceCandidates(CandidateSet& set, const ConversionProblem& p,
+                         const PlanOptions& options) {
   using Kind = CandidateSet::Kind;
   using Slot = CandidateSet::Slot;
   std::vector<Slot>& slots = set.slots();
@@ -2293,6 +2328,7 @@ void PriceCandidates(CandidateSet& set, const ConversionProblem& p,
       consider(slot);
     }
   }
+  return triton;
 }
 
 // The priced plans (moved out of `set`) and every candidate's line, in candidate order.
@@ -2310,7 +2346,8 @@ void CollectCandidates(CandidateSet& set, const ConversionProblem& p,
     note.pack = p.element_bits >= 32 ? ConversionPlan::Candidate::Pack::kNone
                 : !packed            ? ConversionPlan::Candidate::Pack::kUnpacked
                                      : ConversionPlan::Candidate::Pack::kPacked;
-    note.pack_at = !(sv.pack == std::vector<int>{0} || sv.pack == std::vector<int>{0, 1});
+    note.pack_at = !((sv.pk() == 1 && sv.pack[0] == 0) ||
+                     (sv.pk() == 2 && sv.pack[0] == 0 && sv.pack[1] == 1));
     note.pack_bit = sv.pack.empty() ? 0 : sv.pack[0];
     note.strategy = slot.strategy;
     if (slot.skipped) {
@@ -2332,11 +2369,11 @@ void CollectCandidates(CandidateSet& set, const ConversionProblem& p,
 absl::StatusOr<ConversionPlan> PlanConversion(const ConversionProblem& p,
                                               const PlanOptions& options) {
   CandidateSet set(p, options);
-  PriceCandidates(set, p, options);
+  const Strategy triton = PriceCandidates(set, p, options);
   std::vector<ConversionPlan> all;
   std::vector<ConversionPlan::Candidate> candidates;
   CollectCandidates(set, p, all, candidates);
-  const int pick = PickNotWorseThanTriton(p, all);
+  const int pick = PickNotWorseThanTriton(triton, all);
   if (pick < 0) {
     const std::string& why_not = set.why_not();
     return absl::InvalidArgumentError(

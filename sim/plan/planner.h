@@ -31,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "proto/plan.pb.h"
@@ -48,7 +49,9 @@ absl::StatusOr<Strategy> ParseStrategy(absl::string_view text);
 // directions both layouts keep in registers, so that words travel whole. A 64-bit
 // element is two words (upw = 2). Units are the registers with the pack bits removed.
 struct WordView {
-  std::vector<int> pack;
+  // (Inline: a 32-bit word holds at most four 8-bit elements, a pack of 2 bits, so no
+  // view allocates; views are copied into every candidate, plan and memo entry.)
+  absl::InlinedVector<int, 4> pack;
   int upw = 1;
   int reg_bits = 0;
   int pk() const { return static_cast<int>(pack.size()); }

@@ -59,7 +59,50 @@ Program Compose(const Program& first, const Program& second) {
   return out;
 }
 
+namespace {
+
+// The ops whose inputs Simplify resolves or merges (value numbering, selects and byte
+// permutes through their operands' definitions).
+bool Rewritable(const Op& op) {
+  return op.kind == OpKind::kSelp || op.kind == OpKind::kShflBfly ||
+         op.kind == OpKind::kShflIdx || op.kind == OpKind::kPrmt;
+}
+
+// Ensures: p without the ops whose results nothing uses (no output, no op kept).
+void RemoveDeadOps(Program& p) {
+  std::vector<Op>& ops = p.ops;
+  std::vector<uint8_t> live(static_cast<size_t>(p.num_words), 0);
+  for (int id : p.outputs) live[id] = 1;
+  std::vector<uint8_t> keep(ops.size(), 0);
+  for (size_t i = ops.size(); i-- > 0;) {
+    const Op& op = ops[i];
+    bool effect = op.kind == OpKind::kStShared || op.kind == OpKind::kStMatrix ||
+                  op.kind == OpKind::kBarSync ||
+                  op.kind == OpKind::kBarWarp;
+    bool used = effect;
+    for (int id : op.out) used = used || live[id];
+    if (!used) continue;
+    keep[i] = 1;
+    for (int id : op.in) live[id] = 1;
+  }
+  size_t live_ops = 0;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (!keep[i]) continue;
+    if (live_ops != i) ops[live_ops] = std::move(ops[i]);
+    ++live_ops;
+  }
+  ops.resize(live_ops);
+}
+
+}  // namespace
+
 void Simplify(Program& p) {
+  // Without an op to rewrite, the pass below aliases no word and keeps every op where it
+  // is (only Rewritable ops are resolved, merged or dropped there): only dead ops go.
+  if (std::none_of(p.ops.begin(), p.ops.end(), Rewritable)) {
+    RemoveDeadOps(p);
+    return;
+  }
   std::vector<int> alias(p.num_words);
   for (int i = 0; i < p.num_words; ++i) alias[i] = i;
   std::vector<int> def(p.num_words, -1);  // index into `ops` of the defining op
@@ -120,8 +163,7 @@ void Simplify(Program& p) {
         op.imm = sel;
       }
     }
-    if (op.kind == OpKind::kSelp || op.kind == OpKind::kShflBfly ||
-        op.kind == OpKind::kShflIdx || op.kind == OpKind::kPrmt) {
+    if (Rewritable(op)) {
       auto key = std::make_tuple(static_cast<int>(op.kind), op.pred, op.addr, op.imm, op.in);
       auto it = cse.find(key);
       if (it != cse.end()) {
@@ -136,28 +178,7 @@ void Simplify(Program& p) {
   }
   ops.resize(kept);
   for (int& id : p.outputs) id = alias[id];
-  // Dead ops.
-  std::vector<bool> live(p.num_words, false);
-  for (int id : p.outputs) live[id] = true;
-  std::vector<bool> keep(ops.size(), false);
-  for (size_t i = ops.size(); i-- > 0;) {
-    const Op& op = ops[i];
-    bool effect = op.kind == OpKind::kStShared || op.kind == OpKind::kStMatrix ||
-                  op.kind == OpKind::kBarSync ||
-                  op.kind == OpKind::kBarWarp;
-    bool used = effect;
-    for (int id : op.out) used = used || live[id];
-    if (!used) continue;
-    keep[i] = true;
-    for (int id : op.in) live[id] = true;
-  }
-  size_t live_ops = 0;
-  for (size_t i = 0; i < ops.size(); ++i) {
-    if (!keep[i]) continue;
-    if (live_ops != i) ops[live_ops] = std::move(ops[i]);
-    ++live_ops;
-  }
-  ops.resize(live_ops);
+  RemoveDeadOps(p);
 }
 
 namespace {

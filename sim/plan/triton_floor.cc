@@ -85,7 +85,7 @@ Strategy TritonStrategy(const ConversionProblem& p) {
   return Strategy::kRegisters;
 }
 
-int PickNotWorseThanTriton(const ConversionProblem& p, const std::vector<ConversionPlan>& all) {
+int PickNotWorseThanTriton(Strategy triton, const std::vector<ConversionPlan>& all) {
   auto better = [](const ConversionPlan& a, const ConversionPlan& b) {
     return a.cost.score < b.cost.score ||
            (a.cost.score == b.cost.score && a.cost.warp_instructions < b.cost.warp_instructions);
@@ -101,7 +101,6 @@ int PickNotWorseThanTriton(const ConversionProblem& p, const std::vector<Convers
     }
     return false;
   };
-  const Strategy triton = TritonStrategy(p);
   bool matrix = false;
   for (const ConversionPlan& c : all) matrix = matrix || (c.strategy == triton && uses_matrix(c));
   int ref = -1;
@@ -122,7 +121,7 @@ int PickNotWorseThanTriton(const ConversionProblem& p, const std::vector<Convers
 }
 
 size_t PickRoundTrip(
-    const ConversionProblem& p,
+    Strategy forward, Strategy backward,
     const std::vector<std::pair<const ConversionPlan*, const ConversionPlan*>>& trips) {
   auto instr = [](const std::pair<const ConversionPlan*, const ConversionPlan*>& t) {
     return t.first->cost.warp_instructions + t.second->cost.warp_instructions;
@@ -135,7 +134,6 @@ size_t PickRoundTrip(
     return std::make_tuple(t.first->cost.score + t.second->cost.score, instr(t),
                            wavefronts(t), t.first->src_view.words());
   };
-  const Strategy forward = TritonStrategy(p), backward = TritonStrategy(p.Reversed());
   std::optional<size_t> ref;
   for (size_t i = 0; i < trips.size(); ++i) {
     if (trips[i].first->strategy != forward || trips[i].second->strategy != backward) continue;

@@ -45,13 +45,14 @@ Strategy TritonStrategy(const ConversionProblem& p);
 // element the destination holds in another lane (a lane component in S^-1 ∘ D).
 int MixedTranspositions(const ConversionProblem& p);
 
-// Requires: `all` are plans of `p`. Ensures: the index of the plan the search keeps —
-// the best score (ties: fewer warp instructions) among the plans that cost no more than
-// the reference in warp instructions and in wavefronts; over all plans when there is no
-// reference. The reference is the best-scored plan of TritonStrategy(p), among those
-// with stmatrix/ldmatrix when one has them (Triton uses them wherever its instruction
-// tiles fit). -1 when `all` is empty.
-int PickNotWorseThanTriton(const ConversionProblem& p, const std::vector<ConversionPlan>& all);
+// Requires: `all` are plans of a problem p, `triton` is TritonStrategy(p) (the caller
+// has it: PlanConversion keeps it in its SearchMemo). Ensures: the index of the plan the
+// search keeps — the best score (ties: fewer warp instructions) among the plans that
+// cost no more than the reference in warp instructions and in wavefronts; over all plans
+// when there is no reference. The reference is the best-scored plan of `triton`, among
+// those with stmatrix/ldmatrix when one has them (Triton uses them wherever its
+// instruction tiles fit). -1 when `all` is empty.
+int PickNotWorseThanTriton(Strategy triton, const std::vector<ConversionPlan>& all);
 
 // The round trip's word view (sim/ptx PlanRoundTrip plans both directions in each view
 // and asks which to keep). The reference is the view whose plans both use Triton's
@@ -60,9 +61,11 @@ int PickNotWorseThanTriton(const ConversionProblem& p, const std::vector<Convers
 // choice is the best total score (ties: fewer instructions, fewer wavefronts, fewer
 // loop-carried words) among the views that cost no more than it on both counts; over all
 // views when no view uses Triton's mechanism in both directions.
-// Requires: `trips` non-empty, (forward, backward) plans of p and p.Reversed().
+// Requires: `trips` non-empty, (forward, backward) plans of p and p.Reversed();
+// `forward` = TritonStrategy(p), `backward` = TritonStrategy(p.Reversed()) (PlanRoundTrip
+// has both before it plans a view).
 size_t PickRoundTrip(
-    const ConversionProblem& p,
+    Strategy forward, Strategy backward,
     const std::vector<std::pair<const ConversionPlan*, const ConversionPlan*>>& trips);
 
 // A lower bound on the warp instructions per CTA of one round trip (p, then p.Reversed())

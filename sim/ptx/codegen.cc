@@ -1119,7 +1119,13 @@ absl::StatusOr<RoundTrip> PlanRoundTrip(const ConversionProblem& problem,
   const ConversionProblem reversed = problem.Reversed();
   const std::vector<std::pair<WordView, WordView>> views = plan::CandidateViews(problem, options);
   // Replanning with other barrier or buffer options reuses each direction's bank search.
+  // Triton's mechanism each way (the reference of every view's pick, and of the round
+  // trip's) is asked for once.
+  const plan::Strategy triton_forward = plan::TritonStrategy(problem);
+  const plan::Strategy triton_backward = plan::TritonStrategy(reversed);
   plan::SearchMemo forward_memo, backward_memo;
+  forward_memo.triton = triton_forward;
+  backward_memo.triton = triton_backward;
   // A view is planned only if it can be chosen (PickRoundTrip). PickRoundTrip's reference
   // is the first view of Triton's mechanism both ways by (warp instructions, wavefronts,
   // score, words), and the pick ranks the views that cost no more than it by (score,
@@ -1160,8 +1166,6 @@ absl::StatusOr<RoundTrip> PlanRoundTrip(const ConversionProblem& problem,
       return floors[a].has_value() && (!floors[b].has_value() || *floors[a] < *floors[b]);
     });
   }
-  const plan::Strategy triton_forward = plan::TritonStrategy(problem);
-  const plan::Strategy triton_backward = plan::TritonStrategy(reversed);
   std::optional<Floor> reference;  // the first planned view of Triton's mechanism
   for (const size_t view : order) {
     if (reference && floors[view] && *floors[view] > *reference) continue;
@@ -1190,7 +1194,7 @@ absl::StatusOr<RoundTrip> PlanRoundTrip(const ConversionProblem& problem,
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::pair<const plan::ConversionPlan*, const plan::ConversionPlan*>> pairs;
   for (const auto& [view, t] : trips) pairs.emplace_back(&t.forward, &t.backward);
-  RoundTrip& chosen = trips[plan::PickRoundTrip(problem, pairs)].second;
+  RoundTrip& chosen = trips[plan::PickRoundTrip(triton_forward, triton_backward, pairs)].second;
   if (narrow_one_warp) {
     if (auto narrowed = NarrowOneWarpTrip(problem, options, chosen)) return *std::move(narrowed);
   }

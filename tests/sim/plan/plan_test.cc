@@ -742,6 +742,52 @@ TEST(ProgramTest, SimplifyRemovesSelectsThatUndoEachOtherAndFoldsPrmt) {
   EXPECT_EQ(p.outputs[1], p.ops[0].out[0]);
 }
 
+// A program of shared-memory ops only takes Simplify's short path (no op to rewrite:
+// only dead ops go); with one dead select added it takes the full pass, which must leave
+// the same program.
+TEST(ProgramTest, SimplifyWithoutSelectsOnlyRemovesDeadOpsAsTheFullPassDoes) {
+  Program p;
+  for (int i = 0; i < 2; ++i) p.inputs.push_back(p.NewWord());
+  auto add = [&](OpKind kind, std::vector<int> in, int outs) {
+    Op op;
+    op.kind = kind;
+    op.in.assign(in.begin(), in.end());
+    for (int k = 0; k < outs; ++k) op.out.push_back(p.NewWord());
+    p.ops.push_back(op);
+    return op.out.empty() ? -1 : op.out[0];
+  };
+  add(OpKind::kStShared, {0, 1}, 0);
+  add(OpKind::kBarSync, {}, 0);
+  const int a = add(OpKind::kLdShared, {}, 1);
+  add(OpKind::kLdShared, {}, 1);  // dead: nothing reads it
+  const int c = add(OpKind::kLdShared, {}, 1);
+  add(OpKind::kBarWarp, {}, 0);
+  add(OpKind::kStShared, {c}, 0);  // a store is kept, and keeps the load it reads
+  p.outputs = {a, 0};
+  Program full = p;
+  SetupValue pred;
+  pred.kind = SetupValue::Kind::kTidParity;
+  pred.mask = 1;
+  Op selp;
+  selp.kind = OpKind::kSelp;
+  selp.pred = full.AddSetup(pred);
+  selp.in = {0, 1};
+  selp.out = {full.NewWord()};
+  full.ops.push_back(selp);  // dead too
+  Simplify(p);
+  Simplify(full);
+  ASSERT_EQ(p.ops.size(), 6u) << ProgramToString(p);
+  ASSERT_EQ(p.ops.size(), full.ops.size());
+  for (size_t i = 0; i < p.ops.size(); ++i) {
+    EXPECT_EQ(p.ops[i].kind, full.ops[i].kind) << i;
+    EXPECT_EQ(p.ops[i].in, full.ops[i].in) << i;
+    EXPECT_EQ(p.ops[i].out, full.ops[i].out) << i;
+  }
+  EXPECT_EQ(p.outputs, full.outputs);
+  EXPECT_EQ(p.ops[2].out[0], a);
+  EXPECT_EQ(p.ops[3].out[0], c);
+}
+
 TEST(F2SpanTest, SolveIsTheInverseOfApplyOnTheSpan) {
   std::vector<uint32_t> gens = {0b0011, 0b0110, 0b0101 /* = g0 ^ g1 */, 0b1000, 0};
   F2Span span(gens);
@@ -782,7 +828,7 @@ TEST(WordViewTest, UnitIsTheRegisterBitsOutsideThePackForEveryPack) {
       if (!pack.empty() && *std::max_element(pack.begin(), pack.end()) >= reg_bits) continue;
       WordView v;
       v.reg_bits = reg_bits;
-      v.pack = pack;
+      v.pack.assign(pack.begin(), pack.end());
       for (uint32_t r = 0; r < (2u << reg_bits); ++r) {
         uint32_t unit = 0;
         int k = 0;
