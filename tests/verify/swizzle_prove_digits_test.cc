@@ -193,5 +193,45 @@ TEST(SwizzleProveDigitsTest, DigitChainTakesAnIdentityDigit) {
   EXPECT_EQ(q.counterexample, e.counterexample) << q.ToString();
 }
 
+// A failing fact is not a violation: at rank 0 the extent is one more than k * s, so
+// n == (n // s) * s fails there, but R is then the identity, a bijection of any [0, n).
+// The sweeps at the failing points find nothing, the chain is left open and R is proved
+// as written: holds, as the enumeration says.
+TEST(SwizzleProveDigitsTest, DigitChainFailingFactIsNoViolation) {
+  const SwizzleSpec spec = Parse(
+      "segments (one more at rank 0)",
+      "param k in 1..4;\nparam s in 1..4;\nparam rank in 0..3;\nparam c in 1..2;\n"
+      "let n = k * s + select(rank == 0, 1, 0);\n"
+      "domain = n * c;\ngrid row = n;\ngrid col = c;\n"
+      "let pid = iter // c;\nout col = iter % c;\n"
+      "let seg = pid // s;\nlet within = pid - seg * s;\n"
+      "out row = seg * s + (within + rank) % s;\n");
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, {}));
+  ASSERT_OK_AND_ASSIGN(sim::swizzle::CheckResult e, sim::swizzle::Sweep(spec));
+  EXPECT_EQ(e.verdict, Verdict::kHolds);
+  EXPECT_EQ(p.verdict, Verdict::kHolds) << p.ToString();
+  EXPECT_TRUE(HasNote(p, "fails at k=1, s=2, rank=0")) << p.ToString();
+  EXPECT_TRUE(HasNote(p, "is not violated there; R is proved as written")) << p.ToString();
+}
+
+// A fact whose box is too large to scan leaves the chain open (a note), never a proof
+// by itself: R is then proved as written under what the budget has left (here the
+// segment-wise rotation over k up to 2^20 and s up to 64: 2^26 points for n == (n // s) * s).
+TEST(SwizzleProveDigitsTest, DigitChainNeedsTheFactsScanned) {
+  const SwizzleSpec spec = Parse(
+      "segments (wide)",
+      "param k in 1..1048576;\nparam s in 1..64;\nparam rank in 0..7;\n"
+      "domain = k * s;\ngrid row = k * s;\n"
+      "let pid = iter % (k * s);\n"
+      "let seg = pid // s;\nlet within = pid - seg * s;\n"
+      "out row = seg * s + (within + rank) % s;\n");
+  SwizzleProveOptions o;
+  o.total_rlimit = 500'000;
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, {}, o));
+  EXPECT_NE(p.verdict, Verdict::kViolated) << p.ToString();
+  EXPECT_TRUE(HasNote(p, "is not scanned: 67108864 parameter points")) << p.ToString();
+  EXPECT_FALSE(HasNote(p, "), proved: ")) << p.ToString();
+}
+
 }  // namespace
 }  // namespace warpcheck::verify
