@@ -19,6 +19,9 @@
 // is the rotation lemma over the hulls of n and off as two free parameters: x ->
 // (x + off) mod n is a bijection of [0, n) for every n >= 1 and every off, so the hull
 // pair covers every point of the box even though it forgets how n and off are related.
+// Otherwise link 2 first tries R as digit maps (ProveRotationByDigits,
+// swizzle_prove_digits.cc): `holds` there is link 2's `holds`; a violation there is the
+// enumeration sweep's on the spec itself; anything else leaves R proved as written.
 #include <algorithm>
 #include <optional>
 #include <string>
