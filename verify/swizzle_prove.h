@@ -244,6 +244,13 @@ struct SwizzleProveOptions {
   // n and off. Anything but `holds` on a link falls back to the direct proof.
   // verify/README.md, "Twelfth pass".
   bool output_chain = true;
+  // The output chain's link 2 (R on [0, n)) as digit maps, before R is proved as
+  // written: R = A(x // t) * t + B(x % t) and rotations (x + off) % m, nested, with the
+  // extent identities (n == E, each B's extent == its t, every t >= 1) proved by
+  // evaluation over the parameters they read and each rotation by the lemma over hulls.
+  // A failing identity is a violation only when the enumeration sweep, pinned at the
+  // failing point, finds one in the spec. verify/README.md, "Thirteenth pass".
+  bool digit_chain = true;
   // Specs with `skip` and no `inverse`, past the enumeration that runs first: the
   // contiguity chain. When the map's iteration is digits (c, j) of S, its one skip is
   // `j >= n(c)`, and a let L after it numbers the kept iterations (Stream-K's `global =

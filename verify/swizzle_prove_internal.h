@@ -114,6 +114,27 @@ std::optional<sim::swizzle::ParamRange> ScanParamHull(
 absl::StatusOr<std::optional<SwizzleProof>> ProveByOutputChain(
     const sim::swizzle::SwizzleSpec& spec, const sim::swizzle::SpecSweep& ranges,
     const SwizzleProveOptions& options);
+// The digit chain (swizzle_prove_digits.cc; verify/README.md, "Thirteenth pass"):
+// `rotation` is the output chain's general link 2 of `spec` (`domain = n; grid c = n;
+// let P = iter; <R's lets>; out c = R;`), `range` every parameter's range.
+struct DigitChainResult {
+  // kHolds: R is a bijection of [0, n) at every admitted point (`note` says how);
+  // kViolated: `counterexample` is the enumeration sweep's violation of `spec` itself;
+  // kInconclusive: not decided, `why`.
+  Verdict verdict = Verdict::kInconclusive;
+  std::optional<sim::swizzle::Counterexample> counterexample;
+  bool minimised = false;
+  std::string note;
+  std::string why;
+  SwizzleProof lemmas;  // the rotation lemmas' counters and queries
+};
+// Ensures: nullopt when options.digit_chain is off or R is not a tree of digit steps
+//          and rotations (the claim and its obligations: the file's essay); else the
+//          result, `holds` only when every obligation was proved.
+absl::StatusOr<std::optional<DigitChainResult>> ProveRotationByDigits(
+    const sim::swizzle::SwizzleSpec& spec, const sim::swizzle::SwizzleSpec& rotation,
+    const absl::flat_hash_map<std::string, sim::swizzle::ParamRange>& range,
+    const SwizzleProveOptions& options);
 // The statements of a spec that run per iteration, exactly as SpecInstance classifies
 // them (sim/swizzle/spec.cc): out, tail, skip, and anything mentioning `iter` or a name
 // computed per iteration (swizzle_prove_spec.cc).

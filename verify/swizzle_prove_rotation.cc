@@ -19,6 +19,9 @@
 // is the rotation lemma over the hulls of n and off as two free parameters: x ->
 // (x + off) mod n is a bijection of [0, n) for every n >= 1 and every off, so the hull
 // pair covers every point of the box even though it forgets how n and off are related.
+// Otherwise link 2 first tries R as digit maps (ProveRotationByDigits,
+// swizzle_prove_digits.cc): `holds` there is link 2's `holds`; a violation there is the
+// enumeration sweep's on the spec itself; anything else leaves R proved as written.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -403,9 +406,43 @@ absl::StatusOr<std::optional<SwizzleProof>> ProveByOutputChain(
       SwizzleSpec rotation,
       SwizzleSpec::Parse(absl::StrCat(base, " (", c, " = R(", p, ") on [0, ", n, "))"),
                          lemma.has_value() ? *lemma : RotationText(spec, *plan, range)));
-  ASSIGN_OR_RETURN(SwizzleProof two, ProveSpec(rotation, {}, sub2));
-  spent += RlimitSpent(two);
-  AddLink("link 2 (R)", two, &proof);
+  // R as digit maps first (swizzle_prove_digits.cc): holds, or a violation found by
+  // the enumeration sweep on the spec itself; anything else leaves link 2 as written.
+  std::optional<DigitChainResult> digits;
+  if (!lemma.has_value()) {
+    SwizzleProveOptions digit_options = sub2;
+    digit_options.minimise = options.minimise;  // its violation is the spec's own
+    ASSIGN_OR_RETURN(digits, ProveRotationByDigits(spec, rotation, range, digit_options));
+  }
+  if (digits.has_value()) {
+    spent += RlimitSpent(digits->lemmas);
+    AddLink("link 2 (R as digits)", digits->lemmas, &proof);
+    if (digits->verdict == Verdict::kViolated) {
+      proof.verdict = Verdict::kViolated;
+      proof.counterexample = std::move(digits->counterexample);
+      proof.minimised = digits->minimised;
+      proof.notes.insert(proof.notes.begin(),
+                         absl::StrCat("output chain: ", c, " = R(", p, "); ", digits->note));
+      if (!options.keep_query_log) proof.queries.clear();
+      return proof;
+    }
+    if (digits->verdict != Verdict::kHolds) {
+      proof.notes.push_back(absl::StrCat(digits->why, "; R is proved as written"));
+      if (options.total_rlimit > 0) {
+        sub2.total_rlimit = options.total_rlimit > spent ? options.total_rlimit - spent : 1;
+      }
+    }
+  }
+  const bool by_digits = digits.has_value() && digits->verdict == Verdict::kHolds;
+  SwizzleProof two;
+  if (by_digits) {
+    two.verdict = Verdict::kHolds;
+    lemma_note = digits->note;
+  } else {
+    ASSIGN_OR_RETURN(two, ProveSpec(rotation, {}, sub2));
+    spent += RlimitSpent(two);
+    AddLink("link 2 (R)", two, &proof);
+  }
   if (two.verdict != Verdict::kHolds) {
     if (two.verdict == Verdict::kViolated && two.counterexample.has_value() &&
         !lemma.has_value()) {
@@ -443,7 +480,8 @@ absl::StatusOr<std::optional<SwizzleProof>> ProveByOutputChain(
                    ") is a bijection of the domain onto the box and R one of [0, ", n,
                    ") onto itself, each proved as a spec of its own, so the map, their "
                    "composition, is a bijection",
-                   lemma.has_value() ? absl::StrCat(" (", lemma_note, ")") : ""));
+                   lemma.has_value() || by_digits ? absl::StrCat(" (", lemma_note, ")")
+                                                  : ""));
   if (!options.keep_query_log) proof.queries.clear();
   return proof;
 }
