@@ -98,6 +98,10 @@ struct Options {
   // False: every ld/st runs lane by lane, never through the one-range-check fast path
   // (sem_mem.cc FastLdSt); the reference the fast path is tested against.
   bool fast_ldst = true;
+  // False: every warp instruction goes through RunWarp's general step, never through its
+  // converged straight-line loop (machine.cc RunWarp); the reference the loop is tested
+  // against.
+  bool fast_straight_line = true;
   // True: a warp zeroes all its registers when it starts, not only Program::zero_slots
   // (the others are written before they are read); the reference the skip is tested
   // against.

@@ -323,16 +323,29 @@ Conflict RaceShadow::ReadLanes(const Accessor& a, uint32_t* lanes,
   uint32_t m = *lanes, done = 0;
   // The bytes the lanes read (a superset of those logged when a conflict stops early).
   uint32_t lo = ~uint32_t{0}, hi = 0;
-  for (uint32_t mm = m; mm != 0; mm &= mm - 1) {
-    const uint32_t offset = offsets[__builtin_ctz(mm)];
-    lo = offset < lo ? offset : lo;
-    hi = offset > hi ? offset : hi;
+  if (m == 0xFFFFFFFFu) {  // a full warp: no bit scan
+    for (uint32_t l = 0; l < 32; ++l) {
+      const uint32_t offset = offsets[l];
+      lo = offset < lo ? offset : lo;
+      hi = offset > hi ? offset : hi;
+    }
+  } else {
+    for (uint32_t mm = m; mm != 0; mm &= mm - 1) {
+      const uint32_t offset = offsets[__builtin_ctz(mm)];
+      lo = offset < lo ? offset : lo;
+      hi = offset > hi ? offset : hi;
+    }
   }
   hi += size;
   WidenPending(lo, hi);
   if (hi <= written_lo_ || lo >= written_hi_) {
     // No cell of [lo, hi) holds a write of this epoch, so no read conflicts: only the log.
     done = m;
+    if (m == 0xFFFFFFFFu) {
+      std::memcpy(slot, offsets, 32 * sizeof(uint32_t));
+      slot += 32;
+      m = 0;
+    }
     for (; m != 0; m &= m - 1) *slot++ = offsets[__builtin_ctz(m)];
   } else {
     Accessor at_lane = a;  // moved to a lane only when a check needs its ordering state
@@ -397,10 +410,25 @@ Conflict RaceShadow::WriteLanes(const Accessor& a, uint32_t* lanes,
                                 const uint32_t offsets[32], uint32_t size,
                                 const uint8_t* data, uint8_t* memory, uint64_t* same_value,
                                 uint32_t* lane) {
+  // The common sizes with the word count and the copy fixed at compile time.
+  switch (size) {
+    case 4: return WriteLanesOf<1>(a, lanes, offsets, size, data, memory, same_value, lane);
+    case 8: return WriteLanesOf<2>(a, lanes, offsets, size, data, memory, same_value, lane);
+    case 16: return WriteLanesOf<4>(a, lanes, offsets, size, data, memory, same_value, lane);
+    default: return WriteLanesOf<0>(a, lanes, offsets, size, data, memory, same_value, lane);
+  }
+}
+
+template <uint32_t kWords>
+Conflict RaceShadow::WriteLanesOf(const Accessor& a, uint32_t* lanes,
+                                  const uint32_t offsets[32], uint32_t size,
+                                  const uint8_t* data, uint8_t* memory,
+                                  uint64_t* same_value, uint32_t* lane) {
   Conflict out;
   Accessor at_lane = a;
   const uint32_t epoch = a.me.epoch;
-  const uint32_t words = size / 4;
+  const uint32_t words = kWords != 0 ? kWords : size / 4;
+  const uint32_t bytes = 4 * words;
   uint32_t m = *lanes;
   uint32_t lo = ~uint32_t{0}, hi = 0;  // the bytes of the lanes written (checked) so far
   while (m != 0) {
@@ -408,27 +436,21 @@ Conflict RaceShadow::WriteLanes(const Accessor& a, uint32_t* lanes,
     m &= m - 1;
     at_lane.SetLane(l);
     const uint32_t offset = offsets[l];
-    const uint8_t* d = data + size_t{l} * size;
+    const uint8_t* d = data + size_t{l} * bytes;
     lo = offset < lo ? offset : lo;
     hi = offset > hi ? offset : hi;
-    AddPendingReadersOf(offset, size, epoch);
+    AddPendingReadersOf(offset, bytes, epoch);
+    const uint32_t w0 = offset / 4;
     for (uint32_t k = 0; k < words; ++k) {
-      const uint32_t w = offset / 4 + k;
-      CheckWordWrite(at_lane, w, d + 4 * k, memory + 4 * w, same_value, &out);
+      CheckWordWrite(at_lane, w0 + k, d + 4 * k, memory + 4 * (w0 + k), same_value, &out);
     }
     if (out.found) {
       *lane = l;
       break;
     }
-    // Fixed-size copies (inline moves; size is 4, 8, 16 or 32).
-    switch (size) {
-      case 4: std::memcpy(memory + offset, d, 4); break;
-      case 8: std::memcpy(memory + offset, d, 8); break;
-      case 16: std::memcpy(memory + offset, d, 16); break;
-      default: std::memcpy(memory + offset, d, size); break;
-    }
+    std::memcpy(memory + offset, d, bytes);  // a fixed-size move for kWords != 0
   }
-  if (lo <= hi) WidenWritten(lo, hi + size);
+  if (lo <= hi) WidenWritten(lo, hi + bytes);
   *lanes = m;
   return out;
 }

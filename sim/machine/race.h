@@ -49,6 +49,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/base/attributes.h"
+
 namespace warpcheck::sim::machine {
 
 // One access, as remembered by the shadow (16 bytes).
@@ -138,6 +140,11 @@ class RaceShadow {
                  const uint8_t* memory, uint64_t* same_value);
 
  private:
+  // WriteLanes for accesses of kWords words (0: size / 4, any multiple of 4).
+  template <uint32_t kWords>
+  Conflict WriteLanesOf(const Accessor& a, uint32_t* lanes, const uint32_t offsets[32],
+                        uint32_t size, const uint8_t* data, uint8_t* memory,
+                        uint64_t* same_value, uint32_t* lane);
   static constexpr uint32_t kSeenWords = 8;  // 512 threads
   struct Cell {
     Stamp write;
@@ -173,8 +180,12 @@ class RaceShadow {
   inline void CheckRead(const Accessor& a, const Cell& c, uint32_t offset, Conflict* out);
   // Checks and records a write of the whole aligned word `w` (`d` its new bytes, `m`
   // its current ones); a word split into byte cells is merged back into one write.
-  inline void CheckWordWrite(const Accessor& a, uint32_t w, const uint8_t* d,
-                             const uint8_t* m, uint64_t* same_value, Conflict* out);
+  // (Always inline: gcc kept it out of line in WriteLanesOf's instantiations, a call per
+  // lane and word.)
+  ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CheckWordWrite(const Accessor& a, uint32_t w,
+                                                          const uint8_t* d, const uint8_t* m,
+                                                          uint64_t* same_value,
+                                                          Conflict* out);
   inline void CheckWrite(const Accessor& a, Cell& c, uint32_t offset, bool same_value,
                          uint64_t* same_count, Conflict* out);
   // CheckWrite's walk of the readers after the first (the first is ordered).
