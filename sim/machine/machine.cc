@@ -765,11 +765,17 @@ bank::BankCost SharedCostMemo::Cost(uint32_t pc, const uint32_t addr[32], uint32
   } else {
     for (int l = 0; l < 32; ++l) rel[l] = ((mask >> l) & 1) ? addr[l] - base : 0;
   }
-  Entry& e = entries_[pc % entries_.size()];
-  if (e.pc == pc && e.mask == mask && e.bytes == bytes &&
-      std::memcmp(e.rel, rel, sizeof rel) == 0) {
-    return e.cost;
+  const size_t set = pc % next_.size();
+  Entry* ways = &entries_[set * kWays];
+  for (uint32_t i = 0; i < kWays; ++i) {
+    const Entry& e = ways[i];
+    if (e.pc == pc && e.mask == mask && e.bytes == bytes &&
+        std::memcmp(e.rel, rel, sizeof rel) == 0) {
+      return e.cost;
+    }
   }
+  Entry& e = ways[next_[set]];
+  next_[set] = uint8_t((next_[set] + 1) % kWays);
   e.pc = pc;
   e.mask = mask;
   e.bytes = bytes;

@@ -66,17 +66,22 @@ struct Dim3 {
   uint32_t Count() const { return x * y * z; }
 };
 
-// bank::SharedRequestCost remembered per instruction: the last request of each pc (the
-// entry is pc modulo the memo's size, so pcs that far apart replace each other). The cost is unchanged when every lane's address moves by the
-// same multiple of 128 bytes (banks are address / 4 mod 32, so the banks, the distinct
-// words and the alignment stay; MachineBankTest.ShiftedRequestsCostTheSame), so a
-// request is kept as its addresses less (first lane's address rounded down to 128): the
-// warps of a CTA that run one ld/st at different bases, and a loop's iterations, find
-// their cost here instead of counting banks again. Exactly SharedRequestCost's figures.
+// bank::SharedRequestCost remembered per instruction: the last kWays distinct requests of
+// each pc (its set is pc modulo the memo's sets, so pcs that far apart share one; a miss
+// replaces the set's ways in turn). The cost is unchanged when every lane's address moves
+// by the same multiple of 128 bytes (banks are address / 4 mod 32, so the banks, the
+// distinct words and the alignment stay; MachineBankTest.ShiftedRequestsCostTheSame), so
+// a request is kept as its addresses less (first lane's address rounded down to 128):
+// the warps of a CTA that run one ld/st at different bases, and a loop's iterations, find
+// their cost here instead of counting banks again. Several ways per pc because the warps
+// of a CTA often alternate between a few patterns at one instruction (a swizzle that
+// depends on the warp), which thrashed a single entry. Exactly SharedRequestCost's figures.
 class SharedCostMemo {
  public:
-  // `entries` (>= 1) slots; the instruction at pc uses slot pc % entries.
-  explicit SharedCostMemo(uint32_t entries = 64) : entries_(entries) {}
+  static constexpr uint32_t kWays = 4;
+  // `sets` (>= 1) sets of kWays entries; the instruction at pc uses set pc % sets.
+  explicit SharedCostMemo(uint32_t sets = 16)
+      : entries_(size_t{sets} * kWays), next_(sets, 0) {}
   bank::BankCost Cost(uint32_t pc, const uint32_t addr[32], uint32_t mask, uint32_t bytes);
 
  private:
@@ -88,6 +93,7 @@ class SharedCostMemo {
     uint32_t rel[32];  // lanes outside `mask`: 0
   };
   std::vector<Entry> entries_;
+  std::vector<uint8_t> next_;  // per set: the way a miss replaces
 };
 
 struct Options {
