@@ -28,7 +28,12 @@ Machine::Machine(const Program& program, Options options, Dim3 grid, Dim3 block,
       params_(std::move(params)),
       global_(global) {
   WARPCHECK_CHECK(block.Count() >= 1 && block.Count() <= 1024);
-  cost_memo_ = options_.shared_cost_memo != nullptr ? options_.shared_cost_memo : &own_cost_memo_;
+  if (options_.shared_cost_memo == nullptr) {
+    own_cost_memo_ = std::make_unique<SharedCostMemo>();
+    cost_memo_ = own_cost_memo_.get();
+  } else {
+    cost_memo_ = options_.shared_cost_memo;
+  }
   shared_bytes_ = program.static_shared_bytes;
   if (program.has_dynamic_shared || dynamic_shared_bytes > 0) {
     shared_bytes_ = program.dynamic_shared_offset + dynamic_shared_bytes;

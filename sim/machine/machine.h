@@ -338,8 +338,9 @@ class Machine {
   uint32_t races_ = 0;
   bool stopped_ = false;
   Counters counters_;
-  SharedCostMemo own_cost_memo_;
-  SharedCostMemo* cost_memo_;  // options_.shared_cost_memo or &own_cost_memo_
+  // Made only when the options bring none (it is ~10 KB to set up per launch).
+  std::unique_ptr<SharedCostMemo> own_cost_memo_;
+  SharedCostMemo* cost_memo_;  // options_.shared_cost_memo or own_cost_memo_
 };
 
 // Inline: one call per lane of every race-checked shared access.

@@ -111,10 +111,14 @@ void RaceShadow::AppendNode(const Stamp& me, Cell& c) {
 
 // Inline in Write's word loop; the reader list beyond the first reader is
 // CheckListedReaders.
+template <uint32_t kBytes>
 inline void RaceShadow::CheckWrite(const Accessor& a, Cell& c, uint32_t offset,
-                                   bool same_value, uint64_t* same_count, Conflict* out) {
+                                   const uint8_t* d, const uint8_t* m, uint64_t* same_count,
+                                   Conflict* out) {
   if (c.write.epoch == a.me.epoch && !Ordered(a, c.write)) {
-    if (same_value) {
+    // The bytes are compared only here, for an unordered earlier write (the same-value
+    // rule), not for every write.
+    if (std::memcmp(d, m, kBytes) == 0) {
       ++*same_count;
     } else if (!out->found) {
       out->found = true;
@@ -145,7 +149,7 @@ inline void RaceShadow::CheckWordWrite(const Accessor& a, uint32_t w, const uint
   if (c.split) {
     Cell* cells = ByteCells(c);
     for (uint32_t b = 0; b < 4; ++b) {
-      CheckWrite(a, cells[b], 4 * w + b, d[b] == m[b], same_value, out);
+      CheckWrite<1>(a, cells[b], 4 * w + b, d + b, m + b, same_value, out);
     }
     // The whole word is now one write: merge back.
     c.write = a.me;
@@ -154,10 +158,7 @@ inline void RaceShadow::CheckWordWrite(const Accessor& a, uint32_t w, const uint
     c.tail = 0;
     c.split = 0;
   } else {
-    uint32_t dv, mv;
-    std::memcpy(&dv, d, 4);
-    std::memcpy(&mv, m, 4);
-    CheckWrite(a, c, 4 * w, dv == mv, same_value, out);
+    CheckWrite<4>(a, c, 4 * w, d, m, same_value, out);
   }
 }
 
@@ -400,7 +401,7 @@ Conflict RaceShadow::Write(const Accessor& a, uint32_t offset, uint32_t size,
   for (uint32_t at = offset; at < offset + size; ++at) {
     uint32_t w = at / 4;
     if (!words_[w].split) Split(w, a.me.epoch);
-    CheckWrite(a, ByteCells(words_[w])[at % 4], at, data[at - offset] == memory[at],
+    CheckWrite<1>(a, ByteCells(words_[w])[at % 4], at, data + (at - offset), memory + at,
                same_value, &out);
   }
   return out;

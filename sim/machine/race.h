@@ -186,8 +186,11 @@ class RaceShadow {
                                                           const uint8_t* d, const uint8_t* m,
                                                           uint64_t* same_value,
                                                           Conflict* out);
-  inline void CheckWrite(const Accessor& a, Cell& c, uint32_t offset, bool same_value,
-                         uint64_t* same_count, Conflict* out);
+  // Checks and records a write of kBytes bytes of one cell: `d` the new bytes, `m` the
+  // current ones (compared only when an unordered earlier write is found).
+  template <uint32_t kBytes>
+  inline void CheckWrite(const Accessor& a, Cell& c, uint32_t offset, const uint8_t* d,
+                         const uint8_t* m, uint64_t* same_count, Conflict* out);
   // CheckWrite's walk of the readers after the first (the first is ordered).
   void CheckListedReaders(const Accessor& a, const Cell& c, uint32_t offset, Conflict* out);
   // Records a read by `me` in the cell's readers.
