@@ -283,9 +283,10 @@ class Machine {
                         uint32_t size, const uint8_t* data);
   // CheckSharedRead for every lane of `lanes` in increasing order, lane L reading
   // [offsets[L], offsets[L] + size), through one RaceShadow::ReadLanes call per warp
-  // instruction (more only after a race). Requires: size and every offset multiples of 4.
+  // instruction (more only after a race). Requires: size and every offset multiples of 4;
+  // [lo, hi) covers every lane's bytes (RaceShadow::ReadLanes).
   bool CheckSharedReads(Exec& x, const Accessor& a, uint32_t lanes,
-                        const uint32_t offsets[32], uint32_t size);
+                        const uint32_t offsets[32], uint32_t size, uint32_t lo, uint32_t hi);
   // CheckSharedWrite and the store itself for every lane of `lanes` in increasing order:
   // lane L writes its `size` bytes at data + L * size to shared offset offsets[L]
   // (RaceShadow::WriteLanes). Requires what CheckSharedReads requires.
@@ -352,10 +353,11 @@ inline bool Machine::CheckSharedRead(Exec& x, const Accessor& a, int lane, uint3
 }
 
 inline bool Machine::CheckSharedReads(Exec& x, const Accessor& a, uint32_t lanes,
-                                      const uint32_t offsets[32], uint32_t size) {
+                                      const uint32_t offsets[32], uint32_t size, uint32_t lo,
+                                      uint32_t hi) {
   while (lanes != 0) {
     uint32_t lane = 0;
-    Conflict c = x.cta->shadow.ReadLanes(a, &lanes, offsets, size, &lane);
+    Conflict c = x.cta->shadow.ReadLanes(a, &lanes, offsets, size, &lane, lo, hi);
     if (c.found && !RaceFault(x, int(lane), c, false)) return false;
   }
   return true;

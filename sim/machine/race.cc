@@ -50,7 +50,9 @@ inline void RaceShadow::AddReader(const Stamp& me, Cell& c) {
     c.read = me;
     c.more = 0;
     c.tail = 0;
-    for (uint32_t i = 0; i < seen_words_; ++i) c.seen[i] = 0;
+    // All kSeenWords words (a few fixed-size stores; a loop of seen_words_ became a
+    // memset call): the words from seen_words_ on are never read.
+    std::memset(c.seen, 0, sizeof c.seen);
     c.seen[word] = bit;
     c.max_tid = me.tid;
     return;
@@ -317,27 +319,14 @@ Conflict RaceShadow::Read(const Accessor& a, uint32_t offset, uint32_t size) {
 }
 
 Conflict RaceShadow::ReadLanes(const Accessor& a, uint32_t* lanes,
-                               const uint32_t offsets[32], uint32_t size, uint32_t* lane) {
+                               const uint32_t offsets[32], uint32_t size, uint32_t* lane,
+                               uint32_t lo, uint32_t hi) {
   Conflict out;
   const uint32_t first = static_cast<uint32_t>(pending_used_);
   uint32_t* slot = PendingOffsets(32);
   uint32_t m = *lanes, done = 0;
-  // The bytes the lanes read (a superset of those logged when a conflict stops early).
-  uint32_t lo = ~uint32_t{0}, hi = 0;
-  if (m == 0xFFFFFFFFu) {  // a full warp: no bit scan
-    for (uint32_t l = 0; l < 32; ++l) {
-      const uint32_t offset = offsets[l];
-      lo = offset < lo ? offset : lo;
-      hi = offset > hi ? offset : hi;
-    }
-  } else {
-    for (uint32_t mm = m; mm != 0; mm &= mm - 1) {
-      const uint32_t offset = offsets[__builtin_ctz(mm)];
-      lo = offset < lo ? offset : lo;
-      hi = offset > hi ? offset : hi;
-    }
-  }
-  hi += size;
+  // [lo, hi): a superset of the bytes the lanes read (and of those logged when a
+  // conflict stops early).
   WidenPending(lo, hi);
   if (hi <= written_lo_ || lo >= written_hi_) {
     // No cell of [lo, hi) holds a write of this epoch, so no read conflicts: only the log.

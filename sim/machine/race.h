@@ -124,8 +124,10 @@ class RaceShadow {
   // lane whose read conflicts: returns its conflict, sets *lane to it and clears it and
   // the lanes before it from *lanes (call again for the rest); otherwise returns no
   // conflict with *lanes 0. One pending-log entry per call instead of one per lane.
+  // [lo, hi) covers the bytes of every lane of *lanes (a superset will do: it only
+  // decides which words may be looked at; the caller has it from its address pass).
   Conflict ReadLanes(const Accessor& a, uint32_t* lanes, const uint32_t offsets[32],
-                     uint32_t size, uint32_t* lane);
+                     uint32_t size, uint32_t* lane, uint32_t lo, uint32_t hi);
   // The same for one warp instruction's word-aligned writes: for lane L of *lanes in
   // increasing order, a.SetLane(L), Write(a, offsets[L], size, data + L * size, memory,
   // same_value), then lane L's bytes copied to memory + offsets[L] (so a lane's

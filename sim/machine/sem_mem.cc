@@ -304,7 +304,9 @@ FastResult FastLdSt(Exec& x, const Insn& in, uint32_t mask, bool checked) {
       CountShared(x, saddr, mask, size, kStore);
       return FastResult::kDone;
     } else {
-      if (!x.m->CheckSharedReads(x, x.m->MakeAccessor(x, 0), mask, saddr, size))
+      // The lanes' bytes from the range pass: [lo, hi + size) less the shared base.
+      if (!x.m->CheckSharedReads(x, x.m->MakeAccessor(x, 0), mask, saddr, size,
+                                 uint32_t(lo - kSharedBase), uint32_t(hi - kSharedBase + size)))
         return FastResult::kFaulted;
     }
   } else if (checked && shared) {

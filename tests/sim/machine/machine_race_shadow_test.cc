@@ -325,13 +325,23 @@ TEST(MachineRaceShadowTest, WarpBatchesAgreeWithPerLaneAccesses) {
         }
         if (c.found) want.emplace_back(l, c);
       }
+      // The lanes' bytes for ReadLanes: exact, or sometimes the whole memory.
+      uint32_t lo = ~0u, hi = 0;
+      for (uint32_t m = mask; m != 0; m &= m - 1) {
+        lo = std::min(lo, offsets[__builtin_ctz(m)]);
+        hi = std::max(hi, offsets[__builtin_ctz(m)] + size);
+      }
+      if (rng() % 4 == 0) {
+        lo = 0;
+        hi = kBytes;
+      }
       std::vector<std::pair<uint32_t, Conflict>> got;
       for (uint32_t lanes = mask; lanes != 0;) {
         uint32_t lane = 99;
         const Conflict c =
             write ? shadow.WriteLanes(a, &lanes, offsets, size, data, memory.data(),
                                       &same_shadow, &lane)
-                  : shadow.ReadLanes(a, &lanes, offsets, size, &lane);
+                  : shadow.ReadLanes(a, &lanes, offsets, size, &lane, lo, hi);
         if (!c.found) {
           ASSERT_EQ(lanes, 0u);
           break;
