@@ -210,6 +210,7 @@ Options MachineOptions(const warpcheck::LaunchSpec& spec, const RunOptions& opti
   mopt.max_resident_ctas = options.max_resident_ctas;
   mopt.detect_races = options.detect_races;
   mopt.fast_ldst = options.fast_ldst;
+  mopt.fast_straight_line = options.fast_straight_line;
   mopt.zero_every_register = options.zero_every_register;
   mopt.poison_unzeroed_registers = options.poison_unzeroed_registers;
   mopt.trace = trace.stream();

@@ -46,6 +46,8 @@ struct RunOptions {
   bool detect_races = true;
   // Options::fast_ldst (machine.h): false only in tests, as the general path.
   bool fast_ldst = true;
+  // Options::fast_straight_line (machine.h): false only in tests, as the general path.
+  bool fast_straight_line = true;
   // Options::zero_every_register (machine.h): true only in tests, as the reference.
   bool zero_every_register = false;
   // Options::poison_unzeroed_registers: tests only.

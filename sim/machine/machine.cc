@@ -28,7 +28,12 @@ Machine::Machine(const Program& program, Options options, Dim3 grid, Dim3 block,
       params_(std::move(params)),
       global_(global) {
   WARPCHECK_CHECK(block.Count() >= 1 && block.Count() <= 1024);
-  cost_memo_ = options_.shared_cost_memo != nullptr ? options_.shared_cost_memo : &own_cost_memo_;
+  if (options_.shared_cost_memo == nullptr) {
+    own_cost_memo_ = std::make_unique<SharedCostMemo>();
+    cost_memo_ = own_cost_memo_.get();
+  } else {
+    cost_memo_ = options_.shared_cost_memo;
+  }
   shared_bytes_ = program.static_shared_bytes;
   if (program.has_dynamic_shared || dynamic_shared_bytes > 0) {
     shared_bytes_ = program.dynamic_shared_offset + dynamic_shared_bytes;
@@ -564,7 +569,55 @@ bool Machine::RunWarp(Cta& c, Warp& w) {
   bool progressed = false;
   if (!w.regs_ready) InitRegs(c, w);
   Exec x{this, &c, &w, w.regs.get(), w.preds.data(), 0};
-  for (uint32_t n = 0; n < options_.quantum; ++n) {
+  const uint32_t quantum = options_.quantum;
+  const bool straight = options_.fast_straight_line && options_.trace == nullptr;
+  for (uint32_t n = 0; n < quantum; ++n) {
+    if (straight && w.converged) {
+      // Converged straight-line code: plain instructions one after another, as the
+      // general step below runs them (the same budget check, counters, pc updates and
+      // stop decisions), with the lane mask, the issue count and the counters kept in
+      // locals. A plain instruction changes no lane's state (exits, waits, pcs), so the
+      // mask holds until the loop meets another kind, the budget edge (the general step
+      // then faults exactly as before) or the end of the quantum.
+      const uint32_t mask = w.valid & ~w.exited & ~w.waiting;
+      if (mask != 0) {
+        const uint32_t lanes = Popcount(mask);
+        // The general step issues while issued + 1 + max_extra <= budget.
+        const uint64_t limit = budget >= w.max_extra ? budget - w.max_extra : 0;
+        uint32_t pc = w.pc;
+        uint64_t issued = w.issued;
+        uint64_t warp_n = 0, thread_n = 0;
+        bool stop = false;
+        while (n < quantum) {
+          const Insn& in = code[pc];
+          if (in.kind != InsnKind::kPlain || issued >= limit) break;
+          w.issued = ++issued;  // read by the clock registers (sem_int.cc)
+          uint32_t emask = mask;
+          if (in.guard != kNoGuard) emask &= w.preds[in.guard] ^ (in.guard_neg ? ~0u : 0u);
+          ++warp_n;
+          ++n;
+          if (emask != 0) {
+            thread_n += emask == mask ? lanes : Popcount(emask);
+            ++counters_.by_class[in.op_class];
+            x.pc = pc;
+            if (!in.fn(x, in, emask)) {
+              stop = true;
+              break;
+            }
+          }
+          w.pc = ++pc;
+          if (stopped_) {
+            stop = true;
+            break;
+          }
+        }
+        counters_.warp_instructions += warp_n;
+        counters_.thread_instructions += thread_n;
+        if (warp_n != 0) progressed = true;
+        if (stop) return true;
+        if (n >= quantum) break;
+      }
+    }
     uint32_t live = w.valid & ~w.exited;
     uint32_t runnable = live & ~w.waiting;
     if (runnable == 0) break;
@@ -717,11 +770,17 @@ bank::BankCost SharedCostMemo::Cost(uint32_t pc, const uint32_t addr[32], uint32
   } else {
     for (int l = 0; l < 32; ++l) rel[l] = ((mask >> l) & 1) ? addr[l] - base : 0;
   }
-  Entry& e = entries_[pc % entries_.size()];
-  if (e.pc == pc && e.mask == mask && e.bytes == bytes &&
-      std::memcmp(e.rel, rel, sizeof rel) == 0) {
-    return e.cost;
+  const size_t set = pc % next_.size();
+  Entry* ways = &entries_[set * kWays];
+  for (uint32_t i = 0; i < kWays; ++i) {
+    const Entry& e = ways[i];
+    if (e.pc == pc && e.mask == mask && e.bytes == bytes &&
+        std::memcmp(e.rel, rel, sizeof rel) == 0) {
+      return e.cost;
+    }
   }
+  Entry& e = ways[next_[set]];
+  next_[set] = uint8_t((next_[set] + 1) % kWays);
   e.pc = pc;
   e.mask = mask;
   e.bytes = bytes;

@@ -66,17 +66,22 @@ struct Dim3 {
   uint32_t Count() const { return x * y * z; }
 };
 
-// bank::SharedRequestCost remembered per instruction: the last request of each pc (the
-// entry is pc modulo the memo's size, so pcs that far apart replace each other). The cost is unchanged when every lane's address moves by the
-// same multiple of 128 bytes (banks are address / 4 mod 32, so the banks, the distinct
-// words and the alignment stay; MachineBankTest.ShiftedRequestsCostTheSame), so a
-// request is kept as its addresses less (first lane's address rounded down to 128): the
-// warps of a CTA that run one ld/st at different bases, and a loop's iterations, find
-// their cost here instead of counting banks again. Exactly SharedRequestCost's figures.
+// bank::SharedRequestCost remembered per instruction: the last kWays distinct requests of
+// each pc (its set is pc modulo the memo's sets, so pcs that far apart share one; a miss
+// replaces the set's ways in turn). The cost is unchanged when every lane's address moves
+// by the same multiple of 128 bytes (banks are address / 4 mod 32, so the banks, the
+// distinct words and the alignment stay; MachineBankTest.ShiftedRequestsCostTheSame), so
+// a request is kept as its addresses less (first lane's address rounded down to 128):
+// the warps of a CTA that run one ld/st at different bases, and a loop's iterations, find
+// their cost here instead of counting banks again. Several ways per pc because the warps
+// of a CTA often alternate between a few patterns at one instruction (a swizzle that
+// depends on the warp), which thrashed a single entry. Exactly SharedRequestCost's figures.
 class SharedCostMemo {
  public:
-  // `entries` (>= 1) slots; the instruction at pc uses slot pc % entries.
-  explicit SharedCostMemo(uint32_t entries = 64) : entries_(entries) {}
+  static constexpr uint32_t kWays = 4;
+  // `sets` (>= 1) sets of kWays entries; the instruction at pc uses set pc % sets.
+  explicit SharedCostMemo(uint32_t sets = 16)
+      : entries_(size_t{sets} * kWays), next_(sets, 0) {}
   bank::BankCost Cost(uint32_t pc, const uint32_t addr[32], uint32_t mask, uint32_t bytes);
 
  private:
@@ -88,6 +93,7 @@ class SharedCostMemo {
     uint32_t rel[32];  // lanes outside `mask`: 0
   };
   std::vector<Entry> entries_;
+  std::vector<uint8_t> next_;  // per set: the way a miss replaces
 };
 
 struct Options {
@@ -98,6 +104,10 @@ struct Options {
   // False: every ld/st runs lane by lane, never through the one-range-check fast path
   // (sem_mem.cc FastLdSt); the reference the fast path is tested against.
   bool fast_ldst = true;
+  // False: every warp instruction goes through RunWarp's general step, never through its
+  // converged straight-line loop (machine.cc RunWarp); the reference the loop is tested
+  // against.
+  bool fast_straight_line = true;
   // True: a warp zeroes all its registers when it starts, not only Program::zero_slots
   // (the others are written before they are read); the reference the skip is tested
   // against.
@@ -273,9 +283,10 @@ class Machine {
                         uint32_t size, const uint8_t* data);
   // CheckSharedRead for every lane of `lanes` in increasing order, lane L reading
   // [offsets[L], offsets[L] + size), through one RaceShadow::ReadLanes call per warp
-  // instruction (more only after a race). Requires: size and every offset multiples of 4.
+  // instruction (more only after a race). Requires: size and every offset multiples of 4;
+  // [lo, hi) covers every lane's bytes (RaceShadow::ReadLanes).
   bool CheckSharedReads(Exec& x, const Accessor& a, uint32_t lanes,
-                        const uint32_t offsets[32], uint32_t size);
+                        const uint32_t offsets[32], uint32_t size, uint32_t lo, uint32_t hi);
   // CheckSharedWrite and the store itself for every lane of `lanes` in increasing order:
   // lane L writes its `size` bytes at data + L * size to shared offset offsets[L]
   // (RaceShadow::WriteLanes). Requires what CheckSharedReads requires.
@@ -328,8 +339,9 @@ class Machine {
   uint32_t races_ = 0;
   bool stopped_ = false;
   Counters counters_;
-  SharedCostMemo own_cost_memo_;
-  SharedCostMemo* cost_memo_;  // options_.shared_cost_memo or &own_cost_memo_
+  // Made only when the options bring none (it is ~10 KB to set up per launch).
+  std::unique_ptr<SharedCostMemo> own_cost_memo_;
+  SharedCostMemo* cost_memo_;  // options_.shared_cost_memo or own_cost_memo_
 };
 
 // Inline: one call per lane of every race-checked shared access.
@@ -341,10 +353,11 @@ inline bool Machine::CheckSharedRead(Exec& x, const Accessor& a, int lane, uint3
 }
 
 inline bool Machine::CheckSharedReads(Exec& x, const Accessor& a, uint32_t lanes,
-                                      const uint32_t offsets[32], uint32_t size) {
+                                      const uint32_t offsets[32], uint32_t size, uint32_t lo,
+                                      uint32_t hi) {
   while (lanes != 0) {
     uint32_t lane = 0;
-    Conflict c = x.cta->shadow.ReadLanes(a, &lanes, offsets, size, &lane);
+    Conflict c = x.cta->shadow.ReadLanes(a, &lanes, offsets, size, &lane, lo, hi);
     if (c.found && !RaceFault(x, int(lane), c, false)) return false;
   }
   return true;

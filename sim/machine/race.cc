@@ -50,7 +50,9 @@ inline void RaceShadow::AddReader(const Stamp& me, Cell& c) {
     c.read = me;
     c.more = 0;
     c.tail = 0;
-    for (uint32_t i = 0; i < seen_words_; ++i) c.seen[i] = 0;
+    // All kSeenWords words (a few fixed-size stores; a loop of seen_words_ became a
+    // memset call): the words from seen_words_ on are never read.
+    std::memset(c.seen, 0, sizeof c.seen);
     c.seen[word] = bit;
     c.max_tid = me.tid;
     return;
@@ -111,10 +113,14 @@ void RaceShadow::AppendNode(const Stamp& me, Cell& c) {
 
 // Inline in Write's word loop; the reader list beyond the first reader is
 // CheckListedReaders.
+template <uint32_t kBytes>
 inline void RaceShadow::CheckWrite(const Accessor& a, Cell& c, uint32_t offset,
-                                   bool same_value, uint64_t* same_count, Conflict* out) {
+                                   const uint8_t* d, const uint8_t* m, uint64_t* same_count,
+                                   Conflict* out) {
   if (c.write.epoch == a.me.epoch && !Ordered(a, c.write)) {
-    if (same_value) {
+    // The bytes are compared only here, for an unordered earlier write (the same-value
+    // rule), not for every write.
+    if (std::memcmp(d, m, kBytes) == 0) {
       ++*same_count;
     } else if (!out->found) {
       out->found = true;
@@ -145,7 +151,7 @@ inline void RaceShadow::CheckWordWrite(const Accessor& a, uint32_t w, const uint
   if (c.split) {
     Cell* cells = ByteCells(c);
     for (uint32_t b = 0; b < 4; ++b) {
-      CheckWrite(a, cells[b], 4 * w + b, d[b] == m[b], same_value, out);
+      CheckWrite<1>(a, cells[b], 4 * w + b, d + b, m + b, same_value, out);
     }
     // The whole word is now one write: merge back.
     c.write = a.me;
@@ -154,10 +160,7 @@ inline void RaceShadow::CheckWordWrite(const Accessor& a, uint32_t w, const uint
     c.tail = 0;
     c.split = 0;
   } else {
-    uint32_t dv, mv;
-    std::memcpy(&dv, d, 4);
-    std::memcpy(&mv, m, 4);
-    CheckWrite(a, c, 4 * w, dv == mv, same_value, out);
+    CheckWrite<4>(a, c, 4 * w, d, m, same_value, out);
   }
 }
 
@@ -316,23 +319,23 @@ Conflict RaceShadow::Read(const Accessor& a, uint32_t offset, uint32_t size) {
 }
 
 Conflict RaceShadow::ReadLanes(const Accessor& a, uint32_t* lanes,
-                               const uint32_t offsets[32], uint32_t size, uint32_t* lane) {
+                               const uint32_t offsets[32], uint32_t size, uint32_t* lane,
+                               uint32_t lo, uint32_t hi) {
   Conflict out;
   const uint32_t first = static_cast<uint32_t>(pending_used_);
   uint32_t* slot = PendingOffsets(32);
   uint32_t m = *lanes, done = 0;
-  // The bytes the lanes read (a superset of those logged when a conflict stops early).
-  uint32_t lo = ~uint32_t{0}, hi = 0;
-  for (uint32_t mm = m; mm != 0; mm &= mm - 1) {
-    const uint32_t offset = offsets[__builtin_ctz(mm)];
-    lo = offset < lo ? offset : lo;
-    hi = offset > hi ? offset : hi;
-  }
-  hi += size;
+  // [lo, hi): a superset of the bytes the lanes read (and of those logged when a
+  // conflict stops early).
   WidenPending(lo, hi);
   if (hi <= written_lo_ || lo >= written_hi_) {
     // No cell of [lo, hi) holds a write of this epoch, so no read conflicts: only the log.
     done = m;
+    if (m == 0xFFFFFFFFu) {
+      std::memcpy(slot, offsets, 32 * sizeof(uint32_t));
+      slot += 32;
+      m = 0;
+    }
     for (; m != 0; m &= m - 1) *slot++ = offsets[__builtin_ctz(m)];
   } else {
     Accessor at_lane = a;  // moved to a lane only when a check needs its ordering state
@@ -387,7 +390,7 @@ Conflict RaceShadow::Write(const Accessor& a, uint32_t offset, uint32_t size,
   for (uint32_t at = offset; at < offset + size; ++at) {
     uint32_t w = at / 4;
     if (!words_[w].split) Split(w, a.me.epoch);
-    CheckWrite(a, ByteCells(words_[w])[at % 4], at, data[at - offset] == memory[at],
+    CheckWrite<1>(a, ByteCells(words_[w])[at % 4], at, data + (at - offset), memory + at,
                same_value, &out);
   }
   return out;
@@ -397,10 +400,25 @@ Conflict RaceShadow::WriteLanes(const Accessor& a, uint32_t* lanes,
                                 const uint32_t offsets[32], uint32_t size,
                                 const uint8_t* data, uint8_t* memory, uint64_t* same_value,
                                 uint32_t* lane) {
+  // The common sizes with the word count and the copy fixed at compile time.
+  switch (size) {
+    case 4: return WriteLanesOf<1>(a, lanes, offsets, size, data, memory, same_value, lane);
+    case 8: return WriteLanesOf<2>(a, lanes, offsets, size, data, memory, same_value, lane);
+    case 16: return WriteLanesOf<4>(a, lanes, offsets, size, data, memory, same_value, lane);
+    default: return WriteLanesOf<0>(a, lanes, offsets, size, data, memory, same_value, lane);
+  }
+}
+
+template <uint32_t kWords>
+Conflict RaceShadow::WriteLanesOf(const Accessor& a, uint32_t* lanes,
+                                  const uint32_t offsets[32], uint32_t size,
+                                  const uint8_t* data, uint8_t* memory,
+                                  uint64_t* same_value, uint32_t* lane) {
   Conflict out;
   Accessor at_lane = a;
   const uint32_t epoch = a.me.epoch;
-  const uint32_t words = size / 4;
+  const uint32_t words = kWords != 0 ? kWords : size / 4;
+  const uint32_t bytes = 4 * words;
   uint32_t m = *lanes;
   uint32_t lo = ~uint32_t{0}, hi = 0;  // the bytes of the lanes written (checked) so far
   while (m != 0) {
@@ -408,27 +426,21 @@ Conflict RaceShadow::WriteLanes(const Accessor& a, uint32_t* lanes,
     m &= m - 1;
     at_lane.SetLane(l);
     const uint32_t offset = offsets[l];
-    const uint8_t* d = data + size_t{l} * size;
+    const uint8_t* d = data + size_t{l} * bytes;
     lo = offset < lo ? offset : lo;
     hi = offset > hi ? offset : hi;
-    AddPendingReadersOf(offset, size, epoch);
+    AddPendingReadersOf(offset, bytes, epoch);
+    const uint32_t w0 = offset / 4;
     for (uint32_t k = 0; k < words; ++k) {
-      const uint32_t w = offset / 4 + k;
-      CheckWordWrite(at_lane, w, d + 4 * k, memory + 4 * w, same_value, &out);
+      CheckWordWrite(at_lane, w0 + k, d + 4 * k, memory + 4 * (w0 + k), same_value, &out);
     }
     if (out.found) {
       *lane = l;
       break;
     }
-    // Fixed-size copies (inline moves; size is 4, 8, 16 or 32).
-    switch (size) {
-      case 4: std::memcpy(memory + offset, d, 4); break;
-      case 8: std::memcpy(memory + offset, d, 8); break;
-      case 16: std::memcpy(memory + offset, d, 16); break;
-      default: std::memcpy(memory + offset, d, size); break;
-    }
+    std::memcpy(memory + offset, d, bytes);  // a fixed-size move for kWords != 0
   }
-  if (lo <= hi) WidenWritten(lo, hi + size);
+  if (lo <= hi) WidenWritten(lo, hi + bytes);
   *lanes = m;
   return out;
 }

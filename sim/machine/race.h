@@ -49,6 +49,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/base/attributes.h"
+
 namespace warpcheck::sim::machine {
 
 // One access, as remembered by the shadow (16 bytes).
@@ -122,8 +124,10 @@ class RaceShadow {
   // lane whose read conflicts: returns its conflict, sets *lane to it and clears it and
   // the lanes before it from *lanes (call again for the rest); otherwise returns no
   // conflict with *lanes 0. One pending-log entry per call instead of one per lane.
+  // [lo, hi) covers the bytes of every lane of *lanes (a superset will do: it only
+  // decides which words may be looked at; the caller has it from its address pass).
   Conflict ReadLanes(const Accessor& a, uint32_t* lanes, const uint32_t offsets[32],
-                     uint32_t size, uint32_t* lane);
+                     uint32_t size, uint32_t* lane, uint32_t lo, uint32_t hi);
   // The same for one warp instruction's word-aligned writes: for lane L of *lanes in
   // increasing order, a.SetLane(L), Write(a, offsets[L], size, data + L * size, memory,
   // same_value), then lane L's bytes copied to memory + offsets[L] (so a lane's
@@ -138,6 +142,11 @@ class RaceShadow {
                  const uint8_t* memory, uint64_t* same_value);
 
  private:
+  // WriteLanes for accesses of kWords words (0: size / 4, any multiple of 4).
+  template <uint32_t kWords>
+  Conflict WriteLanesOf(const Accessor& a, uint32_t* lanes, const uint32_t offsets[32],
+                        uint32_t size, const uint8_t* data, uint8_t* memory,
+                        uint64_t* same_value, uint32_t* lane);
   static constexpr uint32_t kSeenWords = 8;  // 512 threads
   struct Cell {
     Stamp write;
@@ -173,10 +182,17 @@ class RaceShadow {
   inline void CheckRead(const Accessor& a, const Cell& c, uint32_t offset, Conflict* out);
   // Checks and records a write of the whole aligned word `w` (`d` its new bytes, `m`
   // its current ones); a word split into byte cells is merged back into one write.
-  inline void CheckWordWrite(const Accessor& a, uint32_t w, const uint8_t* d,
-                             const uint8_t* m, uint64_t* same_value, Conflict* out);
-  inline void CheckWrite(const Accessor& a, Cell& c, uint32_t offset, bool same_value,
-                         uint64_t* same_count, Conflict* out);
+  // (Always inline: gcc kept it out of line in WriteLanesOf's instantiations, a call per
+  // lane and word.)
+  ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CheckWordWrite(const Accessor& a, uint32_t w,
+                                                          const uint8_t* d, const uint8_t* m,
+                                                          uint64_t* same_value,
+                                                          Conflict* out);
+  // Checks and records a write of kBytes bytes of one cell: `d` the new bytes, `m` the
+  // current ones (compared only when an unordered earlier write is found).
+  template <uint32_t kBytes>
+  inline void CheckWrite(const Accessor& a, Cell& c, uint32_t offset, const uint8_t* d,
+                         const uint8_t* m, uint64_t* same_count, Conflict* out);
   // CheckWrite's walk of the readers after the first (the first is ordered).
   void CheckListedReaders(const Accessor& a, const Cell& c, uint32_t offset, Conflict* out);
   // Records a read by `me` in the cell's readers.

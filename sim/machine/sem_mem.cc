@@ -265,14 +265,19 @@ FastResult FastLdSt(Exec& x, const Insn& in, uint32_t mask, bool checked) {
   const uint64_t* base = x.R(in.s[0]);
   const uint64_t offset = uint64_t(in.offset);
   uint64_t lo = ~uint64_t{0}, hi = 0, bits = 0;
-  uint32_t saddr[32];  // shared offsets (used only for shared accesses)
-  ForLanes(mask, [&](int l) {
+  uint32_t saddr[32];  // shared offsets (set and used only for shared accesses)
+  auto range = [&](int l) {
     const uint64_t addr = base[l] + offset;
     lo = addr < lo ? addr : lo;
     hi = addr > hi ? addr : hi;
     bits |= addr;
-    saddr[l] = uint32_t(addr - kSharedBase);
-  });
+    return addr;
+  };
+  if (shared) {
+    ForLanes(mask, [&](int l) { saddr[l] = uint32_t(range(l) - kSharedBase); });
+  } else {
+    ForLanes(mask, range);
+  }
   if (bits & (size - 1)) return kNotTaken;
   // [lo, hi + size) in one buffer; hi + size cannot wrap once lo..hi is in a buffer.
   uint8_t* mem;
@@ -304,7 +309,9 @@ FastResult FastLdSt(Exec& x, const Insn& in, uint32_t mask, bool checked) {
       CountShared(x, saddr, mask, size, kStore);
       return FastResult::kDone;
     } else {
-      if (!x.m->CheckSharedReads(x, x.m->MakeAccessor(x, 0), mask, saddr, size))
+      // The lanes' bytes from the range pass: [lo, hi + size) less the shared base.
+      if (!x.m->CheckSharedReads(x, x.m->MakeAccessor(x, 0), mask, saddr, size,
+                                 uint32_t(lo - kSharedBase), uint32_t(hi - kSharedBase + size)))
         return FastResult::kFaulted;
     }
   } else if (checked && shared) {

@@ -221,8 +221,8 @@ ConvertCheckReport CheckConversion(const sim::plan::ConversionProblem& problem,
   if (options.prove_plans) ProvePlans(problem, trip, &check, inconclusive);
   std::vector<Harness> harnesses = {Harness::kOnce};
   if (options.roundtrip) harnesses.insert(harnesses.begin(), Harness::kRoundTrip);
-  // Bank costs shared by the launches (an entry per pc of harnesses this size).
-  sim::machine::SharedCostMemo memo(1024);
+  // Bank costs shared by the launches (a set per pc of harnesses this size).
+  sim::machine::SharedCostMemo memo(256);
   for (Harness h : harnesses) {
     // The tree `convert emit` prints (no print and parse on the way).
     const sim::ptx::Module module =

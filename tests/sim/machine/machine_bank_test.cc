@@ -94,7 +94,8 @@ TEST(MachineBankTest, ConflictFreeRequestsMatchTheSortingReference) {
 
 // What SharedCostMemo relies on: moving every lane by one multiple of 128 bytes keeps
 // the cost (aligned, misaligned and sub-word requests, any mask); and the memo itself,
-// over runs of requests at a few pcs where most are such shifted repeats (a hit) and the
+// over runs of requests at a few pcs where most are such shifted repeats of the last or
+// of an earlier request (a hit in one of a set's ways, or a miss once evicted) and the
 // rest differ in one lane, the mask or the size (a miss), always answers as the model.
 TEST(MachineBankTest, ShiftedRequestsCostTheSame) {
   std::mt19937 rng(13);
@@ -116,32 +117,46 @@ TEST(MachineBankTest, ShiftedRequestsCostTheSame) {
   }
   SharedCostMemo memo;
   int hits_possible = 0;
-  uint32_t addr[32];
-  uint32_t mask = 0xFFFFFFFFu, bytes = 4;
-  for (uint32_t& a : addr) a = (rng() % 256) * 4;
+  struct Request {
+    uint32_t addr[32];
+    uint32_t mask, bytes;
+  };
+  Request r{{}, 0xFFFFFFFFu, 4};
+  for (uint32_t& a : r.addr) a = (rng() % 256) * 4;
+  std::vector<Request> earlier;  // the last few requests made by case 0
   for (int trial = 0; trial < 50000; ++trial) {
-    // Mostly one instruction; sometimes others (64 entries: pcs 7 and 71 share one).
+    // Mostly one instruction; sometimes others (16 sets: pcs 7, 23, 39, ... share one).
     const uint32_t pc = rng() % 4 == 0 ? rng() % 100 : 7;
-    switch (rng() % 6) {
+    switch (rng() % 8) {
       case 0:  // another request
-        bytes = 1u << (rng() % 5);
-        for (uint32_t& a : addr) a = (rng() % (1u << (rng() % 10))) * bytes;
-        mask = rng() % 2 == 0 ? 0xFFFFFFFFu : static_cast<uint32_t>(rng());
+        r.bytes = 1u << (rng() % 5);
+        for (uint32_t& a : r.addr) a = (rng() % (1u << (rng() % 10))) * r.bytes;
+        r.mask = rng() % 2 == 0 ? 0xFFFFFFFFu : static_cast<uint32_t>(rng());
+        earlier.push_back(r);
+        if (earlier.size() > 6) earlier.erase(earlier.begin());
         break;
       case 1:  // one lane elsewhere
-        addr[rng() % 32] = (rng() % 64) * bytes;
+        r.addr[rng() % 32] = (rng() % 64) * r.bytes;
         break;
       case 2:  // one lane more or less
-        mask ^= 1u << (rng() % 32);
+        r.mask ^= 1u << (rng() % 32);
+        break;
+      case 3:  // an earlier request again (another way of the set, or evicted), shifted
+        if (!earlier.empty()) {
+          ++hits_possible;
+          r = earlier[rng() % earlier.size()];
+          const uint32_t shift = 128 * (rng() % 64);
+          for (uint32_t& a : r.addr) a += shift;
+        }
         break;
       default:  // the same request shifted, sometimes by a non-multiple of 128
         ++hits_possible;
-        const uint32_t shift = rng() % 4 == 0 ? bytes * (rng() % 32) : 128 * (rng() % 64);
-        for (uint32_t& a : addr) a += shift;
+        const uint32_t shift = rng() % 4 == 0 ? r.bytes * (rng() % 32) : 128 * (rng() % 64);
+        for (uint32_t& a : r.addr) a += shift;
         break;
     }
-    const BankCost want = SharedRequestCost(addr, mask, bytes);
-    const BankCost got = memo.Cost(pc, addr, mask, bytes);
+    const BankCost want = SharedRequestCost(r.addr, r.mask, r.bytes);
+    const BankCost got = memo.Cost(pc, r.addr, r.mask, r.bytes);
     ASSERT_EQ(got.wavefronts, want.wavefronts) << "trial " << trial;
     ASSERT_EQ(got.minimum, want.minimum) << "trial " << trial;
   }

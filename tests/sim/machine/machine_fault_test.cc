@@ -335,6 +335,48 @@ DONE:
   EXPECT_EQ(First(r, "instruction_budget").thread(), 1u);
 }
 
+// Converged straight-line code runs in RunWarp's own loop (machine.cc); RunBody runs every
+// body through it and through the general step and requires the same report. These put
+// the loop's two edges where a miscount shows: the budget, and the end of a quantum.
+std::string Adds(int n) {
+  std::string s;
+  for (int i = 0; i < n; ++i) s += "  add.u32 %r4, %r4, 1;\n";
+  return s;
+}
+
+TEST(MachineFaultTest, InstructionBudgetInStraightLineCode) {
+  // The prologue is pcs 0-4 (WrapBody), the adds pcs 5-34: a budget of 20 lets pcs 0-19
+  // run and faults at the 21st issue, pc 20.
+  BodyOptions o;
+  o.budget = 20;
+  ASSERT_OK_AND_ASSIGN(BodyRun r, RunBody(Adds(30), o));
+  const SimFault& f = First(r, "instruction_budget");
+  EXPECT_EQ(f.pc(), 20u);
+  EXPECT_EQ(f.thread(), 0u);
+  EXPECT_EQ(r.Counter("warp_instructions"), 20);
+  EXPECT_EQ(r.Counter("instructions"), 20 * 32);
+}
+
+TEST(MachineFaultTest, QuantumEndInStraightLineCode) {
+  // Thread 32 (warp 1) reads a word at pc 8; thread 0 (warp 0) writes it after K adds.
+  // Warps take turns of 4096 warp instructions (pcs 0-4095 in the first turn), so a
+  // store at pc 4095 comes before warp 1's read (the read finds the race) and one at pc
+  // 4096 after it (the write finds it).
+  auto body = [](int adds) {
+    return "  mov.u32 %r1, smem;\n  setp.eq.u32 %p1, %r0, 0;\n  setp.eq.u32 %p2, %r0, 32;\n"
+           "  @%p2 ld.shared.u32 %r3, [%r1];\n" +
+           Adds(adds) + "  @%p1 st.shared.u32 [%r1], %r0;\n";
+  };
+  ASSERT_OK_AND_ASSIGN(BodyRun r, RunBody(body(4086), Smem()));
+  const SimFault& read = First(r, "shared_race");
+  EXPECT_EQ(read.pc(), 8u);
+  EXPECT_EQ(read.thread(), 32u);
+  ASSERT_OK_AND_ASSIGN(r, RunBody(body(4087), Smem()));
+  const SimFault& write = First(r, "shared_race");
+  EXPECT_EQ(write.pc(), 4096u);
+  EXPECT_EQ(write.thread(), 0u);
+}
+
 TEST(MachineFaultTest, InvalidBarrierOperand) {
   ASSERT_OK_AND_ASSIGN(BodyRun r, RunBody("  mov.u32 %r1, 20;\n  bar.sync %r1;"));
   EXPECT_TRUE(r.HasFault("invalid_operand")) << r.Faults();

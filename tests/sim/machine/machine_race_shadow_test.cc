@@ -295,13 +295,15 @@ TEST(MachineRaceShadowTest, WarpBatchesAgreeWithPerLaneAccesses) {
         }
         continue;
       }
-      // A warp instruction: random lanes, 4-16 bytes each at aligned offsets (often
-      // the same few words, so lanes conflict with each other and with earlier ones).
+      // A warp instruction: random lanes, 4-32 bytes each at aligned offsets (often
+      // the same few words, so lanes conflict with each other and with earlier ones);
+      // 32 (a v4 of 8-byte elements) is WriteLanes's general size, the others its
+      // fixed ones.
       ++batches;
-      const uint32_t size = 4u << (rng() % 3);
+      const uint32_t size = 4u << (rng() % 4);
       const uint32_t span = rng() % 2 == 0 ? kBytes : 32;
       uint32_t offsets[32];
-      uint8_t data[32 * 16];
+      uint8_t data[32 * 32];
       for (int l = 0; l < 32; ++l) {
         offsets[l] = (rng() % span) / size * size;
         for (uint32_t i = 0; i < size; ++i) data[l * size + i] = static_cast<uint8_t>(rng() % 2);
@@ -323,13 +325,23 @@ TEST(MachineRaceShadowTest, WarpBatchesAgreeWithPerLaneAccesses) {
         }
         if (c.found) want.emplace_back(l, c);
       }
+      // The lanes' bytes for ReadLanes: exact, or sometimes the whole memory.
+      uint32_t lo = ~0u, hi = 0;
+      for (uint32_t m = mask; m != 0; m &= m - 1) {
+        lo = std::min(lo, offsets[__builtin_ctz(m)]);
+        hi = std::max(hi, offsets[__builtin_ctz(m)] + size);
+      }
+      if (rng() % 4 == 0) {
+        lo = 0;
+        hi = kBytes;
+      }
       std::vector<std::pair<uint32_t, Conflict>> got;
       for (uint32_t lanes = mask; lanes != 0;) {
         uint32_t lane = 99;
         const Conflict c =
             write ? shadow.WriteLanes(a, &lanes, offsets, size, data, memory.data(),
                                       &same_shadow, &lane)
-                  : shadow.ReadLanes(a, &lanes, offsets, size, &lane);
+                  : shadow.ReadLanes(a, &lanes, offsets, size, &lane, lo, hi);
         if (!c.found) {
           ASSERT_EQ(lanes, 0u);
           break;

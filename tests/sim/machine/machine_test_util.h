@@ -131,6 +131,9 @@ inline absl::StatusOr<BodyRun> RunBody(const std::string& body,
   RunOptions ro;
   ro.trace_path = o.trace_path;
   ro.fast_ldst = false;  // every ld/st lane by lane: the reference for the fast path
+  // and every instruction through RunWarp's general step: the reference for its
+  // converged straight-line loop (the other two runs take it)
+  ro.fast_straight_line = false;
   ro.zero_every_register = true;  // and every register zeroed (Program::zero_slots)
   absl::StatusOr<LaunchResult> r = RunLaunchSpecOnModule(spec, *module, ".", ro);
   if (!r.ok()) return r.status();
@@ -148,9 +151,10 @@ inline absl::StatusOr<BodyRun> RunBody(const std::string& body,
   if (std::string diff = RaceFreeDifference(*r, *f); !diff.empty()) {
     return absl::InternalError(absl::StrCat("detect_races=false differs: ", diff));
   }
-  // And with race detection on and ld/st on the fast path where it applies (shared
-  // accesses check each lane's race there): the same report to the last fault text and
-  // counter, races included, and the same buffers.
+  // And with race detection on, ld/st on the fast path where it applies (shared
+  // accesses check each lane's race there) and converged straight-line code in RunWarp's
+  // loop: the same report to the last fault text and counter, races included, and the
+  // same buffers.
   RunOptions checked_fast;
   checked_fast.zero_every_register = true;
   absl::StatusOr<LaunchResult> c = RunLaunchSpecOnModule(spec, *module, ".", checked_fast);

@@ -79,6 +79,7 @@ TEST(MachineTritonTest, RaceFreeRunsMatchCheckedRuns) {
     SCOPED_TRACE(path);
     RunOptions lane_by_lane;  // race checks on, every ld/st on the general path
     lane_by_lane.fast_ldst = false;
+    lane_by_lane.fast_straight_line = false;  // RunWarp's general step only
     lane_by_lane.zero_every_register = true;  // every register, not only zero_slots
     ASSERT_OK_AND_ASSIGN(LaunchResult checked, RunLaunchSpecFileWithBuffers(path, lane_by_lane));
     RunOptions fast;
