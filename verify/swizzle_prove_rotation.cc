@@ -120,7 +120,8 @@ std::optional<OutputChainPlan> PlanOutputChain(const SwizzleSpec& spec,
         pending.pop_back();
         if (!seen.insert(i).second) continue;
         for (const std::string& n : sim::expr::FreeVariables(*stmts[i].value)) {
-          if (coordinates) {
+          // (P itself is never a coordinate read: link 2 binds it to the iteration.)
+          if (coordinates && n != stmts[p].name) {
             if (std::optional<size_t> c = OutputChainCoordinateRead(spec, k, n)) {
               if (!absl::c_linear_search(coordinate_reads, std::make_pair(n, *c)))
                 coordinate_reads.push_back({n, *c});
