@@ -251,6 +251,17 @@ struct SwizzleProveOptions {
   // A failing identity is a violation only when the enumeration sweep, pinned at the
   // failing point, finds one in the spec. verify/README.md, "Thirteenth pass".
   bool digit_chain = true;
+  // With output_chain: R may also read the value of another out coordinate c' (`out c'
+  // = d` with d a let, or c' itself): link 2 then takes that value as a parameter over
+  // [0, hull of c''s extent) and proves R a bijection of [0, n) for each (dist's `out
+  // rank = (pi + d) % N` beside `out row = d` in the reduced index part).
+  // verify/README.md, "Thirteenth pass".
+  bool output_chain_coordinates = true;
+  // Specs: a map that reads the iteration only as `q // b`, `q % b` (q = `iter // a`)
+  // and `iter % a`, a and b parameters' values >= 1 over the box, is proved as the same
+  // map reading `iter // (a*b)`, `(iter % (a*b)) // a`, `(iter % (a*b)) % a` — the digits
+  // of one divisor (CUTLASS's sm90 raster). verify/README.md, "Thirteenth pass".
+  bool flatten_divisions = true;
   // Specs with `skip` and no `inverse`, past the enumeration that runs first: the
   // contiguity chain. When the map's iteration is digits (c, j) of S, its one skip is
   // `j >= n(c)`, and a let L after it numbers the kept iterations (Stream-K's `global =

@@ -135,6 +135,12 @@ absl::StatusOr<std::optional<DigitChainResult>> ProveRotationByDigits(
     const sim::swizzle::SwizzleSpec& spec, const sim::swizzle::SwizzleSpec& rotation,
     const absl::flat_hash_map<std::string, sim::swizzle::ParamRange>& range,
     const SwizzleProveOptions& options);
+// Output-chain coordinate reads (swizzle_prove_nested.cc;
+// SwizzleProveOptions::output_chain_coordinates): the index of the out coordinate other
+// than coordinate `k` whose value the name `n` is — that coordinate itself, or a let that
+// its clause `out c' = n` names whole. Ensures: nullopt when `n` is neither.
+std::optional<size_t> OutputChainCoordinateRead(const sim::swizzle::SwizzleSpec& spec,
+                                                size_t k, const std::string& n);
 // The statements of a spec that run per iteration, exactly as SpecInstance classifies
 // them (sim/swizzle/spec.cc): out, tail, skip, and anything mentioning `iter` or a name
 // computed per iteration (swizzle_prove_spec.cc).
@@ -151,6 +157,30 @@ std::vector<bool> PerIteration(const sim::expr::Program& program);
 absl::StatusOr<bool> ProveByContiguity(const sim::swizzle::SwizzleSpec& spec,
                                        const sim::swizzle::SpecSweep& box,
                                        QueryRunner& run, SwizzleProof* proof);
+
+// Nested divisions flattened (swizzle_prove_nested.cc; verify/README.md, "Thirteenth
+// pass"; SwizzleProveOptions::flatten_divisions): when every read of the iteration is
+// `q // b`, `q % b` (q = `iter // a`, inline or a let) or `iter % a`, with a and b read
+// from parameters only and >= 1 over the box, the spec is proved as the same map reading
+// `iter // (a*b)`, `(iter % (a*b)) // a` and `(iter % (a*b)) % a` (the iteration's digits
+// of one divisor). Ensures: nullopt when that form is not there; else the proof of the
+// rewritten spec (the spec's verdict: the two evaluate alike everywhere), a violation
+// re-checked by sweeping the spec as written at its parameters (InternalError when that
+// sweep disagrees).
+absl::StatusOr<std::optional<SwizzleProof>> ProveByFlattening(
+    const sim::swizzle::SwizzleSpec& spec, const sim::swizzle::SpecSweep& ranges,
+    const SwizzleProveOptions& options);
+
+// The hull of a parameter let's values over the box `range` (swizzle_prove_nested.cc):
+// by ScanParamHull when the box of its parameters has at most `max_points` points, else
+// (at most `depth` levels) over the hulls of the names it reads — parameters their
+// ranges, lets their own hulls — which is a superset of its values. Ensures: nullopt when
+// the let reads the iteration, a scan is too large, or the value fails to evaluate at a
+// point scanned.
+std::optional<sim::swizzle::ParamRange> ScanHullThroughLets(
+    const sim::swizzle::SwizzleSpec& spec, const sim::expr::Stmt& let,
+    const absl::flat_hash_map<std::string, sim::swizzle::ParamRange>& range,
+    int64_t max_points, int depth = 2);
 
 }  // namespace warpcheck::verify::internal
 

@@ -60,6 +60,9 @@ struct OutputChainPlan {
   size_t grid = 0;        // the statement `grid c = n`
   size_t placement = 0;   // the let P
   std::vector<bool> own;  // R's lets: per-iteration lets only `out c` reads (through P)
+  // With output_chain_coordinates: the names R reads that are the values of other out
+  // coordinates (swizzle_prove_nested.cc), with the coordinate's index.
+  std::vector<std::pair<std::string, size_t>> coordinate_reads;
 };
 
 absl::flat_hash_map<std::string, size_t> Binders(const std::vector<Stmt>& stmts) {
@@ -74,7 +77,12 @@ absl::flat_hash_map<std::string, size_t> Binders(const std::vector<Stmt>& stmts)
 //          non-trivial, R's lets read by nothing else, and the coordinate itself read by
 //          no other statement. Specs with `skip`, `tail` or `inverse` are not planned
 //          (their surjectivity route and payloads belong to the spec as written).
-std::optional<OutputChainPlan> PlanOutputChain(const SwizzleSpec& spec) {
+//          With `coordinates`, R may read other out coordinates' values
+//          (OutputChainCoordinateRead), and the rank coordinate is planned too, with the
+//          earliest P (the largest R: link 2 then runs over the rank extent, whose
+//          parameters are enumerated, and link 1 keeps the fewest of R's statements).
+std::optional<OutputChainPlan> PlanOutputChain(const SwizzleSpec& spec,
+                                               bool coordinates) {
   const sim::expr::Program& program = spec.program();
   if (!program.Clauses("skip").empty() || !program.Clauses("tail").empty() ||
       spec.inverse() != nullptr) {
@@ -88,7 +96,7 @@ std::optional<OutputChainPlan> PlanOutputChain(const SwizzleSpec& spec) {
     if (!absl::c_linear_search(coords, o->name)) return std::nullopt;
   }
   for (size_t k = 0; k < coords.size(); ++k) {
-    if (coords[k] == "rank") continue;
+    if (coords[k] == "rank" && !coordinates) continue;
     const Stmt* o = nullptr;
     for (const Stmt* s : outs) {
       if (s->name == coords[k]) o = s;
@@ -97,6 +105,7 @@ std::optional<OutputChainPlan> PlanOutputChain(const SwizzleSpec& spec) {
     const size_t out = o - stmts.data();
     const size_t grid = spec.grids()[k] - stmts.data();
     if (stmts[out].value->kind() == ExprKind::kVar) continue;  // nothing to chain
+    std::optional<OutputChainPlan> found;
     // Candidate placements: the per-iteration lets before the out, latest first (the
     // smallest R).
     for (size_t p = out; p-- > 0;) {
@@ -105,6 +114,7 @@ std::optional<OutputChainPlan> PlanOutputChain(const SwizzleSpec& spec) {
       // spec itself: nothing gained.
       if (stmts[p].value->kind() == ExprKind::kVar) continue;
       std::vector<bool> own(stmts.size(), false);
+      std::vector<std::pair<std::string, size_t>> coordinate_reads;
       bool ok = true, reads_p = false;
       std::vector<size_t> pending = {out};
       absl::flat_hash_set<size_t> seen;
@@ -113,6 +123,14 @@ std::optional<OutputChainPlan> PlanOutputChain(const SwizzleSpec& spec) {
         pending.pop_back();
         if (!seen.insert(i).second) continue;
         for (const std::string& n : sim::expr::FreeVariables(*stmts[i].value)) {
+          // (P itself is never a coordinate read: link 2 binds it to the iteration.)
+          if (coordinates && n != stmts[p].name) {
+            if (std::optional<size_t> c = OutputChainCoordinateRead(spec, k, n)) {
+              if (!absl::c_linear_search(coordinate_reads, std::make_pair(n, *c)))
+                coordinate_reads.push_back({n, *c});
+              continue;
+            }
+          }
           if (n == "iter" || absl::c_linear_search(coords, n)) {
             ok = false;
             break;
@@ -141,8 +159,11 @@ std::optional<OutputChainPlan> PlanOutputChain(const SwizzleSpec& spec) {
         }
       }
       if (!ok) continue;
-      return OutputChainPlan{k, out, grid, p, std::move(own)};
+      found =
+          OutputChainPlan{k, out, grid, p, std::move(own), std::move(coordinate_reads)};
+      if (coords[k] != "rank") return found;
     }
+    if (found.has_value()) return found;
   }
   return std::nullopt;
 }
@@ -232,8 +253,11 @@ std::optional<std::string> RotationLemmaText(
 // Link 2 in general: the parameters, requires and parameter lets R and n need, then
 // `domain = n; grid c = n; let P = iter;`, R's lets and the out. A require reading
 // anything the link drops is dropped (a superset of the spec's admitted points).
-std::string RotationText(const SwizzleSpec& spec, const OutputChainPlan& plan,
-                         const absl::flat_hash_map<std::string, ParamRange>& range) {
+// A coordinate value R reads (plan.coordinate_reads) is a parameter over `reads_range`.
+std::string RotationText(
+    const SwizzleSpec& spec, const OutputChainPlan& plan,
+    const absl::flat_hash_map<std::string, ParamRange>& range,
+    const absl::flat_hash_map<std::string, ParamRange>& reads_range) {
   const std::vector<Stmt>& stmts = spec.program().statements();
   const absl::flat_hash_map<std::string, size_t> binder = Binders(stmts);
   std::vector<bool> need(stmts.size(), false);
@@ -246,10 +270,14 @@ std::string RotationText(const SwizzleSpec& spec, const OutputChainPlan& plan,
     if (stmts[i].kind == StmtKind::kParam || i == plan.placement) continue;
     for (const std::string& n : sim::expr::FreeVariables(*stmts[i].value)) {
       auto b = binder.find(n);
-      if (b != binder.end()) pending.push_back(b->second);
+      if (b != binder.end() && !reads_range.contains(n)) pending.push_back(b->second);
     }
   }
   std::string params, phase1, per_iter;
+  for (const auto& [n, r] : plan.coordinate_reads) {
+    absl::StrAppend(&params, "param ", n, " in ", reads_range.at(n).lo, "..",
+                    reads_range.at(n).hi, ";\n");
+  }
   for (size_t i = 0; i < stmts.size(); ++i) {
     const Stmt& s = stmts[i];
     if (s.kind == StmtKind::kParam && need[i]) {
@@ -273,6 +301,20 @@ std::string RotationText(const SwizzleSpec& spec, const OutputChainPlan& plan,
   const std::string n = sim::expr::Print(*stmts[plan.grid].value);
   return absl::StrCat(params, phase1, "domain = ", n, ";\ngrid ", stmts[plan.out].name,
                       " = ", n, ";\n", per_iter);
+}
+
+// Ensures: "" without coordinate reads; else what link 2 took as parameters.
+std::string CoordinateReadsNote(
+    const SwizzleSpec& spec, const OutputChainPlan& plan,
+    const absl::flat_hash_map<std::string, ParamRange>& reads) {
+  std::string out;
+  for (const auto& [n, c] : plan.coordinate_reads) {
+    absl::StrAppend(&out, out.empty() ? " (R also reads " : ", ", n, ", the value of ",
+                    spec.coordinates()[c], ", which link 2 takes as a parameter in ",
+                    reads.at(n).ToString());
+  }
+  return out.empty() ? out
+                     : absl::StrCat(out, ": R is a bijection at each of its values)");
 }
 
 uint64_t RlimitSpent(const SwizzleProof& p) {
@@ -330,9 +372,17 @@ absl::StatusOr<std::optional<SwizzleProof>> ProveByOutputChain(
     const SwizzleSpec& spec, const SpecSweep& ranges,
     const SwizzleProveOptions& options) {
   if (!options.output_chain || !options.symbolic_params.empty()) return std::nullopt;
-  const std::optional<OutputChainPlan> plan = PlanOutputChain(spec);
+  const std::optional<OutputChainPlan> plan =
+      PlanOutputChain(spec, options.output_chain_coordinates);
   if (!plan.has_value()) return std::nullopt;
   ASSIGN_OR_RETURN(const auto range, Ranges(spec, ranges));
+  // A coordinate value R reads ranges over [0, hull of that coordinate's extent).
+  absl::flat_hash_map<std::string, ParamRange> reads_range;
+  for (const auto& [n, c] : plan->coordinate_reads) {
+    std::optional<ParamRange> h = Hull(spec, spec.grids()[c]->value, range);
+    if (!h.has_value() || h->hi < 1) return std::nullopt;
+    reads_range[n] = ParamRange{0, h->hi - 1};
+  }
   const std::vector<Stmt>& stmts = spec.program().statements();
   const std::string& c = stmts[plan->out].name;
   const std::string& p = stmts[plan->placement].name;
@@ -381,11 +431,17 @@ absl::StatusOr<std::optional<SwizzleProof>> ProveByOutputChain(
     d.notes.insert(d.notes.begin(), notes.begin(), notes.end());
     return d;
   };
-  // Link 1: the placement.
+  // Link 1: the placement. With coordinate reads, integers first and no whole-box
+  // bit-vector configuration: such a placement (dist's rank = k beside row = d) is
+  // linear once the rank parameters are enumerated, and as one all-symbolic bit-vector
+  // configuration its symbolic divisors spent the whole budget (verify/README.md,
+  // "Thirteenth pass").
+  SwizzleProveOptions sub1 = sub;
+  if (!plan->coordinate_reads.empty()) sub1.bitvector_first_bits = 0;
   ASSIGN_OR_RETURN(
       SwizzleSpec placement,
       SwizzleSpec::Parse(absl::StrCat(base, " (placement)"), PlacementText(spec, *plan)));
-  ASSIGN_OR_RETURN(SwizzleProof one, ProveSpec(placement, ranges, sub));
+  ASSIGN_OR_RETURN(SwizzleProof one, ProveSpec(placement, ranges, sub1));
   spent += RlimitSpent(one);
   AddLink("link 1 (placement)", one, &proof);
   if (one.verdict != Verdict::kHolds) {
@@ -402,10 +458,22 @@ absl::StatusOr<std::optional<SwizzleProof>> ProveByOutputChain(
     sub2.total_rlimit = options.total_rlimit > spent ? options.total_rlimit - spent : 1;
   }
   if (lemma.has_value()) sub2.symbolic_params = {"rotation_extent", "rotation_offset"};
+  if (!lemma.has_value() && !plan->coordinate_reads.empty()) {
+    // The coordinate values symbolic, with the wide parameters of c's extent (what the
+    // default would make symbolic; the rank extent's stay enumerated).
+    for (const auto& [n, c] : plan->coordinate_reads) sub2.symbolic_params.push_back(n);
+    if (spec.coordinates()[plan->coord] != "rank") {
+      for (const std::string& q : spec.program().FreeParams(*stmts[plan->grid].value)) {
+        if (range.at(q).size() > options.enumerate_up_to)
+          sub2.symbolic_params.push_back(q);
+      }
+    }
+  }
   ASSIGN_OR_RETURN(
       SwizzleSpec rotation,
-      SwizzleSpec::Parse(absl::StrCat(base, " (", c, " = R(", p, ") on [0, ", n, "))"),
-                         lemma.has_value() ? *lemma : RotationText(spec, *plan, range)));
+      SwizzleSpec::Parse(
+          absl::StrCat(base, " (", c, " = R(", p, ") on [0, ", n, "))"),
+          lemma.has_value() ? *lemma : RotationText(spec, *plan, range, reads_range)));
   // R as digit maps first (swizzle_prove_digits.cc): holds, or a violation found by
   // the enumeration sweep on the spec itself; anything else leaves link 2 as written.
   std::optional<DigitChainResult> digits;
@@ -480,8 +548,8 @@ absl::StatusOr<std::optional<SwizzleProof>> ProveByOutputChain(
                    ") is a bijection of the domain onto the box and R one of [0, ", n,
                    ") onto itself, each proved as a spec of its own, so the map, their "
                    "composition, is a bijection",
-                   lemma.has_value() || by_digits ? absl::StrCat(" (", lemma_note, ")")
-                                                  : ""));
+                   lemma.has_value() || by_digits ? absl::StrCat(" (", lemma_note, ")") : "",
+                   CoordinateReadsNote(spec, *plan, reads_range)));
   if (!options.keep_query_log) proof.queries.clear();
   return proof;
 }

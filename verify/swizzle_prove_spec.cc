@@ -2635,6 +2635,11 @@ absl::StatusOr<SwizzleProof> ProveSpec(const SwizzleSpec& spec, const SpecSweep&
     if (chained.has_value()) return *std::move(chained);
   }
   {
+    ASSIGN_OR_RETURN(std::optional<SwizzleProof> flat,
+                     internal::ProveByFlattening(spec, ranges, options));
+    if (flat.has_value()) return *std::move(flat);
+  }
+  {
     ASSIGN_OR_RETURN(std::optional<SwizzleProof> reduced,
                      ProveReduced(spec, ranges, options));
     if (reduced.has_value()) return *std::move(reduced);

@@ -209,6 +209,8 @@ void Reducer::AbstractLets() {
     }
     if (!private_params) continue;
     std::optional<ParamRange> hull = Image(i, mine);
+    // Past the scan's size, over the hulls of the lets it reads (a superset).
+    if (!hull.has_value()) hull = ScanHullThroughLets(spec, s, range, kMaxImageScan);
     if (!hull.has_value()) continue;
     abstracted[i] = *hull;
     std::vector<std::string> sorted(mine.begin(), mine.end());

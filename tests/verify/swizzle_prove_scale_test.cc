@@ -147,7 +147,7 @@ TEST(SwizzleProveScaleTest, OutOfReachReportsSubRanges) {
 }
 
 // Development aid: SPEC=file.swz PARAMS=a=1..8,b=2 [RLIMIT= TMO= MAXC= RELAX=1 ENC=int,bv TABLES=0 BVBITS=16 FC=0
-// MAXENUM= TOTAL= COUNTING=0 PLACEMENT=0 OUTPUT_CHAIN=0 DIGITS=0 CONTIGUITY=0 SYM=a,b] runs one proof and prints the slow queries (skipped without SPEC; ENC is the encoding
+// MAXENUM= TOTAL= COUNTING=0 PLACEMENT=0 OUTPUT_CHAIN=0 DIGITS=0 CONTIGUITY=0 FLATTEN=0 COORDS=0 SYM=a,b] runs one proof and prints the slow queries (skipped without SPEC; ENC is the encoding
 // portfolio in order, `int`, `bv` or both).
 TEST(SwizzleProveScaleTest, Explore) {
   const char* file = std::getenv("SPEC");
@@ -181,6 +181,9 @@ TEST(SwizzleProveScaleTest, Explore) {
   if (const char* r = std::getenv("OUTPUT_CHAIN"); r != nullptr) o.output_chain = std::atoi(r) != 0;
   if (const char* r = std::getenv("DIGITS"); r != nullptr) o.digit_chain = std::atoi(r) != 0;
   if (const char* r = std::getenv("CONTIGUITY"); r != nullptr) o.contiguity_chain = std::atoi(r) != 0;
+  if (const char* r = std::getenv("FLATTEN"); r != nullptr) o.flatten_divisions = std::atoi(r) != 0;
+  if (const char* r = std::getenv("COORDS"); r != nullptr)
+    o.output_chain_coordinates = std::atoi(r) != 0;
   if (const char* r = std::getenv("RESIDUES"); r != nullptr) o.digit_residues = std::atoi(r) != 0;
   if (const char* r = std::getenv("CUBE"); r != nullptr) o.cube_divisors_up_to = std::atoll(r);
   if (const char* r = std::getenv("TABLES"); r != nullptr) o.table_lemma_values = std::atoi(r);

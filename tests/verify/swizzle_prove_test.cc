@@ -510,12 +510,17 @@ out col = select(row % 2 == 1, col_tiles - 1 - c, c);
 // linear, is proved with integers first even though it would fit 16-bit bit-vectors.
 // (With digit_iterations, the default, the iteration is the digits (iter // col_tiles,
 // iter % col_tiles) and nothing needs cubing: one configuration.)
+// The serpentine's col reads the coordinate row, so it is also an output chain with a
+// coordinate read (output_chain_coordinates), which would take these proofs off the route
+// tested here: off in this test and the next.
 TEST(SwizzleProveSpecTest, DivisorParametersAreCubedUpFront) {
   SwizzleSpec spec = ParseOrDie("serp.swz", kSerpentine);
-  ASSERT_OK_AND_ASSIGN(SwizzleProof digits, ProveSpec(spec));
+  SwizzleProveOptions plain;
+  plain.output_chain_coordinates = false;
+  ASSERT_OK_AND_ASSIGN(SwizzleProof digits, ProveSpec(spec, {}, plain));
   EXPECT_EQ(digits.verdict, Verdict::kHolds) << digits.ToString();
   EXPECT_EQ(digits.configs, 1);
-  SwizzleProveOptions no_digits;
+  SwizzleProveOptions no_digits = plain;
   no_digits.digit_iterations = false;
   ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, {}, no_digits));
   EXPECT_EQ(p.verdict, Verdict::kHolds) << p.ToString();
@@ -524,7 +529,7 @@ TEST(SwizzleProveSpecTest, DivisorParametersAreCubedUpFront) {
                                         HasSubstr("serp.swz[row_tiles=1..4096,col_tiles=7]."
                                                   "injective"))));
   EXPECT_THAT(p.queries, Not(Contains(Field(&QueryRecord::name, HasSubstr("].bv")))));
-  SwizzleProveOptions o;
+  SwizzleProveOptions o = plain;
   o.digit_iterations = false;
   o.cube_divisors_up_to = 31;  // over budget: col_tiles stays symbolic
   o.solver.rlimit = 1;         // only the configurations are counted: stop at once
@@ -540,6 +545,7 @@ TEST(SwizzleProveSpecTest, DivisorParametersAreCubedUpFront) {
 TEST(SwizzleProveSpecTest, TotalBudgetReportsTheProvenPart) {
   SwizzleSpec spec = ParseOrDie("serp.swz", kSerpentine);
   SwizzleProveOptions o;
+  o.output_chain_coordinates = false;  // see DivisorParametersAreCubedUpFront
   o.digit_iterations = false;  // else one configuration, proven within the budget
   o.total_rlimit = 10'000;
   ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, {}, o));
@@ -1368,6 +1374,10 @@ TEST(SwizzleProveSpecTest, TableLemmaDecidesThePermutationQuery) {
   SwizzleProveOptions o = Only(SwizzleProveOptions::Encoding::kInteger);
   o.solver.rlimit = 1'500'000;
   o.total_rlimit = 6'000'000;  // without the lemma: a few splits, then the rest is open
+  // The output chain with a coordinate read (rank = (pi + d) % N beside row = d) proves
+  // the map without the table's two-copy query (OutputChainReadsTheTileCoordinate...):
+  // off, so that the query this test is about runs.
+  o.output_chain_coordinates = false;
   ExpectDecidedOnlyWith(spec, box, o, &SwizzleProveOptions::table_lemma_values);
 }
 
@@ -1424,6 +1434,7 @@ TEST(SwizzleProveSpecTest, PermutationTableKeepsTheConfigurations) {
   SpecSweep box;
   box.ranges = {{"rows", {1, 3}}, {"cols", {1, 3}}, {"rank_size", {4, 4}}};
   SwizzleProveOptions o;
+  o.output_chain_coordinates = false;  // see TableLemmaDecidesThePermutationQuery
   ASSERT_OK_AND_ASSIGN(SwizzleProof with, ProveSpec(spec, box, o));
   EXPECT_EQ(with.verdict, Verdict::kHolds) << with.ToString();
   auto has = [](const SwizzleProof& p, const std::string& what) {
