@@ -2000,12 +2000,20 @@ Cost EstimateCost(const ConversionProblem& problem, const Program& program,
   cost.conflicts_load = wavefronts_load - min_load;
   cost.barriers = c.bar;
   cost.cta_barrier = cta_barrier && c.bar > 0;
+  // The barriers an interleaved plan adds between components (InterleaveSharedComponents)
+  // issue, but add no latency phase: a component's loads wait only for its own stores.
+  int64_t phases = c.bar;
+  if (!cost.cta_barrier && c.bar > 0) {
+    const int groups = InterleavedGroups(program);
+    phases -= groups - 1;
+    cost.components = groups > 1 ? groups : SharedComponents(program);
+  }
   const double pipe = static_cast<double>(wavefronts_store + wavefronts_load + cost.shfl);
   const double issue = 0.35 * static_cast<double>(cost.warp_instructions);
   const double cta_bars = cost.cta_barrier ? static_cast<double>(c.bar) : 0.0;
   cost.ns = 2.158 * std::max(pipe, issue) + 2.577 * cta_bars / warps + 12.9;
   cost.score = Score(cost.warp_instructions,
-                     wavefronts_store + wavefronts_load + cost.shfl, c.bar, cost.cta_barrier);
+                     wavefronts_store + wavefronts_load + cost.shfl, phases, cost.cta_barrier);
   return cost;
 }
 
@@ -2229,19 +2237,17 @@ Strategy PriceCandidates(CandidateSet& set, const ConversionProblem& p,
   // that qualifies, or it cannot qualify (its instructions or wavefronts above the
   // reference's). Skipping only candidates that cannot be chosen leaves the pick as it is
   // (plan_test checks it against `price_all`).
-  // Plans are ranked by (score, warp instructions), ties to the earlier candidate.
+  // Plans are ranked by (score, warp instructions, more components), ties to the earlier
+  // candidate (RanksBefore).
   auto better = [](const Slot& a, const Slot& b) {
-    const Cost &x = a.plan->cost, &y = b.plan->cost;
-    return x.score < y.score || (x.score == y.score && x.warp_instructions < y.warp_instructions);
+    return RanksBefore(a.plan->cost, b.plan->cost);
   };
   // Whether a candidate of bound `b` at `slot` ranks after the plan at `other`, whatever
-  // its figures.
+  // its figures. A bound says nothing of components, so an equal bound may still win.
   auto bound_worse = [](const CostBound& b, const Slot& slot, const Slot& other) {
+    (void)slot;
     const Cost& y = other.plan->cost;
-    return b.score > y.score ||
-           (b.score == y.score && (b.warp_instructions > y.warp_instructions ||
-                                   (b.warp_instructions == y.warp_instructions &&
-                                    &slot > &other)));
+    return b.score > y.score || (b.score == y.score && b.warp_instructions > y.warp_instructions);
   };
   auto wavefronts = [](const ConversionPlan& c) {
     return c.cost.wavefronts_store + c.cost.wavefronts_load;
@@ -2384,6 +2390,19 @@ absl::StatusOr<ConversionPlan> PlanConversion(const ConversionProblem& p,
   }
   ConversionPlan chosen = std::move(all[pick]);
   chosen.candidates = std::move(candidates);
+  // A warp-local shared-memory plan runs component by component (program.h).
+  if (chosen.stage.has_smem() && chosen.stage.smem().warp_local() &&
+      chosen.stage.smem().rounds() <= 1) {
+    const int components = InterleaveSharedComponents(chosen.program);
+    if (components > 1) {
+      chosen.stage.mutable_smem()->set_components(components);
+      chosen.cost = EstimateCost(p, chosen.program, chosen.cost.wavefronts_store,
+                                 chosen.cost.wavefronts_load,
+                                 chosen.cost.wavefronts_store - chosen.cost.conflicts_store,
+                                 chosen.cost.wavefronts_load - chosen.cost.conflicts_load,
+                                 /*cta_barrier=*/false);
+    }
+  }
   return chosen;
 }
 

@@ -194,7 +194,22 @@ struct Cost {
   // picked plans that ran slower on the H200 (register pressure and instruction count
   // are outside it), so the search keeps the objective whose choices measured best.
   double score = 0;
+  // A warp-local shared-memory plan: the components it runs in (InterleaveSharedComponents,
+  // program.h), or would once interleaved; 1 for every other plan. Among plans of equal
+  // score and instructions the search keeps the one with the most: on the H200 a
+  // component's loads run while the next one's stores issue.
+  int components = 1;
 };
+
+// The search's order of plans: the lower score, then fewer warp instructions, then more
+// components. A strict weak order (equal in all three: neither ranks before).
+inline bool RanksBefore(const Cost& a, const Cost& b) {
+  if (a.score != b.score) return a.score < b.score;
+  if (a.warp_instructions != b.warp_instructions) {
+    return a.warp_instructions < b.warp_instructions;
+  }
+  return a.components > b.components;
+}
 
 struct ConversionPlan {
   Strategy strategy = Strategy::kRegisters;

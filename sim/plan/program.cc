@@ -1,6 +1,7 @@
 #include "sim/plan/program.h"
 
 #include <algorithm>
+#include <functional>
 #include <bit>
 #include <cstddef>
 #include <map>
@@ -236,6 +237,28 @@ bool SplitRounds(const Program& p, size_t* lead, std::vector<std::vector<size_t>
   return !stores->empty();
 }
 
+// The ops' shape after InterleaveSharedComponents: leading barriers, then groups
+// {stores, barrier, loads} back to back (no barrier between groups), every barrier a warp
+// barrier. Ensures: the groups, or false when the ops are not of that shape.
+bool SplitInterleaved(const Program& p, size_t* lead, std::vector<std::vector<size_t>>* stores,
+                      std::vector<std::vector<size_t>>* loads) {
+  size_t k = 0;
+  while (k < p.ops.size() && IsBarrier(p.ops[k])) ++k;
+  *lead = k;
+  while (k < p.ops.size()) {
+    stores->emplace_back();
+    loads->emplace_back();
+    while (k < p.ops.size() && IsStore(p.ops[k])) stores->back().push_back(k++);
+    if (stores->back().empty() || k == p.ops.size() || p.ops[k].kind != OpKind::kBarWarp) {
+      return false;
+    }
+    ++k;
+    while (k < p.ops.size() && IsLoad(p.ops[k])) loads->back().push_back(k++);
+    if (loads->back().empty()) return false;
+  }
+  return !stores->empty();
+}
+
 }  // namespace
 
 int ChunkSharedRounds(Program& p, int64_t max_bytes) {
@@ -315,6 +338,126 @@ int ChunkSharedRounds(Program& p, int64_t max_bytes) {
   p.ops = std::move(ops);
   p.smem_bytes = bytes;
   return rounds;
+}
+
+bool SharedComponentKeys(const Program& p, std::vector<uint32_t>* keys) {
+  int eb = 0;
+  bool any = false;
+  for (const Op& op : p.ops) {
+    if (!IsStore(op) && !IsLoad(op)) continue;
+    if (op.addr < 0 || p.setup[op.addr].kind != SetupValue::Kind::kSmemAddr) return false;
+    const int e = p.setup[op.addr].element_bytes;
+    if (e <= 0 || (any && e != eb)) return false;
+    eb = e;
+    any = true;
+  }
+  if (!any) return false;
+  // V in echelon form (no two vectors share their highest bit), largest first.
+  std::vector<uint32_t> span;
+  auto reduce = [&](uint32_t v) {
+    for (uint32_t b : span) v = std::min(v, v ^ b);
+    return v;
+  };
+  auto add = [&](uint32_t v) {
+    v = reduce(v);
+    if (v == 0) return;
+    span.insert(std::upper_bound(span.begin(), span.end(), v, std::greater<uint32_t>()), v);
+  };
+  for (const Op& op : p.ops) {
+    if (!IsStore(op) && !IsLoad(op)) continue;
+    for (uint32_t c : p.setup[op.addr].coeff) add(c);
+    const int64_t elements = AccessBytes(op) / eb;
+    for (int64_t b = 1; b < elements; b <<= 1) add(static_cast<uint32_t>(b));
+  }
+  keys->assign(p.ops.size(), 0);
+  for (size_t i = 0; i < p.ops.size(); ++i) {
+    if (IsStore(p.ops[i]) || IsLoad(p.ops[i])) (*keys)[i] = reduce(OpOffset(p, p.ops[i], eb));
+  }
+  return true;
+}
+
+namespace {
+
+// A one-round shared conversion's stores and loads and their component keys.
+bool ComponentKeys(const Program& p, size_t* lead, std::vector<size_t>* stores,
+                   std::vector<size_t>* loads, std::vector<uint32_t>* keys) {
+  std::vector<std::vector<size_t>> s, l;
+  if (!SplitRounds(p, lead, &s, &l) || s.size() != 1) return false;
+  if (!SharedComponentKeys(p, keys)) return false;
+  *stores = std::move(s[0]);
+  *loads = std::move(l[0]);
+  return true;
+}
+
+}  // namespace
+
+int SharedComponents(const Program& p) {
+  size_t lead = 0;
+  std::vector<size_t> stores, loads;
+  std::vector<uint32_t> keys;
+  if (!ComponentKeys(p, &lead, &stores, &loads, &keys)) return 1;
+  std::vector<uint32_t> distinct;
+  for (size_t i : stores) distinct.push_back(keys[i]);
+  for (size_t i : loads) distinct.push_back(keys[i]);
+  std::sort(distinct.begin(), distinct.end());
+  return static_cast<int>(std::unique(distinct.begin(), distinct.end()) - distinct.begin());
+}
+
+int InterleaveSharedComponents(Program& p) {
+  size_t lead = 0;
+  std::vector<size_t> stores, loads;
+  std::vector<uint32_t> keys;
+  if (!ComponentKeys(p, &lead, &stores, &loads, &keys)) return 1;
+  const Op barrier = p.ops[stores.back() + 1];
+  if (barrier.kind != OpKind::kBarWarp) return 1;
+  // Components in the order of their first store; a load whose key no store has reads
+  // what no op of this conversion wrote: leave such a program alone.
+  std::vector<uint32_t> order;
+  for (size_t i : stores) {
+    if (std::find(order.begin(), order.end(), keys[i]) == order.end()) order.push_back(keys[i]);
+  }
+  for (size_t i : loads) {
+    if (std::find(order.begin(), order.end(), keys[i]) == order.end()) return 1;
+  }
+  if (order.size() < 2) return 1;
+  std::vector<Op> ops(p.ops.begin(), p.ops.begin() + static_cast<std::ptrdiff_t>(lead));
+  ops.reserve(p.ops.size() + order.size() - 1);
+  for (uint32_t key : order) {
+    for (size_t i : stores) {
+      if (keys[i] == key) ops.push_back(p.ops[i]);
+    }
+    ops.push_back(barrier);
+    for (size_t i : loads) {
+      if (keys[i] == key) ops.push_back(p.ops[i]);
+    }
+  }
+  p.ops = std::move(ops);
+  return static_cast<int>(order.size());
+}
+
+int InterleavedGroups(const Program& p) {
+  size_t lead = 0;
+  std::vector<std::vector<size_t>> stores, loads;
+  if (!SplitInterleaved(p, &lead, &stores, &loads)) return 1;
+  return std::max<int>(1, static_cast<int>(stores.size()));
+}
+
+int SequenceSharedComponents(Program& p) {
+  size_t lead = 0;
+  std::vector<std::vector<size_t>> stores, loads;
+  if (!SplitInterleaved(p, &lead, &stores, &loads) || stores.size() < 2) return 1;
+  const Op barrier = p.ops[stores[0].back() + 1];
+  std::vector<Op> ops(p.ops.begin(), p.ops.begin() + static_cast<std::ptrdiff_t>(lead));
+  for (const auto& group : stores) {
+    for (size_t i : group) ops.push_back(p.ops[i]);
+  }
+  ops.push_back(barrier);
+  for (const auto& group : loads) {
+    for (size_t i : group) ops.push_back(p.ops[i]);
+  }
+  const int components = static_cast<int>(stores.size());
+  p.ops = std::move(ops);
+  return components;
 }
 
 int UnchunkSharedRounds(Program& p) {

@@ -87,8 +87,7 @@ Strategy TritonStrategy(const ConversionProblem& p) {
 
 int PickNotWorseThanTriton(Strategy triton, const std::vector<ConversionPlan>& all) {
   auto better = [](const ConversionPlan& a, const ConversionPlan& b) {
-    return a.cost.score < b.cost.score ||
-           (a.cost.score == b.cost.score && a.cost.warp_instructions < b.cost.warp_instructions);
+    return RanksBefore(a.cost, b.cost);
   };
   auto wavefronts = [](const ConversionPlan& c) {
     return c.cost.wavefronts_store + c.cost.wavefronts_load;

@@ -47,11 +47,12 @@ int MixedTranspositions(const ConversionProblem& p);
 
 // Requires: `all` are plans of a problem p, `triton` is TritonStrategy(p) (the caller
 // has it: PlanConversion keeps it in its SearchMemo). Ensures: the index of the plan the
-// search keeps — the best score (ties: fewer warp instructions) among the plans that
-// cost no more than the reference in warp instructions and in wavefronts; over all plans
-// when there is no reference. The reference is the best-scored plan of `triton`, among
-// those with stmatrix/ldmatrix when one has them (Triton uses them wherever its
-// instruction tiles fit). -1 when `all` is empty.
+// search keeps — the best plan by RanksBefore (score, then fewer warp instructions, then
+// more components) among the plans that cost no more than the reference in warp
+// instructions and in wavefronts; over all plans when there is no reference. The
+// reference is the best-scored plan of `triton`, among those with stmatrix/ldmatrix when
+// one has them (Triton uses them wherever its instruction tiles fit). -1 when `all` is
+// empty.
 int PickNotWorseThanTriton(Strategy triton, const std::vector<ConversionPlan>& all);
 
 // The round trip's word view (sim/ptx PlanRoundTrip plans both directions in each view

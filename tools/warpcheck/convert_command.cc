@@ -48,6 +48,10 @@ constexpr char kUsage[] =
     "  --strategy=auto|registers|shuffle|smem\n"
     "  --no-swizzle              smem: keep the base shared order (no bank search)\n"
     "  --max-vector-bytes=N      smem: cap the access width (1..16)\n"
+    "  --max-scratch-bytes=N     smem: the largest shared buffer a conversion may use\n"
+    "                            (default 32768, Triton's scratch); a larger plan runs\n"
+    "                            in rounds over a buffer of at most N bytes where its\n"
+    "                            offset bits allow\n"
     "  --smem-access=auto|plain|matrix\n"
     "                            smem: plain st/ld.shared, stmatrix/ldmatrix, or the\n"
     "                            cheaper of both (auto, the default)\n"
@@ -114,6 +118,12 @@ int ReadSetup(const ParsedArgs& args, std::ostream& err, Setup* setup) {
     return kExitUsage;
   }
   if (vec->has_value()) setup->options.max_vector_bytes = static_cast<int>(**vec);
+  auto scratch = args.GetInt("max-scratch-bytes", 128, int64_t{1} << 30);
+  if (!scratch.ok()) {
+    PrintError(err, scratch.status().message());
+    return kExitUsage;
+  }
+  if (scratch->has_value()) setup->options.max_scratch_bytes = **scratch;
   if (auto a = args.Get("smem-access")) {
     if (*a == "plain") {
       setup->options.no_matrix = true;

@@ -953,9 +953,11 @@ absl::StatusOr<PlanProof> ProvePlan(const sim::plan::ConversionProblem& problem,
                                     const sim::plan::ConversionPlan& plan,
                                     const PlanProveOptions& options) {
   // A plan in shared-memory rounds is proven as its one-round program (plan_prove.h).
-  if (plan.stage.has_smem() && plan.stage.smem().rounds() > 1) {
+  if (plan.stage.has_smem() &&
+      (plan.stage.smem().rounds() > 1 || plan.stage.smem().components() > 1)) {
     sim::plan::ConversionPlan one = plan;
     sim::plan::UnchunkSharedRounds(one.program);
+    sim::plan::SequenceSharedComponents(one.program);
     Prover prover(problem, one, options);
     return prover.Run();
   }

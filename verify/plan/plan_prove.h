@@ -74,7 +74,11 @@
 //     round's stores) is checked by roundtrip.buffers (round_trip_prove.h: a barrier
 //     between every conflicting pair of accesses, on the programs as they run) and
 //     where the emitted kernel is: the PTX proof of the harness (`convert compare
-//     --prove`) and the simulator's race detection.
+//     --prove`) and the simulator's race detection. A plan run component by component
+//     (the stage's `components` > 1, InterleaveSharedComponents) is proven as its
+//     one-phase program (SequenceSharedComponents: every store, one barrier, every
+//     load), the same accesses; that each component's loads read only its own stores is
+//     checked in the same places.
 //
 // Why this is not enumeration: no query names a thread, a register or an element; each
 // is one formula over the tid, word and op bit-vectors, and its size grows with the
