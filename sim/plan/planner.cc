@@ -2401,6 +2401,15 @@ absl::StatusOr<ConversionPlan> PlanConversion(const ConversionProblem& p,
                                  chosen.cost.wavefronts_store - chosen.cost.conflicts_store,
                                  chosen.cost.wavefronts_load - chosen.cost.conflicts_load,
                                  /*cta_barrier=*/false);
+      // Its candidate line shows the plan as it runs: the pick-th priced candidate.
+      int priced = -1;
+      for (ConversionPlan::Candidate& note : chosen.candidates) {
+        if (note.priced && ++priced == pick) {
+          note.warp_instructions = chosen.cost.warp_instructions;
+          note.ns = chosen.cost.ns;
+          break;
+        }
+      }
     }
   }
   return chosen;

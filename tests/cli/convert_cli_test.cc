@@ -66,7 +66,10 @@ TEST(ConvertCliTest, SmemAccessChoosesPlainOrMatrixAccesses) {
   EXPECT_EQ(mc.instructions(), mc.st_shared() + mc.ld_shared() + mc.stmatrix() +
                                    mc.ldmatrix() + mc.bar() + mc.shfl() + mc.selp() +
                                    mc.prmt());
-  EXPECT_EQ(mc.instructions(), pc.instructions());  // the same cost, another instruction
+  // The same cost, another instruction, but for the warp barriers between components
+  // (InterleaveSharedComponents): the stmatrix plan falls into more of them.
+  EXPECT_EQ(mc.instructions() - mc.bar(), pc.instructions() - pc.bar());
+  EXPECT_GT(mc.bar(), pc.bar());
   // The forced plan is still a correct conversion: both harnesses on the simulator and
   // the Z3 proof of both kernels.
   auto check = RunCli({"convert", "check", kOneWarpSrc, kOneWarpDst, "--shape=64x64",
@@ -80,17 +83,18 @@ TEST(ConvertCliTest, SmemAccessChoosesPlainOrMatrixAccesses) {
       << bad.err;
 }
 
-// Line 677 of the cost table (64x64 f16, one warp): the round trip takes its forward
-// direction at 8-byte shared accesses (ptx::NarrowOneWarpTrip: 149 warp instructions a
-// round trip against Triton's 515); `--harness=once` runs that direction alone, where the
-// narrowing buys nothing measured, so it keeps 16-byte accesses (regression: the once
-// kernel was the narrowed forward direction).
+// Line 679 of the cost table (64x64 f16, one warp): the round trip takes its forward
+// direction at 8-byte shared accesses (ptx::NarrowOneWarpTrip); `--harness=once` runs
+// that direction alone, where the narrowing buys nothing measured, so it keeps 16-byte
+// accesses (regression: the once kernel was the narrowed forward direction). (Line 677,
+// this test's pair before, now runs both directions with stmatrix/ldmatrix in eight
+// components: 0.82x Triton's time on the H200 against 0.88x narrowed.)
 TEST(ConvertCliTest, OnceHarnessKeepsSixteenByteAccessesWhereTheRoundTripNarrows) {
   const char src[] =
       "--src=#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = "
       "[1, 1], order = [1, 0]}>";
   const char dst[] =
-      "--dst=#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = "
+      "--dst=#ttg.blocked<{sizePerThread = [32, 1], threadsPerWarp = [1, 32], warpsPerCTA = "
       "[1, 1], order = [1, 0]}>";
   auto count = [](const std::string& text, const std::string& what) {
     size_t n = 0;

@@ -705,6 +705,120 @@ TEST(PlannerTest, AddressSetupsKeepOnlyTheConstantBitsTheThreadPartReaches) {
             "");
 }
 
+// Components (program.h): every interleaved plan of the sampled pairs, checked by
+// brute force over every thread: accesses of different components share no byte (the
+// coset argument), every load's component has stores, the order is {stores of q;
+// bar.warp.sync; loads of q}, and SequenceSharedComponents / InterleaveSharedComponents
+// are inverse (the prover proves the sequenced program, the kernel runs this one).
+TEST(ProgramTest, InterleavedComponentsTouchDisjointBytesAndSequenceBack) {
+  // The bytes one access op touches over every thread of `warps` warps.
+  auto bytes = [](const Program& p, const Op& op, int warps) {
+    const SetupValue& v = p.setup[op.addr];
+    const int64_t access =
+        op.kind == OpKind::kStMatrix || op.kind == OpKind::kLdMatrix
+            ? 16
+            : int64_t{op.elem_bytes} *
+                  static_cast<int64_t>(op.kind == OpKind::kStShared ? op.in.size()
+                                                                     : op.out.size());
+    std::set<int64_t> out;
+    for (uint32_t tid = 0; tid < 32u * static_cast<uint32_t>(warps); ++tid) {
+      uint32_t t = v.constant;
+      for (size_t b = 0; b < v.coeff.size(); ++b) {
+        if ((tid >> b) & 1) t ^= v.coeff[b];
+      }
+      const int64_t at = int64_t{v.element_bytes} * t + op.imm;
+      for (int64_t k = 0; k < access; ++k) out.insert(at + k);
+    }
+    return out;
+  };
+  int interleaved = 0;
+  for (const Pair& pair : SamplePairs(5)) {
+    auto dtype = ParseDType(pair.dtype);
+    ASSERT_TRUE(dtype.ok());
+    auto problem = MakeProblem(pair.src, pair.dst, pair.shape, *dtype, pair.warps);
+    if (!problem.ok()) continue;
+    auto plan = PlanConversion(*problem, PlanOptions{});
+    ASSERT_TRUE(plan.ok()) << "line " << pair.line << ": " << plan.status();
+    const int components = plan->stage.has_smem() ? plan->stage.smem().components() : 0;
+    if (components < 2) continue;
+    ++interleaved;
+    const Program& p = plan->program;
+    EXPECT_EQ(InterleavedGroups(p), components) << ProgramToString(p);
+    EXPECT_EQ(plan->cost.components, components);
+    std::vector<uint32_t> keys;
+    ASSERT_TRUE(SharedComponentKeys(p, &keys));
+    // Order: a barrier closes each component's stores; its loads follow.
+    std::vector<uint32_t> seen;
+    bool in_loads = false;
+    uint32_t current = 0;
+    for (size_t i = 0; i < p.ops.size(); ++i) {
+      const Op& op = p.ops[i];
+      if (op.kind == OpKind::kBarWarp) {
+        in_loads = true;
+        continue;
+      }
+      ASSERT_NE(op.kind, OpKind::kBarSync) << "line " << pair.line;
+      const bool store = op.kind == OpKind::kStShared || op.kind == OpKind::kStMatrix;
+      if (store && (in_loads || seen.empty())) {
+        current = keys[i];
+        EXPECT_EQ(std::count(seen.begin(), seen.end(), current), 0) << "line " << pair.line;
+        seen.push_back(current);
+        in_loads = false;
+      }
+      EXPECT_EQ(keys[i], current) << "line " << pair.line << " op " << i;
+    }
+    EXPECT_EQ(static_cast<int>(seen.size()), components);
+    // Disjoint bytes across components, by enumeration.
+    std::map<int64_t, uint32_t> owner;
+    for (size_t i = 0; i < p.ops.size(); ++i) {
+      if (p.ops[i].kind == OpKind::kBarWarp) continue;
+      for (int64_t b : bytes(p, p.ops[i], pair.warps)) {
+        auto [it, fresh] = owner.emplace(b, keys[i]);
+        EXPECT_TRUE(fresh || it->second == keys[i])
+            << "line " << pair.line << ": byte " << b << " in two components";
+      }
+    }
+    // Sequencing undoes the interleave, and interleaving the sequenced program redoes it.
+    Program one = p;
+    EXPECT_EQ(SequenceSharedComponents(one), components);
+    EXPECT_EQ(InterleavedGroups(one), 1);
+    EXPECT_EQ(SharedComponents(one), components);
+    Program again = one;
+    EXPECT_EQ(InterleaveSharedComponents(again), components);
+    EXPECT_EQ(ProgramToString(again), ProgramToString(p)) << "line " << pair.line;
+  }
+  EXPECT_GT(interleaved, 3);
+}
+
+// Line 573 (64x64 f16, one warp): the plain and the stmatrix plans cost the same (33
+// instructions, 128 wavefronts a conversion); the stmatrix one falls into eight
+// components, the plain one two, so the tie goes to it. On the H200 the one-phase plain
+// plan ran 1.077x Triton's time; this one 0.957x (corpus/plan/h200/timing_v14.tsv).
+TEST(PlannerTest, TiesGoToThePlanWithMoreComponents) {
+  const ConversionProblem problem = LineProblem(573);
+  auto plan = PlanConversion(problem, PlanOptions{});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->stage.smem().components(), 8);
+  EXPECT_EQ(CountOps(plan->program).stmatrix, 16);
+  EXPECT_EQ(CountOps(plan->program).bar, 8);
+  PlanOptions plain;
+  plain.no_matrix = true;
+  auto p2 = PlanConversion(problem, plain);
+  ASSERT_TRUE(p2.ok()) << p2.status();
+  EXPECT_EQ(p2->stage.smem().components(), 2);
+  // Equal but for the barriers between components.
+  EXPECT_EQ(plan->cost.warp_instructions - plan->cost.barriers,
+            p2->cost.warp_instructions - p2->cost.barriers);
+  EXPECT_LT(p2->cost.components, plan->cost.components);
+  auto trip = ptx::PlanRoundTrip(problem, PlanOptions{});
+  ASSERT_TRUE(trip.ok()) << trip.status();
+  EXPECT_EQ(RunHarness(problem,
+                       ptx::EmitHarness(problem, trip->forward, &trip->backward,
+                                        ptx::Harness::kRoundTrip),
+                       2),
+            "");
+}
+
 TEST(ProgramTest, SimplifyRemovesSelectsThatUndoEachOtherAndFoldsPrmt) {
   Program p;
   for (int i = 0; i < 4; ++i) p.inputs.push_back(p.NewWord());
