@@ -213,11 +213,12 @@ std::pair<int, int> PlainAccessBytes(const ConversionPlan& c) {
 }
 
 // One-warp 64x64 f16 round trips through shared memory (ptx::NarrowOneWarpTrip): one
-// direction's accesses go to 8 bytes when the trip stays within Triton's kernel — line
-// 583 (Triton 131 warp instructions a round trip: 69 with 16-byte accesses both ways, now
-// 101) and 677 (Triton 515: 101, now 149 with the forward direction narrowed, the
-// cheaper of the two) — but not on line 561, whose Triton kernel (99) is under the
-// narrowed trip's 101: it keeps 16-byte accesses both ways. Wavefronts never change.
+// direction's plain 16-byte accesses go to 8 bytes when the trip stays within Triton's
+// kernel — lines 679 (Triton 515 warp instructions a round trip: ours 171, components'
+// barriers included) and 681 (Triton 419: 159). Only plain 16-byte trips narrow: lines
+// 583 (Triton 131) and 561 (Triton 99) now tie to stmatrix/ldmatrix plans with more
+// components (sim/plan/README.md "Components": 99 and 83), and keep their widths.
+// Wavefronts never change.
 TEST(TritonFloorTest, NarrowsOneWarpTripsOnlyWithinTritonsKernel) {
   std::map<int, const Row*> by_line;
   std::vector<Row> rows = TritonRows();
@@ -227,7 +228,8 @@ TEST(TritonFloorTest, NarrowsOneWarpTripsOnlyWithinTritonsKernel) {
     int64_t instructions;  // ours, per round trip
     bool narrowed;
   };
-  for (const Case& k : {Case{583, 101, true}, Case{677, 149, true}, Case{561, 69, false}}) {
+  for (const Case& k : {Case{679, 171, true}, Case{681, 159, true}, Case{583, 99, false},
+                        Case{561, 83, false}}) {
     ASSERT_TRUE(by_line.count(k.line)) << k.line;
     const Row& r = *by_line[k.line];
     ASSERT_TRUE(r.problem.ok()) << r.problem.status();
@@ -239,8 +241,10 @@ TEST(TritonFloorTest, NarrowsOneWarpTripsOnlyWithinTritonsKernel) {
       EXPECT_EQ(std::max(f.second, b.second), 16) << "line " << k.line;
       EXPECT_TRUE(f.second == 16 || b.second == 16) << "line " << k.line;
     } else {
-      EXPECT_EQ(f, std::make_pair(16, 16)) << "line " << k.line;
-      EXPECT_EQ(b, std::make_pair(16, 16)) << "line " << k.line;
+      // No plain access below 16 bytes (0: the direction has none, matrix only).
+      for (int bytes : {f.first, b.first}) {
+        EXPECT_TRUE(bytes == 0 || bytes == 16) << "line " << k.line << ": " << bytes;
+      }
     }
     const Measured m = MeasureRoundTrip(*r.problem);
     EXPECT_EQ(m.warp_instructions, k.instructions) << "line " << k.line;
@@ -252,7 +256,9 @@ TEST(TritonFloorTest, NarrowsOneWarpTripsOnlyWithinTritonsKernel) {
     wide.max_vector_bytes = 16;
     auto plain = ptx::PlanRoundTrip(*r.problem, wide);
     ASSERT_TRUE(plain.ok()) << plain.status();
-    EXPECT_EQ(PlainAccessBytes(plain->forward), std::make_pair(16, 16)) << "line " << k.line;
+    if (k.narrowed) {
+      EXPECT_EQ(PlainAccessBytes(plain->forward), std::make_pair(16, 16)) << "line " << k.line;
+    }
     EXPECT_EQ(trip->forward.cost.wavefronts_store + trip->forward.cost.wavefronts_load +
                   trip->backward.cost.wavefronts_store + trip->backward.cost.wavefronts_load,
               plain->forward.cost.wavefronts_store + plain->forward.cost.wavefronts_load +
