@@ -213,11 +213,18 @@ uint32_t Compress(uint32_t x, uint32_t drop) {
   return out;
 }
 
-// The ops' shape: leading barriers, then groups {stores, barrier, loads} separated by
-// one barrier each. Ensures: the groups (store and load op indices) and the leading
-// barriers, or false when the ops are not of that shape.
-bool SplitRounds(const Program& p, size_t* lead, std::vector<std::vector<size_t>>* stores,
+// The ops' shape: leading barriers, then groups {stores, barrier, loads}. With
+// `separated` (rounds, ChunkSharedRounds) one barrier of either kind separates the
+// groups; without (components, InterleaveSharedComponents) the groups follow each other
+// directly and every barrier after the leading ones is a warp barrier. Ensures: the
+// groups (store and load op indices) and the leading barriers, or false when the ops are
+// not of that shape.
+bool SplitGroups(const Program& p, bool separated, size_t* lead,
+                 std::vector<std::vector<size_t>>* stores,
                  std::vector<std::vector<size_t>>* loads) {
+  auto closes = [&](const Op& op) {
+    return separated ? IsBarrier(op) : op.kind == OpKind::kBarWarp;
+  };
   size_t k = 0;
   while (k < p.ops.size() && IsBarrier(p.ops[k])) ++k;
   *lead = k;
@@ -225,38 +232,24 @@ bool SplitRounds(const Program& p, size_t* lead, std::vector<std::vector<size_t>
     stores->emplace_back();
     loads->emplace_back();
     while (k < p.ops.size() && IsStore(p.ops[k])) stores->back().push_back(k++);
-    if (stores->back().empty() || k == p.ops.size() || !IsBarrier(p.ops[k])) return false;
+    if (stores->back().empty() || k == p.ops.size() || !closes(p.ops[k])) return false;
     ++k;
     while (k < p.ops.size() && IsLoad(p.ops[k])) loads->back().push_back(k++);
     if (loads->back().empty()) return false;
-    if (k < p.ops.size()) {
+    if (separated && k < p.ops.size()) {
       if (!IsBarrier(p.ops[k])) return false;
       ++k;
     }
   }
   return !stores->empty();
 }
-
-// The ops' shape after InterleaveSharedComponents: leading barriers, then groups
-// {stores, barrier, loads} back to back (no barrier between groups), every barrier a warp
-// barrier. Ensures: the groups, or false when the ops are not of that shape.
+bool SplitRounds(const Program& p, size_t* lead, std::vector<std::vector<size_t>>* stores,
+                 std::vector<std::vector<size_t>>* loads) {
+  return SplitGroups(p, /*separated=*/true, lead, stores, loads);
+}
 bool SplitInterleaved(const Program& p, size_t* lead, std::vector<std::vector<size_t>>* stores,
                       std::vector<std::vector<size_t>>* loads) {
-  size_t k = 0;
-  while (k < p.ops.size() && IsBarrier(p.ops[k])) ++k;
-  *lead = k;
-  while (k < p.ops.size()) {
-    stores->emplace_back();
-    loads->emplace_back();
-    while (k < p.ops.size() && IsStore(p.ops[k])) stores->back().push_back(k++);
-    if (stores->back().empty() || k == p.ops.size() || p.ops[k].kind != OpKind::kBarWarp) {
-      return false;
-    }
-    ++k;
-    while (k < p.ops.size() && IsLoad(p.ops[k])) loads->back().push_back(k++);
-    if (loads->back().empty()) return false;
-  }
-  return !stores->empty();
+  return SplitGroups(p, /*separated=*/false, lead, stores, loads);
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -67,6 +68,15 @@ std::vector<Pair> SamplePairs(int every) {
   return out;
 }
 
+// The pair's problem (a dtype the corpus should not have is a test failure; a pair
+// outside the planner's scope is the error MakeProblem gives).
+absl::StatusOr<ConversionProblem> ProblemOf(const Pair& pair) {
+  auto dtype = ParseDType(pair.dtype);
+  EXPECT_TRUE(dtype.ok()) << "line " << pair.line << ": " << dtype.status();
+  if (!dtype.ok()) return dtype.status();
+  return MakeProblem(pair.src, pair.dst, pair.shape, *dtype, pair.warps);
+}
+
 // Runs a harness; "" when every run is ok, else what failed.
 std::string RunHarness(const ConversionProblem& problem, const std::string& ptx, uint32_t iters,
                 std::map<std::string, uint64_t>* counters = nullptr) {
@@ -92,9 +102,7 @@ TEST(PlannerTest, EveryStrategyConvertsEveryElementAndTheCostModelCountsWhatRuns
   int planned = 0, out_of_scope = 0;
   std::map<Strategy, int> by_strategy;
   for (const Pair& pair : SamplePairs(11)) {
-    auto dtype = ParseDType(pair.dtype);
-    ASSERT_TRUE(dtype.ok());
-    auto problem = MakeProblem(pair.src, pair.dst, pair.shape, *dtype, pair.warps);
+    auto problem = ProblemOf(pair);
     if (!problem.ok()) {
       ++out_of_scope;
       EXPECT_EQ(problem.status().code(), absl::StatusCode::kInvalidArgument);
@@ -153,9 +161,7 @@ TEST(PlannerTest, EveryStrategyConvertsEveryElementAndTheCostModelCountsWhatRuns
 TEST(PlannerTest, CandidateLinesNameEveryPricedCandidate) {
   int checked = 0;
   for (const Pair& pair : SamplePairs(37)) {
-    auto dtype = ParseDType(pair.dtype);
-    ASSERT_TRUE(dtype.ok());
-    auto problem = MakeProblem(pair.src, pair.dst, pair.shape, *dtype, pair.warps);
+    auto problem = ProblemOf(pair);
     if (!problem.ok()) continue;
     auto plan = PlanConversion(*problem, PlanOptions{});
     ASSERT_TRUE(plan.ok()) << "line " << pair.line << ": " << plan.status();
@@ -324,9 +330,7 @@ TEST(PlannerTest, HarnessRegisterBoundLaunchesAndGlobalAccessesAreInAddressOrder
   std::map<int, int> warps_seen;
   int ordered_runs = 0;
   for (const Pair& pair : SamplePairs(7)) {
-    auto dtype = ParseDType(pair.dtype);
-    ASSERT_TRUE(dtype.ok());
-    auto problem = MakeProblem(pair.src, pair.dst, pair.shape, *dtype, pair.warps);
+    auto problem = ProblemOf(pair);
     if (!problem.ok()) continue;
     auto trip = ptx::PlanRoundTrip(*problem, PlanOptions{});
     ASSERT_TRUE(trip.ok()) << "line " << pair.line << ": " << trip.status();
@@ -533,6 +537,15 @@ TEST(PlannerTest, InputsOutsideTheScopeSayWhy) {
 }
 
 // One jsonl line of corpus/plan/triton_costs.tsv as a problem.
+// The round-trip harness of `trip` at two iterations on random data and distinct tags;
+// "" when every run is ok (RunHarness).
+std::string RunRoundTrip(const ConversionProblem& problem, const ptx::RoundTrip& trip) {
+  return RunHarness(problem,
+                    ptx::EmitHarness(problem, trip.forward, &trip.backward,
+                                     ptx::Harness::kRoundTrip),
+                    2);
+}
+
 ConversionProblem LineProblem(int line) {
   for (const Pair& pair : SamplePairs(1)) {
     if (pair.line != line) continue;
@@ -685,9 +698,7 @@ TEST(PlannerTest, AddressSetupsKeepOnlyTheConstantBitsTheThreadPartReaches) {
     return n;
   };
   for (const Pair& pair : SamplePairs(13)) {
-    auto dtype = ParseDType(pair.dtype);
-    ASSERT_TRUE(dtype.ok());
-    auto problem = MakeProblem(pair.src, pair.dst, pair.shape, *dtype, pair.warps);
+    auto problem = ProblemOf(pair);
     if (!problem.ok()) continue;
     auto trip = ptx::PlanRoundTrip(*problem, PlanOptions{});
     ASSERT_TRUE(trip.ok()) << "line " << pair.line << ": " << trip.status();
@@ -698,11 +709,7 @@ TEST(PlannerTest, AddressSetupsKeepOnlyTheConstantBitsTheThreadPartReaches) {
   auto trip = ptx::PlanRoundTrip(problem, PlanOptions{});
   ASSERT_TRUE(trip.ok()) << trip.status();
   EXPECT_LE(address_setups(trip->forward.program) + address_setups(trip->backward.program), 12);
-  EXPECT_EQ(RunHarness(problem,
-                       ptx::EmitHarness(problem, trip->forward, &trip->backward,
-                                        ptx::Harness::kRoundTrip),
-                       2),
-            "");
+  EXPECT_EQ(RunRoundTrip(problem, *trip), "");
 }
 
 // Components (program.h): every interleaved plan of the sampled pairs, checked by
@@ -733,9 +740,7 @@ TEST(ProgramTest, InterleavedComponentsTouchDisjointBytesAndSequenceBack) {
   };
   int interleaved = 0;
   for (const Pair& pair : SamplePairs(5)) {
-    auto dtype = ParseDType(pair.dtype);
-    ASSERT_TRUE(dtype.ok());
-    auto problem = MakeProblem(pair.src, pair.dst, pair.shape, *dtype, pair.warps);
+    auto problem = ProblemOf(pair);
     if (!problem.ok()) continue;
     auto plan = PlanConversion(*problem, PlanOptions{});
     ASSERT_TRUE(plan.ok()) << "line " << pair.line << ": " << plan.status();
@@ -812,11 +817,7 @@ TEST(PlannerTest, TiesGoToThePlanWithMoreComponents) {
   EXPECT_LT(p2->cost.components, plan->cost.components);
   auto trip = ptx::PlanRoundTrip(problem, PlanOptions{});
   ASSERT_TRUE(trip.ok()) << trip.status();
-  EXPECT_EQ(RunHarness(problem,
-                       ptx::EmitHarness(problem, trip->forward, &trip->backward,
-                                        ptx::Harness::kRoundTrip),
-                       2),
-            "");
+  EXPECT_EQ(RunRoundTrip(problem, *trip), "");
 }
 
 TEST(ProgramTest, SimplifyRemovesSelectsThatUndoEachOtherAndFoldsPrmt) {
