@@ -102,6 +102,19 @@ std::optional<sim::swizzle::ParamRange> ScanParamHull(
     const absl::flat_hash_map<std::string, sim::swizzle::ParamRange>& range,
     int64_t max_points);
 
+// The resolved range of every parameter of `spec`: declared, overridden by `ranges`.
+// Ensures: an input error naming a range for no parameter (swizzle_reduce.cc; used by the
+// output chain and the flattened divisions).
+absl::StatusOr<absl::flat_hash_map<std::string, sim::swizzle::ParamRange>> ResolvedRanges(
+    const sim::swizzle::SwizzleSpec& spec, const sim::swizzle::SpecSweep& ranges);
+
+// ScanParamHull of a parameter-only expression over the parameters it reads, lets
+// inlined. Ensures: nullopt when `e` reads a per-iteration name, or as ScanParamHull.
+std::optional<sim::swizzle::ParamRange> ParamExprHull(
+    const sim::swizzle::SwizzleSpec& spec, const sim::expr::ExprPtr& e,
+    const absl::flat_hash_map<std::string, sim::swizzle::ParamRange>& range,
+    int64_t max_points);
+
 // The output-side chain (swizzle_prove_rotation.cc; verify/README.md, "Twelfth pass"):
 // a spec whose out coordinate c is R(P) — R a map of one per-iteration let P and of
 // parameters — proved as the placement (the spec with `out c = P`) and R on [0, extent

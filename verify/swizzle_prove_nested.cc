@@ -160,30 +160,12 @@ std::optional<FlattenPlan> FirstQuotient(const std::vector<Stmt>& stmts) {
   return std::nullopt;
 }
 
-// The resolved range of every parameter (declared, overridden by `ranges`).
-absl::StatusOr<absl::flat_hash_map<std::string, ParamRange>> BoxRanges(
-    const SwizzleSpec& spec, const SpecSweep& ranges) {
-  absl::flat_hash_map<std::string, ParamRange> out;
-  for (const Stmt* p : spec.params()) out[p->name] = ParamRange{p->lo, p->hi};
-  for (const auto& [name, r] : ranges.ranges) {
-    if (!out.contains(name)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(spec.source_name(), ": no parameter named '", name, "'"));
-    }
-    out[name] = r;
-  }
-  return out;
-}
-
 // Ensures: the hull of a parameter-only expression over the box, lets inlined; nullopt
 //          when it reads a per-iteration name or cannot be scanned.
 std::optional<ParamRange> DivisorHull(
     const SwizzleSpec& spec, const ExprPtr& e,
     const absl::flat_hash_map<std::string, ParamRange>& range) {
-  const sim::expr::Program& program = spec.program();
-  if (!program.FreeInputs(*e).empty()) return std::nullopt;
-  return ScanParamHull(spec, program.InlineLets(e), program.FreeParams(*e), range,
-                       kMaxDivisorScan);
+  return ParamExprHull(spec, e, range, kMaxDivisorScan);
 }
 
 }  // namespace
@@ -205,7 +187,7 @@ absl::StatusOr<std::optional<SwizzleProof>> ProveByFlattening(
     if (!scan.Scan(s.value)) return std::nullopt;
   }
   if (scan.b() == nullptr) return std::nullopt;  // the quotient is never divided again
-  ASSIGN_OR_RETURN(const auto range, BoxRanges(spec, ranges));
+  ASSIGN_OR_RETURN(const auto range, ResolvedRanges(spec, ranges));
   const std::optional<ParamRange> ha = DivisorHull(spec, plan->a, range);
   const std::optional<ParamRange> hb = DivisorHull(spec, scan.b(), range);
   if (!ha.has_value() || !hb.has_value() || ha->lo < 1 || hb->lo < 1 ||

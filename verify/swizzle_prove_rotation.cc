@@ -168,32 +168,12 @@ std::optional<OutputChainPlan> PlanOutputChain(const SwizzleSpec& spec,
   return std::nullopt;
 }
 
-// The resolved range of every parameter (declared, overridden by `ranges`).
-absl::StatusOr<absl::flat_hash_map<std::string, ParamRange>> Ranges(
-    const SwizzleSpec& spec, const SpecSweep& ranges) {
-  absl::flat_hash_map<std::string, ParamRange> out;
-  for (const Stmt* p : spec.params()) out[p->name] = ParamRange{p->lo, p->hi};
-  for (const auto& [name, r] : ranges.ranges) {
-    if (!out.contains(name)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(spec.source_name(), ": no parameter named '", name, "'"));
-    }
-    out[name] = r;
-  }
-  return out;
-}
-
 // Ensures: the hull of the values of `e` (parameters only, lets inlined) over the box of
-//          the parameters it reads, points a `require` of those parameters alone
-//          excludes left out (a superset of the admitted points); nullopt when the box
-//          is larger than kMaxHullScan or `e` fails to evaluate at one of its points.
+//          the parameters it reads (ParamExprHull, at most kMaxHullScan points).
 std::optional<ParamRange> Hull(
     const SwizzleSpec& spec, const ExprPtr& e,
     const absl::flat_hash_map<std::string, ParamRange>& range) {
-  const sim::expr::Program& program = spec.program();
-  if (!program.FreeInputs(*e).empty()) return std::nullopt;
-  return ScanParamHull(spec, program.InlineLets(e), program.FreeParams(*e), range,
-                       kMaxHullScan);
+  return ParamExprHull(spec, e, range, kMaxHullScan);
 }
 
 // Link 1: the spec with `out c = P;` and R's lets dropped.
@@ -375,7 +355,7 @@ absl::StatusOr<std::optional<SwizzleProof>> ProveByOutputChain(
   const std::optional<OutputChainPlan> plan =
       PlanOutputChain(spec, options.output_chain_coordinates);
   if (!plan.has_value()) return std::nullopt;
-  ASSIGN_OR_RETURN(const auto range, Ranges(spec, ranges));
+  ASSIGN_OR_RETURN(const auto range, ResolvedRanges(spec, ranges));
   // A coordinate value R reads ranges over [0, hull of that coordinate's extent).
   absl::flat_hash_map<std::string, ParamRange> reads_range;
   for (const auto& [n, c] : plan->coordinate_reads) {

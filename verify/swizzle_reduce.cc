@@ -383,6 +383,28 @@ std::optional<ParamRange> ScanParamHull(
   return hull;
 }
 
+absl::StatusOr<absl::flat_hash_map<std::string, ParamRange>> ResolvedRanges(
+    const SwizzleSpec& spec, const sim::swizzle::SpecSweep& ranges) {
+  absl::flat_hash_map<std::string, ParamRange> out;
+  for (const Stmt* p : spec.params()) out[p->name] = ParamRange{p->lo, p->hi};
+  for (const auto& [name, r] : ranges.ranges) {
+    if (!out.contains(name)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(spec.source_name(), ": no parameter named '", name, "'"));
+    }
+    out[name] = r;
+  }
+  return out;
+}
+
+std::optional<ParamRange> ParamExprHull(const SwizzleSpec& spec, const ExprPtr& e,
+                                        const absl::flat_hash_map<std::string, ParamRange>& range,
+                                        int64_t max_points) {
+  const sim::expr::Program& program = spec.program();
+  if (!program.FreeInputs(*e).empty()) return std::nullopt;
+  return ScanParamHull(spec, program.InlineLets(e), program.FreeParams(*e), range, max_points);
+}
+
 absl::StatusOr<std::optional<ReducedSpec>> ReduceSpec(
     const SwizzleSpec& spec, const sim::swizzle::SpecSweep& ranges) {
   // With `skip`, surjectivity needs the spec's inverse or an enumeration of its own box;
