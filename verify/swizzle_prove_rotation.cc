@@ -346,6 +346,69 @@ std::optional<sim::swizzle::Counterexample> SweepFor(
   return std::nullopt;
 }
 
+
+// The budget a later link may spend: what the total (0: none) leaves after `spent`, at
+// least 1 so that an exhausted budget stays a bound.
+uint64_t Remaining(const SwizzleProveOptions& options, uint64_t spent) {
+  if (options.total_rlimit == 0) return 0;
+  return options.total_rlimit > spent ? options.total_rlimit - spent : 1;
+}
+
+// The options link 2 is proved under: the budget left after `spent` (the total's; 0: no
+// total), the rotation lemma's two parameters symbolic when R is the lemma, else the
+// coordinate values R reads and, for a coordinate other than the rank, the wide
+// parameters of c's extent (what the default would make symbolic; the rank extent's
+// stay enumerated).
+SwizzleProveOptions LinkTwoOptions(const SwizzleSpec& spec, const OutputChainPlan& plan,
+                                   const absl::flat_hash_map<std::string, ParamRange>& range,
+                                   const SwizzleProveOptions& sub,
+                                   const SwizzleProveOptions& options, uint64_t spent,
+                                   bool lemma) {
+  SwizzleProveOptions sub2 = sub;
+  sub2.total_rlimit = Remaining(options, spent);
+  if (lemma) {
+    sub2.symbolic_params = {"rotation_extent", "rotation_offset"};
+    return sub2;
+  }
+  for (const auto& [n, c] : plan.coordinate_reads) sub2.symbolic_params.push_back(n);
+  if (!plan.coordinate_reads.empty() && spec.coordinates()[plan.coord] != "rank") {
+    const std::vector<Stmt>& stmts = spec.program().statements();
+    for (const std::string& q : spec.program().FreeParams(*stmts[plan.grid].value)) {
+      if (range.at(q).size() > options.enumerate_up_to) sub2.symbolic_params.push_back(q);
+    }
+  }
+  return sub2;
+}
+
+// The chain's verdict when it found a violation of the spec itself: `note` first.
+SwizzleProof Violated(SwizzleProof proof,
+                      std::optional<sim::swizzle::Counterexample> counterexample,
+                      bool minimised, std::string note, const SwizzleProveOptions& options) {
+  proof.verdict = Verdict::kViolated;
+  proof.counterexample = std::move(counterexample);
+  proof.minimised = minimised;
+  proof.notes.insert(proof.notes.begin(), std::move(note));
+  if (!options.keep_query_log) proof.queries.clear();
+  return proof;
+}
+
+// Nothing left for the direct route: the chain's counters, the whole box open, and why.
+SwizzleProof BudgetSpent(SwizzleProof proof, const SwizzleSpec& spec,
+                         const absl::flat_hash_map<std::string, ParamRange>& range,
+                         std::string note, const SwizzleProveOptions& options) {
+  SubBox open;
+  open.how = SubBox::How::kOpen;
+  for (const Stmt* s : spec.params()) open.ranges.push_back({s->name, range.at(s->name)});
+  open.why = absl::StrCat("the total budget (total_rlimit = ", options.total_rlimit,
+                          ") is spent in the output chain");
+  proof.verdict = Verdict::kInconclusive;
+  proof.coverage = {open};
+  proof.reason = absl::StrCat("open: ", open.ToString(), " (", open.why, ")");
+  proof.notes.push_back(std::move(note));
+  if (!options.keep_query_log) proof.queries.clear();
+  return proof;
+}
+
 }  // namespace
 
 absl::StatusOr<std::optional<SwizzleProof>> ProveByOutputChain(
@@ -380,25 +443,11 @@ absl::StatusOr<std::optional<SwizzleProof>> ProveByOutputChain(
     const std::string ended =
         absl::StrCat("output chain ", c, " = R(", p, ") ended: ", why);
     if (options.total_rlimit > 0 && spent >= options.total_rlimit) {
-      // Nothing left for the direct route: the whole box is open, and why.
-      SubBox open;
-      open.how = SubBox::How::kOpen;
-      for (const Stmt* s : spec.params())
-        open.ranges.push_back({s->name, range.at(s->name)});
-      open.why = absl::StrCat("the total budget (total_rlimit = ", options.total_rlimit,
-                              ") is spent in the output chain");
-      proof.verdict = Verdict::kInconclusive;
-      proof.coverage = {open};
-      proof.reason = absl::StrCat("open: ", open.ToString(), " (", open.why, ")");
-      proof.notes.push_back(ended);
-      if (!options.keep_query_log) proof.queries.clear();
-      return proof;
+      return BudgetSpent(std::move(proof), spec, range, ended, options);
     }
     SwizzleProveOptions rest = options;
     rest.output_chain = false;
-    if (options.total_rlimit > 0) {
-      rest.total_rlimit = options.total_rlimit > spent ? options.total_rlimit - spent : 1;
-    }
+    rest.total_rlimit = Remaining(options, spent);
     ASSIGN_OR_RETURN(SwizzleProof d, ProveSpec(spec, ranges, rest));
     d.solver_ms += proof.solver_ms;
     d.num_queries += proof.num_queries;
@@ -433,22 +482,8 @@ absl::StatusOr<std::optional<SwizzleProof>> ProveByOutputChain(
   std::string lemma_note;
   const std::optional<std::string> lemma =
       RotationLemmaText(spec, *plan, range, &lemma_note);
-  SwizzleProveOptions sub2 = sub;
-  if (options.total_rlimit > 0) {
-    sub2.total_rlimit = options.total_rlimit > spent ? options.total_rlimit - spent : 1;
-  }
-  if (lemma.has_value()) sub2.symbolic_params = {"rotation_extent", "rotation_offset"};
-  if (!lemma.has_value() && !plan->coordinate_reads.empty()) {
-    // The coordinate values symbolic, with the wide parameters of c's extent (what the
-    // default would make symbolic; the rank extent's stay enumerated).
-    for (const auto& [n, c] : plan->coordinate_reads) sub2.symbolic_params.push_back(n);
-    if (spec.coordinates()[plan->coord] != "rank") {
-      for (const std::string& q : spec.program().FreeParams(*stmts[plan->grid].value)) {
-        if (range.at(q).size() > options.enumerate_up_to)
-          sub2.symbolic_params.push_back(q);
-      }
-    }
-  }
+  SwizzleProveOptions sub2 =
+      LinkTwoOptions(spec, *plan, range, sub, options, spent, lemma.has_value());
   ASSIGN_OR_RETURN(
       SwizzleSpec rotation,
       SwizzleSpec::Parse(
@@ -466,19 +501,13 @@ absl::StatusOr<std::optional<SwizzleProof>> ProveByOutputChain(
     spent += RlimitSpent(digits->lemmas);
     AddLink("link 2 (R as digits)", digits->lemmas, &proof);
     if (digits->verdict == Verdict::kViolated) {
-      proof.verdict = Verdict::kViolated;
-      proof.counterexample = std::move(digits->counterexample);
-      proof.minimised = digits->minimised;
-      proof.notes.insert(proof.notes.begin(),
-                         absl::StrCat("output chain: ", c, " = R(", p, "); ", digits->note));
-      if (!options.keep_query_log) proof.queries.clear();
-      return proof;
+      return Violated(std::move(proof), std::move(digits->counterexample), digits->minimised,
+                      absl::StrCat("output chain: ", c, " = R(", p, "); ", digits->note),
+                      options);
     }
     if (digits->verdict != Verdict::kHolds) {
       proof.notes.push_back(absl::StrCat(digits->why, "; R is proved as written"));
-      if (options.total_rlimit > 0) {
-        sub2.total_rlimit = options.total_rlimit > spent ? options.total_rlimit - spent : 1;
-      }
+      sub2.total_rlimit = Remaining(options, spent);
     }
   }
   const bool by_digits = digits.has_value() && digits->verdict == Verdict::kHolds;
@@ -500,18 +529,14 @@ absl::StatusOr<std::optional<SwizzleProof>> ProveByOutputChain(
       std::optional<sim::swizzle::Counterexample> cex =
           SweepFor(spec, range, *two.counterexample, options, &whole);
       if (cex.has_value()) {
-        proof.verdict = Verdict::kViolated;
-        proof.counterexample = std::move(cex);
-        proof.minimised = whole;
-        proof.notes.insert(
-            proof.notes.begin(),
+        return Violated(
+            std::move(proof), std::move(cex), whole,
             absl::StrCat("output chain: ", c, " = R(", p, "), R on [0, ", n,
                          ") is violated (", two.counterexample->ToString(),
                          "); the counterexample is the enumeration sweep's on the spec "
                          "itself (every range cut to its first 16 values, or R's "
-                         "counterexample parameters pinned when that is too large)"));
-        if (!options.keep_query_log) proof.queries.clear();
-        return proof;
+                         "counterexample parameters pinned when that is too large)"),
+            options);
       }
     }
     return direct(
