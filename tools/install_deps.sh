@@ -5,7 +5,8 @@ set -euo pipefail
 
 packages=(build-essential cmake pkg-config ccache
           libz3-dev libabsl-dev libprotobuf-dev protobuf-compiler
-          libgtest-dev libgmock-dev libbenchmark-dev libssl-dev python3)
+          libgtest-dev libgmock-dev libbenchmark-dev libssl-dev python3
+          libgoogle-perftools-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
