@@ -2624,136 +2624,128 @@ absl::StatusOr<std::optional<SwizzleProof>> ProveReduced(const SwizzleSpec& spec
   return std::nullopt;
 }
 
-}  // namespace
+// The configuration search of ProveSpec: every configuration of the box (a range per
+// parameter) is proved by the portfolio, split where a query runs out, and recorded as a
+// sub-box (proven, enumerated or open) until a violation stops it.
+//
+// Two passes: first every cheap property of every configuration, then injectivity (and
+// surjectivity by the inverse): a violation of the cheap kind is then found without
+// paying for the expensive queries of the configurations before it. The second pass
+// starts from the pieces the first one ended with. Under a total budget (total_rlimit)
+// one pass does every property of a configuration before the next, so that what the
+// budget covered is reported proven, not half done.
+class ConfigSearch {
+ public:
+  ConfigSearch(const SwizzleSpec& spec, const SpecBox& box, const SwizzleProveOptions& options,
+               QueryRunner& run, SwizzleProof* proof)
+      : spec_(spec), box_(box), options_(options), run_(run), proof_(*proof) {}
 
-absl::StatusOr<SwizzleProof> ProveSpec(const SwizzleSpec& spec, const SpecSweep& ranges,
-                                       const SwizzleProveOptions& options) {
-  ASSIGN_OR_RETURN(SpecBox box, ResolveSpecBox(spec, ranges, options));
-  {
-    ASSIGN_OR_RETURN(std::optional<SwizzleProof> chained,
-                     internal::ProveByOutputChain(spec, ranges, options));
-    if (chained.has_value()) return *std::move(chained);
-  }
-  {
-    ASSIGN_OR_RETURN(std::optional<SwizzleProof> flat,
-                     internal::ProveByFlattening(spec, ranges, options));
-    if (flat.has_value()) return *std::move(flat);
-  }
-  {
-    ASSIGN_OR_RETURN(std::optional<SwizzleProof> reduced,
-                     ProveReduced(spec, ranges, options));
-    if (reduced.has_value()) return *std::move(reduced);
-  }
-  SwizzleProof proof;
-  QueryRunner run(options, &proof);
-  RETURN_IF_ERROR(WholeBoxAsBitVectors(spec, run, &box, &proof));
-  const bool has_skip = !spec.program().Clauses("skip").empty();
-  SpecSweep whole_box;
-  for (size_t i = 0; i < box.names.size(); ++i) {
-    whole_box.ranges.push_back({box.names[i], box.ranges[i]});
-  }
-  if (has_skip && spec.inverse() == nullptr) {
-    ASSIGN_OR_RETURN(const bool decided, EnumerateFirst(spec, whole_box, options, &proof));
-    if (decided) return proof;
-    // Past the sweep: the contiguity chain, where the map has its shape.
-    ASSIGN_OR_RETURN(const bool chained,
-                     internal::ProveByContiguity(spec, whole_box, run, &proof));
-    if (chained) return proof;
+  // Runs the passes from `roots`; the violation found, or nullopt when none was (then
+  // boxes() covers every root).
+  absl::StatusOr<std::optional<ConfigOutcome>> Run(std::vector<Work> roots) {
+    std::vector<std::pair<int, int>> passes = {{kParamsError, kCount},
+                                               {kInjective, kSurjective}};
+    if (options_.total_rlimit > 0) passes = {{kParamsError, kSurjective}};
+    std::vector<Work> pending = std::move(roots);
+    for (const auto& [from, to] : passes) {
+      std::vector<Work> next;
+      ASSIGN_OR_RETURN(std::optional<ConfigOutcome> violated,
+                       RunPass(from, to, pending, &next));
+      if (violated.has_value()) return violated;
+      pending = std::move(next);
+    }
+    return std::nullopt;
   }
 
-  std::vector<SubBox> boxes;
-  auto record = [&](const std::vector<ParamRange>& r, SubBox::How how, std::string why) {
-    boxes.push_back(MakeSubBox(box, r, how, std::move(why)));
-  };
-  std::vector<SubBox> remainder;
-  std::vector<Work> roots = Configurations(box, options, &remainder);
-  std::string budget_reason;
+  std::vector<SubBox>& boxes() { return boxes_; }
 
-  // Two passes: first every cheap property of every configuration, then injectivity (and
-  // surjectivity by the inverse): a violation of the cheap kind is then found without
-  // paying for the expensive queries of the configurations before it. The second pass
-  // starts from the pieces the first one ended with.
-  // Under a total budget (total_rlimit) one pass does every property of a configuration
-  // before the next, so that what the budget covered is reported proven, not half done.
-  std::optional<ConfigOutcome> violated;
-  std::vector<Work> pending = std::move(roots);
-  std::vector<std::pair<int, int>> passes = {{kParamsError, kCount}, {kInjective, kSurjective}};
-  if (options.total_rlimit > 0) passes = {{kParamsError, kSurjective}};
-  for (const auto& [from, to] : passes) {
+ private:
+  // One pass over `pending` (properties from..to); the configurations that hold and are
+  // left for a later pass go to `next`.
+  absl::StatusOr<std::optional<ConfigOutcome>> RunPass(int from, int to,
+                                                       const std::vector<Work>& pending,
+                                                       std::vector<Work>* next) {
     const bool first_pass = from == kParamsError;
     const bool last_pass = to == kSurjective;
     int64_t visited = 0;  // configurations of this pass, splits included
-    std::vector<Work> next;
     std::vector<Work> stack;
     for (auto it = pending.rbegin(); it != pending.rend(); ++it) {
       stack.push_back({it->ranges, std::max(it->from, from)});
     }
-    while (!stack.empty() && !violated.has_value()) {
+    while (!stack.empty()) {
       Work w = std::move(stack.back());
       stack.pop_back();
-      if (!budget_reason.empty()) {
-        record(w.ranges, SubBox::How::kOpen, budget_reason);
+      if (!budget_reason_.empty()) {
+        Record(w.ranges, SubBox::How::kOpen, budget_reason_);
         continue;
       }
-      if (!Admitted(spec, box, w.ranges)) {
-        record(w.ranges, SubBox::How::kProven, "");  // excluded: nothing to prove
+      if (!Admitted(spec_, box_, w.ranges)) {
+        Record(w.ranges, SubBox::How::kProven, "");  // excluded: nothing to prove
         continue;
       }
-      if (++visited > options.max_configs) {
-        budget_reason = absl::StrCat("max_configs = ", options.max_configs,
-                                     " configurations reached while splitting");
-      } else if (options.total_rlimit > 0 && run.rlimit_spent() >= options.total_rlimit) {
-        budget_reason = absl::StrCat("the total budget (total_rlimit = ",
-                                     options.total_rlimit, ") is spent");
-      }
-      if (!budget_reason.empty()) {
-        record(w.ranges, SubBox::How::kOpen, budget_reason);
+      if (BudgetSpent(++visited)) {
+        Record(w.ranges, SubBox::How::kOpen, budget_reason_);
         continue;
       }
       Property failed = kParamsError;
-      ASSIGN_OR_RETURN(ConfigOutcome o, ProvePortfolio(spec, box, w.ranges, run, w.from, to,
-                                                       &failed, &proof.notes));
-      if (first_pass) proof.configs += 1;
-      if (o.kind == ConfigOutcome::Kind::kViolated) {
-        violated = std::move(o);
-        break;
-      }
+      ASSIGN_OR_RETURN(ConfigOutcome o, ProvePortfolio(spec_, box_, w.ranges, run_, w.from,
+                                                       to, &failed, &proof_.notes));
+      if (first_pass) proof_.configs += 1;
+      if (o.kind == ConfigOutcome::Kind::kViolated) return o;
       if (o.kind == ConfigOutcome::Kind::kHolds) {
         if (!last_pass) {
-          next.push_back({w.ranges, kInjective});
-        } else if (!o.open.empty()) {
-          record(w.ranges, SubBox::How::kOpen, o.open);  // proved but for one property
+          next->push_back({w.ranges, kInjective});
         } else {
-          record(w.ranges, SubBox::How::kProven, "");
+          // Proved, or proved but for one property (o.open says which).
+          Record(w.ranges, o.open.empty() ? SubBox::How::kProven : SubBox::How::kOpen, o.open);
         }
         continue;
       }
       if (std::all_of(w.ranges.begin(), w.ranges.end(),
                       [](const ParamRange& r) { return r.lo == r.hi; })) {
         // Every parameter is constant and a query still ran out: evaluate the point.
-        ASSIGN_OR_RETURN(ConfigOutcome e, EvaluatePoint(spec, w, options));
-        if (e.kind == ConfigOutcome::Kind::kViolated) {
-          violated = std::move(e);
-          break;
-        }
-        record(w.ranges,
-               e.kind == ConfigOutcome::Kind::kHolds ? SubBox::How::kEnumerated
-                                                     : SubBox::How::kOpen,
-               e.kind == ConfigOutcome::Kind::kHolds ? "" : o.reason);
+        ASSIGN_OR_RETURN(ConfigOutcome e, EvaluatePoint(spec_, w, options_));
+        if (e.kind == ConfigOutcome::Kind::kViolated) return e;
+        const bool holds = e.kind == ConfigOutcome::Kind::kHolds;
+        Record(w.ranges, holds ? SubBox::How::kEnumerated : SubBox::How::kOpen,
+               holds ? "" : o.reason);
         continue;
       }
-      std::vector<Work> parts = SplitWork(box, w, failed, options);
+      std::vector<Work> parts = SplitWork(box_, w, failed, options_);
       for (auto it = parts.rbegin(); it != parts.rend(); ++it) stack.push_back(*it);
     }
-    if (violated.has_value()) break;
-    pending = std::move(next);
+    return std::nullopt;
   }
-  if (violated.has_value()) {
-    proof.verdict = Verdict::kViolated;
-    MinimiseSpec(spec, box, *violated, options, &proof);
-    return proof;
+
+  // Whether a bound stops the search at the `visited`-th configuration of a pass (then
+  // budget_reason_ says which, and every configuration after it is recorded open).
+  bool BudgetSpent(int64_t visited) {
+    if (visited > options_.max_configs) {
+      budget_reason_ = absl::StrCat("max_configs = ", options_.max_configs,
+                                    " configurations reached while splitting");
+    } else if (options_.total_rlimit > 0 && run_.rlimit_spent() >= options_.total_rlimit) {
+      budget_reason_ = absl::StrCat("the total budget (total_rlimit = ", options_.total_rlimit,
+                                    ") is spent");
+    }
+    return !budget_reason_.empty();
   }
-  for (SubBox& b : remainder) boxes.push_back(std::move(b));
+
+  void Record(const std::vector<ParamRange>& r, SubBox::How how, std::string why) {
+    boxes_.push_back(MakeSubBox(box_, r, how, std::move(why)));
+  }
+
+  const SwizzleSpec& spec_;
+  const SpecBox& box_;
+  const SwizzleProveOptions& options_;
+  QueryRunner& run_;
+  SwizzleProof& proof_;
+  std::vector<SubBox> boxes_;
+  std::string budget_reason_;
+};
+
+// The verdict from the sub-boxes of a search that found no violation: holds when every
+// one is proven or enumerated, inconclusive (with the coverage) when any is open.
+SwizzleProof Conclude(const SwizzleSpec& spec, std::vector<SubBox> boxes, SwizzleProof proof) {
   bool any_open = false, any_enumerated = false;
   for (const SubBox& b : boxes) {
     any_open |= b.how == SubBox::How::kOpen;
@@ -2770,7 +2762,7 @@ absl::StatusOr<SwizzleProof> ProveSpec(const SwizzleSpec& spec, const SpecSweep&
                                        "decided by evaluating every iteration: ",
                                        CoverageSummary(proof.coverage)));
   }
-  if (has_skip) {
+  if (!spec.program().Clauses("skip").empty()) {
     proof.notes.push_back(
         spec.inverse() != nullptr
             ? "surjectivity proved by the inverse clause (the spec has `skip`)"
@@ -2779,6 +2771,58 @@ absl::StatusOr<SwizzleProof> ProveSpec(const SwizzleSpec& spec, const SpecSweep&
               "remove (the spec has `skip` and no `inverse` clause)");
   }
   return proof;
+}
+
+// The routes tried before the configuration search, in order: the output chain,
+// flattened divisions, the reduced spec. The first that decides gives the proof.
+absl::StatusOr<std::optional<SwizzleProof>> ProveByRoutes(const SwizzleSpec& spec,
+                                                          const SpecSweep& ranges,
+                                                          const SwizzleProveOptions& options) {
+  ASSIGN_OR_RETURN(std::optional<SwizzleProof> chained,
+                   internal::ProveByOutputChain(spec, ranges, options));
+  if (chained.has_value()) return chained;
+  ASSIGN_OR_RETURN(std::optional<SwizzleProof> flat,
+                   internal::ProveByFlattening(spec, ranges, options));
+  if (flat.has_value()) return flat;
+  return ProveReduced(spec, ranges, options);
+}
+
+}  // namespace
+
+absl::StatusOr<SwizzleProof> ProveSpec(const SwizzleSpec& spec, const SpecSweep& ranges,
+                                       const SwizzleProveOptions& options) {
+  ASSIGN_OR_RETURN(SpecBox box, ResolveSpecBox(spec, ranges, options));
+  ASSIGN_OR_RETURN(std::optional<SwizzleProof> routed, ProveByRoutes(spec, ranges, options));
+  if (routed.has_value()) return *std::move(routed);
+
+  SwizzleProof proof;
+  QueryRunner run(options, &proof);
+  RETURN_IF_ERROR(WholeBoxAsBitVectors(spec, run, &box, &proof));
+  if (!spec.program().Clauses("skip").empty() && spec.inverse() == nullptr) {
+    SpecSweep whole_box;
+    for (size_t i = 0; i < box.names.size(); ++i) {
+      whole_box.ranges.push_back({box.names[i], box.ranges[i]});
+    }
+    ASSIGN_OR_RETURN(const bool decided, EnumerateFirst(spec, whole_box, options, &proof));
+    if (decided) return proof;
+    // Past the sweep: the contiguity chain, where the map has its shape.
+    ASSIGN_OR_RETURN(const bool chained,
+                     internal::ProveByContiguity(spec, whole_box, run, &proof));
+    if (chained) return proof;
+  }
+
+  std::vector<SubBox> remainder;
+  std::vector<Work> roots = Configurations(box, options, &remainder);
+  ConfigSearch search(spec, box, options, run, &proof);
+  ASSIGN_OR_RETURN(std::optional<ConfigOutcome> violated, search.Run(std::move(roots)));
+  if (violated.has_value()) {
+    proof.verdict = Verdict::kViolated;
+    MinimiseSpec(spec, box, *violated, options, &proof);
+    return proof;
+  }
+  std::vector<SubBox>& boxes = search.boxes();
+  for (SubBox& b : remainder) boxes.push_back(std::move(b));
+  return Conclude(spec, std::move(boxes), std::move(proof));
 }
 
 }  // namespace warpcheck::verify
