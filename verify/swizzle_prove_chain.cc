@@ -494,7 +494,6 @@ absl::StatusOr<ChainCopy> ChainConfig::Copy(Term c, ValueRange cr, Term j,
 
 absl::StatusOr<bool> ChainConfig::Prove(std::string* note) {
   const Program& program = spec_.program();
-  const std::vector<Stmt>& stmts = program.statements();
   std::vector<Term> background;
   for (size_t i = 0; i < names_.size(); ++i) {
     if (ranges_[i].lo < ranges_[i].hi) {
@@ -505,32 +504,19 @@ absl::StatusOr<bool> ChainConfig::Prove(std::string* note) {
       enc_.BindConst(names_[i], ranges_[i].lo);
     }
   }
-  // Phase 1, as SpecConfig::EncodeParams (and the evaluator) run it.
-  Term prefix = ctx_.Bool(true);
-  std::vector<Term> param_errors;
+  // Phase 1, as SpecConfig::EncodeParams (and the evaluator) run it; the box is the
+  // product of the grid extents.
   std::optional<Term> box_size;
-  for (size_t k = 0; k < stmts.size(); ++k) {
-    const Stmt& s = stmts[k];
-    if (s.kind == StmtKind::kParam || plan_.per_iter[k]) continue;
-    ASSIGN_OR_RETURN(ExprEncoder::Encoded e, enc_.Encode(s.value));
-    const Term ok = e.Defined(ctx_);
-    Term pass = ok;
-    if (s.kind == StmtKind::kLet) {
-      enc_.Bind(s.name, e.value, e.range);
-    } else if (s.keyword == "require") {
-      param_errors.push_back(prefix && !ok);
-      prefix = prefix && ok && e.value;
-      continue;
-    } else if (s.keyword == "domain") {
-      pass = ok && e.value >= 0;
-    } else if (s.keyword == "grid") {
-      pass = ok && e.value > 0;
-      box_size = box_size.has_value() ? *box_size * e.value : e.value;
-    }
-    param_errors.push_back(prefix && !pass);
-    prefix = prefix && pass;
-  }
-  const Term admitted = prefix;
+  ASSIGN_OR_RETURN(
+      internal::EncodedParamPhase phase,
+      internal::EncodeParamPhase(ctx_, enc_, program, [&](size_t k) { return plan_.per_iter[k]; },
+                                 [&](const Stmt& s, const ExprEncoder::Encoded& e) {
+                                   if (s.keyword != "grid") return;
+                                   box_size = box_size.has_value() ? *box_size * e.value
+                                                                   : e.value;
+                                 }));
+  const Term admitted = phase.admitted;
+  const std::vector<Term>& param_errors = phase.param_errors;
   const Term b = box_size.value_or(ctx_.Int(1));
   ASSIGN_OR_RETURN(ExprEncoder::Encoded s, enc_.Encode(plan_.s));
   ExprPtr y_expr = plan_.y.empty() ? Expr::IntConst(1) : plan_.y[0];

@@ -15,6 +15,7 @@
 #include "sim/swizzle/spec.h"
 #include "sim/swizzle/sweep.h"
 #include "sim/swizzle/swizzle2d.h"
+#include "verify/smt/expr_encoder.h"
 #include "verify/smt/smt.h"
 #include "verify/swizzle_prove.h"
 
@@ -158,6 +159,23 @@ std::optional<size_t> OutputChainCoordinateRead(const sim::swizzle::SwizzleSpec&
 // them (sim/swizzle/spec.cc): out, tail, skip, and anything mentioning `iter` or a name
 // computed per iteration (swizzle_prove_spec.cc).
 std::vector<bool> PerIteration(const sim::expr::Program& program);
+
+// Phase 1 of a spec (its parameter statements) encoded for the solver, in order, as
+// SwizzleSpec::InstantiateUnchecked runs it: statement k is skipped when skip(k) (the
+// caller's per-iteration ones); a `let` is bound in `enc`; the first failing statement
+// is an error (`param_errors` gets one term a statement: "this one is the first to
+// fail"); a false `require` excludes the point (`admitted` is false, not an error).
+// on_extent(stmt, encoded) sees every `domain` and `grid` statement. Shared by the
+// configuration proofs (SpecConfig) and the contiguity chain (ChainConfig).
+struct EncodedParamPhase {
+  smt::Term admitted;
+  std::vector<smt::Term> param_errors;
+};
+absl::StatusOr<EncodedParamPhase> EncodeParamPhase(
+    smt::Context& ctx, smt::ExprEncoder& enc, const sim::expr::Program& program,
+    const std::function<bool(size_t)>& skip,
+    const std::function<void(const sim::expr::Stmt&, const smt::ExprEncoder::Encoded&)>&
+        on_extent);
 
 // The contiguity chain (swizzle_prove_chain.cc; verify/README.md, "Eleventh pass";
 // SwizzleProveOptions::contiguity_chain): a `skip` map whose kept iterations a let L

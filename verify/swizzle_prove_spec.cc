@@ -388,6 +388,40 @@ std::vector<bool> internal::PerIteration(const sim::expr::Program& program) {
   return out;
 }
 
+absl::StatusOr<internal::EncodedParamPhase> internal::EncodeParamPhase(
+    smt::Context& ctx, smt::ExprEncoder& enc, const sim::expr::Program& program,
+    const std::function<bool(size_t)>& skip,
+    const std::function<void(const sim::expr::Stmt&, const smt::ExprEncoder::Encoded&)>&
+        on_extent) {
+  EncodedParamPhase out;
+  smt::Term prefix = ctx.Bool(true);
+  const std::vector<sim::expr::Stmt>& stmts = program.statements();
+  for (size_t k = 0; k < stmts.size(); ++k) {
+    const sim::expr::Stmt& s = stmts[k];
+    if (s.kind == sim::expr::StmtKind::kParam || skip(k)) continue;
+    ASSIGN_OR_RETURN(smt::ExprEncoder::Encoded e, enc.Encode(s.value));
+    const smt::Term ok = e.Defined(ctx);
+    smt::Term pass = ok;
+    if (s.kind == sim::expr::StmtKind::kLet) {
+      enc.Bind(s.name, e.value, e.range);
+    } else if (s.keyword == "require") {
+      out.param_errors.push_back(prefix && !ok);
+      prefix = prefix && ok && e.value;
+      continue;
+    } else if (s.keyword == "domain") {
+      pass = ok && e.value >= 0;
+      on_extent(s, e);
+    } else if (s.keyword == "grid") {
+      pass = ok && e.value > 0;
+      on_extent(s, e);
+    }
+    out.param_errors.push_back(prefix && !pass);
+    prefix = prefix && pass;
+  }
+  out.admitted = prefix;
+  return out;
+}
+
 namespace {
 
 using internal::PerIteration;
@@ -889,37 +923,24 @@ absl::Status SpecConfig::EncodeParams() {
       params_.push_back(enc_.Num(ranges_[i].lo));
     }
   }
-  // Phase 1, in order, as SwizzleSpec::InstantiateUnchecked runs it: the first failing
-  // statement is an error; a false `require` excludes the point (not an error).
-  Term prefix = ctx_.Bool(true);
-  const std::vector<Stmt>& stmts = program.statements();
-  for (size_t k = 0; k < stmts.size(); ++k) {
-    const Stmt& s = stmts[k];
-    if (s.kind == StmtKind::kParam || per_iter_[k] || &s == spec_.inverse()) continue;
-    ASSIGN_OR_RETURN(ExprEncoder::Encoded e, enc_.Encode(s.value));
-    const Term ok = e.Defined(ctx_);
-    Term pass = ok;
-    if (s.kind == StmtKind::kLet) {
-      enc_.Bind(s.name, e.value, e.range);
-    } else if (s.keyword == "require") {
-      param_errors_.push_back(prefix && !ok);
-      pass = ok && e.value;
-      prefix = prefix && pass;
-      continue;
-    } else if (s.keyword == "domain") {
-      pass = ok && e.value >= 0;
-      domain_ = e.value;
-      domain_range_ = e.range;
-    } else if (s.keyword == "grid") {
-      pass = ok && e.value > 0;
-      extents_.push_back(e.value);
-      extent_ranges_.push_back(e.range);
-      is_rank_.push_back(s.name == "rank");
-    }
-    param_errors_.push_back(prefix && !pass);
-    prefix = prefix && pass;
-  }
-  admitted_ = prefix;
+  // Phase 1 (internal::EncodeParamPhase), with the domain and grid extents kept.
+  ASSIGN_OR_RETURN(
+      internal::EncodedParamPhase phase,
+      internal::EncodeParamPhase(
+          ctx_, enc_, program,
+          [&](size_t k) { return per_iter_[k] || &program.statements()[k] == spec_.inverse(); },
+          [&](const Stmt& s, const ExprEncoder::Encoded& e) {
+            if (s.keyword == "domain") {
+              domain_ = e.value;
+              domain_range_ = e.range;
+            } else {
+              extents_.push_back(e.value);
+              extent_ranges_.push_back(e.range);
+              is_rank_.push_back(s.name == "rank");
+            }
+          }));
+  admitted_ = phase.admitted;
+  param_errors_ = std::move(phase.param_errors);
   if (bv_width_ == 0 && run_.options().digit_iterations) {
     if (std::optional<DigitPlan> plan = PlanDigits(spec_, run_.options().digit_residues);
         plan.has_value()) {
