@@ -1425,7 +1425,7 @@ class SmemPlanner {
       for (size_t j = 0; j < i && !seen; ++j) seen = bases[j].fixed == bases[i].fixed && bases[j].start == bases[i].basis;
       if (seen) continue;
       if (i < 6 && !o_.no_swizzle && bound < best_score_) {
-        Search(bases[i].basis, bases[i].images, bases[i].fixed, bases[i].score, bound);
+        Climb(bases[i].basis, bases[i].images, bases[i].fixed, bases[i].score, bound);
       }
       Consider(bases[i].basis, bases[i].score);
     }
@@ -1704,6 +1704,35 @@ class SmemPlanner {
       }
       if (!improved) break;
     }
+  }
+
+  // Search, or where the other direction of the round trip climbed from the same basis,
+  // its result (SearchMemo::Climb: the same moves, when neither layout has copies that
+  // stores skip). `im` is left as it is then (SearchAndEmit reads only the basis and the
+  // score after the climb).
+  void Climb(std::vector<uint32_t>& basis, Images& im, int fixed, Scored& score,
+             const std::pair<int64_t, int64_t>& bound) {
+    if (o_.memo == nullptr || (src_free_tid_ | dst_free_tid_) != 0) {
+      Search(basis, im, fixed, score, bound);
+      return;
+    }
+    if (const SearchMemo* other = o_.memo->reversed) {
+      for (const SearchMemo::Climb& e : other->climbs) {
+        if (e.fixed == fixed && e.max_vector_bytes == o_.max_vector_bytes && e.sv == dv_ &&
+            e.dv == sv_ && e.start == basis) {
+          basis = e.basis;
+          score = Scored{e.score, e.conflicts};
+          moves_ += e.moves;
+          return;
+        }
+      }
+    }
+    std::vector<uint32_t> start = basis;
+    const int64_t moves_before = moves_;
+    Search(basis, im, fixed, score, bound);
+    o_.memo->climbs.push_back(SearchMemo::Climb{sv_, dv_, o_.max_vector_bytes, fixed,
+                                                std::move(start), basis, score.score,
+                                                score.conflicts, moves_ - moves_before});
   }
 
   // What a move keeps of one side's SideCost: all of it, all but the bank cost of one
