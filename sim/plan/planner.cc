@@ -1384,6 +1384,7 @@ class SmemPlanner {
       Images images;                // of `basis`, as scored: where its search starts
     };
     std::vector<Base> bases;
+    bases.reserve(3 * prefixes.size());
     for (size_t i = 0; i < prefixes.size(); ++i) {
       bool dup = false;
       for (size_t j = 0; j < i; ++j) dup = dup || prefixes[j] == prefixes[i];
@@ -1392,8 +1393,9 @@ class SmemPlanner {
         std::vector<uint32_t> basis = BaseOrder(prefixes[i], order);
         const int fixed = static_cast<int>(prefixes[i].size());
         // A basis built before (other prefixes and orders can build the same one) has
-        // its images and score: copied, not computed again (its entry stays, in its
-        // place, for the search below to pass over).
+        // its score: copied, not computed again (its entry stays, in its place, for the
+        // search below to pass over; so it needs no images: the search never starts
+        // there, since the one built before sorts ahead of it).
         const Base* same = nullptr;
         for (const Base& b : bases) {
           if (b.fixed == fixed && b.start == basis) {
@@ -1402,7 +1404,7 @@ class SmemPlanner {
           }
         }
         if (same != nullptr) {
-          Base copy{same->score, basis, fixed, basis, same->images};
+          Base copy{same->score, basis, fixed, basis, Images{}};
           bases.push_back(std::move(copy));
           continue;
         }
@@ -1412,22 +1414,31 @@ class SmemPlanner {
         bases.push_back(Base{sc, basis, fixed, basis, std::move(images)});
       }
     }
-    std::stable_sort(bases.begin(), bases.end(),
-                     [](const Base& a, const Base& b) { return a.score.score < b.score.score; });
+    // By score, ties in the order built (a stable sort of their places: a Base carries
+    // its images, too much to move around).
+    absl::InlinedVector<size_t, 12> by_score(bases.size());
+    for (size_t i = 0; i < by_score.size(); ++i) by_score[i] = i;
+    std::stable_sort(by_score.begin(), by_score.end(), [&](size_t a, size_t b) {
+      return bases[a].score.score < bases[b].score.score;
+    });
     // A search cannot replace a best that already meets the bound of every basis.
     const std::pair<int64_t, int64_t> bound = Bound();
-    for (size_t i = 0; i < bases.size(); ++i) {
+    for (size_t i = 0; i < by_score.size(); ++i) {
       any = true;
+      Base& base = bases[by_score[i]];
       // A base order equal to an earlier one (other prefixes and orders can build the
       // same basis) has its score: searched or not, it cannot replace the best, which is
       // already no worse than what that one led to.
       bool seen = false;
-      for (size_t j = 0; j < i && !seen; ++j) seen = bases[j].fixed == bases[i].fixed && bases[j].start == bases[i].basis;
+      for (size_t j = 0; j < i && !seen; ++j) {
+        const Base& earlier = bases[by_score[j]];
+        seen = earlier.fixed == base.fixed && earlier.start == base.basis;
+      }
       if (seen) continue;
       if (i < 6 && !o_.no_swizzle && bound < best_score_) {
-        Climb(bases[i].basis, bases[i].images, bases[i].fixed, bases[i].score, bound);
+        Climb(base.basis, base.images, base.fixed, base.score, bound);
       }
-      Consider(bases[i].basis, bases[i].score);
+      Consider(base.basis, base.score);
     }
     if (!any) {
       return absl::InvalidArgumentError(
