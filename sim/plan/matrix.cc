@@ -62,14 +62,22 @@ struct Access {
   bank::BankCost cost;
 };
 
+// A layout's FlatLayout::FreeBits, asked once for the sides of every kind made of it.
+struct FreeBitsOf {
+  explicit FreeBitsOf(const FlatLayout& l) { l.FreeBits(&regs, &tid); }
+  uint32_t regs = 0, tid = 0;
+};
+
+// `free`: FreeBitsOf the side's layout (p.src for the store, p.dst for the load).
 std::optional<Side> MakeSide(const ConversionProblem& p, bool store, const WordView& v,
-                             Kind kind) {
+                             Kind kind, const FreeBitsOf& free) {
   Side s;
   s.l = store ? &p.src : &p.dst;
   s.v = &v;
   s.store = store;
   s.kind = kind;
-  s.l->FreeBits(&s.free_regs, &s.free_tid);
+  s.free_regs = free.regs;
+  s.free_tid = free.tid;
   if (!store) s.free_tid = 0;  // every thread loads what it needs
   for (uint32_t w = 0; w < static_cast<uint32_t>(p.num_warps); ++w) {
     if (((w << 5) & s.free_tid) == 0) ++s.warps;
@@ -109,6 +117,18 @@ std::optional<Side> MakeSide(const ConversionProblem& p, bool store, const WordV
     if (i != s.Pack() && !((s.free_regs >> i) & 1)) s.select.push_back(i);
   }
   return s;
+}
+
+constexpr Kind kKinds[3] = {Kind::kPlain, Kind::kMatrix, Kind::kTrans};
+
+// Ensures: st[i], ld[i] the store and load sides of kind kKinds[i], where they fit.
+void MakeSides(const ConversionProblem& p, const WordView& sv, const WordView& dv,
+               std::optional<Side> st[3], std::optional<Side> ld[3]) {
+  const FreeBitsOf src(p.src), dst(p.dst);
+  for (int i = 0; i < 3; ++i) {
+    st[i] = MakeSide(p, true, sv, kKinds[i], src);
+    ld[i] = MakeSide(p, false, dv, kKinds[i], dst);
+  }
 }
 
 // The offsets of one side's bases under an offset map (the map is linear: every offset
@@ -562,13 +582,11 @@ Choice Choose(const ConversionProblem& p, const WordView& sv, const WordView& dv
   };
   std::vector<Candidate> candidates;
   candidates.reserve(8);
-  constexpr Kind kKinds[3] = {Kind::kPlain, Kind::kMatrix, Kind::kTrans};
   // Each side of each kind once, with its bound.
   std::optional<Side> sts[3], lds[3];
+  MakeSides(p, sv, dv, sts, lds);
   std::pair<int64_t, int64_t> st_bounds[3], ld_bounds[3];
   for (int i = 0; i < 3; ++i) {
-    sts[i] = MakeSide(p, true, sv, kKinds[i]);
-    lds[i] = MakeSide(p, false, dv, kKinds[i]);
     if (sts[i]) st_bounds[i] = SideBound(*sts[i], p.element_bytes());
     if (lds[i]) ld_bounds[i] = SideBound(*lds[i], p.element_bytes());
   }
@@ -584,13 +602,19 @@ Choice Choose(const ConversionProblem& p, const WordView& sv, const WordView& dv
                                      {ws + wl, is + il}});
     }
   }
-  std::stable_sort(candidates.begin(), candidates.end(),
-                   [](const Candidate& a, const Candidate& b) { return a.bound < b.bound; });
+  // By bound, ties in candidate order (a stable sort of their places: a Candidate
+  // carries both its sides).
+  absl::InlinedVector<size_t, 8> by_bound(candidates.size());
+  for (size_t i = 0; i < by_bound.size(); ++i) by_bound[i] = i;
+  std::stable_sort(by_bound.begin(), by_bound.end(), [&](size_t a, size_t b) {
+    return candidates[a].bound < candidates[b].bound;
+  });
   Choice best;
   std::pair<int64_t, int64_t> best_score;
   int best_index = 0;
   BankCostMemo<> memo;  // the bank costs of every candidate's sides
-  for (const Candidate& c : candidates) {
+  for (const size_t at : by_bound) {
+    const Candidate& c = candidates[at];
     if (bounded && !best.basis.empty() &&
         (c.bound > best_score || (c.bound == best_score && c.index > best_index))) {
       continue;
@@ -652,11 +676,12 @@ std::optional<std::pair<int64_t, int64_t>> MatrixSmemAccessBound(const Conversio
                                                                  const PlanOptions& options) {
   if (*NotApplicable(p, sv, dv, options) != '\0') return std::nullopt;
   // The candidates Choose searches: each (store kind, load kind) but plain/plain.
-  constexpr Kind kKinds[3] = {Kind::kPlain, Kind::kMatrix, Kind::kTrans};
+  std::optional<Side> sts[3], lds[3];
+  MakeSides(p, sv, dv, sts, lds);
   std::optional<std::pair<int64_t, int64_t>> st[3], ld[3];
   for (int i = 0; i < 3; ++i) {
-    if (auto s = MakeSide(p, true, sv, kKinds[i])) st[i] = SideBound(*s, p.element_bytes());
-    if (auto s = MakeSide(p, false, dv, kKinds[i])) ld[i] = SideBound(*s, p.element_bytes());
+    if (sts[i]) st[i] = SideBound(*sts[i], p.element_bytes());
+    if (lds[i]) ld[i] = SideBound(*lds[i], p.element_bytes());
   }
   std::optional<std::pair<int64_t, int64_t>> bound;
   for (int i = 0; i < 3; ++i) {
@@ -683,8 +708,8 @@ absl::StatusOr<MatrixSmemPlan> PlanMatrixSmem(const ConversionProblem& p, const 
         "lanes 2-4 for .trans, along the shared layout's 16-byte rows)");
   }
   const std::vector<uint32_t>& basis = choice.basis;
-  const std::optional<Side> st = MakeSide(p, true, sv, choice.store);
-  const std::optional<Side> ld = MakeSide(p, false, dv, choice.load);
+  const std::optional<Side> st = MakeSide(p, true, sv, choice.store, FreeBitsOf(p.src));
+  const std::optional<Side> ld = MakeSide(p, false, dv, choice.load, FreeBitsOf(p.dst));
   BankCostMemo<> memo;
   MatrixPlanner planner(p, *st, *ld, memo, true);
   Map m(basis);

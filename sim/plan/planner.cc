@@ -182,29 +182,34 @@ class SelectBuilder {
     Choices c;
     for (uint32_t l = 0; l < 32; ++l) {
       if (table[l] < 0) continue;
-      size_t i = 0;
-      while (i < c.size() && Word(c[i]) != table[l]) ++i;
-      if (i == c.size()) c.push_back(uint64_t{static_cast<uint32_t>(table[l])} << 32);
-      c[i] |= uint64_t{1} << l;
+      int i = 0;
+      while (i < c.n && Word(c.v[i]) != table[l]) ++i;
+      if (i == c.n) c.v[c.n++] = uint64_t{static_cast<uint32_t>(table[l])} << 32;
+      c.v[i] |= uint64_t{1} << l;
     }
     return Build(c);
   }
 
  private:
-  // A choice: the word (high 32 bits) and the mask of the lanes that want it (low).
-  using Choices = absl::InlinedVector<uint64_t, 4>;
+  // A choice: the word (high 32 bits) and the mask of the lanes that want it (low). At
+  // most 32 (one a lane), in place: the in-warp pairs split thousands of tables, and a
+  // heap list per table and half was most of a split's cost.
+  struct Choices {
+    int n = 0;
+    uint64_t v[32];
+  };
   static int Word(uint64_t choice) { return static_cast<int>(choice >> 32); }
   static uint32_t Lanes(uint64_t choice) { return static_cast<uint32_t>(choice); }
 
   // Requires: `c` canonical (nonempty masks, ordered by lowest lane).
   int Build(const Choices& c) {
-    if (c.empty()) return -1;
-    if (c.size() == 1) return Word(c[0]);
-    auto it = memo_.find(c);
-    if (it != memo_.end()) return it->second;
+    if (c.n == 0) return -1;
+    if (c.n == 1) return Word(c.v[0]);
+    const uint64_t hash = Hash(c);
+    if (const int known = Find(c, hash); known != kNone) return known;
     // The lane functional that splits the choices best, counted per choice (a choice
     // counts in a half when one of its lanes is there).
-    const int d = static_cast<int>(c.size());
+    const int d = c.n;
     int best_u = -1;
     std::pair<int, int> best_score{1 << 30, 1 << 30};
     // Single lane bits first (the usual case); every lane functional only when no single
@@ -212,8 +217,8 @@ class SelectBuilder {
     auto try_split = [&](uint32_t u) {
       int d0 = 0, d1 = 0;
       for (int i = 0; i < d; ++i) {
-        d1 += (Lanes(c[i]) & kOdd[u]) != 0;
-        d0 += (Lanes(c[i]) & ~kOdd[u]) != 0;
+        d1 += (Lanes(c.v[i]) & kOdd[u]) != 0;
+        d0 += (Lanes(c.v[i]) & ~kOdd[u]) != 0;
       }
       if (d0 == 0 || d1 == 0) return;
       std::pair<int, int> score{std::max(d0, d1), d0 + d1};
@@ -227,7 +232,11 @@ class SelectBuilder {
       for (uint32_t u = 1; u < 32; ++u) if (!SingleBit(u)) try_split(u);
     }
     if (best_u < 0) best_u = 1;  // cannot happen for tables with two values; be safe
-    const int a = Build(Half(c, kOdd[best_u])), b = Build(Half(c, ~kOdd[best_u]));
+    Choices half;
+    Half(c, kOdd[best_u], half);
+    const int a = Build(half);
+    Half(c, ~kOdd[best_u], half);
+    const int b = Build(half);
     int out;
     if (a < 0) {
       out = b;
@@ -245,23 +254,26 @@ class SelectBuilder {
       op.out = {out};
       prog_->ops.push_back(std::move(op));
     }
-    memo_.emplace(c, out);
+    Remember(c, hash, out);
     return out;
   }
 
-  // Ensures: the canonical choices of the lanes of `lanes` only.
-  static Choices Half(const Choices& c, uint32_t lanes) {
-    Choices h;
-    for (uint64_t x : c) {
-      const uint32_t m = Lanes(x) & lanes;
+  // Ensures: `h`, the canonical choices of the lanes of `lanes` only.
+  static void Half(const Choices& c, uint32_t lanes, Choices& h) {
+    h.n = 0;
+    for (int k = 0; k < c.n; ++k) {
+      const uint32_t m = Lanes(c.v[k]) & lanes;
       if (m == 0) continue;
       // Ordered by lowest lane: insert before the first choice whose lowest lane is higher.
-      const uint64_t y = (x & ~uint64_t{0xffffffffu}) | m;
-      size_t i = h.size();
-      while (i > 0 && std::countr_zero(Lanes(h[i - 1])) > std::countr_zero(m)) --i;
-      h.insert(h.begin() + static_cast<std::ptrdiff_t>(i), y);
+      const uint64_t y = (c.v[k] & ~uint64_t{0xffffffffu}) | m;
+      int i = h.n;
+      while (i > 0 && std::countr_zero(Lanes(h.v[i - 1])) > std::countr_zero(m)) {
+        h.v[i] = h.v[i - 1];
+        --i;
+      }
+      h.v[i] = y;
+      ++h.n;
     }
-    return h;
   }
 
   // kOdd[u]: the lanes l with Parity(l & u).
@@ -273,18 +285,49 @@ class SelectBuilder {
     return odd;
   }();
 
-  struct ChoicesHash {
-    size_t operator()(const Choices& c) const {
-      uint64_t h = 0x9E3779B97F4A7C15ull;
-      for (uint64_t x : c) {
-        h = (h ^ x) * 0xFF51AFD7ED558CCDull;
-        h ^= h >> 29;
-      }
-      return static_cast<size_t>(h);
+  static uint64_t Hash(const Choices& c) {
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < c.n; ++i) {
+      h = (h ^ c.v[i]) * 0xFF51AFD7ED558CCDull;
+      h ^= h >> 29;
     }
+    return h;
+  }
+
+  // The memo of trees: choices (in `choices_`) by hash, those of one hash chained.
+  static constexpr int kNone = -2;  // not built yet (-1 is a tree: "any word")
+  struct Tree {
+    uint32_t begin = 0;  // in choices_
+    int n = 0;
+    int out = -1;
+    int next = -1;  // the next tree of the same hash
   };
+  int Find(const Choices& c, uint64_t hash) const {
+    const auto it = heads_.find(hash);
+    if (it == heads_.end()) return kNone;
+    for (int t = it->second; t >= 0; t = trees_[t].next) {
+      const Tree& tree = trees_[t];
+      if (tree.n == c.n && std::equal(c.v, c.v + c.n, choices_.begin() + tree.begin)) {
+        return tree.out;
+      }
+    }
+    return kNone;
+  }
+  void Remember(const Choices& c, uint64_t hash, int out) {
+    const int t = static_cast<int>(trees_.size());
+    trees_.push_back(Tree{static_cast<uint32_t>(choices_.size()), c.n, out, -1});
+    choices_.insert(choices_.end(), c.v, c.v + c.n);
+    auto [it, fresh] = heads_.try_emplace(hash, t);
+    if (!fresh) {
+      trees_[t].next = it->second;
+      it->second = t;
+    }
+  }
+
   Program* prog_;
-  absl::flat_hash_map<Choices, int, ChoicesHash> memo_;  // lookups only (order unused)
+  absl::flat_hash_map<uint64_t, int> heads_;  // hash -> its latest tree
+  std::vector<Tree> trees_;
+  std::vector<uint64_t> choices_;
 };
 
 Op BarrierOp(bool warp_level) {
@@ -932,17 +975,21 @@ absl::StatusOr<Program> BuildCosetShuffle(const ShuffleMatrix& mat, const WordVi
                                           const SchemeKey& limit) {
   const std::vector<uint32_t>& mrr = mat.mrr;
   const std::vector<uint32_t>& mlr = mat.mlr;
-  const std::vector<uint32_t>& mrl = mat.mrl;
   ASSIGN_OR_RETURN(const CosetPattern pat, FindCosetPattern(mat));
   const std::vector<int>& mixed = pat.mixed;
   const std::vector<uint32_t>& w = pat.w;
   const std::vector<uint32_t>& acols = pat.acols;
   const bool a_identity = pat.a_identity;
-  const int m = static_cast<int>(mixed.size());
-  auto phi = [&](uint32_t l) { return pat.Phi(l); };
+  const int m = static_cast<int>(mixed.size());  // at most 5: ker(Mll) is in the lanes
   const uint32_t zero_cols = mat.zero_cols;
   uint32_t mixed_mask = 0;
   for (int i : mixed) mixed_mask |= 1u << i;
+  // Round tb's word bits t: bit k of tb on mixed bit k.
+  auto spread = [&](uint32_t tb) {
+    uint32_t t = 0;
+    for (int k = 0; k < m; ++k) if ((tb >> k) & 1) t |= 1u << mixed[k];
+    return t;
+  };
   // Every round that is not local is a shuffle of its own (one a half): the scheme's key
   // is at least that many shuffles' before a select is built.
   if (limit != kNoLimit) {
@@ -950,14 +997,22 @@ absl::StatusOr<Program> BuildCosetShuffle(const ShuffleMatrix& mat, const WordVi
     for (uint32_t r0 = 0; r0 < static_cast<uint32_t>(dv.units()); ++r0) {
       if (r0 & (zero_cols | mixed_mask)) continue;
       for (uint32_t tb = 0; tb < (1u << m); ++tb) {
-        uint32_t t = 0;
-        for (int k = 0; k < m; ++k) if ((tb >> k) & 1) t |= 1u << mixed[k];
-        if (!(a_identity && ApplyCols(mlr, r0 ^ t) == 0)) shuffles += sv.upw;
+        if (!(a_identity && ApplyCols(mlr, r0 ^ spread(tb)) == 0)) shuffles += sv.upw;
       }
     }
     if (SchemeKey{5 * shuffles, shuffles} >= limit) {
       return absl::ResourceExhaustedError("shuffle: no better than a scheme already built");
     }
+  }
+  // Per lane l, once (the loops below ask for each of them per lane, round and word): its
+  // round offset Phi(l) as a round index (bit k: Parity(w[k] & l), so Phi(l) =
+  // spread(lane_phi[l])), its word part Mrl l and its lane map A l.
+  uint32_t lane_phi[32], lane_rho[32], lane_a[32];
+  for (uint32_t l = 0; l < 32; ++l) {
+    lane_phi[l] = 0;
+    for (int k = 0; k < m; ++k) lane_phi[l] |= uint32_t{Parity(w[k] & l)} << k;
+    lane_rho[l] = ApplyCols(mat.mrl, l);
+    lane_a[l] = ApplyCols(acols, l);
   }
 
   Program prog;
@@ -969,24 +1024,25 @@ absl::StatusOr<Program> BuildCosetShuffle(const ShuffleMatrix& mat, const WordVi
   int64_t rounds = 0, local_rounds = 0;
   for (uint32_t r0 = 0; r0 < static_cast<uint32_t>(dv.units()); ++r0) {
     if (r0 & (zero_cols | mixed_mask)) continue;
-    // Rounds t in span(mixed): recv[t][h] (-1 when local).
-    std::map<uint32_t, std::vector<int>> recv;
+    // The coset's words r0 ^ spread(tb): their word part Mrr, by tb.
+    uint32_t word_rho[32];
+    for (uint32_t tb = 0; tb < (1u << m); ++tb) word_rho[tb] = ApplyCols(mrr, r0 ^ spread(tb));
+    // Rounds tb: recv[tb][h], or the round is local (bit tb of `local`).
+    int recv[32][2];
+    uint32_t local = 0;
     for (uint32_t tb = 0; tb < (1u << m); ++tb) {
-      uint32_t t = 0;
-      for (int k = 0; k < m; ++k) if ((tb >> k) & 1) t |= 1u << mixed[k];
-      uint32_t c = ApplyCols(mlr, r0 ^ t);
+      uint32_t c = ApplyCols(mlr, r0 ^ spread(tb));
       if (a_identity && c == 0) {
-        recv[t] = {};
+        local |= 1u << tb;
         ++local_rounds;
         continue;
       }
       int inv[32];
       std::fill(inv, inv + 32, -1);
       for (uint32_t l = 0; l < 32; ++l) {
-        uint32_t s = ApplyCols(acols, l) ^ c;
+        uint32_t s = lane_a[l] ^ c;
         if (inv[s] < 0) inv[s] = static_cast<int>(l);
       }
-      std::vector<int> got(upw);
       for (int h = 0; h < upw; ++h) {
         LaneTable send;
         for (int s = 0; s < 32; ++s) {
@@ -995,8 +1051,7 @@ absl::StatusOr<Program> BuildCosetShuffle(const ShuffleMatrix& mat, const WordVi
             continue;
           }
           uint32_t l = inv[s];
-          uint32_t rp = r0 ^ t ^ phi(l);
-          uint32_t rho = ApplyCols(mrr, rp) ^ ApplyCols(mrl, l);
+          uint32_t rho = word_rho[tb ^ lane_phi[l]] ^ lane_rho[l];
           send[s] = prog.inputs[rho * upw + h];
         }
         int value = sel.Build(send);
@@ -1013,28 +1068,22 @@ absl::StatusOr<Program> BuildCosetShuffle(const ShuffleMatrix& mat, const WordVi
           op.addr = prog.AddSetup(lane_index);
         }
         op.in = {value};
-        got[h] = prog.NewWord();
-        op.out = {got[h]};
+        recv[tb][h] = prog.NewWord();
+        op.out = {recv[tb][h]};
         prog.ops.push_back(std::move(op));
         ++rounds;
       }
-      recv[t] = got;
     }
-    // Destination words of the coset.
+    // Destination words of the coset: lane l of word r0 ^ spread(tb) takes round
+    // tb ^ lane_phi[l].
     for (uint32_t tb = 0; tb < (1u << m); ++tb) {
-      uint32_t rp = r0;
-      for (int k = 0; k < m; ++k) if ((tb >> k) & 1) rp |= 1u << mixed[k];
+      const uint32_t rp = r0 | spread(tb);
       for (int h = 0; h < upw; ++h) {
         LaneTable table;
         for (uint32_t l = 0; l < 32; ++l) {
-          uint32_t t = rp ^ r0 ^ phi(l);
-          const std::vector<int>& rv = recv[t];
-          if (rv.empty()) {
-            uint32_t rho = ApplyCols(mrr, rp) ^ ApplyCols(mrl, l);
-            table[l] = prog.inputs[rho * upw + h];
-          } else {
-            table[l] = rv[h];
-          }
+          const uint32_t t = tb ^ lane_phi[l];
+          table[l] = (local >> t) & 1 ? prog.inputs[(word_rho[tb] ^ lane_rho[l]) * upw + h]
+                                      : recv[t][h];
         }
         unit_out[rp * upw + h] = sel.Build(table);
       }
@@ -1335,6 +1384,7 @@ class SmemPlanner {
       Images images;                // of `basis`, as scored: where its search starts
     };
     std::vector<Base> bases;
+    bases.reserve(3 * prefixes.size());
     for (size_t i = 0; i < prefixes.size(); ++i) {
       bool dup = false;
       for (size_t j = 0; j < i; ++j) dup = dup || prefixes[j] == prefixes[i];
@@ -1343,8 +1393,9 @@ class SmemPlanner {
         std::vector<uint32_t> basis = BaseOrder(prefixes[i], order);
         const int fixed = static_cast<int>(prefixes[i].size());
         // A basis built before (other prefixes and orders can build the same one) has
-        // its images and score: copied, not computed again (its entry stays, in its
-        // place, for the search below to pass over).
+        // its score: copied, not computed again (its entry stays, in its place, for the
+        // search below to pass over; so it needs no images: the search never starts
+        // there, since the one built before sorts ahead of it).
         const Base* same = nullptr;
         for (const Base& b : bases) {
           if (b.fixed == fixed && b.start == basis) {
@@ -1353,7 +1404,7 @@ class SmemPlanner {
           }
         }
         if (same != nullptr) {
-          Base copy{same->score, basis, fixed, basis, same->images};
+          Base copy{same->score, basis, fixed, basis, Images{}};
           bases.push_back(std::move(copy));
           continue;
         }
@@ -1363,22 +1414,31 @@ class SmemPlanner {
         bases.push_back(Base{sc, basis, fixed, basis, std::move(images)});
       }
     }
-    std::stable_sort(bases.begin(), bases.end(),
-                     [](const Base& a, const Base& b) { return a.score.score < b.score.score; });
+    // By score, ties in the order built (a stable sort of their places: a Base carries
+    // its images, too much to move around).
+    absl::InlinedVector<size_t, 12> by_score(bases.size());
+    for (size_t i = 0; i < by_score.size(); ++i) by_score[i] = i;
+    std::stable_sort(by_score.begin(), by_score.end(), [&](size_t a, size_t b) {
+      return bases[a].score.score < bases[b].score.score;
+    });
     // A search cannot replace a best that already meets the bound of every basis.
     const std::pair<int64_t, int64_t> bound = Bound();
-    for (size_t i = 0; i < bases.size(); ++i) {
+    for (size_t i = 0; i < by_score.size(); ++i) {
       any = true;
+      Base& base = bases[by_score[i]];
       // A base order equal to an earlier one (other prefixes and orders can build the
       // same basis) has its score: searched or not, it cannot replace the best, which is
       // already no worse than what that one led to.
       bool seen = false;
-      for (size_t j = 0; j < i && !seen; ++j) seen = bases[j].fixed == bases[i].fixed && bases[j].start == bases[i].basis;
+      for (size_t j = 0; j < i && !seen; ++j) {
+        const Base& earlier = bases[by_score[j]];
+        seen = earlier.fixed == base.fixed && earlier.start == base.basis;
+      }
       if (seen) continue;
       if (i < 6 && !o_.no_swizzle && bound < best_score_) {
-        Search(bases[i].basis, bases[i].images, bases[i].fixed, bases[i].score, bound);
+        Climb(base.basis, base.images, base.fixed, base.score, bound);
       }
-      Consider(bases[i].basis, bases[i].score);
+      Consider(base.basis, base.score);
     }
     if (!any) {
       return absl::InvalidArgumentError(
@@ -1655,6 +1715,35 @@ class SmemPlanner {
       }
       if (!improved) break;
     }
+  }
+
+  // Search, or where the other direction of the round trip climbed from the same basis,
+  // its result (SearchMemo::Climb: the same moves, when neither layout has copies that
+  // stores skip). `im` is left as it is then (SearchAndEmit reads only the basis and the
+  // score after the climb).
+  void Climb(std::vector<uint32_t>& basis, Images& im, int fixed, Scored& score,
+             const std::pair<int64_t, int64_t>& bound) {
+    if (o_.memo == nullptr || (src_free_tid_ | dst_free_tid_) != 0) {
+      Search(basis, im, fixed, score, bound);
+      return;
+    }
+    if (const SearchMemo* other = o_.memo->reversed) {
+      for (const SearchMemo::Climb& e : other->climbs) {
+        if (e.fixed == fixed && e.max_vector_bytes == o_.max_vector_bytes && e.sv == dv_ &&
+            e.dv == sv_ && e.start == basis) {
+          basis = e.basis;
+          score = Scored{e.score, e.conflicts};
+          moves_ += e.moves;
+          return;
+        }
+      }
+    }
+    std::vector<uint32_t> start = basis;
+    const int64_t moves_before = moves_;
+    Search(basis, im, fixed, score, bound);
+    o_.memo->climbs.push_back(SearchMemo::Climb{sv_, dv_, o_.max_vector_bytes, fixed,
+                                                std::move(start), basis, score.score,
+                                                score.conflicts, moves_ - moves_before});
   }
 
   // What a move keeps of one side's SideCost: all of it, all but the bank cost of one

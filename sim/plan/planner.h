@@ -122,7 +122,26 @@ struct SearchMemo {
     int max_vector_bytes = 0;
     std::optional<CostBound> bound;
   };
+  // One climb of the plain bank search (SmemPlanner's hill climb over XOR swizzles) from
+  // a base order: where it ended. Kept for the other direction of a round trip (`reversed`
+  // below), only when neither layout has copies that stores skip: then a side costs the
+  // same stored or loaded, a basis scores the same both ways (the store side and the load
+  // side swap), and so the climb from one start basis (and `fixed`, its vector prefix)
+  // takes the same moves in both directions.
+  struct Climb {
+    WordView sv, dv;
+    int max_vector_bytes = 0;
+    int fixed = 0;
+    std::vector<uint32_t> start, basis;
+    std::pair<int64_t, int64_t> score;  // (wavefronts, instructions) of `basis`
+    int64_t conflicts = 0;
+    int64_t moves = 0;
+  };
   std::vector<Smem> smem;
+  std::vector<Climb> climbs;
+  // The memo of the reversed problem (PlanRoundTrip's other direction), whose climbs the
+  // plain bank search may reuse with the views swapped; null: none.
+  const SearchMemo* reversed = nullptr;
   std::vector<Matrix> matrix;
   std::vector<InWarp> in_warp;
   std::vector<Bound> bounds;

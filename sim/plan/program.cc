@@ -1,6 +1,7 @@
 #include "sim/plan/program.h"
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <bit>
 #include <cstddef>
@@ -8,6 +9,7 @@
 #include <tuple>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -95,6 +97,24 @@ void RemoveDeadOps(Program& p) {
   ops.resize(live_ops);
 }
 
+// Requires: op.in.size() <= 2. Ensures: a key equal for two such ops exactly when their
+// kind, pred, addr, imm and in are.
+std::array<uint64_t, 3> NumberingKey(const Op& op) {
+  const uint64_t n = op.in.size();
+  const uint64_t head = (uint64_t{static_cast<uint32_t>(op.kind)} << 2 | n) << 32 |
+                        static_cast<uint32_t>(op.pred);
+  const uint64_t in0 = n > 0 ? static_cast<uint32_t>(op.in[0]) : 0;
+  const uint64_t in1 = n > 1 ? static_cast<uint32_t>(op.in[1]) : 0;
+  return {head, uint64_t{static_cast<uint32_t>(op.addr)} << 32 | op.imm, in0 << 32 | in1};
+}
+
+// Ensures: the word numbered `key` (`word` when the key is new) and whether it is new.
+template <typename Map>
+std::pair<int, bool> Number(Map& numbers, const typename Map::key_type& key, int word) {
+  const auto [it, fresh] = numbers.try_emplace(key, word);
+  return {it->second, fresh};
+}
+
 }  // namespace
 
 void Simplify(Program& p) {
@@ -111,7 +131,11 @@ void Simplify(Program& p) {
   // index at or below its own, after every op it may look up through `def`).
   std::vector<Op>& ops = p.ops;
   size_t kept = 0;
-  absl::flat_hash_map<std::tuple<int, int, int, uint32_t, Words>, int> cse;
+  // Value numbering by (kind, pred, addr, imm, in): packed into three words for the
+  // ops with at most two inputs (every Rewritable op the planners make), hashed as
+  // they are; a wider op (none yet) keys the map of its own.
+  absl::flat_hash_map<std::array<uint64_t, 3>, int> cse;
+  absl::flat_hash_map<std::tuple<int, int, int, uint32_t, Words>, int> cse_wide;
   for (size_t at = 0; at < ops.size(); ++at) {
     Op& op = ops[at];
     for (int& id : op.in) id = alias[id];
@@ -165,13 +189,16 @@ void Simplify(Program& p) {
       }
     }
     if (Rewritable(op)) {
-      auto key = std::make_tuple(static_cast<int>(op.kind), op.pred, op.addr, op.imm, op.in);
-      auto it = cse.find(key);
-      if (it != cse.end()) {
-        alias[op.out[0]] = it->second;
+      const auto [known, fresh] =
+          op.in.size() <= 2
+              ? Number(cse, NumberingKey(op), op.out[0])
+              : Number(cse_wide,
+                       std::make_tuple(static_cast<int>(op.kind), op.pred, op.addr, op.imm, op.in),
+                       op.out[0]);
+      if (!fresh) {
+        alias[op.out[0]] = known;
         continue;
       }
-      cse[key] = op.out[0];
     }
     for (int id : op.out) def[id] = static_cast<int>(kept);
     if (kept != at) ops[kept] = std::move(op);
@@ -217,39 +244,50 @@ uint32_t Compress(uint32_t x, uint32_t drop) {
 // `separated` (rounds, ChunkSharedRounds) one barrier of either kind separates the
 // groups; without (components, InterleaveSharedComponents) the groups follow each other
 // directly and every barrier after the leading ones is a warp barrier. Ensures: the
-// groups (store and load op indices) and the leading barriers, or false when the ops are
-// not of that shape.
-bool SplitGroups(const Program& p, bool separated, size_t* lead,
-                 std::vector<std::vector<size_t>>* stores,
-                 std::vector<std::vector<size_t>>* loads) {
+// number of groups and the leading barriers, and the groups (store and load op indices)
+// unless `stores` and `loads` are null (the cost model only counts them, for every plan
+// it prices); 0 when the ops are not of that shape.
+int SplitGroups(const Program& p, bool separated, size_t* lead,
+                std::vector<std::vector<size_t>>* stores,
+                std::vector<std::vector<size_t>>* loads) {
   auto closes = [&](const Op& op) {
     return separated ? IsBarrier(op) : op.kind == OpKind::kBarWarp;
   };
+  const size_t n = p.ops.size();
   size_t k = 0;
-  while (k < p.ops.size() && IsBarrier(p.ops[k])) ++k;
+  while (k < n && IsBarrier(p.ops[k])) ++k;
   *lead = k;
-  while (k < p.ops.size()) {
-    stores->emplace_back();
-    loads->emplace_back();
-    while (k < p.ops.size() && IsStore(p.ops[k])) stores->back().push_back(k++);
-    if (stores->back().empty() || k == p.ops.size() || !closes(p.ops[k])) return false;
-    ++k;
-    while (k < p.ops.size() && IsLoad(p.ops[k])) loads->back().push_back(k++);
-    if (loads->back().empty()) return false;
-    if (separated && k < p.ops.size()) {
-      if (!IsBarrier(p.ops[k])) return false;
+  int groups = 0;
+  // Appends op indices [from, to) to the last group of `list`, when listing.
+  auto list = [](std::vector<std::vector<size_t>>* list, size_t from, size_t to) {
+    if (list == nullptr) return;
+    list->emplace_back();
+    for (size_t i = from; i < to; ++i) list->back().push_back(i);
+  };
+  while (k < n) {
+    const size_t first_store = k;
+    while (k < n && IsStore(p.ops[k])) ++k;
+    list(stores, first_store, k);
+    if (k == first_store || k == n || !closes(p.ops[k])) return 0;
+    const size_t first_load = ++k;
+    while (k < n && IsLoad(p.ops[k])) ++k;
+    list(loads, first_load, k);
+    if (k == first_load) return 0;
+    if (separated && k < n) {
+      if (!IsBarrier(p.ops[k])) return 0;
       ++k;
     }
+    ++groups;
   }
-  return !stores->empty();
+  return groups;
 }
 bool SplitRounds(const Program& p, size_t* lead, std::vector<std::vector<size_t>>* stores,
                  std::vector<std::vector<size_t>>* loads) {
-  return SplitGroups(p, /*separated=*/true, lead, stores, loads);
+  return SplitGroups(p, /*separated=*/true, lead, stores, loads) > 0;
 }
 bool SplitInterleaved(const Program& p, size_t* lead, std::vector<std::vector<size_t>>* stores,
                       std::vector<std::vector<size_t>>* loads) {
-  return SplitGroups(p, /*separated=*/false, lead, stores, loads);
+  return SplitGroups(p, /*separated=*/false, lead, stores, loads) > 0;
 }
 
 }  // namespace
@@ -345,8 +383,8 @@ bool SharedComponentKeys(const Program& p, std::vector<uint32_t>* keys) {
     any = true;
   }
   if (!any) return false;
-  // V in echelon form (no two vectors share their highest bit), largest first.
-  std::vector<uint32_t> span;
+  // V in echelon form (no two vectors share their highest bit), largest first; at most 32.
+  absl::InlinedVector<uint32_t, 32> span;
   auto reduce = [&](uint32_t v) {
     for (uint32_t b : span) v = std::min(v, v ^ b);
     return v;
@@ -356,12 +394,24 @@ bool SharedComponentKeys(const Program& p, std::vector<uint32_t>* keys) {
     if (v == 0) return;
     span.insert(std::upper_bound(span.begin(), span.end(), v, std::greater<uint32_t>()), v);
   };
+  // V is a set: each distinct coefficient list is added once (the accesses of one side
+  // share one, with different constants), and the element bits below the widest access
+  // once (a narrower access's are among them). The keys do not depend on the order the
+  // vectors came in: reduce clears V's pivot bits, which V determines, and the member of
+  // a coset with none of them set is unique.
+  absl::InlinedVector<const std::vector<uint32_t>*, 4> added;
+  int64_t widest = 1;
   for (const Op& op : p.ops) {
     if (!IsStore(op) && !IsLoad(op)) continue;
-    for (uint32_t c : p.setup[op.addr].coeff) add(c);
-    const int64_t elements = AccessBytes(op) / eb;
-    for (int64_t b = 1; b < elements; b <<= 1) add(static_cast<uint32_t>(b));
+    const std::vector<uint32_t>& coeff = p.setup[op.addr].coeff;
+    if (std::none_of(added.begin(), added.end(),
+                     [&](const std::vector<uint32_t>* a) { return *a == coeff; })) {
+      added.push_back(&coeff);
+      for (uint32_t c : coeff) add(c);
+    }
+    widest = std::max(widest, AccessBytes(op) / eb);
   }
+  for (int64_t b = 1; b < widest; b <<= 1) add(static_cast<uint32_t>(b));
   keys->assign(p.ops.size(), 0);
   for (size_t i = 0; i < p.ops.size(); ++i) {
     if (IsStore(p.ops[i]) || IsLoad(p.ops[i])) (*keys)[i] = reduce(OpOffset(p, p.ops[i], eb));
@@ -385,13 +435,19 @@ bool ComponentKeys(const Program& p, size_t* lead, std::vector<size_t>* stores,
 }  // namespace
 
 int SharedComponents(const Program& p) {
+  // (Counted without listing the group: the cost model asks this of every warp-local
+  // plan it prices. In a program of one group every access is the group's.)
   size_t lead = 0;
-  std::vector<size_t> stores, loads;
   std::vector<uint32_t> keys;
-  if (!ComponentKeys(p, &lead, &stores, &loads, &keys)) return 1;
+  if (SplitGroups(p, /*separated=*/true, &lead, nullptr, nullptr) != 1 ||
+      !SharedComponentKeys(p, &keys)) {
+    return 1;
+  }
   std::vector<uint32_t> distinct;
-  for (size_t i : stores) distinct.push_back(keys[i]);
-  for (size_t i : loads) distinct.push_back(keys[i]);
+  distinct.reserve(p.ops.size());
+  for (size_t i = 0; i < p.ops.size(); ++i) {
+    if (IsStore(p.ops[i]) || IsLoad(p.ops[i])) distinct.push_back(keys[i]);
+  }
   std::sort(distinct.begin(), distinct.end());
   return static_cast<int>(std::unique(distinct.begin(), distinct.end()) - distinct.begin());
 }
@@ -430,9 +486,7 @@ int InterleaveSharedComponents(Program& p) {
 
 int InterleavedGroups(const Program& p) {
   size_t lead = 0;
-  std::vector<std::vector<size_t>> stores, loads;
-  if (!SplitInterleaved(p, &lead, &stores, &loads)) return 1;
-  return std::max<int>(1, static_cast<int>(stores.size()));
+  return std::max(1, SplitGroups(p, /*separated=*/false, &lead, nullptr, nullptr));
 }
 
 int SequenceSharedComponents(Program& p) {

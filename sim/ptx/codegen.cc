@@ -1126,6 +1126,9 @@ absl::StatusOr<RoundTrip> PlanRoundTrip(const ConversionProblem& problem,
   plan::SearchMemo forward_memo, backward_memo;
   forward_memo.triton = triton_forward;
   backward_memo.triton = triton_backward;
+  // The plain bank search of one direction reuses the other's climbs where they agree.
+  forward_memo.reversed = &backward_memo;
+  backward_memo.reversed = &forward_memo;
   // A view is planned only if it can be chosen (PickRoundTrip). PickRoundTrip's reference
   // is the first view of Triton's mechanism both ways by (warp instructions, wavefronts,
   // score, words), and the pick ranks the views that cost no more than it by (score,

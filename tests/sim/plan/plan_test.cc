@@ -325,6 +325,50 @@ TEST(PlannerTest, ShuffleFloorSkipsSchemesWithoutChangingThePlan) {
   EXPECT_TRUE(saw_397 && saw_437);
 }
 
+// A round trip's two directions share the plain bank search's climbs (SearchMemo::Climb,
+// through `reversed`) where neither layout has copies that stores skip: each direction's
+// plain shared-memory plan must be the one its own search, unshared, finds.
+TEST(PlannerTest, ClimbsSharedBetweenDirectionsEndWhereTheirOwnSearchWould) {
+  int compared = 0, reused = 0;
+  for (const Pair& pair : SamplePairs(3)) {
+    auto problem = ProblemOf(pair);
+    if (!problem.ok()) continue;
+    const ConversionProblem reversed = problem->Reversed();
+    SearchMemo forward, backward, alone;  // `alone`: the backward direction's, unshared
+    forward.reversed = &backward;
+    backward.reversed = &forward;
+    for (const auto& views : CandidateViews(*problem, PlanOptions{})) {
+      PlanOptions o;
+      o.strategy = Strategy::kSmem;
+      o.no_matrix = true;
+      o.views = views;
+      o.memo = &forward;
+      PlanOptions ob = o;
+      ob.views = std::make_pair(views.second, views.first);
+      ob.memo = &backward;
+      PlanOptions own = ob;
+      own.memo = nullptr;
+      PlanOptions counted = ob;
+      counted.memo = &alone;
+      auto f = PlanConversion(*problem, o);
+      auto b = PlanConversion(reversed, ob);
+      auto solo = PlanConversion(reversed, own);
+      (void)PlanConversion(reversed, counted);
+      ASSERT_EQ(b.ok(), solo.ok()) << "line " << pair.line;
+      if (!f.ok() || !b.ok()) continue;
+      ++compared;
+      EXPECT_EQ(ProgramToString(b->program), ProgramToString(solo->program))
+          << "line " << pair.line;
+      EXPECT_EQ(b->stage.SerializeAsString(), solo->stage.SerializeAsString())
+          << "line " << pair.line;
+    }
+    // A climb taken from the other direction is not recorded again.
+    reused += backward.climbs.size() < alone.climbs.size();
+  }
+  EXPECT_GT(compared, 100);
+  EXPECT_GT(reused, 10);
+}
+
 // loads and stores through one base issued in ascending address order.
 TEST(PlannerTest, HarnessRegisterBoundLaunchesAndGlobalAccessesAreInAddressOrder) {
   std::map<int, int> warps_seen;
