@@ -249,6 +249,7 @@ class Opc {
     spelling_ = slot.spelling;
   }
   Opc(const OpcodeText& text) : spelling_(Spell(text)) {}   // NOLINT: implicit
+  Opc(const Spelling* spelling) : spelling_(spelling) {}     // NOLINT: implicit
   Opc(const std::string& text) : spelling_(Spell(text)) {}  // NOLINT: implicit
   const Spelling* spelling() const { return spelling_; }
 
@@ -364,6 +365,11 @@ class Writer {
   }
   void Label(const char* name) { insns_.emplace_back(nullptr, name, -1, 0); }
 
+  // The body's opening register declarations are kDeclarations statements; size() more
+  // follow them (a tree's body is reserved so: growing it moves ~440-byte statements).
+  static constexpr size_t kDeclarations = 3;
+  size_t size() const { return insns_.size(); }
+
   // Appends the body's opening register declarations (at least one register of each
   // class) to `body`.
   void AppendDeclarations(std::vector<Statement>* body) const {
@@ -381,7 +387,6 @@ class Writer {
   // declarations), instructions indented by a tab, labels not (LocateAsPrinted's walk,
   // done here for the body's ~200 statements as they are made).
   void AppendTree(Kernel* k, int first_line) const {
-    k->body.reserve(k->body.size() + insns_.size());
     const std::array<int, 4> first = DeclareRegisters(k);
     auto reg = [&](Operand& o, int code) {
       o.kind = OperandKind::kReg;
@@ -691,6 +696,42 @@ std::optional<Reg> GuardOf(const Op& op, const std::vector<Reg>& setup) {
   return setup[op.pred];
 }
 
+// The spelling of a shared-memory access op of `words` registers (`st.shared.v4.b32`,
+// `ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16`).
+OpcodeText SharedAccessText(const Op& op, size_t words) {
+  switch (op.kind) {
+    case OpKind::kStShared:
+    case OpKind::kLdShared:
+      return OpcodeText() << (op.kind == OpKind::kStShared ? "st.shared" : "ld.shared")
+                          << VecMod(words) << ".b" << 8 * op.elem_bytes;
+    case OpKind::kStMatrix:
+    case OpKind::kLdMatrix:
+      return OpcodeText() << (op.kind == OpKind::kStMatrix ? "stmatrix" : "ldmatrix")
+                          << ".sync.aligned.m8n8.x" << static_cast<int64_t>(words)
+                          << (op.trans ? ".trans" : "") << ".shared.b16";
+    default: WARPCHECK_CHECK(false) << "not a shared access: " << static_cast<int>(op.kind);
+  }
+  return OpcodeText();
+}
+
+// SharedAccessText's spelling, looked up once per thread for each (kind, words, element
+// size, trans), which determine it: spelling every access anew was a third of EmitOps.
+const Spelling* SharedAccessSpelling(const Op& op, size_t words) {
+  WARPCHECK_CHECK((words == 1 || words == 2 || words == 4) && op.elem_bytes >= 1 &&
+                  op.elem_bytes <= 8 && std::has_single_bit(static_cast<unsigned>(op.elem_bytes)))
+      << words << " words of " << op.elem_bytes << " bytes";
+  const int kind = op.kind == OpKind::kStShared   ? 0
+                   : op.kind == OpKind::kLdShared ? 1
+                   : op.kind == OpKind::kStMatrix ? 2
+                                                  : 3;
+  // [kind][log2 words][log2 element bytes][trans]
+  thread_local const Spelling* cache[4][3][4][2];
+  const Spelling*& slot = cache[kind][std::countr_zero(words)]
+                               [std::countr_zero(static_cast<unsigned>(op.elem_bytes))][op.trans];
+  if (slot == nullptr) slot = Spell(SharedAccessText(op, words));
+  return slot;
+}
+
 // Emits one program's ops; `names` maps word ids to registers (inputs filled in;
 // others assigned here unless preassigned).
 void EmitOps(Writer& w, const Program& p, const std::vector<Reg>& setup,
@@ -724,25 +765,21 @@ void EmitOps(Writer& w, const Program& p, const std::vector<Reg>& setup,
         break;
       case OpKind::kStShared: {
         const Regs regs = regs_of(op.in);
-        w.Guarded(GuardOf(op, setup),
-                  OpcodeText() << "st.shared" << VecMod(regs.size()) << ".b" << 8 * op.elem_bytes,
+        w.Guarded(GuardOf(op, setup), SharedAccessSpelling(op, regs.size()),
                   W::Addr(setup[op.addr], op.imm, true), W::Vec(regs));
         break;
       }
       case OpKind::kLdShared: {
         const Regs regs = regs_of(op.out);
-        w.Insn(OpcodeText() << "ld.shared" << VecMod(regs.size()) << ".b" << 8 * op.elem_bytes,
-               W::Vec(regs), W::Addr(setup[op.addr], op.imm, true));
+        w.Insn(SharedAccessSpelling(op, regs.size()), W::Vec(regs),
+               W::Addr(setup[op.addr], op.imm, true));
         break;
       }
       case OpKind::kStMatrix:
       case OpKind::kLdMatrix: {
         const bool st = op.kind == OpKind::kStMatrix;
         const Regs regs = regs_of(st ? op.in : op.out);
-        const OpcodeText opcode = OpcodeText()
-                                  << (st ? "stmatrix" : "ldmatrix") << ".sync.aligned.m8n8.x"
-                                  << static_cast<int64_t>(regs.size())
-                                  << (op.trans ? ".trans" : "") << ".shared.b16";
+        const Opc opcode = SharedAccessSpelling(op, regs.size());
         const Arg addr = W::Addr(setup[op.addr], op.imm, true);
         if (st) {
           w.Guarded(GuardOf(op, setup), opcode, addr, W::Vec(regs, true));
@@ -1629,6 +1666,7 @@ Module EmitHarnessModule(const ConversionProblem& problem, const ConversionPlan&
   // The frame and the body's opening declarations located as printed; the rest of the
   // body follows them after a blank line (as in EmitHarness), and AppendTree locates it.
   Kernel& k = r.frame.kernels[0];
+  k.body.reserve(Writer::kDeclarations + r.body.size());
   r.body.AppendDeclarations(&k.body);
   LocateAsPrinted(&r.frame);
   r.body.AppendTree(&k, k.body.back().loc.line + 2);
