@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -131,7 +132,8 @@ char* FormatRegName(char* p, int code) {
 // up to 7 characters and their count in the last byte, so a name is written as one
 // 8-byte copy (register names are most of a harness's text; its prefix and digits cost
 // ~40 instructions a name). Codes past the table's (names of 8 characters, %rd10000 on)
-// are formatted.
+// are formatted. A RegNames reads the thread's table: it stays valid until the thread
+// makes another one that grows the table (the writers make one at a time).
 class RegNames {
  public:
   // Ensures: the thread's table holds every code below `codes` that fits.
@@ -565,6 +567,8 @@ class Writer {
     uint8_t n;
     Arg args[5];
   };
+  // Records are copied as they are (the vector may grow), unused slots included.
+  static_assert(std::is_trivially_copyable_v<Recorded>);
   static absl::Span<const Arg> ArgsOf(const Recorded& in) {
     return absl::MakeConstSpan(in.args, in.n);
   }
