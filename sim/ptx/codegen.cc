@@ -1,11 +1,14 @@
 #include "sim/ptx/codegen.h"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cstdint>
 #include <cstring>
-#include <map>
+#include <memory>
 #include <optional>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -42,6 +45,8 @@ struct Reg {
   Class cls = Class::kNone;
   int n = 0;
   bool valid() const { return cls != Class::kNone; }
+  // A number per register (the writer's record keeps registers so): n and the class.
+  int Code() const { return n * 4 + static_cast<int>(cls); }
   friend auto operator<=>(const Reg&, const Reg&) = default;
 };
 
@@ -50,13 +55,34 @@ constexpr absl::string_view kRegPrefix[] = {"", "%p", "%r", "%rd"};
 // The registers of one vector operand (at most four: 16 bytes of 32-bit words).
 using Regs = absl::InlinedVector<Reg, 4>;
 
+constexpr char kDigitPairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+// WriteDecimal's digits of u >= 1000 (out of line: few numbers are that long).
+[[gnu::noinline]] char* WriteLongDecimal(char* p, uint64_t u) {
+  char digits[20];
+  char* d = digits + sizeof(digits);
+  while (u >= 100) {
+    d -= 2;
+    std::memcpy(d, kDigitPairs + 2 * (u % 100), 2);
+    u /= 100;
+  }
+  if (u >= 10) {
+    d -= 2;
+    std::memcpy(d, kDigitPairs + 2 * u, 2);
+  } else {
+    *--d = static_cast<char>('0' + u);
+  }
+  while (d < digits + sizeof(digits)) *p++ = *d++;
+  return p;
+}
+
 // Writes `v` in decimal at p, two digits at a time (register numbers and immediates are
-// most of the text). Ensures: the end of the digits (at most 20 characters and a sign).
-char* WriteDecimal(char* p, int64_t v) {
-  static constexpr char kPairs[] =
-      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-      "8081828384858687888990919293949596979899";
+// most of the text; the short ones, nearly all, are written inline without a call).
+// Ensures: the end of the digits (at most 20 characters and a sign).
+inline char* WriteDecimal(char* p, int64_t v) {
   uint64_t u = static_cast<uint64_t>(v);
   if (v < 0) {
     *p++ = '-';
@@ -66,30 +92,16 @@ char* WriteDecimal(char* p, int64_t v) {
     *p++ = static_cast<char>('0' + u);
     return p;
   }
-  if (u < 100) {  // most register numbers and immediates: no digit buffer
-    std::memcpy(p, kPairs + 2 * u, 2);
+  if (u < 100) {
+    std::memcpy(p, kDigitPairs + 2 * u, 2);
     return p + 2;
   }
   if (u < 1000) {
     *p++ = static_cast<char>('0' + u / 100);
-    std::memcpy(p, kPairs + 2 * (u % 100), 2);
+    std::memcpy(p, kDigitPairs + 2 * (u % 100), 2);
     return p + 2;
   }
-  char digits[20];
-  char* d = digits + sizeof(digits);
-  while (u >= 100) {
-    d -= 2;
-    std::memcpy(d, kPairs + 2 * (u % 100), 2);
-    u /= 100;
-  }
-  if (u >= 10) {
-    d -= 2;
-    std::memcpy(d, kPairs + 2 * u, 2);
-  } else {
-    *--d = static_cast<char>('0' + u);
-  }
-  while (d < digits + sizeof(digits)) *p++ = *d++;
-  return p;
+  return WriteLongDecimal(p, u);
 }
 
 // Writes `s` at p. Ensures: the end. The texts are short (opcodes, register prefixes,
@@ -111,10 +123,51 @@ char* WriteText(char* p, absl::string_view s) {
   return p + n;
 }
 
-// A register's name (`%rd12`) at p, from its code (Writer::Code). Ensures: the end.
-char* WriteRegName(char* p, int code) {
+// A register's name (`%rd12`) at p, from its code (Reg::Code). Ensures: the end.
+char* FormatRegName(char* p, int code) {
   return WriteDecimal(WriteText(p, kRegPrefix[code & 3]), code >> 2);
 }
+
+// Register names by code, formatted once per thread: each entry is 8 bytes, the name's
+// up to 7 characters and their count in the last byte, so a name is written as one
+// 8-byte copy (register names are most of a harness's text; its prefix and digits cost
+// ~40 instructions a name). Codes past the table's (names of 8 characters, %rd10000 on)
+// are formatted. A RegNames reads the thread's table: it stays valid until the thread
+// makes another one that grows the table (the writers make one at a time).
+class RegNames {
+ public:
+  // Ensures: the thread's table holds every code below `codes` that fits.
+  explicit RegNames(int codes) {
+    thread_local std::vector<uint64_t> table;
+    const size_t want = static_cast<size_t>(std::min(codes, kMaxCodes));
+    if (table.size() < want) {
+      size_t code = table.size();
+      table.resize(std::max(want, 2 * table.size()));
+      for (; code < table.size(); ++code) {
+        char text[24];
+        const size_t n = static_cast<size_t>(FormatRegName(text, static_cast<int>(code)) - text);
+        static_assert(std::endian::native == std::endian::little);
+        uint64_t entry = uint64_t{n} << 56;
+        std::memcpy(&entry, text, n);  // the text in the low bytes, the count on top
+        table[code] = entry;
+      }
+    }
+    table_ = table.data();
+    size_ = static_cast<int>(table.size());
+  }
+  // Ensures: the end. Requires: 8 bytes of room at p.
+  char* Write(char* p, int code) const {
+    if (code >= size_) return FormatRegName(p, code);
+    const uint64_t entry = table_[code];
+    std::memcpy(p, &entry, 8);
+    return p + (entry >> 56);
+  }
+
+ private:
+  static constexpr int kMaxCodes = 4 * 10000;  // %rd9999: 7 characters
+  const uint64_t* table_;
+  int size_;
+};
 
 // An opcode spelling the writer uses: its text and ParseOpcode of it, made once per thread
 // and handed out by pointer (ParseOpcode returns its Modifiers by value in a StatusOr;
@@ -123,7 +176,7 @@ struct Spelling {
   std::string text;
   ParsedOpcode parsed;
 };
-const Spelling* Spell(absl::string_view opcode) {
+const Spelling* SpellByMap(absl::string_view opcode) {
   thread_local absl::node_hash_map<std::string, Spelling> cache;
   auto it = cache.find(opcode);
   if (it == cache.end()) {
@@ -134,6 +187,28 @@ const Spelling* Spell(absl::string_view opcode) {
              .first;
   }
   return &it->second;
+}
+
+// SpellByMap behind a direct-mapped cache of plain pointers: the parametrised spellings
+// (`st.shared.v4.b32`, one per shared access) were hashed and looked up in the map at
+// ~200 instructions each. The slot is picked from the first and last 8 bytes and the
+// length, and the spelling's text is compared, so a collision only costs a map lookup.
+const Spelling* Spell(absl::string_view opcode) {
+  const size_t n = opcode.size();
+  uint64_t head = n, tail = 0;
+  if (n >= 8) {
+    std::memcpy(&tail, opcode.data() + n - 8, 8);
+    uint64_t first;
+    std::memcpy(&first, opcode.data(), 8);
+    head ^= first;
+  } else {
+    for (char c : opcode) tail = tail << 8 | static_cast<unsigned char>(c);
+  }
+  constexpr uint64_t kMul = 0x9E3779B97F4A7C15u;
+  thread_local const Spelling* slots[64];
+  const Spelling*& slot = slots[((head * kMul) ^ tail) * kMul >> 58];
+  if (slot == nullptr || slot->text != opcode) slot = SpellByMap(opcode);
+  return slot;
 }
 
 // An opcode spelled from parts (`st.shared` `.v4` `.b32`) on the stack, as a StrCat would
@@ -176,6 +251,7 @@ class Opc {
     spelling_ = slot.spelling;
   }
   Opc(const OpcodeText& text) : spelling_(Spell(text)) {}   // NOLINT: implicit
+  Opc(const Spelling* spelling) : spelling_(spelling) {}     // NOLINT: implicit
   Opc(const std::string& text) : spelling_(Spell(text)) {}  // NOLINT: implicit
   const Spelling* spelling() const { return spelling_; }
 
@@ -190,7 +266,7 @@ class Opc {
 };
 
 // An operand as the writer records it (Operand, ~112 bytes with a name string, is made
-// only for the tree). Registers are codes (Writer::Code): their indices in
+// only for the tree). Registers are codes (Reg::Code): their indices in
 // Kernel::registers are known only once every register is.
 struct Arg {
   enum class Kind : uint8_t {
@@ -202,13 +278,16 @@ struct Arg {
     kAddress,  // [regs[0]] or [regs[0]+value]; `+0` written when write_zero
     kParam,    // [symbol]
   };
-  Kind kind = Kind::kReg;
-  uint8_t count = 0;
-  bool write_zero = false;
-  SpecialReg special = SpecialReg::kTidX;
-  int32_t regs[4] = {0, 0, 0, 0};
-  int64_t value = 0;
-  const char* symbol = nullptr;
+  // No default member initialisers, so that a record's unused operand slots stay
+  // uninitialised (Writer::Recorded); the Writer's factories make each one from `Arg{}`,
+  // all zero: a register operand %p0.
+  Kind kind;
+  uint8_t count;
+  bool write_zero;
+  SpecialReg special;
+  int32_t regs[4];
+  int64_t value;
+  const char* symbol;
 };
 
 // Records the harness kernel's body instruction by instruction; from the record it makes
@@ -226,24 +305,24 @@ class Writer {
   Reg NewWide() { return Reg{Reg::Class::kB64, nd_++}; }
 
   static Arg R(Reg r) {
-    Arg a;
-    a.regs[0] = Code(r);
+    Arg a{};
+    a.regs[0] = r.Code();
     return a;
   }
   static Arg Imm(int64_t v) {
-    Arg a;
+    Arg a{};
     a.kind = Arg::Kind::kImm;
     a.value = v;
     return a;
   }
   static Arg Symbol(const char* name) {
-    Arg a;
+    Arg a{};
     a.kind = Arg::Kind::kSymbol;
     a.symbol = name;
     return a;
   }
   static Arg Special(SpecialReg s) {
-    Arg a;
+    Arg a{};
     a.kind = Arg::Kind::kSpecial;
     a.special = s;
     return a;
@@ -257,7 +336,7 @@ class Writer {
     return a;
   }
   static Arg ParamAddr(const char* param) {
-    Arg a;
+    Arg a{};
     a.kind = Arg::Kind::kParam;
     a.symbol = param;
     return a;
@@ -266,10 +345,10 @@ class Writer {
   static Arg Vec(absl::Span<const Reg> regs, bool braces = false) {
     if (regs.size() == 1 && !braces) return R(regs[0]);
     WARPCHECK_CHECK(!regs.empty() && regs.size() <= 4) << regs.size() << " registers";
-    Arg a;
+    Arg a{};
     a.kind = Arg::Kind::kVector;
     a.count = static_cast<uint8_t>(regs.size());
-    for (size_t i = 0; i < regs.size(); ++i) a.regs[i] = Code(regs[i]);
+    for (size_t i = 0; i < regs.size(); ++i) a.regs[i] = regs[i].Code();
     return a;
   }
 
@@ -277,10 +356,8 @@ class Writer {
   template <typename... A>
   void Guarded(std::optional<Reg> guard, Opc opcode, const A&... args) {
     static_assert(sizeof...(A) <= 5);
-    Recorded& in = insns_.emplace_back();
-    in.opcode = opcode.spelling();
-    in.guard = guard.has_value() ? Code(*guard) : -1;
-    in.n = static_cast<uint8_t>(sizeof...(A));
+    Recorded& in = insns_.emplace_back(opcode.spelling(), nullptr,
+                                       guard.has_value() ? guard->Code() : -1, sizeof...(A));
     int i = 0;
     ((in.args[i++] = args), ...);
   }
@@ -288,94 +365,63 @@ class Writer {
   void Insn(Opc opcode, const A&... args) {
     Guarded(std::nullopt, opcode, args...);
   }
-  void Label(const char* name) {
-    Recorded& in = insns_.emplace_back();
-    in.label = name;
+  void Label(const char* name) { insns_.emplace_back(nullptr, name, -1, 0); }
+
+  // The body's opening register declarations are kDeclarations statements; size() more
+  // follow them (a tree's body is reserved so: growing it moves ~440-byte statements).
+  static constexpr size_t kDeclarations = 3;
+  size_t size() const { return insns_.size(); }
+
+  // Appends the body's opening register declarations (at least one register of each
+  // class) to `body`.
+  void AppendDeclarations(std::vector<Statement>* body) const {
+    for (int c = 1; c <= 3; ++c) {
+      Statement& s = body->emplace_back();
+      s.kind = Statement::Kind::kRegDecl;
+      s.regs.push_back(RegDecl{kTypes[c], std::string(kRegPrefix[c]), Count(c)});
+    }
   }
 
-  // The body's opening register declarations (at least one register of each class).
-  std::vector<Statement> Declarations() const {
-    std::vector<Statement> decls(3);
-    for (int c = 1; c <= 3; ++c) {
-      decls[c - 1].kind = Statement::Kind::kRegDecl;
-      decls[c - 1].regs.push_back(RegDecl{kTypes[c], std::string(kRegPrefix[c]), Count(c)});
-    }
-    return decls;
-  }
-
-  // The kernel's tree: every register declared, then the body, with every register
-  // operand resolved.
-  Kernel Tree(Kernel k) const {
-    k.body = Declarations();
-    k.body.reserve(3 + insns_.size());
-    k.registers.reserve(static_cast<size_t>(Count(1) + Count(2) + Count(3)));
-    int first[4] = {0, 0, 0, 0};
-    char name[24];
-    for (int c = 1; c <= 3; ++c) {
-      first[c] = static_cast<int>(k.registers.size());
-      for (int i = 0; i < Count(c); ++i) {
-        Register& r = k.registers.emplace_back();
-        r.name.assign(name, static_cast<size_t>(WriteRegName(name, i * 4 + c) - name));
-        r.type = kTypes[c];
-      }
-    }
+  // Appends the rest of the body (after its opening declarations) to k's tree, with every
+  // register declared in k->registers and every register operand resolved to it, and
+  // every statement at its line and column as PrintModule writes it: the body is one
+  // statement a line from `first_line` on (the line after the blank one that ends the
+  // declarations), instructions indented by a tab, labels not (LocateAsPrinted's walk,
+  // done here for the body's ~200 statements as they are made).
+  void AppendTree(Kernel* k, int first_line) const {
+    const std::array<int, 4> first = DeclareRegisters(k);
     auto reg = [&](Operand& o, int code) {
       o.kind = OperandKind::kReg;
       o.reg = first[code & 3] + (code >> 2);
-      o.name = k.registers[static_cast<size_t>(o.reg)].name;
+      o.name = k->registers[static_cast<size_t>(o.reg)].name;
     };
+    int line = first_line;
     for (const Recorded& in : insns_) {
-      Statement& s = k.body.emplace_back();
+      Statement& s = k->body.emplace_back();
       if (in.opcode == nullptr) {
         s.kind = Statement::Kind::kLabel;
+        s.loc = SourceLoc{line++, 1};
         s.label = in.label;
         continue;
       }
       s.kind = Statement::Kind::kInstruction;
+      s.loc = SourceLoc{line++, 2};
       Instruction& t = s.insn;
-      if (in.guard >= 0) reg(t.guard.emplace(), in.guard);
+      t.loc = s.loc;
+      if (in.guard >= 0) {
+        reg(t.guard.emplace(), in.guard);
+        t.loc.column += 2 + static_cast<int>(t.guard->name.size());  // after `@%pN `
+      }
       t.op = in.opcode->parsed.op;
-      t.mods = in.opcode->parsed.mods;
+      // Copy-constructed in place of the default: InlinedVector's copy constructor copies
+      // an inline vector's bytes, its copy assignment goes element by element (~45
+      // instructions an instruction).
+      std::destroy_at(&t.mods);
+      std::construct_at(&t.mods, in.opcode->parsed.mods);
       t.opcode_text = in.opcode->text;
       t.operands.reserve(in.n);
-      for (int i = 0; i < in.n; ++i) {
-        const Arg& a = in.args[i];
-        Operand& o = t.operands.emplace_back();
-        switch (a.kind) {
-          case Arg::Kind::kReg: reg(o, a.regs[0]); break;
-          case Arg::Kind::kImm:
-            o.kind = OperandKind::kImm;
-            o.bits = static_cast<uint64_t>(a.value);
-            break;
-          case Arg::Kind::kSpecial:
-            o.kind = OperandKind::kSpecial;
-            o.special = a.special;
-            o.name = SpecialRegName(a.special);
-            break;
-          case Arg::Kind::kSymbol:
-            o.kind = OperandKind::kSymbol;
-            o.name = a.symbol;
-            break;
-          case Arg::Kind::kVector:
-            o.kind = OperandKind::kVector;
-            o.elems.resize(a.count);
-            for (int e = 0; e < a.count; ++e) reg(o.elems[e], a.regs[e]);
-            break;
-          case Arg::Kind::kAddress:
-            reg(o, a.regs[0]);
-            o.kind = OperandKind::kAddress;
-            o.base_is_reg = true;
-            o.offset = a.value;
-            o.zero_offset_written = a.write_zero;
-            break;
-          case Arg::Kind::kParam:
-            o.kind = OperandKind::kAddress;
-            o.name = a.symbol;
-            break;
-        }
-      }
+      for (const Arg& a : ArgsOf(in)) MakeOperand(a, reg, t.operands.emplace_back());
     }
-    return k;
   }
 
   // Appends the body's text after its opening declarations, as PrintModule writes the
@@ -385,6 +431,7 @@ class Writer {
     // most four registers or an address (~60 each), separators.
     char line[512];
     out->reserve(out->size() + 40 * insns_.size());
+    const RegNames names(Codes());
     for (const Recorded& in : insns_) {
       char* p = line;
       if (in.opcode == nullptr) {
@@ -397,12 +444,13 @@ class Writer {
       *p++ = '\t';
       if (in.guard >= 0) {
         *p++ = '@';
-        p = WriteRegName(p, in.guard);
+        p = names.Write(p, in.guard);
         *p++ = ' ';
       }
       p = WriteText(p, in.opcode->text);
-      for (int i = 0; i < in.n; ++i) {
-        const Arg& a = in.args[i];
+      const absl::Span<const Arg> args = ArgsOf(in);
+      for (size_t i = 0; i < args.size(); ++i) {
+        const Arg& a = args[i];
         if (i == 0) {
           *p++ = ' ';
         } else {
@@ -410,7 +458,7 @@ class Writer {
           *p++ = ' ';
         }
         switch (a.kind) {
-          case Arg::Kind::kReg: p = WriteRegName(p, a.regs[0]); break;
+          case Arg::Kind::kReg: p = names.Write(p, a.regs[0]); break;
           case Arg::Kind::kImm: p = WriteDecimal(p, a.value); break;
           case Arg::Kind::kSpecial: p = WriteText(p, SpecialRegName(a.special)); break;
           case Arg::Kind::kSymbol: p = WriteText(p, a.symbol); break;
@@ -421,13 +469,13 @@ class Writer {
                 *p++ = ',';
                 *p++ = ' ';
               }
-              p = WriteRegName(p, a.regs[e]);
+              p = names.Write(p, a.regs[e]);
             }
             *p++ = '}';
             break;
           case Arg::Kind::kAddress:
             *p++ = '[';
-            p = WriteRegName(p, a.regs[0]);
+            p = names.Write(p, a.regs[0]);
             if (a.value != 0 || a.write_zero) {
               *p++ = '+';
               p = WriteDecimal(p, a.value);
@@ -451,18 +499,84 @@ class Writer {
   Reg smem_base[2];
 
  private:
-  // An instruction as recorded, or a label (opcode null).
+  // Declares every register the record uses in k->registers (%p<..>, %r<..>, %rd<..> as
+  // the declarations say). Ensures: the index of each class's first register.
+  std::array<int, 4> DeclareRegisters(Kernel* k) const {
+    k->registers.reserve(static_cast<size_t>(Count(1) + Count(2) + Count(3)));
+    std::array<int, 4> first = {0, 0, 0, 0};
+    const RegNames names(Codes());
+    char name[24];
+    for (int c = 1; c <= 3; ++c) {
+      first[c] = static_cast<int>(k->registers.size());
+      for (int i = 0; i < Count(c); ++i) {
+        Register& r = k->registers.emplace_back();
+        r.name.assign(name, static_cast<size_t>(names.Write(name, i * 4 + c) - name));
+        r.type = kTypes[c];
+      }
+    }
+    return first;
+  }
+
+  // The tree's operand `o` (made empty) for `a`; reg(o, code) makes o the register operand
+  // of that code.
+  template <typename RegOperand>
+  static void MakeOperand(const Arg& a, const RegOperand& reg, Operand& o) {
+    switch (a.kind) {
+      case Arg::Kind::kReg: reg(o, a.regs[0]); break;
+      case Arg::Kind::kImm:
+        o.kind = OperandKind::kImm;
+        o.bits = static_cast<uint64_t>(a.value);
+        break;
+      case Arg::Kind::kSpecial:
+        o.kind = OperandKind::kSpecial;
+        o.special = a.special;
+        o.name = SpecialRegName(a.special);
+        break;
+      case Arg::Kind::kSymbol:
+        o.kind = OperandKind::kSymbol;
+        o.name = a.symbol;
+        break;
+      case Arg::Kind::kVector:
+        o.kind = OperandKind::kVector;
+        o.elems = std::vector<Operand>(a.count);
+        for (int e = 0; e < a.count; ++e) reg(o.elems[e], a.regs[e]);
+        break;
+      case Arg::Kind::kAddress:
+        reg(o, a.regs[0]);
+        o.kind = OperandKind::kAddress;
+        o.base_is_reg = true;
+        o.offset = a.value;
+        o.zero_offset_written = a.write_zero;
+        break;
+      case Arg::Kind::kParam:
+        o.kind = OperandKind::kAddress;
+        o.name = a.symbol;
+        break;
+    }
+  }
+
+  // An instruction as recorded (operands args[0, n)), or a label (opcode null). The
+  // constructor leaves the operand slots past n uninitialised: zeroing all five (~200
+  // bytes) for every instruction cost more than writing the used ones.
   struct Recorded {
-    const Spelling* opcode = nullptr;
-    const char* label = nullptr;
-    int32_t guard = -1;  // a register code, or none
-    uint8_t n = 0;
+    Recorded(const Spelling* spelling, const char* name, int32_t guard_code, size_t count)
+        : opcode(spelling), label(name), guard(guard_code), n(static_cast<uint8_t>(count)) {}
+    const Spelling* opcode;
+    const char* label;
+    int32_t guard;  // a register code, or none (-1)
+    uint8_t n;
     Arg args[5];
   };
+  // Records are copied as they are (the vector may grow), unused slots included.
+  static_assert(std::is_trivially_copyable_v<Recorded>);
+  static absl::Span<const Arg> ArgsOf(const Recorded& in) {
+    return absl::MakeConstSpan(in.args, in.n);
+  }
   static constexpr Type kTypes[] = {Type::kPred, Type::kPred, Type::kB32, Type::kB64};
 
-  static int Code(Reg r) { return r.n * 4 + static_cast<int>(r.cls); }
   int Count(int cls) const { return std::max(cls == 1 ? np_ : cls == 2 ? nr_ : nd_, 1); }
+  // Every register's code is below this.
+  int Codes() const { return 4 * std::max({Count(1), Count(2), Count(3)}); }
 
   int nr_ = 0, np_ = 0, nd_ = 0;
   std::vector<Recorded> insns_;
@@ -475,15 +589,19 @@ using W = Writer;
 // shift (Triton's address code looks the same), so a row-major offset costs two
 // instructions per run of bits, not four per bit; other coefficients take
 // bfe/neg/and. Terms are XORed (OR would do where they are disjoint; XOR is the map).
-Reg EmitTidLinear(Writer& w, const std::vector<uint32_t>& coeff, uint32_t constant) {
-  // by_shift[j - b + 32]: the tid bits b that move by j - b, visited by increasing shift.
+Reg EmitTidLinear(Writer& w, absl::Span<const uint32_t> coeff, uint32_t constant) {
+  // by_shift[j - b + 32]: the tid bits b that move by j - b, visited by increasing shift
+  // (the set bits of `shifts`).
   uint32_t by_shift[64] = {};
+  uint64_t shifts = 0;
   absl::InlinedVector<Reg, 8> terms;
   for (size_t b = 0; b < coeff.size(); ++b) {
     if (coeff[b] == 0) continue;
     if ((coeff[b] & (coeff[b] - 1)) == 0) {
       WARPCHECK_CHECK(b < 32);
-      by_shift[__builtin_ctz(coeff[b]) - static_cast<int>(b) + 32] |= 1u << b;
+      const int i = __builtin_ctz(coeff[b]) - static_cast<int>(b) + 32;
+      by_shift[i] |= 1u << b;
+      shifts |= uint64_t{1} << i;
       continue;
     }
     Reg t = w.NewReg();
@@ -492,9 +610,9 @@ Reg EmitTidLinear(Writer& w, const std::vector<uint32_t>& coeff, uint32_t consta
     w.Insn("and.b32", W::R(t), W::R(t), W::Imm(coeff[b]));
     terms.push_back(t);
   }
-  for (int i = 0; i < 64; ++i) {
+  for (; shifts != 0; shifts &= shifts - 1) {
+    const int i = __builtin_ctzll(shifts);
     const uint32_t mask = by_shift[i];
-    if (mask == 0) continue;
     const int shift = i - 32;
     Reg t = w.NewReg();
     w.Insn("and.b32", W::R(t), W::R(w.tid), W::Imm(mask));
@@ -582,6 +700,42 @@ std::optional<Reg> GuardOf(const Op& op, const std::vector<Reg>& setup) {
   return setup[op.pred];
 }
 
+// The spelling of a shared-memory access op of `words` registers (`st.shared.v4.b32`,
+// `ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16`).
+OpcodeText SharedAccessText(const Op& op, size_t words) {
+  switch (op.kind) {
+    case OpKind::kStShared:
+    case OpKind::kLdShared:
+      return OpcodeText() << (op.kind == OpKind::kStShared ? "st.shared" : "ld.shared")
+                          << VecMod(words) << ".b" << 8 * op.elem_bytes;
+    case OpKind::kStMatrix:
+    case OpKind::kLdMatrix:
+      return OpcodeText() << (op.kind == OpKind::kStMatrix ? "stmatrix" : "ldmatrix")
+                          << ".sync.aligned.m8n8.x" << static_cast<int64_t>(words)
+                          << (op.trans ? ".trans" : "") << ".shared.b16";
+    default: WARPCHECK_CHECK(false) << "not a shared access: " << static_cast<int>(op.kind);
+  }
+  return OpcodeText();
+}
+
+// SharedAccessText's spelling, looked up once per thread for each (kind, words, element
+// size, trans), which determine it: spelling every access anew was a third of EmitOps.
+const Spelling* SharedAccessSpelling(const Op& op, size_t words) {
+  WARPCHECK_CHECK((words == 1 || words == 2 || words == 4) && op.elem_bytes >= 1 &&
+                  op.elem_bytes <= 8 && std::has_single_bit(static_cast<unsigned>(op.elem_bytes)))
+      << words << " words of " << op.elem_bytes << " bytes";
+  const int kind = op.kind == OpKind::kStShared   ? 0
+                   : op.kind == OpKind::kLdShared ? 1
+                   : op.kind == OpKind::kStMatrix ? 2
+                                                  : 3;
+  // [kind][log2 words][log2 element bytes][trans]
+  thread_local const Spelling* cache[4][3][4][2];
+  const Spelling*& slot = cache[kind][std::countr_zero(words)]
+                               [std::countr_zero(static_cast<unsigned>(op.elem_bytes))][op.trans];
+  if (slot == nullptr) slot = Spell(SharedAccessText(op, words));
+  return slot;
+}
+
 // Emits one program's ops; `names` maps word ids to registers (inputs filled in;
 // others assigned here unless preassigned).
 void EmitOps(Writer& w, const Program& p, const std::vector<Reg>& setup,
@@ -615,25 +769,21 @@ void EmitOps(Writer& w, const Program& p, const std::vector<Reg>& setup,
         break;
       case OpKind::kStShared: {
         const Regs regs = regs_of(op.in);
-        w.Guarded(GuardOf(op, setup),
-                  OpcodeText() << "st.shared" << VecMod(regs.size()) << ".b" << 8 * op.elem_bytes,
+        w.Guarded(GuardOf(op, setup), SharedAccessSpelling(op, regs.size()),
                   W::Addr(setup[op.addr], op.imm, true), W::Vec(regs));
         break;
       }
       case OpKind::kLdShared: {
         const Regs regs = regs_of(op.out);
-        w.Insn(OpcodeText() << "ld.shared" << VecMod(regs.size()) << ".b" << 8 * op.elem_bytes,
-               W::Vec(regs), W::Addr(setup[op.addr], op.imm, true));
+        w.Insn(SharedAccessSpelling(op, regs.size()), W::Vec(regs),
+               W::Addr(setup[op.addr], op.imm, true));
         break;
       }
       case OpKind::kStMatrix:
       case OpKind::kLdMatrix: {
         const bool st = op.kind == OpKind::kStMatrix;
         const Regs regs = regs_of(st ? op.in : op.out);
-        const OpcodeText opcode = OpcodeText()
-                                  << (st ? "stmatrix" : "ldmatrix") << ".sync.aligned.m8n8.x"
-                                  << static_cast<int64_t>(regs.size())
-                                  << (op.trans ? ".trans" : "") << ".shared.b16";
+        const Opc opcode = SharedAccessSpelling(op, regs.size());
         const Arg addr = W::Addr(setup[op.addr], op.imm, true);
         if (st) {
           w.Guarded(GuardOf(op, setup), opcode, addr, W::Vec(regs, true));
@@ -649,8 +799,9 @@ void EmitOps(Writer& w, const Program& p, const std::vector<Reg>& setup,
 }
 
 
-std::vector<uint32_t> TidCoeffs(const FlatLayout& l) {
-  std::vector<uint32_t> c(l.lane.begin(), l.lane.end());
+// The %tid.x bits' coefficients (lanes, then warps; at most 5 + 5 for 1024 threads).
+absl::InlinedVector<uint32_t, 10> TidCoeffs(const FlatLayout& l) {
+  absl::InlinedVector<uint32_t, 10> c(l.lane.begin(), l.lane.end());
   c.insert(c.end(), l.warp.begin(), l.warp.end());
   return c;
 }
@@ -689,29 +840,54 @@ class GlobalAddresses {
   Reg buffer_;
   Reg base_;
 };
+// A register (or a word's unit) and the element offset of it (of its first register), as
+// one key that orders by offset, then id.
+struct Placed {
+  uint64_t key;
+  Placed(uint32_t offset, uint32_t id) : key(uint64_t{offset} << 32 | id) {}
+  uint32_t offset() const { return static_cast<uint32_t>(key >> 32); }
+  uint32_t id() const { return static_cast<uint32_t>(key); }
+};
+using PlacedList = absl::InlinedVector<Placed, 64>;
+
+// Sorts by offset, ties by id: the order of a stable sort by offset (the list is made in
+// id order), without std::stable_sort's buffer.
+void SortByOffset(PlacedList& list) {
+  std::sort(list.begin(), list.end(),
+            [](const Placed& a, const Placed& b) { return a.key < b.key; });
+}
+
+// plan::ApplyBasis(l.reg, r) of every register r, each from the one without r's lowest
+// bit (ApplyBasis is linear) instead of a loop over the basis per register.
+absl::InlinedVector<uint32_t, 64> RegisterOffsets(const FlatLayout& l) {
+  absl::InlinedVector<uint32_t, 64> offsets(static_cast<size_t>(l.num_regs()), 0);
+  uint32_t* offset = offsets.data();  // (InlinedVector's operator[] checks inline per call)
+  for (size_t r = 1; r < offsets.size(); ++r) {
+    offset[r] = offset[r & (r - 1)] ^ l.reg[__builtin_ctzll(r)];
+  }
+  return offsets;
+}
+
 // The thread's registers whose index has no bit of `skip`, in ascending order of their
 // element offset (the address order of the thread's global accesses). Issued in this
 // order, the 64x64 f16 4-warp harnesses whose accesses alternate between two 1 KiB halves
 // ran 1.45-1.5x faster on the H200 (corpus/plan/README.md, "What made v6's slow pairs
 // slow"); ties keep register order.
-std::vector<uint32_t> RegistersInAddressOrder(const FlatLayout& l, uint32_t skip) {
-  // (offset, register), sorted stably by offset: the order of sorting the registers by
-  // ApplyBasis in the comparator, with each offset computed once.
-  std::vector<std::pair<uint32_t, uint32_t>> keyed;
-  for (uint32_t r = 0; r < static_cast<uint32_t>(l.num_regs()); ++r) {
-    if ((r & skip) == 0) keyed.emplace_back(plan::ApplyBasis(l.reg, r), r);
+PlacedList RegistersInAddressOrder(const FlatLayout& l, uint32_t skip) {
+  const absl::InlinedVector<uint32_t, 64> offset = RegisterOffsets(l);
+  PlacedList regs;
+  regs.reserve(offset.size());
+  for (uint32_t r = 0; r < offset.size(); ++r) {
+    if ((r & skip) == 0) regs.emplace_back(offset[r], r);
   }
-  std::stable_sort(keyed.begin(), keyed.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<uint32_t> regs;
-  regs.reserve(keyed.size());
-  for (const auto& [offset, r] : keyed) regs.push_back(r);
+  SortByOffset(regs);
   return regs;
 }
 
 uint32_t TidBits(const FlatLayout& l) {
   uint32_t bits = 0;
-  for (uint32_t c : TidCoeffs(l)) bits |= c;
+  for (uint32_t c : l.lane) bits |= c;
+  for (uint32_t c : l.warp) bits |= c;
   return bits;
 }
 
@@ -770,25 +946,62 @@ uint32_t HalfSelector(uint32_t ha, uint32_t hb) {
   return (2 * ha) | ((2 * ha + 1) << 4) | ((4 + 2 * hb) << 8) | ((5 + 2 * hb) << 12);
 }
 
+// A word view's maps between registers and (unit, slot), as tables: the global loads and
+// stores ask them of every register, and WordView::Unit, Slot and Reg loop over the
+// register bits on every call. Unit and Slot gather bits of the register, so each is the
+// OR of its values on the register's bits; Reg is their inverse.
+class ViewTable {
+ public:
+  explicit ViewTable(const WordView& v)
+      : pk_(v.pk()), n_(uint32_t{1} << v.reg_bits), tables_(3 * size_t{n_}, 0) {
+    unit_ = tables_.data();  // (InlinedVector's operator[] checks inline per call)
+    slot_ = unit_ + n_;
+    reg_ = slot_ + n_;
+    for (uint32_t r = 1; r < n_; ++r) {
+      const uint32_t rest = r & (r - 1);
+      if (rest == 0) {
+        unit_[r] = v.Unit(r);
+        slot_[r] = v.Slot(r);
+      } else {
+        unit_[r] = unit_[rest] | unit_[r ^ rest];
+        slot_[r] = slot_[rest] | slot_[r ^ rest];
+      }
+      reg_[unit_[r] << pk_ | slot_[r]] = r;
+    }
+  }
+  ViewTable(const ViewTable&) = delete;
+  ViewTable& operator=(const ViewTable&) = delete;
+  uint32_t Unit(uint32_t r) const { return unit_[r]; }
+  uint32_t Slot(uint32_t r) const { return slot_[r]; }
+  uint32_t Reg(uint32_t unit, uint32_t slot) const { return reg_[unit << pk_ | slot]; }
+
+ private:
+  int pk_;
+  uint32_t n_;
+  absl::InlinedVector<uint32_t, 3 * 64> tables_;  // unit_, slot_, reg_ (n_ each)
+  uint32_t *unit_, *slot_, *reg_;
+};
+
 void EmitNarrowLoad(Writer& w, const FlatLayout& l, const WordView& v,
                     const std::vector<int>& run, GlobalAddresses& addr, std::vector<Reg>& words) {
   const uint32_t rmask = BitMask(run);
   const uint32_t n = 1u << run.size();
-  // (temp, half) of every (unit, slot) the loads bring in.
-  std::vector<std::vector<std::pair<Reg, uint32_t>>> at(
-      static_cast<size_t>(v.units()), std::vector<std::pair<Reg, uint32_t>>(1u << v.pk()));
-  for (uint32_t r : RegistersInAddressOrder(l, rmask)) {
+  // (temp, half) of every (unit, slot) the loads bring in, at unit * slots + slot.
+  const size_t slots = size_t{1} << v.pk();
+  std::vector<std::pair<Reg, uint32_t>> at(static_cast<size_t>(v.units()) * slots);
+  const ViewTable view(v);
+  const Opc load(OpcodeText() << "ld.global" << VecMod(n / 2) << ".b32");  // spelled once
+  for (const Placed& r : RegistersInAddressOrder(l, rmask)) {
     Regs t(n / 2);
     for (Reg& x : t) x = w.NewReg();
-    w.Insn(OpcodeText() << "ld.global" << VecMod(t.size()) << ".b32", W::Vec(t),
-           addr.At(plan::ApplyBasis(l.reg, r)));
+    w.Insn(load, W::Vec(t), addr.At(r.offset()));
     for (uint32_t j = 0; j < n; ++j) {
-      const uint32_t reg = RunRegister(run, r, j);
-      at[v.Unit(reg)][v.Slot(reg)] = {t[j / 2], j % 2};
+      const uint32_t reg = RunRegister(run, r.id(), j);
+      at[view.Unit(reg) * slots + view.Slot(reg)] = {t[j / 2], j % 2};
     }
   }
   for (int u = 0; u < v.units(); ++u) {
-    const auto& s = at[u];
+    const std::pair<Reg, uint32_t>* s = &at[u * slots];
     Reg x = w.NewReg();
     if (v.pk() == 1) {
       w.Insn("prmt.b32", W::R(x), W::R(s[0].first), W::R(s[1].first),
@@ -807,16 +1020,18 @@ void EmitNarrowStore(Writer& w, const FlatLayout& l, const WordView& v,
                      GlobalAddresses& addr, const std::vector<Reg>& words) {
   const uint32_t rmask = BitMask(run);
   const uint32_t n = 1u << run.size();
-  for (uint32_t r : RegistersInAddressOrder(l, rmask | free_regs)) {
+  const ViewTable view(v);
+  const Opc store(OpcodeText() << "st.global" << VecMod(n / 2) << ".b32");  // spelled once
+  for (const Placed& r : RegistersInAddressOrder(l, rmask | free_regs)) {
     Regs t(n / 2);
     for (uint32_t m = 0; m < n / 2; ++m) {
-      const uint32_t ra = RunRegister(run, r, 2 * m), rb = RunRegister(run, r, 2 * m + 1);
+      const uint32_t ra = RunRegister(run, r.id(), 2 * m);
+      const uint32_t rb = RunRegister(run, r.id(), 2 * m + 1);
       t[m] = w.NewReg();
-      w.Insn("prmt.b32", W::R(t[m]), W::R(words[v.Unit(ra)]), W::R(words[v.Unit(rb)]),
-             W::Imm(HalfSelector(v.Slot(ra), v.Slot(rb))));
+      w.Insn("prmt.b32", W::R(t[m]), W::R(words[view.Unit(ra)]), W::R(words[view.Unit(rb)]),
+             W::Imm(HalfSelector(view.Slot(ra), view.Slot(rb))));
     }
-    w.Guarded(guard, OpcodeText() << "st.global" << VecMod(t.size()) << ".b32",
-              addr.At(plan::ApplyBasis(l.reg, r)), W::Vec(t));
+    w.Guarded(guard, store, addr.At(r.offset()), W::Vec(t));
   }
 }
 
@@ -839,19 +1054,20 @@ std::vector<Reg> EmitGlobalLoad(Writer& w, const ConversionProblem& p, const Fla
     EmitNarrowLoad(w, l, v, run, addr, words);
     return words;
   }
-  auto first_offset = [&](int u) {
-    return plan::ApplyBasis(l.reg, v.upw == 2 ? static_cast<uint32_t>(u)
-                                              : v.Reg(static_cast<uint32_t>(u), 0));
-  };
-  // Units stably sorted by first_offset (each computed once).
-  std::vector<std::pair<uint32_t, int>> keyed(static_cast<size_t>(v.units()));
-  for (int u = 0; u < v.units(); ++u) keyed[u] = {first_offset(u), u};
-  std::stable_sort(keyed.begin(), keyed.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  const ViewTable view(v);
+  const absl::InlinedVector<uint32_t, 64> offset = RegisterOffsets(l);
+  // Units in the order of their first register's offset (a 64-bit word's unit is its
+  // register).
+  PlacedList units;
+  for (uint32_t u = 0; u < static_cast<uint32_t>(v.units()); ++u) {
+    units.emplace_back(offset[v.upw == 2 ? u : view.Reg(u, 0)], u);
+  }
+  SortByOffset(units);
   const Opc load_element(OpcodeText() << "ld.global.u" << 8 * eb);  // spelled once
-  for (const auto& [offset, u] : keyed) {
+  for (const Placed& unit : units) {
+    const uint32_t u = unit.id();
     if (v.upw == 2) {
-      const Arg a = addr.At(plan::ApplyBasis(l.reg, u));
+      const Arg a = addr.At(unit.offset());
       Reg lo = w.NewReg(), hi = w.NewReg();
       w.Insn("ld.global.v2.b32", W::Vec({lo, hi}), a);
       words[2 * u] = lo;
@@ -860,8 +1076,7 @@ std::vector<Reg> EmitGlobalLoad(Writer& w, const ConversionProblem& p, const Fla
     }
     Reg word;
     for (int s = 0; s < (1 << v.pk()); ++s) {
-      uint32_t r = v.Reg(static_cast<uint32_t>(u), static_cast<uint32_t>(s));
-      const Arg a = addr.At(plan::ApplyBasis(l.reg, r));
+      const Arg a = addr.At(offset[view.Reg(u, static_cast<uint32_t>(s))]);
       Reg x = w.NewReg();
       w.Insn(load_element, W::R(x), a);
       if (s == 0) {
@@ -889,14 +1104,16 @@ void EmitGlobalStore(Writer& w, const ConversionProblem& p, const FlatLayout& l,
     return;
   }
   const Opc store_element(OpcodeText() << "st.global.b" << 8 * eb);  // spelled once
-  for (uint32_t r : RegistersInAddressOrder(l, free_regs)) {
-    const Arg a = addr.At(plan::ApplyBasis(l.reg, r));
+  const ViewTable view(v);
+  for (const Placed& placed : RegistersInAddressOrder(l, free_regs)) {
+    const uint32_t r = placed.id();
+    const Arg a = addr.At(placed.offset());
     if (v.upw == 2) {
       w.Guarded(guard, "st.global.v2.b32", a, W::Vec({words[2 * r], words[2 * r + 1]}));
       continue;
     }
-    const Reg word = words[v.Unit(r)];
-    uint32_t slot = v.Slot(r);
+    const Reg word = words[view.Unit(r)];
+    const uint32_t slot = view.Slot(r);
     Reg x = word;
     if (slot != 0) {
       x = w.NewReg();
@@ -923,23 +1140,23 @@ void EmitGlobalCopy(Writer& w, const ConversionProblem& p, const FlatLayout& l, 
   if ((eb << run.size()) < 4) run.clear();
   const int bytes = eb << run.size();
   const int words = bytes >= 4 ? bytes / 4 : 1;
-  const std::string ld = bytes >= 4 ? absl::StrCat("ld.global", VecMod(words), ".b32")
-                                    : absl::StrCat("ld.global.u", 8 * eb);
-  const std::string st = bytes >= 4 ? absl::StrCat("st.global", VecMod(words), ".b32")
-                                    : absl::StrCat("st.global.b", 8 * eb);
+  const Opc ld(bytes >= 4 ? OpcodeText() << "ld.global" << VecMod(words) << ".b32"
+                          : OpcodeText() << "ld.global.u" << 8 * eb);
+  const Opc st(bytes >= 4 ? OpcodeText() << "st.global" << VecMod(words) << ".b32"
+                          : OpcodeText() << "st.global.b" << 8 * eb);
   const Reg elem = EmitTidLinear(w, TidCoeffs(l), 0);
   GlobalAddresses src(w, elem, TidBits(l), eb, in), dst(w, elem, TidBits(l), eb, out);
-  const std::vector<uint32_t> regs = RegistersInAddressOrder(l, BitMask(run) | free_regs);
-  std::vector<std::vector<Reg>> loaded;
-  for (uint32_t r : regs) {
-    std::vector<Reg> t(static_cast<size_t>(words));
+  const PlacedList regs = RegistersInAddressOrder(l, BitMask(run) | free_regs);
+  std::vector<Regs> loaded;
+  for (const Placed& r : regs) {
+    Regs t(static_cast<size_t>(words));
     for (Reg& x : t) x = w.NewReg();
-    w.Insn(ld, W::Vec(t), src.At(plan::ApplyBasis(l.reg, r)));
+    w.Insn(ld, W::Vec(t), src.At(r.offset()));
     loaded.push_back(std::move(t));
   }
   const std::optional<Reg> guard = StoreGuard(w, free_tid);
   for (size_t i = 0; i < regs.size(); ++i) {
-    w.Guarded(guard, st, dst.At(plan::ApplyBasis(l.reg, regs[i])), W::Vec(loaded[i]));
+    w.Guarded(guard, st, dst.At(regs[i].offset()), W::Vec(loaded[i]));
   }
 }
 
@@ -1272,14 +1489,24 @@ std::vector<Reg> NameLoopWords(const Program& body, const std::vector<Reg>& x) {
 void EmitBackEdge(Writer& w, const ConversionProblem& problem, const WordView& sv,
                   const Program& body, const std::vector<Reg>& names,
                   const std::vector<Reg>& x) {
-  std::map<Reg, size_t> x_index;
-  for (size_t j = 0; j < x.size(); ++j) x_index[x[j]] = j;
+  // x_index[code]: the last j with x[j] the register of that code (Reg::Code), or -1; an
+  // array where a std::map<Reg, size_t> cost ~5 k instructions a round trip.
+  std::vector<int> x_index;
+  for (size_t j = 0; j < x.size(); ++j) {
+    const size_t code = static_cast<size_t>(x[j].Code());
+    if (code >= x_index.size()) x_index.resize(code + 1, -1);
+    x_index[code] = static_cast<int>(j);
+  }
+  auto index_of = [&](Reg r) {
+    const size_t code = static_cast<size_t>(r.Code());
+    return code < x_index.size() ? x_index[code] : -1;
+  };
   std::vector<std::pair<Reg, Reg>> copies;
   for (size_t i = 0; i < body.outputs.size(); ++i) {
     const Reg src = names[body.outputs[i]];
     if (src == x[i]) continue;
-    auto it = x_index.find(src);
-    if (it != x_index.end() && SameElements(problem, sv, it->second, i)) continue;
+    const int j = index_of(src);
+    if (j >= 0 && SameElements(problem, sv, static_cast<size_t>(j), i)) continue;
     copies.emplace_back(x[i], src);
   }
   bool overlap = false;
@@ -1443,8 +1670,13 @@ Recording RecordHarness(const ConversionProblem& problem, const ConversionPlan& 
 Module EmitHarnessModule(const ConversionProblem& problem, const ConversionPlan& forward,
                          const ConversionPlan* backward, Harness harness) {
   Recording r = RecordHarness(problem, forward, backward, harness);
-  r.frame.kernels[0] = r.body.Tree(std::move(r.frame.kernels[0]));
+  // The frame and the body's opening declarations located as printed; the rest of the
+  // body follows them after a blank line (as in EmitHarness), and AppendTree locates it.
+  Kernel& k = r.frame.kernels[0];
+  k.body.reserve(Writer::kDeclarations + r.body.size());
+  r.body.AppendDeclarations(&k.body);
   LocateAsPrinted(&r.frame);
+  r.body.AppendTree(&k, k.body.back().loc.line + 2);
   return std::move(r.frame);
 }
 
@@ -1454,7 +1686,7 @@ std::string EmitHarness(const ConversionProblem& problem, const ConversionPlan& 
   // The frame printed with the body's opening register declarations only ends with the
   // kernel's closing brace; the rest of the body goes before it, after the blank line
   // PrintModule puts after a body's opening declarations.
-  r.frame.kernels[0].body = r.body.Declarations();
+  r.body.AppendDeclarations(&r.frame.kernels[0].body);
   std::string text = PrintModule(r.frame);
   WARPCHECK_CHECK(absl::EndsWith(text, "\n}\n"));
   text.resize(text.size() - 2);
