@@ -574,44 +574,44 @@ absl::Status DecodeMemory(DecodeCtx& ctx, const ptx::Instruction& in, Insn* out)
   uint32_t base;
   RETURN_IF_ERROR(ctx.Address(addr, space, &base, &out->offset));
   out->s[0] = base;
-  std::vector<const ptx::Operand*> elems;
-  if (data.kind == ptx::OperandKind::kVector) {
-    for (const ptx::Operand& e : data.elems) elems.push_back(&e);
-  } else {
-    elems.push_back(&data);
-  }
-  if (static_cast<int>(elems.size()) != in.mods.vec) {
+  // The data operands: a vector's elements, or the operand itself (no list is built: a
+  // vector per ld/st was a tenth of decoding).
+  const bool is_vector = data.kind == ptx::OperandKind::kVector;
+  const size_t count = is_vector ? data.elems.size() : 1;
+  auto elem = [&](size_t i) -> const ptx::Operand& { return is_vector ? data.elems[i] : data; };
+  if (static_cast<int>(count) != in.mods.vec) {
     return ctx.Error(data.loc,
                      absl::StrCat("'", in.opcode_text, "' moves ", in.mods.vec,
-                                  " element(s) but the operand has ", elems.size()));
+                                  " element(s) but the operand has ", count));
   }
   // Element registers may be wider than the element (ld.b8 into a .b16 register).
   Type reg_type = t == Type::kF16x2 || t == Type::kBf16x2 ? Type::kB32 : t;
   if (store) {
-    for (size_t i = 0; i < elems.size(); ++i) {
-      ASSIGN_OR_RETURN(out->s[1 + i], ctx.Src(*elems[i], reg_type));
+    for (size_t i = 0; i < count; ++i) {
+      ASSIGN_OR_RETURN(out->s[1 + i], ctx.Src(elem(i), reg_type));
     }
-    out->ns = static_cast<uint8_t>(1 + elems.size());
+    out->ns = static_cast<uint8_t>(1 + count);
     out->fn = PickLdSt<true>(bits / 8);
   } else {
     uint64_t dmask = ~uint64_t{0};
     bool first = true;
-    for (size_t i = 0; i < elems.size(); ++i) {
-      if (elems[i]->kind == ptx::OperandKind::kImm) {
-        return ctx.Error(elems[i]->loc, "cannot load into an immediate");
+    for (size_t i = 0; i < count; ++i) {
+      const ptx::Operand& e = elem(i);
+      if (e.kind == ptx::OperandKind::kImm) {
+        return ctx.Error(e.loc, "cannot load into an immediate");
       }
       uint64_t m;
-      ASSIGN_OR_RETURN(out->d[i], ctx.Dst(*elems[i], bits, &m));
-      if (elems[i]->kind != ptx::OperandKind::kSink) {
+      ASSIGN_OR_RETURN(out->d[i], ctx.Dst(e, bits, &m));
+      if (e.kind != ptx::OperandKind::kSink) {
         if (!first && m != dmask) {
-          return ctx.Error(elems[i]->loc, "vector elements must have one register width");
+          return ctx.Error(e.loc, "vector elements must have one register width");
         }
         dmask = m;
         first = false;
       }
     }
     out->dmask = dmask;
-    out->nd = static_cast<uint8_t>(elems.size());
+    out->nd = static_cast<uint8_t>(count);
     out->ns = 1;
     out->fn = PickLdSt<false>(bits / 8);
   }
