@@ -238,7 +238,41 @@ void MoveLaneData(Exec& x, const Insn& in, uint32_t mask, uint8_t* mem, uint64_t
   ForLanes(mask, lane);
 }
 
-// ExecLdSt's common case in one go: an explicit global/const access, or a shared one
+// The memory of FastLdSt's request: `*mem` such that lane address a is at
+// *mem + (a - *mem_base), when every lane's [a, a + size) lies inside one buffer of
+// `space` (addresses lo..hi, all aligned to size); false otherwise (nothing is changed).
+// Each case is Resolve's bounds test for the whole range: shared window, parameter
+// memory (loads only: decode rejects stores), one global region.
+inline bool LocateRange(Exec& x, Space space, uint64_t lo, uint64_t hi, uint32_t size,
+                        uint8_t** mem, uint64_t* mem_base) {
+  switch (space) {
+    case Space::kShared: {
+      const uint64_t limit = x.m->shared_bytes();
+      if (lo < kSharedBase || hi - kSharedBase >= limit || hi - kSharedBase + size > limit)
+        return false;
+      *mem = x.cta->shared.data();
+      *mem_base = kSharedBase;
+      return true;
+    }
+    case Space::kParam: {
+      const uint64_t limit = x.m->params().size();
+      if (hi >= limit || hi + size > limit) return false;
+      *mem = const_cast<uint8_t*>(x.m->params().data());
+      *mem_base = 0;
+      return true;
+    }
+    default: {
+      if (hi - lo > (uint64_t{1} << 40)) return false;
+      uint8_t* p = x.m->global().Find(lo, hi - lo + size);
+      if (p == nullptr) return false;
+      *mem = p;
+      *mem_base = lo;
+      return true;
+    }
+  }
+}
+
+// ExecLdSt's common case in one go: an explicit global/const/param access, or a shared one
 // (with or without race checks: `checked`), whose lanes are all aligned and together lie
 // inside one buffer (the shared window), with no watched store. Then no lane can fault
 // but for a race, so the per-lane checks of ExecLdSt reduce to one range check, and the
@@ -259,7 +293,9 @@ FastResult FastLdSt(Exec& x, const Insn& in, uint32_t mask, bool checked) {
   constexpr FastResult kNotTaken = FastResult::kNotTaken;
   const Space space = Space(in.space);
   const bool shared = space == Space::kShared;
-  if (!shared && space != Space::kGlobal && space != Space::kConst) return kNotTaken;
+  const bool explicit_space = shared || space == Space::kGlobal || space == Space::kConst ||
+                              (!kStore && space == Space::kParam);
+  if (!explicit_space) return kNotTaken;
   const uint32_t vec = in.vec, size = kEb * vec;
   if (vec != 1 && vec != 2 && vec != 4) return kNotTaken;
   const uint64_t* base = x.R(in.s[0]);
@@ -282,19 +318,7 @@ FastResult FastLdSt(Exec& x, const Insn& in, uint32_t mask, bool checked) {
   // [lo, hi + size) in one buffer; hi + size cannot wrap once lo..hi is in a buffer.
   uint8_t* mem;
   uint64_t mem_base;
-  if (shared) {
-    const uint64_t limit = x.m->shared_bytes();
-    if (lo < kSharedBase || hi - kSharedBase >= limit || hi - kSharedBase + size > limit)
-      return kNotTaken;
-    mem = x.cta->shared.data();
-    mem_base = kSharedBase;
-  } else {
-    if (hi - lo > (uint64_t{1} << 40)) return kNotTaken;
-    uint8_t* p = x.m->global().Find(lo, hi - lo + size);
-    if (p == nullptr) return kNotTaken;
-    mem = p;
-    mem_base = lo;
-  }
+  if (!LocateRange(x, space, lo, hi, size, &mem, &mem_base)) return kNotTaken;
   if (checked && shared && (size & 3) == 0) {
     // Whole words (every lane is aligned to size): the warp's checks in one batch, lane
     // by lane in the same order as below (a store's lane checked right before it writes).
@@ -361,7 +385,7 @@ FastResult FastLdSt(Exec& x, const Insn& in, uint32_t mask, bool checked) {
   }
   if (shared) {
     CountShared(x, saddr, mask, size, kStore);
-  } else {
+  } else if (space != Space::kParam) {
     x.m->mutable_counters().global_bytes[kStore] += uint64_t(size) * Popcount32(mask);
   }
   return FastResult::kDone;
