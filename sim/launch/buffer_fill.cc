@@ -57,6 +57,28 @@ absl::StatusOr<std::vector<uint8_t>> ReadFileFill(const BufferParam& b,
   return std::vector<uint8_t>(text->begin(), text->begin() + file_size);
 }
 
+// `n` bytes of SplitMix64 words from `seed`: whole words little-endian, the tail from one
+// more word's low bytes. Appended a chunk at a time from the stack, never zero-filled
+// first (a vector made at its size is, which cost as many instructions as the fill).
+std::vector<uint8_t> RandomBytes(size_t n, uint64_t seed) {
+  std::vector<uint8_t> bytes;
+  bytes.reserve(n);
+  uint64_t state = seed;
+  uint8_t chunk[512];  // a multiple of 8: every word fits whole, also the tail's
+  while (bytes.size() < n) {
+    const size_t take = std::min(sizeof chunk, n - bytes.size());
+    for (size_t i = 0; i < take; i += 8) {
+      uint64_t word = SplitMix64(state);
+      // The byte order of `word >> 8k` is little-endian: on a big-endian host the bytes
+      // are swapped first.
+      if constexpr (std::endian::native == std::endian::big) word = __builtin_bswap64(word);
+      std::memcpy(chunk + i, &word, 8);
+    }
+    bytes.insert(bytes.end(), chunk, chunk + take);
+  }
+  return bytes;
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<uint8_t>> FillBuffer(const BufferParam& b,
@@ -72,14 +94,18 @@ absl::StatusOr<std::vector<uint8_t>> FillBuffer(const BufferParam& b,
     return absl::InvalidArgumentError(absl::StrCat(
         Describe(b), ": element_bytes must be 1, 2, 4 or 8, got ", element_bytes));
   }
-  std::vector<uint8_t> bytes(static_cast<size_t>(b.size_bytes()));
+  const size_t size = static_cast<size_t>(b.size_bytes());
+  // Each fill makes its vector with its bytes (one pass over the memory, not a zero fill
+  // and then another).
   switch (b.fill()) {
     case BufferParam::ZERO:
-      break;
+      return std::vector<uint8_t>(size, 0);
     case BufferParam::POISON:
-      std::fill(bytes.begin(), bytes.end(), uint8_t{0xA5});
-      break;
+      return std::vector<uint8_t>(size, 0xA5);
+    case BufferParam::RANDOM:
+      return RandomBytes(size, b.seed());
     case BufferParam::IOTA: {
+      std::vector<uint8_t> bytes(size);
       if (bytes.size() % element_bytes != 0) {
         return absl::InvalidArgumentError(
             absl::StrCat(Describe(b), ": IOTA size is not a multiple of element_bytes ",
@@ -106,31 +132,12 @@ absl::StatusOr<std::vector<uint8_t>> FillBuffer(const BufferParam& b,
         case 4: iota(uint32_t{}); break;
         default: iota(uint64_t{}); break;
       }
-      break;
-    }
-    case BufferParam::RANDOM: {
-      uint64_t state = b.seed();
-      // Whole words as one store each (the byte order of `word >> 8k` is little-endian:
-      // on a big-endian host the bytes are swapped first), then the tail byte by byte.
-      const size_t whole = bytes.size() / 8 * 8;
-      for (size_t i = 0; i < whole; i += 8) {
-        uint64_t word = SplitMix64(state);
-        if constexpr (std::endian::native == std::endian::big) word = __builtin_bswap64(word);
-        std::memcpy(bytes.data() + i, &word, 8);
-      }
-      if (whole < bytes.size()) {
-        const uint64_t word = SplitMix64(state);
-        for (size_t k = 0; whole + k < bytes.size(); ++k) {
-          bytes[whole + k] = static_cast<uint8_t>(word >> (8 * k));
-        }
-      }
-      break;
+      return bytes;
     }
     default:
       return absl::InvalidArgumentError(
           absl::StrCat(Describe(b), ": unknown fill ", static_cast<int>(b.fill())));
   }
-  return bytes;
 }
 
 }  // namespace warpcheck::sim::launch

@@ -86,6 +86,10 @@ class SharedCostMemo {
 
  private:
   struct Entry {
+    // User-provided: a value-initialised vector of entries would otherwise zero every
+    // `rel` first (10 KB per launch for the machine's own memo); an entry's `rel` is read
+    // only once `pc` names an instruction, and then it was written.
+    Entry() {}
     uint32_t pc = ~uint32_t{0};
     uint32_t mask = 0;
     uint32_t bytes = 0;

@@ -92,7 +92,9 @@ absl::Status DecodeCtx::Init() {
   uint32_t npreds = 3;
   uint32_t nslots = 0;
   reg_index_.reserve(kernel_.registers.size());
+  reg_bits_.reserve(kernel_.registers.size());
   for (const ptx::Register& r : kernel_.registers) {
+    reg_bits_.push_back(static_cast<uint8_t>(ptx::TypeBits(r.type)));
     if (r.type == Type::kPred) {
       reg_index_.push_back(npreds++);
     } else {
@@ -182,28 +184,23 @@ absl::Status DecodeCtx::Init() {
 }
 
 uint32_t DecodeCtx::Const(uint64_t value) {
-  auto it = consts_.find(value);
-  if (it != consts_.end()) return it->second;
-  uint32_t slot = program_->num_slots++;
-  program_->slot_init.push_back(value);
-  consts_.emplace(value, slot);
-  return slot;
+  // Fibonacci hashing: the top bits of value * 2^64 / phi.
+  ConstCacheEntry& cached =
+      const_cache_[(value * 0x9E3779B97F4A7C15ull) >> (64 - kConstCacheBits)];
+  if (cached.used && cached.value == value) return cached.slot;
+  auto [it, inserted] = consts_.try_emplace(value, program_->num_slots);
+  if (inserted) {
+    ++program_->num_slots;
+    program_->slot_init.push_back(value);
+  }
+  cached = ConstCacheEntry{value, it->second, true};
+  return it->second;
 }
 
-int DecodeCtx::RegBits(const Operand& o) const {
-  return ptx::TypeBits(kernel_.registers[o.reg].type);
-}
-
-absl::StatusOr<uint32_t> DecodeCtx::Src(const Operand& o, Type type) {
+absl::StatusOr<uint32_t> DecodeCtx::OtherSrc(const Operand& o) {
   switch (o.kind) {
-    case OperandKind::kReg:
-      if (IsPredReg(o)) {
-        return Error(o.loc, absl::StrCat("predicate '", o.name, "' used as a value"));
-      }
-      reads_.push_back(reg_index_[o.reg]);
-      return reg_index_[o.reg];
-    case OperandKind::kImm:
-      return Const(ImmValue(o, type));
+    case OperandKind::kReg:  // a predicate (Src took the value registers)
+      return Error(o.loc, absl::StrCat("predicate '", o.name, "' used as a value"));
     case OperandKind::kSymbol: {
       auto it = symbols_.find(o.name);
       if (it == symbols_.end())
@@ -243,7 +240,8 @@ absl::StatusOr<uint32_t> DecodeCtx::Src(const Operand& o, Type type) {
   }
 }
 
-absl::StatusOr<uint32_t> DecodeCtx::Dst(const Operand& o, int bits, uint64_t* dmask) {
+absl::StatusOr<uint32_t> DecodeCtx::OtherDst(const Operand& o, int bits,
+                                              uint64_t* dmask) {
   if (o.kind == OperandKind::kSink) {
     if (dmask != nullptr) *dmask = ~uint64_t{0};
     return sink_slot_;

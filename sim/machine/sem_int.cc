@@ -457,21 +457,25 @@ bool ExecPrmtHalves(Exec& x, const Insn& in, uint32_t mask) {
   return true;
 }
 
-// The same for a selector known at compile time (the 16-bit packings the codegen emits:
-// 0x5410 = low halves of a and b, 0x7632 = high halves), which the compiler turns into
-// constant shifts and masks over the lanes.
+// The same for a selector known at compile time that picks two aligned 16-bit halves (the
+// packings the codegen emits: 0x5410 = low halves of a and b, 0x7632 = high halves,
+// 0x5432, 0x7610): each half is taken straight from its source register, a shift and a
+// mask (the same bits as the byte picks of ExecPrmtPick, without building {b, a}).
 template <uint32_t kSel>
 bool ExecPrmtConst(Exec& x, const Insn& in, uint32_t mask) {
+  // Halves of {b, a} by index: 0, 1 of a, 2, 3 of b.
+  constexpr uint32_t kLo = (kSel & 7) / 2, kHi = ((kSel >> 8) & 7) / 2;
   static_assert((kSel & 0x8888) == 0, "no sign replication");
+  static_assert((kSel & 0xf) == 2 * kLo && ((kSel >> 4) & 0xf) == 2 * kLo + 1 &&
+                    ((kSel >> 8) & 0xf) == 2 * kHi && ((kSel >> 12) & 0xf) == 2 * kHi + 1,
+                "two aligned halves");
   uint64_t* d = x.R(in.d[0]);
   const uint64_t* a = x.R(in.s[0]);
   const uint64_t* b = x.R(in.s[1]);
   ForLanesEw(mask, [&](int l) {
-    constexpr uint32_t s0 = 8 * (kSel & 7), s1 = 8 * ((kSel >> 4) & 7),
-                       s2 = 8 * ((kSel >> 8) & 7), s3 = 8 * ((kSel >> 12) & 7);
-    const uint64_t t = (b[l] << 32) | uint32_t(a[l]);
-    d[l] = ((t >> s0) & 0xff) | (((t >> s1) & 0xff) << 8) | (((t >> s2) & 0xff) << 16) |
-           (((t >> s3) & 0xff) << 24);
+    const uint64_t lo = ((kLo < 2 ? a[l] : b[l]) >> (16 * (kLo % 2))) & 0xffff;
+    const uint64_t hi = ((kHi < 2 ? a[l] : b[l]) >> (16 * (kHi % 2))) & 0xffff;
+    d[l] = lo | hi << 16;
   });
   return true;
 }

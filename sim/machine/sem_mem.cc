@@ -238,7 +238,41 @@ void MoveLaneData(Exec& x, const Insn& in, uint32_t mask, uint8_t* mem, uint64_t
   ForLanes(mask, lane);
 }
 
-// ExecLdSt's common case in one go: an explicit global/const access, or a shared one
+// The memory of FastLdSt's request: `*mem` such that lane address a is at
+// *mem + (a - *mem_base), when every lane's [a, a + size) lies inside one buffer of
+// `space` (addresses lo..hi, all aligned to size); false otherwise (nothing is changed).
+// Each case is Resolve's bounds test for the whole range: shared window, parameter
+// memory (loads only: decode rejects stores), one global region.
+inline bool LocateRange(Exec& x, Space space, uint64_t lo, uint64_t hi, uint32_t size,
+                        uint8_t** mem, uint64_t* mem_base) {
+  switch (space) {
+    case Space::kShared: {
+      const uint64_t limit = x.m->shared_bytes();
+      if (lo < kSharedBase || hi - kSharedBase >= limit || hi - kSharedBase + size > limit)
+        return false;
+      *mem = x.cta->shared.data();
+      *mem_base = kSharedBase;
+      return true;
+    }
+    case Space::kParam: {
+      const uint64_t limit = x.m->params().size();
+      if (hi >= limit || hi + size > limit) return false;
+      *mem = const_cast<uint8_t*>(x.m->params().data());
+      *mem_base = 0;
+      return true;
+    }
+    default: {
+      if (hi - lo > (uint64_t{1} << 40)) return false;
+      uint8_t* p = x.m->global().Find(lo, hi - lo + size);
+      if (p == nullptr) return false;
+      *mem = p;
+      *mem_base = lo;
+      return true;
+    }
+  }
+}
+
+// ExecLdSt's common case in one go: an explicit global/const/param access, or a shared one
 // (with or without race checks: `checked`), whose lanes are all aligned and together lie
 // inside one buffer (the shared window), with no watched store. Then no lane can fault
 // but for a race, so the per-lane checks of ExecLdSt reduce to one range check, and the
@@ -259,7 +293,9 @@ FastResult FastLdSt(Exec& x, const Insn& in, uint32_t mask, bool checked) {
   constexpr FastResult kNotTaken = FastResult::kNotTaken;
   const Space space = Space(in.space);
   const bool shared = space == Space::kShared;
-  if (!shared && space != Space::kGlobal && space != Space::kConst) return kNotTaken;
+  const bool explicit_space = shared || space == Space::kGlobal || space == Space::kConst ||
+                              (!kStore && space == Space::kParam);
+  if (!explicit_space) return kNotTaken;
   const uint32_t vec = in.vec, size = kEb * vec;
   if (vec != 1 && vec != 2 && vec != 4) return kNotTaken;
   const uint64_t* base = x.R(in.s[0]);
@@ -282,19 +318,7 @@ FastResult FastLdSt(Exec& x, const Insn& in, uint32_t mask, bool checked) {
   // [lo, hi + size) in one buffer; hi + size cannot wrap once lo..hi is in a buffer.
   uint8_t* mem;
   uint64_t mem_base;
-  if (shared) {
-    const uint64_t limit = x.m->shared_bytes();
-    if (lo < kSharedBase || hi - kSharedBase >= limit || hi - kSharedBase + size > limit)
-      return kNotTaken;
-    mem = x.cta->shared.data();
-    mem_base = kSharedBase;
-  } else {
-    if (hi - lo > (uint64_t{1} << 40)) return kNotTaken;
-    uint8_t* p = x.m->global().Find(lo, hi - lo + size);
-    if (p == nullptr) return kNotTaken;
-    mem = p;
-    mem_base = lo;
-  }
+  if (!LocateRange(x, space, lo, hi, size, &mem, &mem_base)) return kNotTaken;
   if (checked && shared && (size & 3) == 0) {
     // Whole words (every lane is aligned to size): the warp's checks in one batch, lane
     // by lane in the same order as below (a store's lane checked right before it writes).
@@ -361,7 +385,7 @@ FastResult FastLdSt(Exec& x, const Insn& in, uint32_t mask, bool checked) {
   }
   if (shared) {
     CountShared(x, saddr, mask, size, kStore);
-  } else {
+  } else if (space != Space::kParam) {
     x.m->mutable_counters().global_bytes[kStore] += uint64_t(size) * Popcount32(mask);
   }
   return FastResult::kDone;
@@ -574,44 +598,44 @@ absl::Status DecodeMemory(DecodeCtx& ctx, const ptx::Instruction& in, Insn* out)
   uint32_t base;
   RETURN_IF_ERROR(ctx.Address(addr, space, &base, &out->offset));
   out->s[0] = base;
-  std::vector<const ptx::Operand*> elems;
-  if (data.kind == ptx::OperandKind::kVector) {
-    for (const ptx::Operand& e : data.elems) elems.push_back(&e);
-  } else {
-    elems.push_back(&data);
-  }
-  if (static_cast<int>(elems.size()) != in.mods.vec) {
+  // The data operands: a vector's elements, or the operand itself (no list is built: a
+  // vector per ld/st was a tenth of decoding).
+  const bool is_vector = data.kind == ptx::OperandKind::kVector;
+  const size_t count = is_vector ? data.elems.size() : 1;
+  auto elem = [&](size_t i) -> const ptx::Operand& { return is_vector ? data.elems[i] : data; };
+  if (static_cast<int>(count) != in.mods.vec) {
     return ctx.Error(data.loc,
                      absl::StrCat("'", in.opcode_text, "' moves ", in.mods.vec,
-                                  " element(s) but the operand has ", elems.size()));
+                                  " element(s) but the operand has ", count));
   }
   // Element registers may be wider than the element (ld.b8 into a .b16 register).
   Type reg_type = t == Type::kF16x2 || t == Type::kBf16x2 ? Type::kB32 : t;
   if (store) {
-    for (size_t i = 0; i < elems.size(); ++i) {
-      ASSIGN_OR_RETURN(out->s[1 + i], ctx.Src(*elems[i], reg_type));
+    for (size_t i = 0; i < count; ++i) {
+      ASSIGN_OR_RETURN(out->s[1 + i], ctx.Src(elem(i), reg_type));
     }
-    out->ns = static_cast<uint8_t>(1 + elems.size());
+    out->ns = static_cast<uint8_t>(1 + count);
     out->fn = PickLdSt<true>(bits / 8);
   } else {
     uint64_t dmask = ~uint64_t{0};
     bool first = true;
-    for (size_t i = 0; i < elems.size(); ++i) {
-      if (elems[i]->kind == ptx::OperandKind::kImm) {
-        return ctx.Error(elems[i]->loc, "cannot load into an immediate");
+    for (size_t i = 0; i < count; ++i) {
+      const ptx::Operand& e = elem(i);
+      if (e.kind == ptx::OperandKind::kImm) {
+        return ctx.Error(e.loc, "cannot load into an immediate");
       }
       uint64_t m;
-      ASSIGN_OR_RETURN(out->d[i], ctx.Dst(*elems[i], bits, &m));
-      if (elems[i]->kind != ptx::OperandKind::kSink) {
+      ASSIGN_OR_RETURN(out->d[i], ctx.Dst(e, bits, &m));
+      if (e.kind != ptx::OperandKind::kSink) {
         if (!first && m != dmask) {
-          return ctx.Error(elems[i]->loc, "vector elements must have one register width");
+          return ctx.Error(e.loc, "vector elements must have one register width");
         }
         dmask = m;
         first = false;
       }
     }
     out->dmask = dmask;
-    out->nd = static_cast<uint8_t>(elems.size());
+    out->nd = static_cast<uint8_t>(count);
     out->ns = 1;
     out->fn = PickLdSt<false>(bits / 8);
   }

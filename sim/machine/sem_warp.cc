@@ -219,21 +219,29 @@ bool ExecMatrix(Exec& x, const Insn& in, uint32_t mask) {
       }
       std::memcpy(row[k], smem + rows[k], 16);
     }
-    for (int i = 0; i < num; ++i) {
-      uint64_t* reg = x.R(in.d[i]);
-      for (uint32_t mm = live; mm != 0; mm &= mm - 1) {
-        int t = __builtin_ctz(mm);
-        if (!trans) {
-          uint32_t v;
-          std::memcpy(&v, &row[8 * i + t / 4][4 * (t % 4)], 4);
-          reg[t] = v;
-        } else {
-          uint16_t lo, hi;
-          std::memcpy(&lo, &row[8 * i + 2 * (t % 4)][2 * (t / 4)], 2);
-          std::memcpy(&hi, &row[8 * i + 2 * (t % 4) + 1][2 * (t / 4)], 2);
-          reg[t] = uint32_t(lo) | uint32_t(hi) << 16;
-        }
+    // Lane t's word of matrix i: row t / 4, word t % 4 (transposed: the halves of column
+    // t / 4 in rows 2 (t % 4) and 2 (t % 4) + 1). `trans` chosen once, outside the lanes.
+    auto plain = [&](int i, int t) {
+      uint32_t v;
+      std::memcpy(&v, &row[8 * i + t / 4][4 * (t % 4)], 4);
+      return v;
+    };
+    auto transposed = [&](int i, int t) {
+      uint16_t lo, hi;
+      std::memcpy(&lo, &row[8 * i + 2 * (t % 4)][2 * (t / 4)], 2);
+      std::memcpy(&hi, &row[8 * i + 2 * (t % 4) + 1][2 * (t / 4)], 2);
+      return uint32_t(lo) | uint32_t(hi) << 16;
+    };
+    auto fill = [&](auto word) {
+      for (int i = 0; i < num; ++i) {
+        uint64_t* reg = x.R(in.d[i]);
+        ForLanes(live, [&](int t) { reg[t] = word(i, t); });
       }
+    };
+    if (trans) {
+      fill(transposed);
+    } else {
+      fill(plain);
     }
   }
   m.WarpSyncClocks(*x.w, live);

@@ -38,11 +38,30 @@ class DecodeCtx {
 
   // A value slot holding `o` as an operand of type `type` (registers, immediates, symbol
   // addresses, special registers).
-  absl::StatusOr<uint32_t> Src(const ptx::Operand& o, ptx::Type type);
+  absl::StatusOr<uint32_t> Src(const ptx::Operand& o, ptx::Type type) {
+    // Value registers and immediates here (every decoded instruction has some); symbols,
+    // special registers and every error out of line.
+    if (o.kind == ptx::OperandKind::kReg && !IsPredReg(o)) {
+      const uint32_t slot = reg_index_[o.reg];
+      reads_.push_back(slot);
+      return slot;
+    }
+    if (o.kind == ptx::OperandKind::kImm) return Const(ImmValue(o, type));
+    return OtherSrc(o);
+  }
   // A destination slot; `*dmask` receives the register's width mask. `bits` is the width
   // the instruction writes: a narrower register is an error.
   absl::StatusOr<uint32_t> Dst(const ptx::Operand& o, int bits,
-                               uint64_t* dmask = nullptr);
+                               uint64_t* dmask = nullptr) {
+    // A wide enough value register here; the sink and every error out of line.
+    if (o.kind == ptx::OperandKind::kReg && reg_bits_[o.reg] >= bits && !IsPredReg(o)) {
+      if (dmask != nullptr) *dmask = WidthMaskOf(reg_bits_[o.reg]);
+      const uint32_t slot = reg_index_[o.reg];
+      writes_.push_back(slot);
+      return slot;
+    }
+    return OtherDst(o, bits, dmask);
+  }
   // Predicate source (optionally negated) and destination.
   absl::Status PredSrc(const ptx::Operand& o, uint16_t* index, bool* negated);
   absl::StatusOr<uint16_t> PredDst(const ptx::Operand& o);
@@ -55,7 +74,7 @@ class DecodeCtx {
     return o.kind == ptx::OperandKind::kReg &&
            kernel_.registers[o.reg].type == ptx::Type::kPred;
   }
-  int RegBits(const ptx::Operand& o) const;
+  int RegBits(const ptx::Operand& o) const { return reg_bits_[o.reg]; }
 
   const ptx::Kernel& kernel() const { return kernel_; }
   Program* program() { return program_; }
@@ -80,8 +99,27 @@ class DecodeCtx {
   const ptx::Module& module_;
   const ptx::Kernel& kernel_;
   Program* program_;
+  static uint64_t WidthMaskOf(int bits) {
+    return bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+  }
+  // Src and Dst for everything but their common cases (out of line).
+  absl::StatusOr<uint32_t> OtherSrc(const ptx::Operand& o);
+  absl::StatusOr<uint32_t> OtherDst(const ptx::Operand& o, int bits, uint64_t* dmask);
+
   std::vector<uint32_t> reg_index_;  // per kernel register: slot or predicate index
+  std::vector<uint8_t> reg_bits_;    // per kernel register: ptx::TypeBits of its type
   absl::flat_hash_map<uint64_t, uint32_t> consts_;
+  // A direct-mapped copy of recent consts_ entries (value -> slot), looked at first: most
+  // immediates of a kernel repeat (offsets, masks, shift counts), and a hash-map lookup
+  // was most of a decoded instruction's cost. Entries only ever mirror consts_, so a slot
+  // is assigned exactly when, and as, the map alone assigned it.
+  struct ConstCacheEntry {
+    uint64_t value = 0;
+    uint32_t slot = 0;
+    bool used = false;
+  };
+  static constexpr uint32_t kConstCacheBits = 6;
+  ConstCacheEntry const_cache_[1u << kConstCacheBits];
   absl::flat_hash_map<int, uint32_t> specials_;
   absl::flat_hash_map<std::string, uint32_t> labels_;
   // Symbol -> (space, address within the space) for shared/local/param; globals by index.
@@ -129,6 +167,9 @@ uint32_t Lop3(uint32_t a, uint32_t b, uint32_t c, uint32_t lut);
 template <typename F>
 inline void ForLanes(uint32_t mask, F f) {
   if (mask == 0xFFFFFFFFu) {
+    // Unrolled: the bodies here (ld/st address passes and moves) are a few instructions,
+    // and the loop's own increment, compare and jump were a fifth of them.
+#pragma GCC unroll 8
     for (int l = 0; l < 32; ++l) f(l);
   } else {
     for (uint32_t m = mask; m != 0; m &= m - 1) f(__builtin_ctz(m));

@@ -86,6 +86,36 @@ TEST(MachineFaultTest, OutOfBounds) {
   EXPECT_TRUE(r.HasFault("out_of_bounds"));
 }
 
+// ld.param through a register address: parameter memory is out_ptr, in_ptr (16 bytes).
+// RunBody runs every body lane by lane and on the one-range-check path (sem_mem.cc
+// FastLdSt, which takes parameter loads): the edges must agree.
+TEST(MachineFaultTest, ParamLoadsThroughRegisterAddresses) {
+  // Lanes alternate between the two params (the last 8 bytes included): in bounds.
+  ASSERT_OK_AND_ASSIGN(BodyRun r, RunBody(R"(
+  and.b32 %r1, %r0, 1;
+  mul.wide.u32 %rd3, %r1, 8;
+  ld.param.u64 %rd4, [%rd3];
+  st.global.u64 [%rd2], %rd4;)"));
+  ASSERT_TRUE(r.report.ok()) << r.Faults();
+  EXPECT_NE(r.At<uint64_t>(0), r.At<uint64_t>(1));
+  EXPECT_EQ(r.At<uint64_t>(0), r.At<uint64_t>(2));
+  // Lane l reads offset 8 * l: lane 2 is the first past the end.
+  std::string body = R"(
+  mul.wide.u32 %rd3, %r0, 8;
+  ld.param.u64 %rd4, [%rd3];)";
+  ASSERT_OK_AND_ASSIGN(r, RunBody(body));
+  const SimFault& f = First(r, "out_of_bounds");
+  EXPECT_EQ(f.thread(), 2u);
+  EXPECT_THAT(f.text(), HasSubstr("param offset 0x10 is outside the 16 bytes"));
+  // A straddling vector load and a misaligned one.
+  ASSERT_OK_AND_ASSIGN(r, RunBody("  mov.u64 %rd3, 8;\n  ld.param.v2.u64 {%rd4, %rd5}, [%rd3];"));
+  EXPECT_TRUE(r.HasFault("misaligned")) << r.Faults();
+  ASSERT_OK_AND_ASSIGN(r, RunBody("  mov.u64 %rd3, 4;\n  ld.param.u64 %rd4, [%rd3];"));
+  EXPECT_TRUE(r.HasFault("misaligned")) << r.Faults();
+  ASSERT_OK_AND_ASSIGN(r, RunBody("  mov.u64 %rd3, 12;\n  ld.param.u32 %r1, [%rd3+4];"));
+  EXPECT_THAT(First(r, "out_of_bounds").text(), HasSubstr("param offset 0x10"));
+}
+
 TEST(MachineFaultTest, SharedRaceWithoutBarrier) {
   // Warp 0 writes, warp 1 reads the same words: no barrier in between.
   std::string body = R"(
