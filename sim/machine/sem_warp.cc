@@ -155,8 +155,11 @@ bool ExecMatrix(Exec& x, const Insn& in, uint32_t mask) {
   const uint64_t* base = x.R(in.s[0]);
   uint32_t rows[32];
   bool generic = ptx::Space(in.space) != ptx::Space::kShared;
+  // Loop invariants read once (the compiler reloaded them for every row).
+  const uint64_t offset = uint64_t(in.offset);
+  const uint64_t limit = m.shared_bytes();
   for (int l = 0; l < 8 * num; ++l) {
-    uint64_t addr = base[l] + uint64_t(in.offset);
+    uint64_t addr = base[l] + offset;
     if (generic) {
       if (addr - kSharedWindow >= kWindowSize) {
         return m.FaultAt(
@@ -172,7 +175,7 @@ bool ExecMatrix(Exec& x, const Insn& in, uint32_t mask) {
           absl::StrFormat("row address 0x%x of lane %d is not 16-byte aligned", addr, l));
     }
     uint64_t off = addr - kSharedBase;
-    if (off >= m.shared_bytes() || off + 16 > m.shared_bytes()) {
+    if (off >= limit || off + 16 > limit) {
       return m.FaultAt(
           x, l, "out_of_bounds",
           absl::StrFormat("row at shared address 0x%x is outside the %u-byte shared "
