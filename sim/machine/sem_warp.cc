@@ -155,8 +155,11 @@ bool ExecMatrix(Exec& x, const Insn& in, uint32_t mask) {
   const uint64_t* base = x.R(in.s[0]);
   uint32_t rows[32];
   bool generic = ptx::Space(in.space) != ptx::Space::kShared;
+  // Loop invariants read once (the compiler reloaded them for every row).
+  const uint64_t offset = uint64_t(in.offset);
+  const uint64_t limit = m.shared_bytes();
   for (int l = 0; l < 8 * num; ++l) {
-    uint64_t addr = base[l] + uint64_t(in.offset);
+    uint64_t addr = base[l] + offset;
     if (generic) {
       if (addr - kSharedWindow >= kWindowSize) {
         return m.FaultAt(
@@ -172,7 +175,7 @@ bool ExecMatrix(Exec& x, const Insn& in, uint32_t mask) {
           absl::StrFormat("row address 0x%x of lane %d is not 16-byte aligned", addr, l));
     }
     uint64_t off = addr - kSharedBase;
-    if (off >= m.shared_bytes() || off + 16 > m.shared_bytes()) {
+    if (off >= limit || off + 16 > limit) {
       return m.FaultAt(
           x, l, "out_of_bounds",
           absl::StrFormat("row at shared address 0x%x is outside the %u-byte shared "
@@ -221,21 +224,25 @@ bool ExecMatrix(Exec& x, const Insn& in, uint32_t mask) {
     }
     // Lane t's word of matrix i: row t / 4, word t % 4 (transposed: the halves of column
     // t / 4 in rows 2 (t % 4) and 2 (t % 4) + 1). `trans` chosen once, outside the lanes.
-    auto plain = [&](int i, int t) {
+    // Offsets into the rows laid end to end (16 bytes each), in unsigned arithmetic: row
+    // 8i + t/4, word t%4 is word 32i + t (a signed t / 4 and t % 4 cost a sign fix-up each).
+    const uint8_t* flat = &row[0][0];
+    auto plain = [&](uint32_t i, uint32_t t) {
       uint32_t v;
-      std::memcpy(&v, &row[8 * i + t / 4][4 * (t % 4)], 4);
+      std::memcpy(&v, flat + 4 * (32 * i + t), 4);
       return v;
     };
-    auto transposed = [&](int i, int t) {
+    auto transposed = [&](uint32_t i, uint32_t t) {
+      const uint8_t* at = flat + 16 * (8 * i + 2 * (t % 4)) + 2 * (t / 4);
       uint16_t lo, hi;
-      std::memcpy(&lo, &row[8 * i + 2 * (t % 4)][2 * (t / 4)], 2);
-      std::memcpy(&hi, &row[8 * i + 2 * (t % 4) + 1][2 * (t / 4)], 2);
+      std::memcpy(&lo, at, 2);
+      std::memcpy(&hi, at + 16, 2);
       return uint32_t(lo) | uint32_t(hi) << 16;
     };
     auto fill = [&](auto word) {
       for (int i = 0; i < num; ++i) {
         uint64_t* reg = x.R(in.d[i]);
-        ForLanes(live, [&](int t) { reg[t] = word(i, t); });
+        ForLanes(live, [&](int t) { reg[t] = word(uint32_t(i), uint32_t(t)); });
       }
     };
     if (trans) {
