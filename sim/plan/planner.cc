@@ -1451,9 +1451,20 @@ class SmemPlanner {
   std::vector<uint32_t> BaseOrder(const std::vector<uint32_t>& prefix, int order) const {
     std::vector<uint32_t> basis;
     basis.reserve(static_cast<size_t>(n_));
-    F2Span s;
+    // Independence only, so not F2Span (which keeps its rows fully reduced, with their
+    // combinations): rows by lowest set bit; XORing row b clears bit b of v and changes
+    // only higher bits, so v reduces to 0 exactly when it is in the span.
+    uint32_t rows[32];
+    uint32_t pivots = 0;
+    auto independent = [&](uint32_t v) {
+      for (uint32_t m = v & pivots; m != 0; m = v & pivots) v ^= rows[std::countr_zero(m)];
+      if (v == 0) return false;
+      rows[std::countr_zero(v)] = v;
+      pivots |= v & (~v + 1);
+      return true;
+    };
     auto add = [&](uint32_t v) {
-      if (static_cast<int>(basis.size()) < n_ && v != 0 && s.Add(v)) basis.push_back(v);
+      if (static_cast<int>(basis.size()) < n_ && v != 0 && independent(v)) basis.push_back(v);
     };
     for (uint32_t v : prefix) add(v);
     const FlatLayout& a = order == 1 ? p_.dst : p_.src;
