@@ -1316,7 +1316,6 @@ class SmemPlanner {
   // What SmemBound needs: Bound() (wavefronts, accesses a thread) of every basis, and
   // whether the barrier is a warp barrier.
   std::pair<int64_t, int64_t> AccessBound() const { return Bound(); }
-  bool IsWarpLocal() const { return WarpLocal(); }
 
   absl::StatusOr<Program> Plan(SmemStage* stage) {
     if (const SearchMemo::Smem* e = Memoised()) {
@@ -1452,9 +1451,20 @@ class SmemPlanner {
   std::vector<uint32_t> BaseOrder(const std::vector<uint32_t>& prefix, int order) const {
     std::vector<uint32_t> basis;
     basis.reserve(static_cast<size_t>(n_));
-    F2Span s;
+    // Independence only, so not F2Span (which keeps its rows fully reduced, with their
+    // combinations): rows by lowest set bit; XORing row b clears bit b of v and changes
+    // only higher bits, so v reduces to 0 exactly when it is in the span.
+    uint32_t rows[32];
+    uint32_t pivots = 0;
+    auto independent = [&](uint32_t v) {
+      for (uint32_t m = v & pivots; m != 0; m = v & pivots) v ^= rows[std::countr_zero(m)];
+      if (v == 0) return false;
+      rows[std::countr_zero(v)] = v;
+      pivots |= v & (~v + 1);
+      return true;
+    };
     auto add = [&](uint32_t v) {
-      if (static_cast<int>(basis.size()) < n_ && v != 0 && s.Add(v)) basis.push_back(v);
+      if (static_cast<int>(basis.size()) < n_ && v != 0 && independent(v)) basis.push_back(v);
     };
     for (uint32_t v : prefix) add(v);
     const FlatLayout& a = order == 1 ? p_.dst : p_.src;
@@ -1967,8 +1977,12 @@ class SmemPlanner {
   // Whether each warp stores exactly the elements it loads (its register and lane
   // bases span the same space on both sides) and no warp bit is a copy: then a warp
   // barrier orders each warp's stores before its loads.
-  bool WarpLocal() const {
-    if (o_.force_cta_barrier || p_.src.warp != p_.dst.warp) return false;
+  bool WarpLocal() const { return !o_.force_cta_barrier && ElementsStayInWarp(); }
+
+ public:
+  // WarpLocal without the options: a fact of the problem (SearchMemo::SmemFacts).
+  bool ElementsStayInWarp() const {
+    if (p_.src.warp != p_.dst.warp) return false;
     if (src_free_tid_ >> 5) return false;  // FreeBits of the source, from the constructor
     F2Span s, d;
     for (const auto* list : {&p_.src.reg, &p_.src.lane}) for (uint32_t v : *list) s.Add(v);
@@ -1982,6 +1996,7 @@ class SmemPlanner {
     return true;
   }
 
+ private:
   // Not copied: a planner lives within the call that made it (SmemBound, Price), and
   // copying the options' views cost every bound four allocations.
   const ConversionProblem& p_;
@@ -2012,29 +2027,46 @@ double Score(int64_t warp_instructions, int64_t pipe, int64_t barriers, bool cta
          static_cast<double>(barriers) * (cta_barrier ? 24.0 : 4.0);
 }
 
-}  // namespace
-
-std::optional<CostBound> SmemBound(const ConversionProblem& p, const WordView& sv,
-                                   const WordView& dv, const PlanOptions& options,
-                                   bool matrix) {
-  const SmemPlanner planner(p, sv, dv, options);
-  std::optional<std::pair<int64_t, int64_t>> access =
-      matrix ? MatrixSmemAccessBound(p, sv, dv, options) : planner.AccessBound();
-  if (!access) return std::nullopt;
-  // The barrier between stores and loads, and the one before the stores when asked
-  // (rounds, ChunkSharedRounds, only add barriers).
-  const int64_t barriers = options.barrier_before_store ? 2 : 1;
-  // Every element is stored at least once, every warp loads each element it holds, and
-  // a wavefront serves at most one 4-byte word a bank (128 bytes).
+// SmemBound's facts of the problem alone: whether each warp stores exactly the elements
+// it loads, and the wavefronts every plan needs: every element is stored at least once,
+// every warp loads each element it holds, and a wavefront serves at most one 4-byte word
+// a bank (128 bytes).
+SearchMemo::SmemFacts SmemFactsOf(const ConversionProblem& p, const SmemPlanner& planner) {
   F2Span warp_elements(p.dst.reg);
   for (uint32_t v : p.dst.lane) warp_elements.Add(v);
   const int64_t store = (p.num_elements() * p.element_bytes() + 127) / 128;
   const int64_t load =
       ((int64_t{1} << warp_elements.rank()) * p.element_bytes() + 127) / 128 * p.num_warps;
+  return SearchMemo::SmemFacts{planner.ElementsStayInWarp(), store + load};
+}
+
+}  // namespace
+
+std::optional<CostBound> SmemBound(const ConversionProblem& p, const WordView& sv,
+                                   const WordView& dv, const PlanOptions& options,
+                                   bool matrix) {
+  // The facts of the problem come from options.memo when it has them (each view and
+  // kind is bounded once per barrier option: no access bound is asked for twice).
+  std::optional<SearchMemo::SmemFacts> own_facts;
+  std::optional<SearchMemo::SmemFacts>& facts =
+      options.memo != nullptr ? options.memo->smem_facts : own_facts;
+  std::optional<std::pair<int64_t, int64_t>> access;
+  if (matrix && facts) {
+    access = MatrixSmemAccessBound(p, sv, dv, options);  // no plain planner needed
+  } else {
+    const SmemPlanner planner(p, sv, dv, options);
+    access = matrix ? MatrixSmemAccessBound(p, sv, dv, options) : planner.AccessBound();
+    if (!facts) facts = SmemFactsOf(p, planner);
+  }
+  if (!access) return std::nullopt;
+  // The barrier between stores and loads, and the one before the stores when asked
+  // (rounds, ChunkSharedRounds, only add barriers).
+  const int64_t barriers = options.barrier_before_store ? 2 : 1;
+  const bool warp_local = !options.force_cta_barrier && facts->warp_local;
   CostBound b;
   b.warp_instructions = (access->second + barriers) * p.num_warps;
-  b.wavefronts = std::max(access->first, store + load);
-  b.score = Score(b.warp_instructions, b.wavefronts, barriers, !planner.IsWarpLocal());
+  b.wavefronts = std::max(access->first, facts->min_wavefronts);
+  b.score = Score(b.warp_instructions, b.wavefronts, barriers, !warp_local);
   return b;
 }
 

@@ -145,6 +145,15 @@ struct SearchMemo {
   std::vector<Matrix> matrix;
   std::vector<InWarp> in_warp;
   std::vector<Bound> bounds;
+  // SmemBound's facts of the problem alone, once asked for: whether each warp stores
+  // exactly the elements it loads (SmemPlanner's WarpLocal without force_cta_barrier),
+  // and the wavefronts every plan needs (each element stored once, each warp's elements
+  // loaded).
+  struct SmemFacts {
+    bool warp_local = false;
+    int64_t min_wavefronts = 0;
+  };
+  std::optional<SmemFacts> smem_facts;
   // TritonStrategy of the problem (a function of the problem alone), once asked for.
   std::optional<Strategy> triton;
 };
