@@ -565,8 +565,6 @@ void Machine::TraceLine(const Cta& c, const Warp& w, uint32_t pc, uint32_t mask)
 }
 
 bool Machine::RunWarp(Cta& c, Warp& w) {
-  const Insn* code = program_.code.data();
-  const uint64_t budget = options_.max_instructions_per_thread;
   bool progressed = false;
   if (!w.regs_ready) InitRegs(c, w);
   Exec x{this, &c, &w, w.regs.get(), w.preds.data(), 0};
@@ -574,147 +572,162 @@ bool Machine::RunWarp(Cta& c, Warp& w) {
   const bool straight = options_.fast_straight_line && options_.trace == nullptr;
   for (uint32_t n = 0; n < quantum; ++n) {
     if (straight && w.converged) {
-      // Converged straight-line code: plain instructions one after another, as the
-      // general step below runs them (the same budget check, counters, pc updates and
-      // stop decisions), with the lane mask, the issue count and the counters kept in
-      // locals. A plain instruction changes no lane's state (exits, waits, pcs), so the
-      // mask holds until the loop meets another kind, the budget edge (the general step
-      // then faults exactly as before) or the end of the quantum.
-      const uint32_t mask = w.valid & ~w.exited & ~w.waiting;
-      if (mask != 0) {
-        const uint32_t lanes = Popcount(mask);
-        // The general step issues while issued + 1 + max_extra <= budget.
-        const uint64_t limit = budget >= w.max_extra ? budget - w.max_extra : 0;
-        uint32_t pc = w.pc;
-        uint64_t issued = w.issued;
-        uint64_t warp_n = 0, thread_n = 0;
-        bool stop = false;
-        while (n < quantum) {
-          const Insn& in = code[pc];
-          if (in.kind != InsnKind::kPlain || issued >= limit) break;
-          w.issued = ++issued;  // read by the clock registers (sem_int.cc)
-          uint32_t emask = mask;
-          if (in.guard != kNoGuard) emask &= w.preds[in.guard] ^ (in.guard_neg ? ~0u : 0u);
-          ++warp_n;
-          ++n;
-          if (emask != 0) {
-            thread_n += emask == mask ? lanes : Popcount(emask);
-            ++counters_.by_class[in.op_class];
-            x.pc = pc;
-            if (!in.fn(x, in, emask)) {
-              stop = true;
-              break;
-            }
-          }
-          w.pc = ++pc;
-          if (stopped_) {
-            stop = true;
-            break;
-          }
-        }
-        counters_.warp_instructions += warp_n;
-        counters_.thread_instructions += thread_n;
-        if (warp_n != 0) progressed = true;
-        if (stop) return true;
-        if (n >= quantum) break;
-      }
+      const StraightEnd end = RunStraightLine(w, x, quantum, &n, &progressed);
+      if (end == StraightEnd::kStop) return true;
+      if (end == StraightEnd::kQuantum) break;
     }
-    uint32_t live = w.valid & ~w.exited;
-    uint32_t runnable = live & ~w.waiting;
-    if (runnable == 0) break;
-    uint32_t pc, mask;
-    if (w.converged) {
-      pc = w.pc;
-      mask = runnable;
-      if (++w.issued + w.max_extra > budget) {
-        AddFault(MakeFault(
-            c, w, __builtin_ctz(mask), pc, "instruction_budget",
-            absl::StrFormat("thread executed more than %u instructions (endless "
-                            "loop?)",
-                            budget)));
-        return true;
-      }
-    } else {
-      pc = 0xFFFFFFFFu;
-      mask = 0;
-      for (uint32_t m = runnable; m != 0; m &= m - 1) {
-        int l = __builtin_ctz(m);
-        uint32_t p = w.lane_pc[l];
-        if (p < pc) {
-          pc = p;
-          mask = 1u << l;
-        } else if (p == pc) {
-          mask |= 1u << l;
-        }
-      }
-      for (uint32_t m = mask; m != 0; m &= m - 1) {
-        uint64_t e = ++w.lane_extra[__builtin_ctz(m)];
-        if (e > w.max_extra) w.max_extra = e;
-      }
-      if (w.issued + w.max_extra > budget) {
-        AddFault(MakeFault(
-            c, w, __builtin_ctz(mask), pc, "instruction_budget",
-            absl::StrFormat("thread executed more than %u instructions (endless "
-                            "loop?)",
-                            budget)));
-        return true;
-      }
-    }
-    const Insn& in = code[pc];
-    uint32_t emask = mask;
-    if (in.guard != kNoGuard) emask &= w.preds[in.guard] ^ (in.guard_neg ? ~0u : 0u);
-    ++counters_.warp_instructions;
-    if (emask != 0) {
-      counters_.thread_instructions += emask == 0xFFFFFFFFu ? 32 : Popcount(emask);
-      ++counters_.by_class[in.op_class];
-    }
-    if (options_.trace != nullptr) TraceLine(c, w, pc, emask);
+    if ((w.valid & ~w.exited & ~w.waiting) == 0) break;
+    uint32_t pc = 0, mask = 0;
+    if (!NextIssue(c, w, &pc, &mask)) return true;
     progressed = true;
-    x.pc = pc;
-    switch (in.kind) {
-      case InsnKind::kPlain:
-        if (emask != 0 && !in.fn(x, in, emask)) return true;
-        if (w.converged) {
-          w.pc = pc + 1;
-        } else {
-          MoveLanes(w, mask, pc + 1);
-        }
-        break;
-      case InsnKind::kBranch: {
-        uint32_t fall = mask & ~emask;
-        if (w.converged && fall == 0) {
-          w.pc = in.target;
-        } else if (w.converged && emask == 0) {
-          w.pc = pc + 1;
-        } else {
-          Diverge(w);
-          for (uint32_t m = emask; m != 0; m &= m - 1)
-            w.lane_pc[__builtin_ctz(m)] = in.target;
-          for (uint32_t m = fall; m != 0; m &= m - 1)
-            w.lane_pc[__builtin_ctz(m)] = pc + 1;
-          TryReconverge(w);
-        }
-        break;
-      }
-      case InsnKind::kExit:
-        MoveLanes(w, mask & ~emask, pc + 1);
-        ExitLanes(c, w, emask);
-        break;
-      case InsnKind::kWarpSync:
-        MoveLanes(w, mask & ~emask, pc + 1);
-        if (emask != 0) ArriveWarpSync(c, w, in, pc, emask);
-        break;
-      case InsnKind::kBarrier:
-        if ((mask & ~emask) != 0) {
-          Diverge(w);
-          MoveLanes(w, mask & ~emask, pc + 1);
-        }
-        if (emask != 0) ArriveBarrier(c, w, in, pc, emask);
-        break;
-    }
-    if (stopped_) return true;
+    if (Issue(c, w, x, pc, mask)) return true;
   }
   return progressed;
+}
+
+Machine::StraightEnd Machine::RunStraightLine(Warp& w, Exec& x, uint32_t quantum,
+                                              uint32_t* n_io, bool* progressed) {
+  // Converged straight-line code: plain instructions one after another, as the general
+  // step (NextIssue + Issue) runs them (the same budget check, counters, pc updates and
+  // stop decisions), with the lane mask, the issue count and the counters kept in
+  // locals. A plain instruction changes no lane's state (exits, waits, pcs), so the mask
+  // holds until the loop meets another kind, the budget edge (the general step then
+  // faults exactly as before) or the end of the quantum.
+  const uint32_t mask = w.valid & ~w.exited & ~w.waiting;
+  if (mask == 0) return StraightEnd::kOther;
+  const Insn* code = program_.code.data();
+  const uint64_t budget = options_.max_instructions_per_thread;
+  const uint32_t lanes = Popcount(mask);
+  // The general step issues while issued + 1 + max_extra <= budget.
+  const uint64_t limit = budget >= w.max_extra ? budget - w.max_extra : 0;
+  uint32_t n = *n_io;
+  uint32_t pc = w.pc;
+  uint64_t issued = w.issued;
+  uint64_t warp_n = 0, thread_n = 0;
+  bool stop = false;
+  while (n < quantum) {
+    const Insn& in = code[pc];
+    if (in.kind != InsnKind::kPlain || issued >= limit) break;
+    w.issued = ++issued;  // read by the clock registers (sem_int.cc)
+    uint32_t emask = mask;
+    if (in.guard != kNoGuard) emask &= w.preds[in.guard] ^ (in.guard_neg ? ~0u : 0u);
+    ++warp_n;
+    ++n;
+    if (emask != 0) {
+      thread_n += emask == mask ? lanes : Popcount(emask);
+      ++counters_.by_class[in.op_class];
+      x.pc = pc;
+      if (!in.fn(x, in, emask)) {
+        stop = true;
+        break;
+      }
+    }
+    w.pc = ++pc;
+    if (stopped_) {
+      stop = true;
+      break;
+    }
+  }
+  *n_io = n;
+  counters_.warp_instructions += warp_n;
+  counters_.thread_instructions += thread_n;
+  if (warp_n != 0) *progressed = true;
+  if (stop) return StraightEnd::kStop;
+  return n >= quantum ? StraightEnd::kQuantum : StraightEnd::kOther;
+}
+
+bool Machine::NextIssue(Cta& c, Warp& w, uint32_t* pc_out, uint32_t* mask_out) {
+  const uint64_t budget = options_.max_instructions_per_thread;
+  const uint32_t runnable = w.valid & ~w.exited & ~w.waiting;
+  uint32_t pc, mask;
+  bool over;
+  if (w.converged) {
+    pc = w.pc;
+    mask = runnable;
+    over = ++w.issued + w.max_extra > budget;
+  } else {
+    // The lowest pc among the runnable lanes, and every lane at it.
+    pc = 0xFFFFFFFFu;
+    mask = 0;
+    for (uint32_t m = runnable; m != 0; m &= m - 1) {
+      int l = __builtin_ctz(m);
+      uint32_t p = w.lane_pc[l];
+      if (p < pc) {
+        pc = p;
+        mask = 1u << l;
+      } else if (p == pc) {
+        mask |= 1u << l;
+      }
+    }
+    for (uint32_t m = mask; m != 0; m &= m - 1) {
+      uint64_t e = ++w.lane_extra[__builtin_ctz(m)];
+      if (e > w.max_extra) w.max_extra = e;
+    }
+    over = w.issued + w.max_extra > budget;
+  }
+  if (over) {
+    AddFault(MakeFault(c, w, __builtin_ctz(mask), pc, "instruction_budget",
+                       absl::StrFormat("thread executed more than %u instructions (endless "
+                                       "loop?)",
+                                       budget)));
+    return false;
+  }
+  *pc_out = pc;
+  *mask_out = mask;
+  return true;
+}
+
+bool Machine::Issue(Cta& c, Warp& w, Exec& x, uint32_t pc, uint32_t mask) {
+  const Insn& in = program_.code[pc];
+  uint32_t emask = mask;
+  if (in.guard != kNoGuard) emask &= w.preds[in.guard] ^ (in.guard_neg ? ~0u : 0u);
+  ++counters_.warp_instructions;
+  if (emask != 0) {
+    counters_.thread_instructions += emask == 0xFFFFFFFFu ? 32 : Popcount(emask);
+    ++counters_.by_class[in.op_class];
+  }
+  if (options_.trace != nullptr) TraceLine(c, w, pc, emask);
+  x.pc = pc;
+  switch (in.kind) {
+    case InsnKind::kPlain:
+      if (emask != 0 && !in.fn(x, in, emask)) return true;
+      if (w.converged) {
+        w.pc = pc + 1;
+      } else {
+        MoveLanes(w, mask, pc + 1);
+      }
+      break;
+    case InsnKind::kBranch: {
+      uint32_t fall = mask & ~emask;
+      if (w.converged && fall == 0) {
+        w.pc = in.target;
+      } else if (w.converged && emask == 0) {
+        w.pc = pc + 1;
+      } else {
+        Diverge(w);
+        for (uint32_t m = emask; m != 0; m &= m - 1) w.lane_pc[__builtin_ctz(m)] = in.target;
+        for (uint32_t m = fall; m != 0; m &= m - 1) w.lane_pc[__builtin_ctz(m)] = pc + 1;
+        TryReconverge(w);
+      }
+      break;
+    }
+    case InsnKind::kExit:
+      MoveLanes(w, mask & ~emask, pc + 1);
+      ExitLanes(c, w, emask);
+      break;
+    case InsnKind::kWarpSync:
+      MoveLanes(w, mask & ~emask, pc + 1);
+      if (emask != 0) ArriveWarpSync(c, w, in, pc, emask);
+      break;
+    case InsnKind::kBarrier:
+      if ((mask & ~emask) != 0) {
+        Diverge(w);
+        MoveLanes(w, mask & ~emask, pc + 1);
+      }
+      if (emask != 0) ArriveBarrier(c, w, in, pc, emask);
+      break;
+  }
+  return stopped_;
 }
 
 void Machine::Run() {

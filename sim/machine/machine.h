@@ -304,9 +304,24 @@ class Machine {
   void InitCta(Cta& c, uint32_t linear);
   void InitWarp(Cta& c, Warp& w);
   void InitRegs(Cta& c, Warp& w);
-  // Runs warp w for up to `quantum` issues. Returns whether it made progress.
+  // Runs warp w for up to `quantum` issues. Returns whether it made progress (true also
+  // when the run must stop: a fault, or every CTA stopped).
   bool RunWarp(Cta& c, Warp& w);
-  void Step(Cta& c, Warp& w, bool* progressed);
+  // How RunStraightLine ended: at an instruction it does not run (the general step takes
+  // over), with the run stopped, or at the end of the quantum.
+  enum class StraightEnd { kOther, kStop, kQuantum };
+  // RunWarp's fast path for a converged warp (Options::fast_straight_line): plain
+  // instructions from w.pc while the quantum lasts; *n is the quantum's issue count, in
+  // and out; *progressed is set when anything issued.
+  StraightEnd RunStraightLine(Warp& w, Exec& x, uint32_t quantum, uint32_t* n,
+                              bool* progressed);
+  // RunWarp's general step, first half: the pc that issues next (a diverged warp's
+  // lowest lane pc) and the lanes at it, charged to the instruction budget. False when
+  // the budget is spent: the fault is recorded.
+  bool NextIssue(Cta& c, Warp& w, uint32_t* pc, uint32_t* mask);
+  // The second half: runs instruction pc for `mask` (its guard applied), counts it and
+  // moves the lanes on. Returns whether the run must stop.
+  bool Issue(Cta& c, Warp& w, Exec& x, uint32_t pc, uint32_t mask);
   void Diverge(Warp& w);
   void TryReconverge(Warp& w);
   void MoveLanes(Warp& w, uint32_t lanes, uint32_t pc);
