@@ -96,6 +96,34 @@ class F2Span {
   int count_ = 0;
 };
 
+// Independence only: whether a vector is outside the span of those added before, without
+// F2Span's fully reduced rows and combinations. Both bank searches build their base
+// orders with it (dozens of candidate vectors per order, a few orders per candidate).
+// Rows are kept by their lowest set bit, not reduced against each other: XORing row b
+// clears bit b of v and changes only higher bits, so v reduces to 0 exactly when it is
+// in the span.
+class F2Independent {
+ public:
+  // Ensures: whether v is independent of the vectors added before (0 never is); if so,
+  // it is added.
+  bool Add(uint32_t v) { return AddPivot(v) != 0; }
+  // As Add; ensures: the lowest bit of the row v adds (v reduced by the rows before it,
+  // until it has no row's lowest bit), 0 when v is dependent. The rows' lowest bits are
+  // distinct, one a row.
+  uint32_t AddPivot(uint32_t v) {
+    for (uint32_t m = v & pivots_; m != 0; m = v & pivots_) v ^= rows_[std::countr_zero(m)];
+    if (v == 0) return 0;
+    const uint32_t pivot = v & (~v + 1);
+    rows_[std::countr_zero(pivot)] = v;
+    pivots_ |= pivot;
+    return pivot;
+  }
+
+ private:
+  uint32_t rows_[32];     // rows_[b]: the row whose lowest bit is b, for the bits of pivots_
+  uint32_t pivots_ = 0;   // (left uninitialised otherwise: on the stack, made by the dozen)
+};
+
 // The linear map tensor direction -> offset of an offset basis (offset bit j holds
 // tensor direction basis[j]): the basis's inverse, as the images of the direction bits.
 // The shared-memory planners invert every basis they price, so the usual case (a basis

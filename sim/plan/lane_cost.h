@@ -63,23 +63,17 @@ inline uint32_t ActiveGroups(uint32_t mask, uint32_t bytes) {
 // the span of `keys` in each bank the span reaches.
 // Requires: n <= 5; bank_mask = 2^b - 1 (the bank bits are the low bits of a key).
 //
-// One elimination gives both ranks: eliminating on the lowest set bit (F2Rank) leaves
-// rows with distinct pivots, each pivot clear in the rows after it. Their count is the
-// rank of the keys. A row whose pivot is a bank bit has a bank part; these bank parts are
-// independent (in a combination, the first such row's pivot is set in it alone) and span
-// the banks of the keys (a row with its pivot above the bank bits has no bank bit set),
-// so their count is the rank of the banks, and the difference is the rows with their
-// pivot above the bank bits.
+// One elimination gives both ranks: each key, reduced by the rows before it
+// (F2Independent), is 0 or a new row, and the rows' lowest bits (pivots) are distinct, so
+// their count is the rank of the keys. A row whose pivot is a bank bit has a bank part;
+// these bank parts are independent (in a combination, the least such pivot is set in its
+// row alone: a row has no bit below its pivot) and span the banks of the keys (a row
+// whose pivot is above the bank bits has no bank bit set), so their count is the rank of
+// the banks, and the difference is the rows with their pivot above the bank bits.
 inline uint32_t DistinctPerBank(const uint32_t* keys, int n, uint32_t bank_mask) {
-  uint32_t v[5];
-  for (int k = 0; k < n; ++k) v[k] = keys[k];
+  F2Independent rows;
   int above = 0;
-  for (int i = 0; i < n; ++i) {
-    if (v[i] == 0) continue;
-    const uint32_t pivot = v[i] & (~v[i] + 1);  // lowest set bit
-    above += pivot > bank_mask;
-    for (int k = i + 1; k < n; ++k) if (v[k] & pivot) v[k] ^= v[i];
-  }
+  for (int i = 0; i < n; ++i) above += rows.AddPivot(keys[i]) > bank_mask;
   return 1u << above;
 }
 

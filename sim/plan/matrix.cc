@@ -308,7 +308,7 @@ class MatrixPlanner {
     for (int order = 0; order < 3; ++order) {
       std::vector<uint32_t> basis;
       basis.reserve(n_);
-      F2Span span;
+      F2Independent span;
       auto add = [&](uint32_t v) {
         if (static_cast<int>(basis.size()) < n_ && v != 0 && span.Add(v)) basis.push_back(v);
       };

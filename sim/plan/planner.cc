@@ -1351,7 +1351,7 @@ class SmemPlanner {
     std::vector<std::vector<uint32_t>> prefixes;
     auto build = [&](const std::vector<uint32_t>& first, const std::vector<uint32_t>& rest) {
       std::vector<uint32_t> pre;
-      F2Span sp;
+      F2Independent sp;
       for (const auto* list : {&first, &rest}) {
         for (uint32_t d : *list) {
           if (static_cast<int>(pre.size()) >= max_a_) break;
@@ -1451,20 +1451,9 @@ class SmemPlanner {
   std::vector<uint32_t> BaseOrder(const std::vector<uint32_t>& prefix, int order) const {
     std::vector<uint32_t> basis;
     basis.reserve(static_cast<size_t>(n_));
-    // Independence only, so not F2Span (which keeps its rows fully reduced, with their
-    // combinations): rows by lowest set bit; XORing row b clears bit b of v and changes
-    // only higher bits, so v reduces to 0 exactly when it is in the span.
-    uint32_t rows[32];
-    uint32_t pivots = 0;
-    auto independent = [&](uint32_t v) {
-      for (uint32_t m = v & pivots; m != 0; m = v & pivots) v ^= rows[std::countr_zero(m)];
-      if (v == 0) return false;
-      rows[std::countr_zero(v)] = v;
-      pivots |= v & (~v + 1);
-      return true;
-    };
+    F2Independent span;  // independence only
     auto add = [&](uint32_t v) {
-      if (static_cast<int>(basis.size()) < n_ && v != 0 && independent(v)) basis.push_back(v);
+      if (static_cast<int>(basis.size()) < n_ && v != 0 && span.Add(v)) basis.push_back(v);
     };
     for (uint32_t v : prefix) add(v);
     const FlatLayout& a = order == 1 ? p_.dst : p_.src;
