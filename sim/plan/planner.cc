@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <tuple>
 #include <utility>
 
@@ -2203,21 +2204,31 @@ class CandidateSet {
       plan.noop = plan.program.ops.empty() && plan.program.outputs == plan.program.inputs;
       slot.plan = std::move(plan);
     };
+    // The register and shuffle candidates depend on the problem and the views alone, so
+    // a view priced before (PlanLowerBound prices its register candidates; replans price
+    // every view again) takes the plan as it was priced, simplified and costed.
     auto in_warp = [&](auto lower) {
       if (options_.memo != nullptr) {
         for (const SearchMemo::InWarp& e : options_.memo->in_warp) {
           if (e.strategy == slot.strategy && e.sv == sv && e.dv == dv) {
-            consider(e.program, e.stage, 0, 0, 0, 0, false);
+            if (e.plan != nullptr) {
+              slot.plan = *e.plan;
+            } else if (options_.strategy == slot.strategy) {
+              why_not_ = std::string(e.status.message());
+            }
             return;
           }
         }
       }
       PlanStage stage;
       absl::StatusOr<Program> prog = lower(&stage);
-      if (options_.memo != nullptr) {
-        options_.memo->in_warp.push_back({sv, dv, slot.strategy, prog, stage});
-      }
+      const absl::Status status = prog.status();
       consider(std::move(prog), std::move(stage), 0, 0, 0, 0, false);
+      if (options_.memo != nullptr) {
+        options_.memo->in_warp.push_back(
+            {sv, dv, slot.strategy,
+             slot.plan ? std::make_shared<const ConversionPlan>(*slot.plan) : nullptr, status});
+      }
     };
     switch (slot.kind) {
       case Kind::kRegisters:

@@ -26,6 +26,7 @@
 #define WARPCHECK_SIM_PLAN_PLANNER_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -84,6 +85,8 @@ struct CostBound {
   double score = 0;
 };
 
+struct ConversionPlan;
+
 // What the searches of one conversion found, by word views, so that replanning it with
 // other barrier or buffer options (PlanRoundTrip does, up to three times) does not search
 // again: the bank searches (plain and matrix accesses) depend only on the problem, the
@@ -104,11 +107,14 @@ struct SearchMemo {
     int store_kind = 0, load_kind = 0;
     std::vector<uint32_t> basis;
   };
+  // A register or shuffle candidate as priced (its program simplified, its cost
+  // estimated: both functions of the program, which depends on the problem and the views
+  // alone), or why it has no plan.
   struct InWarp {
     WordView sv, dv;
     Strategy strategy = Strategy::kRegisters;
-    absl::StatusOr<Program> program;
-    warpcheck::PlanStage stage;
+    std::shared_ptr<const ConversionPlan> plan;  // null: none, for `status`
+    absl::Status status;
   };
   // A candidate's lower bound (SmemBound, ShuffleBound; PlanLowerBound computes the
   // bounds of each view's candidates, PlanConversion asks for them again): it depends on
