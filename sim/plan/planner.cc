@@ -1403,15 +1403,15 @@ class SmemPlanner {
             break;
           }
         }
+        // (A braced list is evaluated in order: `basis` is copied, then moved into start.)
         if (same != nullptr) {
-          Base copy{same->score, basis, fixed, basis, Images{}};
-          bases.push_back(std::move(copy));
+          bases.push_back(Base{same->score, basis, fixed, std::move(basis), Images{}});
           continue;
         }
         Images images = ImagesOf(Map(basis));
         Scored sc = ScoreImages(images);
         if (sc.score.first == INT64_MAX) continue;
-        bases.push_back(Base{sc, basis, fixed, basis, std::move(images)});
+        bases.push_back(Base{sc, basis, fixed, std::move(basis), std::move(images)});
       }
     }
     // By score, ties in the order built (a stable sort of their places: a Base carries
@@ -1487,9 +1487,12 @@ class SmemPlanner {
     Images im;
     for (int s = 0; s < 2; ++s) {
       const FlatLayout& l = s == 0 ? p_.src : p_.dst;
-      im.side[s].reserve(l.reg.size() + l.lane.size() + l.warp.size());
+      // Sized once and written in place (InlinedVector's push_back checks its storage
+      // each time; the bank search makes images for every base order).
+      im.side[s].resize(l.reg.size() + l.lane.size() + l.warp.size());
+      uint32_t* out = im.side[s].data();
       for (const auto* list : {&l.reg, &l.lane, &l.warp}) {
-        for (uint32_t b : *list) im.side[s].push_back(m(b));
+        for (uint32_t b : *list) *out++ = m(b);
       }
       im.moves[s] = OffsetMoves(im.side[s].data(), static_cast<int>(im.side[s].size()));
     }
@@ -1950,7 +1953,6 @@ class SmemPlanner {
     stage->clear_offset_basis();
     for (uint32_t b : basis) stage->add_offset_basis(b);
     stage->set_store_vector_bytes(eb_ << st.a);
-    (void)0;
     stage->set_load_vector_bytes(eb_ << ld.a);
     stage->set_warp_local(warp_local);
     stage->set_store_predicate_mask(st.free_tid);
