@@ -304,10 +304,13 @@ class MatrixPlanner {
     std::vector<uint32_t> best;
     std::pair<int64_t, int64_t> best_score{std::numeric_limits<int64_t>::max(),
                                            std::numeric_limits<int64_t>::max()};
-    std::vector<uint32_t> starts[3];  // each order's basis before its climb
+    // Each order's basis before its climb, in place (a basis has at most 20 directions);
+    // one `basis` for every order, cleared (Search runs for every side-kind candidate).
+    absl::InlinedVector<uint32_t, 20> starts[3];
+    std::vector<uint32_t> basis;
+    basis.reserve(n_);
     for (int order = 0; order < 3; ++order) {
-      std::vector<uint32_t> basis;
-      basis.reserve(n_);
+      basis.clear();
       F2Independent span;
       auto add = [&](uint32_t v) {
         if (static_cast<int>(basis.size()) < n_ && v != 0 && span.Add(v)) basis.push_back(v);
@@ -328,8 +331,10 @@ class MatrixPlanner {
       // An order that builds the basis of an earlier one climbs to the same score, which
       // cannot replace the best (no better than it).
       bool seen = false;
-      for (int o = 0; o < order && !seen; ++o) seen = starts[o] == basis;
-      starts[order] = basis;
+      for (int o = 0; o < order && !seen; ++o) {
+        seen = std::equal(starts[o].begin(), starts[o].end(), basis.begin(), basis.end());
+      }
+      starts[order].assign(basis.begin(), basis.end());
       if (seen) continue;
       const auto score = Climb(basis);
       if (score < best_score) {
