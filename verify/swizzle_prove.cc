@@ -62,15 +62,14 @@ absl::StatusOr<smt::SolverResult> QueryRunner::Run(
     // No query past the total budget (before, only a configuration's start was checked,
     // and one query could spend its whole rlimit past it: verify/README.md, "Eighth
     // pass"). At least 1: an rlimit of 0 is none.
-    const uint64_t left =
-        std::max<uint64_t>(spent_ < options_.total_rlimit ? options_.total_rlimit - spent_ : 0, 1);
+    const uint64_t left = RemainingBudget(options_, proof_->rlimit_spent);
     o.rlimit = o.rlimit > 0 ? std::min(o.rlimit, left) : left;
   }
   if (bitblast) o.bitblast = true;
   if (bitvector) o.bitvector = true;
   smt::SolverResult r = ctx.Check(name, assertions, o);
   proof_->num_queries += 1;
-  spent_ += r.rlimit_used;
+  proof_->rlimit_spent += r.rlimit_used;
   proof_->solver_ms += r.ms;
   if (options_.keep_query_log) {
     proof_->queries.push_back(QueryRecord{r.query, r.result, r.ms, r.rlimit_used,
@@ -79,6 +78,21 @@ absl::StatusOr<smt::SolverResult> QueryRunner::Run(
   }
   if (r.result == smt::SatResult::kError) return r.error;
   return r;
+}
+
+void QueryRunner::Charge(const SwizzleProof& sub) { AddSubProofCounters(sub, proof_); }
+
+void AddSubProofCounters(const SwizzleProof& sub, SwizzleProof* proof) {
+  proof->solver_ms += sub.solver_ms;
+  proof->num_queries += sub.num_queries;
+  proof->configs += sub.configs;
+  proof->rlimit_spent += sub.rlimit_spent;
+  proof->queries.insert(proof->queries.end(), sub.queries.begin(), sub.queries.end());
+}
+
+uint64_t RemainingBudget(const SwizzleProveOptions& options, uint64_t spent) {
+  if (options.total_rlimit == 0) return 0;
+  return options.total_rlimit > spent ? options.total_rlimit - spent : 1;
 }
 
 std::string UnknownReason(const smt::SolverResult& r) {

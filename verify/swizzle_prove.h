@@ -367,6 +367,9 @@ struct SwizzleProof {
   double solver_ms = 0;
   int64_t num_queries = 0;
   int64_t configs = 0;               // configurations proved (or attempted)
+  // Z3's resource count spent by every query, a sub-proof's (a chain link's, a reduced
+  // part's) included: what options.total_rlimit bounds, kept with or without the log.
+  uint64_t rlimit_spent = 0;
   std::vector<QueryRecord> queries;  // with options.keep_query_log
   // Free-form notes, e.g. "surjectivity checked by enumeration (spec has `skip`)".
   std::vector<std::string> notes;

@@ -655,10 +655,7 @@ absl::StatusOr<bool> ProveByContiguity(const SwizzleSpec& spec, const SpecSweep&
   }
   // The placement link: a spec of its own over the same box.
   SwizzleProveOptions sub = options;
-  if (options.total_rlimit > 0) {
-    sub.total_rlimit = std::max<uint64_t>(
-        options.total_rlimit - std::min(options.total_rlimit, run.rlimit_spent()), 1);
-  }
+  sub.total_rlimit = RemainingBudget(options, run.rlimit_spent());
   // Its box and symbolic parameters: the spec's, for the parameters it has.
   SpecSweep placement_box;
   for (const auto& [n, r] : box.ranges) {
@@ -678,10 +675,10 @@ absl::StatusOr<bool> ProveByContiguity(const SwizzleSpec& spec, const SpecSweep&
   }
   if (!placed.ok()) return placed.status();
   SwizzleProof& p = *placed;
-  proof->solver_ms += p.solver_ms;
-  proof->num_queries += p.num_queries;
-  proof->configs += configs + p.configs;
-  for (QueryRecord& q : p.queries) proof->queries.push_back(std::move(q));
+  // Charged whatever its verdict: when the chain ends here, the direct route gets only
+  // what the placement left of the total budget (it used to get that much again).
+  run.Charge(p);
+  proof->configs += configs;
   for (const std::string& note : p.notes) {
     proof->notes.push_back(absl::StrCat("placement of ", plan->let_name, ": ", note));
   }

@@ -310,12 +310,6 @@ std::optional<sim::swizzle::Counterexample> SweepAt(
   return cex;
 }
 
-uint64_t Spent(const SwizzleProof& p) {
-  uint64_t spent = 0;
-  for (const QueryRecord& q : p.queries) spent += q.rlimit_used;
-  return spent;
-}
-
 }  // namespace
 
 absl::StatusOr<std::optional<DigitChainResult>> ProveRotationByDigits(
@@ -388,7 +382,6 @@ absl::StatusOr<std::optional<DigitChainResult>> ProveRotationByDigits(
   }
   // (b) the rotation lemmas, each over the hulls of its modulus and offset.
   std::vector<std::pair<ParamRange, ParamRange>> done;
-  uint64_t spent = 0;
   for (const auto& [m, off] : tree.rotations) {
     const std::optional<ParamRange> hm =
         ScanParamHull(spec, m, program.FreeParams(*m), range, kMaxFactScan);
@@ -404,9 +397,7 @@ absl::StatusOr<std::optional<DigitChainResult>> ProveRotationByDigits(
     done.emplace_back(*hm, *ho);
     SwizzleProveOptions sub = options;
     sub.symbolic_params = {"rotation_extent", "rotation_offset"};
-    if (options.total_rlimit > 0) {
-      sub.total_rlimit = options.total_rlimit > spent ? options.total_rlimit - spent : 1;
-    }
+    sub.total_rlimit = RemainingBudget(options, result.lemmas.rlimit_spent);
     ASSIGN_OR_RETURN(
         SwizzleSpec lemma,
         SwizzleSpec::Parse(
@@ -416,11 +407,7 @@ absl::StatusOr<std::optional<DigitChainResult>> ProveRotationByDigits(
                          "domain = rotation_extent;\ngrid ", c, " = rotation_extent;\n",
                          "out ", c, " = (iter + rotation_offset) % rotation_extent;\n")));
     ASSIGN_OR_RETURN(SwizzleProof p, ProveSpec(lemma, {}, sub));
-    spent += Spent(p);
-    result.lemmas.solver_ms += p.solver_ms;
-    result.lemmas.num_queries += p.num_queries;
-    result.lemmas.configs += p.configs;
-    for (const QueryRecord& q : p.queries) result.lemmas.queries.push_back(q);
+    AddSubProofCounters(p, &result.lemmas);
     if (p.verdict != Verdict::kHolds) {
       result.why = absl::StrCat("digit chain (", shape, "): the rotation lemma over ",
                                 sim::expr::Print(*m), " in ", hm->ToString(), ", offset ",

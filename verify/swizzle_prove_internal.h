@@ -21,7 +21,8 @@
 
 namespace warpcheck::verify::internal {
 
-// Runs the queries of one proof, recording each in the SwizzleProof.
+// Runs the queries of one proof, recording each in the SwizzleProof, whose rlimit_spent
+// is what the queries after it may no longer spend of options.total_rlimit.
 class QueryRunner {
  public:
   QueryRunner(const SwizzleProveOptions& options, SwizzleProof* proof)
@@ -34,14 +35,27 @@ class QueryRunner {
                                         uint64_t rlimit = 0, bool bitblast = false,
                                         bool bitvector = false);
   const SwizzleProveOptions& options() const { return options_; }
-  // The resource count spent by every query so far.
-  uint64_t rlimit_spent() const { return spent_; }
+  // The resource count spent by every query so far, charged sub-proofs included.
+  uint64_t rlimit_spent() const { return proof_->rlimit_spent; }
+  // Records a sub-proof proved outside this runner (a spec of its own, by ProveSpec) as
+  // part of this proof: its counters and queries added (AddSubProofCounters), so that
+  // what it spent is charged to the total budget as if its queries had run here and the
+  // queries after it get only what is left (verify/README.md, "Eleventh pass").
+  void Charge(const SwizzleProof& sub);
 
  private:
-  uint64_t spent_ = 0;
   const SwizzleProveOptions& options_;
   SwizzleProof* proof_;
 };
+
+// Adds a sub-proof's totals (solver_ms, num_queries, configs, rlimit_spent) and query
+// log to `proof`; its notes are the caller's to add (each chain names its links).
+void AddSubProofCounters(const SwizzleProof& sub, SwizzleProof* proof);
+
+// The total budget a sub-proof started after `spent` may have: what options.total_rlimit
+// (0: none) leaves, at least 1 so that an exhausted budget stays a bound; 0 when there
+// is no total.
+uint64_t RemainingBudget(const SwizzleProveOptions& options, uint64_t spent);
 
 // Ensures: "<query> returned unknown (<reason>)".
 std::string UnknownReason(const smt::SolverResult& r);
@@ -184,7 +198,8 @@ absl::StatusOr<EncodedParamPhase> EncodeParamPhase(
 // `box` gives every parameter's range. Ensures: true when every link was proved
 // (*proof then holds, symbolic, with the links' counters and notes); false when the
 // chain does not apply or some link was not unsat (a note says which): never a
-// violation. The queries run through `run` (its budget, total_rlimit included).
+// violation. The queries run through `run` (its budget, total_rlimit included), which
+// records into `*proof`; the placement sub-proof is charged to it (QueryRunner::Charge).
 absl::StatusOr<bool> ProveByContiguity(const sim::swizzle::SwizzleSpec& spec,
                                        const sim::swizzle::SpecSweep& box,
                                        QueryRunner& run, SwizzleProof* proof);

@@ -297,18 +297,9 @@ std::string CoordinateReadsNote(
                      : absl::StrCat(out, ": R is a bijection at each of its values)");
 }
 
-uint64_t RlimitSpent(const SwizzleProof& p) {
-  uint64_t spent = 0;
-  for (const QueryRecord& q : p.queries) spent += q.rlimit_used;
-  return spent;
-}
-
 // Adds a link's counters, queries and notes to `proof`.
 void AddLink(const std::string& what, const SwizzleProof& link, SwizzleProof* proof) {
-  proof->solver_ms += link.solver_ms;
-  proof->num_queries += link.num_queries;
-  proof->configs += link.configs;
-  for (const QueryRecord& q : link.queries) proof->queries.push_back(q);
+  AddSubProofCounters(link, proof);
   for (const std::string& n : link.notes)
     proof->notes.push_back(absl::StrCat(what, ": ", n));
 }
@@ -346,14 +337,6 @@ std::optional<sim::swizzle::Counterexample> SweepFor(
   return std::nullopt;
 }
 
-
-// The budget a later link may spend: what the total (0: none) leaves after `spent`, at
-// least 1 so that an exhausted budget stays a bound.
-uint64_t Remaining(const SwizzleProveOptions& options, uint64_t spent) {
-  if (options.total_rlimit == 0) return 0;
-  return options.total_rlimit > spent ? options.total_rlimit - spent : 1;
-}
-
 // The options link 2 is proved under: the budget left after `spent` (the total's; 0: no
 // total), the rotation lemma's two parameters symbolic when R is the lemma, else the
 // coordinate values R reads and, for a coordinate other than the rank, the wide
@@ -365,7 +348,7 @@ SwizzleProveOptions LinkTwoOptions(const SwizzleSpec& spec, const OutputChainPla
                                    const SwizzleProveOptions& options, uint64_t spent,
                                    bool lemma) {
   SwizzleProveOptions sub2 = sub;
-  sub2.total_rlimit = Remaining(options, spent);
+  sub2.total_rlimit = RemainingBudget(options, spent);
   if (lemma) {
     sub2.symbolic_params = {"rotation_extent", "rotation_offset"};
     return sub2;
@@ -383,12 +366,11 @@ SwizzleProveOptions LinkTwoOptions(const SwizzleSpec& spec, const OutputChainPla
 // The chain's verdict when it found a violation of the spec itself: `note` first.
 SwizzleProof Violated(SwizzleProof proof,
                       std::optional<sim::swizzle::Counterexample> counterexample,
-                      bool minimised, std::string note, const SwizzleProveOptions& options) {
+                      bool minimised, std::string note) {
   proof.verdict = Verdict::kViolated;
   proof.counterexample = std::move(counterexample);
   proof.minimised = minimised;
   proof.notes.insert(proof.notes.begin(), std::move(note));
-  if (!options.keep_query_log) proof.queries.clear();
   return proof;
 }
 
@@ -405,7 +387,6 @@ SwizzleProof BudgetSpent(SwizzleProof proof, const SwizzleSpec& spec,
   proof.coverage = {open};
   proof.reason = absl::StrCat("open: ", open.ToString(), " (", open.why, ")");
   proof.notes.push_back(std::move(note));
-  if (!options.keep_query_log) proof.queries.clear();
   return proof;
 }
 
@@ -433,28 +414,26 @@ absl::StatusOr<std::optional<SwizzleProof>> ProveByOutputChain(
   const std::string base = spec.source_name();
   SwizzleProveOptions sub = options;
   sub.output_chain = false;
-  sub.keep_query_log = true;  // to count the budget; dropped below when not asked for
-  sub.minimise = false;       // a link's counterexample only ends the chain
-  SwizzleProof proof;         // the links' counters and notes
-  uint64_t spent = 0;
+  sub.minimise = false;  // a link's counterexample only ends the chain
+  SwizzleProof proof;    // the links' counters and notes; rlimit_spent is the chain's
   // The direct route, with what the chain spent taken off the total budget.
   auto direct =
       [&](const std::string& why) -> absl::StatusOr<std::optional<SwizzleProof>> {
     const std::string ended =
         absl::StrCat("output chain ", c, " = R(", p, ") ended: ", why);
-    if (options.total_rlimit > 0 && spent >= options.total_rlimit) {
+    if (options.total_rlimit > 0 && proof.rlimit_spent >= options.total_rlimit) {
       return BudgetSpent(std::move(proof), spec, range, ended, options);
     }
     SwizzleProveOptions rest = options;
     rest.output_chain = false;
-    rest.total_rlimit = Remaining(options, spent);
+    rest.total_rlimit = RemainingBudget(options, proof.rlimit_spent);
     ASSIGN_OR_RETURN(SwizzleProof d, ProveSpec(spec, ranges, rest));
     d.solver_ms += proof.solver_ms;
     d.num_queries += proof.num_queries;
     d.configs += proof.configs;
-    if (options.keep_query_log) {
-      d.queries.insert(d.queries.begin(), proof.queries.begin(), proof.queries.end());
-    }
+    d.rlimit_spent += proof.rlimit_spent;
+    // The chain's queries first, in the order they ran.
+    d.queries.insert(d.queries.begin(), proof.queries.begin(), proof.queries.end());
     std::vector<std::string> notes = proof.notes;
     notes.push_back(absl::StrCat(ended, "; the spec is proved directly"));
     d.notes.insert(d.notes.begin(), notes.begin(), notes.end());
@@ -471,7 +450,6 @@ absl::StatusOr<std::optional<SwizzleProof>> ProveByOutputChain(
       SwizzleSpec placement,
       SwizzleSpec::Parse(absl::StrCat(base, " (placement)"), PlacementText(spec, *plan)));
   ASSIGN_OR_RETURN(SwizzleProof one, ProveSpec(placement, ranges, sub1));
-  spent += RlimitSpent(one);
   AddLink("link 1 (placement)", one, &proof);
   if (one.verdict != Verdict::kHolds) {
     return direct(absl::StrCat("the placement (", c, " = ", p, ") is ",
@@ -483,7 +461,8 @@ absl::StatusOr<std::optional<SwizzleProof>> ProveByOutputChain(
   const std::optional<std::string> lemma =
       RotationLemmaText(spec, *plan, range, &lemma_note);
   SwizzleProveOptions sub2 =
-      LinkTwoOptions(spec, *plan, range, sub, options, spent, lemma.has_value());
+      LinkTwoOptions(spec, *plan, range, sub, options, proof.rlimit_spent,
+                     lemma.has_value());
   ASSIGN_OR_RETURN(
       SwizzleSpec rotation,
       SwizzleSpec::Parse(
@@ -498,16 +477,14 @@ absl::StatusOr<std::optional<SwizzleProof>> ProveByOutputChain(
     ASSIGN_OR_RETURN(digits, ProveRotationByDigits(spec, rotation, range, digit_options));
   }
   if (digits.has_value()) {
-    spent += RlimitSpent(digits->lemmas);
     AddLink("link 2 (R as digits)", digits->lemmas, &proof);
     if (digits->verdict == Verdict::kViolated) {
       return Violated(std::move(proof), std::move(digits->counterexample), digits->minimised,
-                      absl::StrCat("output chain: ", c, " = R(", p, "); ", digits->note),
-                      options);
+                      absl::StrCat("output chain: ", c, " = R(", p, "); ", digits->note));
     }
     if (digits->verdict != Verdict::kHolds) {
       proof.notes.push_back(absl::StrCat(digits->why, "; R is proved as written"));
-      sub2.total_rlimit = Remaining(options, spent);
+      sub2.total_rlimit = RemainingBudget(options, proof.rlimit_spent);
     }
   }
   const bool by_digits = digits.has_value() && digits->verdict == Verdict::kHolds;
@@ -517,7 +494,6 @@ absl::StatusOr<std::optional<SwizzleProof>> ProveByOutputChain(
     lemma_note = digits->note;
   } else {
     ASSIGN_OR_RETURN(two, ProveSpec(rotation, {}, sub2));
-    spent += RlimitSpent(two);
     AddLink("link 2 (R)", two, &proof);
   }
   if (two.verdict != Verdict::kHolds) {
@@ -535,8 +511,7 @@ absl::StatusOr<std::optional<SwizzleProof>> ProveByOutputChain(
                          ") is violated (", two.counterexample->ToString(),
                          "); the counterexample is the enumeration sweep's on the spec "
                          "itself (every range cut to its first 16 values, or R's "
-                         "counterexample parameters pinned when that is too large)"),
-            options);
+                         "counterexample parameters pinned when that is too large)"));
       }
     }
     return direct(
@@ -555,7 +530,6 @@ absl::StatusOr<std::optional<SwizzleProof>> ProveByOutputChain(
                    "composition, is a bijection",
                    lemma.has_value() || by_digits ? absl::StrCat(" (", lemma_note, ")") : "",
                    CoordinateReadsNote(spec, *plan, reads_range)));
-  if (!options.keep_query_log) proof.queries.clear();
   return proof;
 }
 

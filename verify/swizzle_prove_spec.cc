@@ -2569,10 +2569,7 @@ std::vector<Work> Configurations(const SpecBox& box, const SwizzleProveOptions& 
 
 // Adds a sub-proof's counters and notes to `proof`.
 void Absorb(const std::string& what, const SwizzleProof& sub, SwizzleProof* proof) {
-  proof->solver_ms += sub.solver_ms;
-  proof->num_queries += sub.num_queries;
-  proof->configs += sub.configs;
-  for (const QueryRecord& q : sub.queries) proof->queries.push_back(q);
+  internal::AddSubProofCounters(sub, proof);
   for (const std::string& n : sub.notes) proof->notes.push_back(absl::StrCat(what, ": ", n));
 }
 

@@ -594,6 +594,14 @@ out col = iter % C;
   EXPECT_THAT(p.reason, HasSubstr("returned unknown"));
 }
 
+// The text of corpus/swizzle/<name>.swz.
+std::string CorpusSource(const std::string& name) {
+  std::ifstream in(absl::StrCat(WARPCHECK_SOURCE_DIR, "/corpus/swizzle/", name, ".swz"));
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 SwizzleSpec LoadCorpus(const std::string& name) {
   absl::StatusOr<SwizzleSpec> s = SwizzleSpec::Load(
       absl::StrCat(WARPCHECK_SOURCE_DIR, "/corpus/swizzle/", name, ".swz"));
@@ -1177,12 +1185,7 @@ TEST(SwizzleProveSpecTest, ContiguityChainDecidesStreamKAt16x) {
 // holds through the chain, as the sweep says. At 16x, where the low corner's sweep is
 // skipped too, none holds either.
 TEST(SwizzleProveSpecTest, ContiguityChainKeepsWrongStreamKSplitsRefuted) {
-  const std::string path =
-      absl::StrCat(WARPCHECK_SOURCE_DIR, "/corpus/swizzle/stream_k.swz");
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string source = text.str();
+  const std::string source = CorpusSource("stream_k");
   const std::string start = "let start = cta * base + min(cta, extra);";
   const std::string length = "let length = base + select(cta < extra, 1, 0);";
   ASSERT_THAT(source, HasSubstr(start));
@@ -1238,12 +1241,12 @@ TEST(SwizzleProveSpecTest, ContiguityChainKeepsWrongStreamKSplitsRefuted) {
 // there when a first version of the links ended the chain, took 85.6 s CPU: measured),
 // and on the declared box as the sweep says; one slot too many in every CTA is refuted
 // with the sweep's smallest counterexample.
-TEST(SwizzleProveSpecTest, ContiguityChainDecidesABlockedSplit) {
-  auto blocked = [](const std::string& name, const std::string& length) {
-    return ParseOrDie(name, absl::StrCat(R"(
-param m in 1..4;
-param n in 1..4;
-param ctas in 1..6;
+// A blocked split over the units of an m x n box: `params` (m, n, ctas and what
+// `placement` reads), CTA c keeping its slots j < `length` and numbering them `unit`,
+// which `placement` maps to (row, col).
+SwizzleSpec BlockedSplit(const std::string& name, const std::string& params,
+                         const std::string& length, const std::string& placement) {
+  return ParseOrDie(name, absl::StrCat(params, R"(
 let total = m * n;
 let chunk = cdiv(total, ctas);
 domain = ctas * chunk;
@@ -1252,12 +1255,17 @@ grid col = n;
 let c = iter // chunk;
 let j = iter % chunk;
 let length = )",
-                                         length, R"(;
+                                       length, R"(;
 skip j >= length;
 let unit = c * chunk + j;
-out row = unit // n;
-out col = unit % n;
-)"));
+)",
+                                       placement));
+}
+
+TEST(SwizzleProveSpecTest, ContiguityChainDecidesABlockedSplit) {
+  auto blocked = [](const std::string& name, const std::string& length) {
+    return BlockedSplit(name, "param m in 1..4;\nparam n in 1..4;\nparam ctas in 1..6;",
+                        length, "out row = unit // n;\nout col = unit % n;\n");
   };
   const SwizzleSpec good = blocked("blocked.swz", "min(chunk, total - c * chunk)");
   const SwizzleSpec bad =
@@ -1275,6 +1283,52 @@ out col = unit % n;
   }
   ASSERT_OK_AND_ASSIGN(sim::swizzle::CheckResult bad_sweep, sim::swizzle::Sweep(bad));
   EXPECT_EQ(bad_sweep.verdict, Verdict::kViolated);
+}
+
+// The placement link's sub-proof is charged to the whole proof's total budget. A blocked
+// split (as above) placing its units in Triton's grouped order at G = 8, whose injective
+// query runs past 2e7 of Z3's rlimit with residues off (TotalBudgetCapsEveryQuery),
+// passes the chain's links and runs out of budget in its placement; the direct route
+// then gets what the placement left, not that much again. Before the charge the whole
+// proof spent about twice total_rlimit (measured: 1.98e6 of 1e6; the links take 2.4e4,
+// the placement the rest); now 1.0e6. The count is kept without the query log too, and
+// is the same.
+TEST(SwizzleProveSpecTest, ContiguityChainChargesItsPlacementToTheTotalBudget) {
+  // The corpus's grouped order, read from `unit` on the m x n box.
+  const std::string corpus = CorpusSource("triton_grouped_persistent");
+  const std::string from = "let tile_id = iter;";
+  ASSERT_THAT(corpus, HasSubstr(from));
+  const std::string grouped =
+      absl::StrReplaceAll(corpus.substr(corpus.find(from) + from.size()),
+                          {{"num_pid_m", "m"}, {"num_pid_n", "n"}, {"tile_id", "unit"}});
+  const SwizzleSpec spec = BlockedSplit("blocked_grouped.swz", R"(
+param m in 1..192;
+param n in 2..192;
+param group_size_m in 8..8;
+param ctas in 1..4;
+)",
+                                        "min(chunk, total - c * chunk)", grouped);
+  SwizzleProveOptions o;
+  o.encodings = {SwizzleProveOptions::Encoding::kInteger};
+  o.digit_residues = false;
+  o.max_enumerated_points = 10;
+  o.total_rlimit = 1'000'000;
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, {}, o));
+  EXPECT_EQ(p.verdict, Verdict::kInconclusive) << p.ToString();
+  EXPECT_THAT(p.notes, Contains(HasSubstr(
+                           "contiguity chain through `unit` ended (the placement spec is "
+                           "inconclusive")));
+  uint64_t spent = 0;
+  for (const QueryRecord& q : p.queries) spent += q.rlimit_used;
+  EXPECT_EQ(p.rlimit_spent, spent);
+  EXPECT_TRUE(absl::c_any_of(p.queries, [](const QueryRecord& q) {
+    return absl::StrContains(q.name, "(placement of unit)");
+  }));
+  EXPECT_LE(spent, 1'100'000u) << p.ToString();
+  o.keep_query_log = false;
+  ASSERT_OK_AND_ASSIGN(SwizzleProof quiet, ProveSpec(spec, {}, o));
+  EXPECT_TRUE(quiet.queries.empty());
+  EXPECT_EQ(quiet.rlimit_spent, p.rlimit_spent) << quiet.ToString();
 }
 
 // The residue is exact: with the full GROUP_SIZE_M in place of the last group's size
