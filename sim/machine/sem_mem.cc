@@ -361,18 +361,26 @@ inline bool LocateByOr(Exec& x, Space space, const uint64_t* base, uint64_t offs
   return true;
 }
 
+// Where FastLdSt's lanes are (LocateLanes).
+struct LaneSpan {
+  uint8_t* mem = nullptr;  // lane address a is at mem + (a - mem_base)
+  uint64_t mem_base = 0;
+  uint64_t lo = 0, hi = 0;  // race-checked shared accesses: least and greatest address
+  uint32_t saddr[32];       // shared accesses: the lanes' offsets from kSharedBase
+};
+
 // FastLdSt's lanes: true when every lane of `mask` is aligned to `size` and inside one
-// buffer of the instruction's space. Then *mem and *mem_base as LocateRange's, a shared
-// access's offsets from kSharedBase in saddr, and when `span` (race-checked shared
-// accesses) the lanes' lowest and highest address in *lo and *hi.
+// buffer of the instruction's space. Then out->mem and out->mem_base as LocateRange's, a
+// shared access's offsets in out->saddr, and when `span` (race-checked shared accesses)
+// out->lo and out->hi.
 inline bool LocateLanes(Exec& x, const Insn& in, uint32_t mask, uint32_t size, bool span,
-                        uint32_t saddr[32], uint8_t** mem, uint64_t* mem_base, uint64_t* lo,
-                        uint64_t* hi) {
+                        LaneSpan* out) {
   const Space space = Space(in.space);
   const bool shared = space == Space::kShared;
   const uint64_t* base = x.R(in.s[0]);
   const uint64_t offset = uint64_t(in.offset);
-  if (LocateByOr(x, space, base, offset, mask, size, mem, mem_base)) {
+  uint32_t* saddr = out->saddr;
+  if (LocateByOr(x, space, base, offset, mask, size, &out->mem, &out->mem_base)) {
     if (shared) {
       // Every offset is below the shared size (< 2^31): exact in 32 bits.
       const uint64_t rel = offset - kSharedBase;
@@ -380,8 +388,8 @@ inline bool LocateLanes(Exec& x, const Insn& in, uint32_t mask, uint32_t size, b
       if (span) {
         uint32_t a, b;
         MinMaxLanes(saddr, mask, &a, &b);
-        *lo = kSharedBase + a;
-        *hi = kSharedBase + b;
+        out->lo = kSharedBase + a;
+        out->hi = kSharedBase + b;
       }
     }
     return true;
@@ -402,9 +410,9 @@ inline bool LocateLanes(Exec& x, const Insn& in, uint32_t mask, uint32_t size, b
   }
   if (bits & (size - 1)) return false;
   // [lo, hi + size) in one buffer; hi + size cannot wrap once lo..hi is in a buffer.
-  if (!LocateRange(x, space, least, most, size, mem, mem_base)) return false;
-  *lo = least;
-  *hi = most;
+  if (!LocateRange(x, space, least, most, size, &out->mem, &out->mem_base)) return false;
+  out->lo = least;
+  out->hi = most;
   return true;
 }
 
@@ -434,11 +442,10 @@ FastResult FastLdSt(Exec& x, const Insn& in, uint32_t mask, bool checked) {
   if (!explicit_space) return kNotTaken;
   const uint32_t vec = in.vec, size = kEb * vec;
   if (vec != 1 && vec != 2 && vec != 4) return kNotTaken;
-  uint32_t saddr[32];  // shared offsets (set and used only for shared accesses)
-  uint8_t* mem;
-  uint64_t mem_base, lo = 0, hi = 0;
-  if (!LocateLanes(x, in, mask, size, checked && shared, saddr, &mem, &mem_base, &lo, &hi))
-    return kNotTaken;
+  LaneSpan span;
+  if (!LocateLanes(x, in, mask, size, checked && shared, &span)) return kNotTaken;
+  const uint32_t* saddr = span.saddr;
+  uint8_t* mem = span.mem;
   if (checked && shared && (size & 3) == 0) {
     // Whole words (every lane is aligned to size): the warp's checks in one batch, lane
     // by lane in the same order as below (a store's lane checked right before it writes).
@@ -455,7 +462,8 @@ FastResult FastLdSt(Exec& x, const Insn& in, uint32_t mask, bool checked) {
     } else {
       // The lanes' bytes from the range pass: [lo, hi + size) less the shared base.
       if (!x.m->CheckSharedReads(x, x.m->MakeAccessor(x, 0), mask, saddr, size,
-                                 uint32_t(lo - kSharedBase), uint32_t(hi - kSharedBase + size)))
+                                 uint32_t(span.lo - kSharedBase),
+                                 uint32_t(span.hi - kSharedBase + size)))
         return FastResult::kFaulted;
     }
   } else if (checked && shared) {
@@ -478,7 +486,7 @@ FastResult FastLdSt(Exec& x, const Insn& in, uint32_t mask, bool checked) {
       return FastResult::kDone;
     }
   }
-  const uint64_t delta = uint64_t(in.offset) - mem_base;
+  const uint64_t delta = uint64_t(in.offset) - span.mem_base;
   // Loads whose value is the register's as read: no sign extension, and the register
   // mask keeps all 8 * kEb bits of the element (the same bits as the general form).
   constexpr uint64_t kElemMask = kEb >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * (kEb % 8))) - 1;
@@ -506,7 +514,8 @@ FastResult FastLdSt(Exec& x, const Insn& in, uint32_t mask, bool checked) {
   if (shared) {
     CountShared(x, saddr, mask, size, kStore);
   } else if (space != Space::kParam) {
-    x.m->mutable_counters().global_bytes[kStore] += uint64_t(size) * Popcount32(mask);
+    const uint32_t lanes = mask == 0xFFFFFFFFu ? 32 : Popcount32(mask);
+    x.m->mutable_counters().global_bytes[kStore] += uint64_t(size) * lanes;
   }
   return FastResult::kDone;
 }
