@@ -450,11 +450,14 @@ FastResult FastLdSt(Exec& x, const Insn& in, uint32_t mask, bool checked) {
     // Whole words (every lane is aligned to size): the warp's checks in one batch, lane
     // by lane in the same order as below (a store's lane checked right before it writes).
     if constexpr (kStore) {
+      // Lane l's bytes at bytes + l * size, element by element (one loop over the lanes
+      // per element: a loop over the elements inside each lane's cost more than the copy).
       uint8_t bytes[32 * 32];
-      ForLanes(mask, [&](int l) {
-        for (uint32_t i = 0; i < vec; ++i)
-          WriteLE(bytes + size_t(l) * size + i * kEb, x.R(in.s[1 + i])[l], kEb);
-      });
+      for (uint32_t i = 0; i < vec; ++i) {
+        const uint64_t* src = x.R(in.s[1 + i]);
+        uint8_t* at = bytes + i * kEb;
+        ForLanes(mask, [&](int l) { WriteLE(at + size_t(l) * size, src[l], kEb); });
+      }
       if (!x.m->StoreSharedChecked(x, x.m->MakeAccessor(x, 0), mask, saddr, size, bytes))
         return FastResult::kFaulted;
       CountShared(x, saddr, mask, size, kStore);
