@@ -576,9 +576,10 @@ bool Machine::RunWarp(Cta& c, Warp& w) {
       if (end == StraightEnd::kStop) return true;
       if (end == StraightEnd::kQuantum) break;
     }
-    if ((w.valid & ~w.exited & ~w.waiting) == 0) break;
+    const uint32_t runnable = w.valid & ~w.exited & ~w.waiting;
+    if (runnable == 0) break;
     uint32_t pc = 0, mask = 0;
-    if (!NextIssue(c, w, &pc, &mask)) return true;
+    if (!NextIssue(c, w, runnable, &pc, &mask)) return true;
     progressed = true;
     if (Issue(c, w, x, pc, mask)) return true;
   }
@@ -636,9 +637,9 @@ Machine::StraightEnd Machine::RunStraightLine(Warp& w, Exec& x, uint32_t quantum
   return n >= quantum ? StraightEnd::kQuantum : StraightEnd::kOther;
 }
 
-bool Machine::NextIssue(Cta& c, Warp& w, uint32_t* pc_out, uint32_t* mask_out) {
+bool Machine::NextIssue(Cta& c, Warp& w, uint32_t runnable, uint32_t* pc_out,
+                        uint32_t* mask_out) {
   const uint64_t budget = options_.max_instructions_per_thread;
-  const uint32_t runnable = w.valid & ~w.exited & ~w.waiting;
   uint32_t pc, mask;
   bool over;
   if (w.converged) {

@@ -316,9 +316,10 @@ class Machine {
   StraightEnd RunStraightLine(Warp& w, Exec& x, uint32_t quantum, uint32_t* n,
                               bool* progressed);
   // RunWarp's general step, first half: the pc that issues next (a diverged warp's
-  // lowest lane pc) and the lanes at it, charged to the instruction budget. False when
-  // the budget is spent: the fault is recorded.
-  bool NextIssue(Cta& c, Warp& w, uint32_t* pc, uint32_t* mask);
+  // lowest lane pc) and the lanes at it among `runnable` (the live lanes that do not
+  // wait; not 0), charged to the instruction budget. False when the budget is spent: the
+  // fault is recorded.
+  bool NextIssue(Cta& c, Warp& w, uint32_t runnable, uint32_t* pc, uint32_t* mask);
   // The second half: runs instruction pc for `mask` (its guard applied), counts it and
   // moves the lanes on. Returns whether the run must stop.
   bool Issue(Cta& c, Warp& w, Exec& x, uint32_t pc, uint32_t mask);

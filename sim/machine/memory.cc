@@ -19,16 +19,27 @@ uint64_t GlobalMemory::Add(std::string name, std::vector<uint8_t> data) {
   return base;
 }
 
-uint8_t* GlobalMemory::FindSlow(uint64_t addr, uint64_t size) {
+Region* GlobalMemory::Candidate(uint64_t addr) const {
   // Regions are sorted by base: the candidate is the last one with base <= addr.
   auto it = std::upper_bound(
       regions_.begin(), regions_.end(), addr,
       [](uint64_t a, const std::unique_ptr<Region>& r) { return a < r->base; });
-  if (it == regions_.begin()) return nullptr;
-  Region* r = (it - 1)->get();
-  if (addr - r->base >= r->size || addr + size - r->base > r->size) return nullptr;
+  return it == regions_.begin() ? nullptr : (it - 1)->get();
+}
+
+uint8_t* GlobalMemory::FindSlow(uint64_t addr, uint64_t size) {
+  Region* r = Candidate(addr);
+  if (r == nullptr || addr - r->base >= r->size || addr + size - r->base > r->size)
+    return nullptr;
   last_ = r;
   return r->data.data() + (addr - r->base);
+}
+
+Region* GlobalMemory::RegionAtSlow(uint64_t addr) {
+  Region* r = Candidate(addr);
+  if (r == nullptr || addr - r->base >= r->size) return nullptr;
+  last_ = r;
+  return r;
 }
 
 }  // namespace warpcheck::sim::machine

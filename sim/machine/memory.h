@@ -51,11 +51,19 @@ class GlobalMemory {
     }
     return FindSlow(addr, size);
   }
+  // Ensures: the region whose bytes include `addr`, else null.
+  Region* RegionAt(uint64_t addr) {
+    if (last_ != nullptr && addr - last_->base < last_->size) return last_;
+    return RegionAtSlow(addr);
+  }
   const std::vector<std::unique_ptr<Region>>& regions() const { return regions_; }
   Region* region(size_t i) { return regions_[i].get(); }
 
  private:
   uint8_t* FindSlow(uint64_t addr, uint64_t size);
+  Region* RegionAtSlow(uint64_t addr);
+  // The last region whose base is <= addr, else null.
+  Region* Candidate(uint64_t addr) const;
   std::vector<std::unique_ptr<Region>> regions_;  // sorted by base
   Region* last_ = nullptr;
   uint64_t next_ = kGlobalBase;

@@ -206,8 +206,12 @@ void CountShared(Exec& x, const uint32_t addr[32], uint32_t mask, uint32_t bytes
 // pointers so that the compiler keeps them in registers across lanes. kPlain (loads):
 // the value needs neither sign extension nor the register mask (the load does not
 // extend and the register holds every bit of the element), so it is stored as read.
+// Out of line: inlined into ExecLdSt, GCC addressed the destination from the base
+// register's pointer (two more instructions a lane); alone it indexes both, three a lane
+// for a plain load.
 template <bool kStore, uint32_t kEb, uint32_t kVec, bool kPlain>
-void MoveLaneData(Exec& x, const Insn& in, uint32_t mask, uint8_t* mem, uint64_t delta) {
+__attribute__((noinline)) void MoveLaneData(Exec& x, const Insn& in, uint32_t mask,
+                                            uint8_t* mem, uint64_t delta) {
   const uint64_t* base = x.R(in.s[0]);
   const uint64_t* src[kVec];
   uint64_t* dst[kVec];
@@ -221,9 +225,11 @@ void MoveLaneData(Exec& x, const Insn& in, uint32_t mask, uint8_t* mem, uint64_t
   // Loads: sign extension as a shift pair (0 when the load does not extend).
   const uint32_t ext = !kStore && in.sext && kEb < 8 ? 64 - 8 * kEb : 0;
   const uint64_t dmask = in.dmask;
+  // Lane l's bytes at origin + base[l] (= mem + (base[l] + delta), in bounds): one add a
+  // lane, which the compiler folds into the access's address.
+  const uintptr_t origin = reinterpret_cast<uintptr_t>(mem) + delta;
   auto lane = [&](int l) {
-    const uint64_t at = base[l] + delta;
-    uint8_t* ptr = mem + at;
+    uint8_t* ptr = reinterpret_cast<uint8_t*>(origin + base[l]);
     for (uint32_t i = 0; i < kVec; ++i) {
       if constexpr (kStore) {
         WriteLE(ptr + i * kEb, src[i][l], kEb);
@@ -272,6 +278,144 @@ inline bool LocateRange(Exec& x, Space space, uint64_t lo, uint64_t hi, uint32_t
   }
 }
 
+// OR over the lanes of `mask` of v[l] + add. The full warp in 2-lane vectors: GCC's -O2
+// cost model leaves a 64-bit OR reduction scalar (five instructions a lane, not 1.5).
+inline uint64_t OrLanes(const uint64_t* v, uint32_t mask, uint64_t add) {
+  if (mask == 0xFFFFFFFFu) {
+    typedef uint64_t U64x2 __attribute__((vector_size(16)));
+    const U64x2 a = {add, add};
+    U64x2 acc = {0, 0};
+#pragma GCC unroll 16
+    for (int l = 0; l < 32; l += 2) {
+      U64x2 w;
+      std::memcpy(&w, v + l, sizeof w);
+      acc |= w + a;
+    }
+    return acc[0] | acc[1];
+  }
+  uint64_t acc = 0;
+  for (uint32_t m = mask; m != 0; m &= m - 1) acc |= v[__builtin_ctz(m)] + add;
+  return acc;
+}
+
+// The least and greatest of v[l] over the lanes of `mask` (not 0). Requires: every such
+// v[l] < 2^31 (the full-warp loop compares as int32, which SSE2 vectorises; it has no
+// unsigned compare).
+inline void MinMaxLanes(const uint32_t* v, uint32_t mask, uint32_t* lo, uint32_t* hi) {
+  int32_t a = INT32_MAX, b = -1;
+  if (mask == 0xFFFFFFFFu) {
+    for (int l = 0; l < 32; ++l) {
+      const int32_t e = int32_t(v[l]);
+      a = e < a ? e : a;
+      b = e > b ? e : b;
+    }
+  } else {
+    for (uint32_t m = mask; m != 0; m &= m - 1) {
+      const int32_t e = int32_t(v[__builtin_ctz(m)]);
+      a = e < a ? e : a;
+      b = e > b ? e : b;
+    }
+  }
+  *lo = uint32_t(a);
+  *hi = uint32_t(b);
+}
+
+// LocateRange's answer in one cheap pass, for the common case: the buffer of `space`
+// (shared window, parameter memory, a global region) that holds the first lane's
+// address, and the OR of every lane's offset into it. No offset exceeds the OR, and the
+// OR's low bits are clear exactly when every offset's are (buffer bases are aligned to
+// any access size: 1 MiB, 0x400, 0), so an OR <= limit - size with bits below `size`
+// clear means every lane aligned and inside that buffer: LocateRange's true, with the
+// same lane pointers (buffers do not overlap). The converse fails (offsets 0xFFC and
+// 0x1000 of a 0x1800-byte buffer OR to 0x1FFC), so false says only "not shown here":
+// the caller then takes the exact min/max pass. The harnesses' power-of-two buffers
+// always pass.
+inline bool LocateByOr(Exec& x, Space space, const uint64_t* base, uint64_t offset,
+                       uint32_t mask, uint32_t size, uint8_t** mem, uint64_t* mem_base) {
+  uint64_t start, limit;
+  uint8_t* data;
+  switch (space) {
+    case Space::kShared:
+      start = kSharedBase;
+      limit = x.m->shared_bytes();
+      data = x.cta->shared.data();
+      break;
+    case Space::kParam:
+      start = 0;
+      limit = x.m->params().size();
+      data = const_cast<uint8_t*>(x.m->params().data());
+      break;
+    default: {
+      Region* r = x.m->global().RegionAt(base[__builtin_ctz(mask)] + offset);
+      if (r == nullptr) return false;
+      start = r->base;
+      limit = r->size;
+      data = r->data.data();
+      break;
+    }
+  }
+  const uint64_t ored = OrLanes(base, mask, offset - start);
+  if (limit < size || (ored & (size - 1)) != 0 || ored > limit - size) return false;
+  *mem = data;
+  *mem_base = start;
+  return true;
+}
+
+// Where FastLdSt's lanes are (LocateLanes).
+struct LaneSpan {
+  uint8_t* mem = nullptr;  // lane address a is at mem + (a - mem_base)
+  uint64_t mem_base = 0;
+  uint64_t lo = 0, hi = 0;  // race-checked shared accesses: least and greatest address
+  uint32_t saddr[32];       // shared accesses: the lanes' offsets from kSharedBase
+};
+
+// FastLdSt's lanes: true when every lane of `mask` is aligned to `size` and inside one
+// buffer of the instruction's space. Then out->mem and out->mem_base as LocateRange's, a
+// shared access's offsets in out->saddr, and when `span` (race-checked shared accesses)
+// out->lo and out->hi.
+inline bool LocateLanes(Exec& x, const Insn& in, uint32_t mask, uint32_t size, bool span,
+                        LaneSpan* out) {
+  const Space space = Space(in.space);
+  const bool shared = space == Space::kShared;
+  const uint64_t* base = x.R(in.s[0]);
+  const uint64_t offset = uint64_t(in.offset);
+  uint32_t* saddr = out->saddr;
+  if (LocateByOr(x, space, base, offset, mask, size, &out->mem, &out->mem_base)) {
+    if (shared) {
+      // Every offset is below the shared size (< 2^31): exact in 32 bits.
+      const uint64_t rel = offset - kSharedBase;
+      ForLanesEw(mask, [&](int l) { saddr[l] = uint32_t(base[l] + rel); });
+      if (span) {
+        uint32_t a, b;
+        MinMaxLanes(saddr, mask, &a, &b);
+        out->lo = kSharedBase + a;
+        out->hi = kSharedBase + b;
+      }
+    }
+    return true;
+  }
+  // The exact pass: the lanes' least and greatest address and their OR.
+  uint64_t least = ~uint64_t{0}, most = 0, bits = 0;
+  auto range = [&](int l) {
+    const uint64_t addr = base[l] + offset;
+    least = addr < least ? addr : least;
+    most = addr > most ? addr : most;
+    bits |= addr;
+    return addr;
+  };
+  if (shared) {
+    ForLanes(mask, [&](int l) { saddr[l] = uint32_t(range(l) - kSharedBase); });
+  } else {
+    ForLanes(mask, range);
+  }
+  if (bits & (size - 1)) return false;
+  // [lo, hi + size) in one buffer; hi + size cannot wrap once lo..hi is in a buffer.
+  if (!LocateRange(x, space, least, most, size, &out->mem, &out->mem_base)) return false;
+  out->lo = least;
+  out->hi = most;
+  return true;
+}
+
 // ExecLdSt's common case in one go: an explicit global/const/param access, or a shared one
 // (with or without race checks: `checked`), whose lanes are all aligned and together lie
 // inside one buffer (the shared window), with no watched store. Then no lane can fault
@@ -298,36 +442,22 @@ FastResult FastLdSt(Exec& x, const Insn& in, uint32_t mask, bool checked) {
   if (!explicit_space) return kNotTaken;
   const uint32_t vec = in.vec, size = kEb * vec;
   if (vec != 1 && vec != 2 && vec != 4) return kNotTaken;
-  const uint64_t* base = x.R(in.s[0]);
-  const uint64_t offset = uint64_t(in.offset);
-  uint64_t lo = ~uint64_t{0}, hi = 0, bits = 0;
-  uint32_t saddr[32];  // shared offsets (set and used only for shared accesses)
-  auto range = [&](int l) {
-    const uint64_t addr = base[l] + offset;
-    lo = addr < lo ? addr : lo;
-    hi = addr > hi ? addr : hi;
-    bits |= addr;
-    return addr;
-  };
-  if (shared) {
-    ForLanes(mask, [&](int l) { saddr[l] = uint32_t(range(l) - kSharedBase); });
-  } else {
-    ForLanes(mask, range);
-  }
-  if (bits & (size - 1)) return kNotTaken;
-  // [lo, hi + size) in one buffer; hi + size cannot wrap once lo..hi is in a buffer.
-  uint8_t* mem;
-  uint64_t mem_base;
-  if (!LocateRange(x, space, lo, hi, size, &mem, &mem_base)) return kNotTaken;
+  LaneSpan span;
+  if (!LocateLanes(x, in, mask, size, checked && shared, &span)) return kNotTaken;
+  const uint32_t* saddr = span.saddr;
+  uint8_t* mem = span.mem;
   if (checked && shared && (size & 3) == 0) {
     // Whole words (every lane is aligned to size): the warp's checks in one batch, lane
     // by lane in the same order as below (a store's lane checked right before it writes).
     if constexpr (kStore) {
+      // Lane l's bytes at bytes + l * size, element by element (one loop over the lanes
+      // per element: a loop over the elements inside each lane's cost more than the copy).
       uint8_t bytes[32 * 32];
-      ForLanes(mask, [&](int l) {
-        for (uint32_t i = 0; i < vec; ++i)
-          WriteLE(bytes + size_t(l) * size + i * kEb, x.R(in.s[1 + i])[l], kEb);
-      });
+      for (uint32_t i = 0; i < vec; ++i) {
+        const uint64_t* src = x.R(in.s[1 + i]);
+        uint8_t* at = bytes + i * kEb;
+        ForLanes(mask, [&](int l) { WriteLE(at + size_t(l) * size, src[l], kEb); });
+      }
       if (!x.m->StoreSharedChecked(x, x.m->MakeAccessor(x, 0), mask, saddr, size, bytes))
         return FastResult::kFaulted;
       CountShared(x, saddr, mask, size, kStore);
@@ -335,7 +465,8 @@ FastResult FastLdSt(Exec& x, const Insn& in, uint32_t mask, bool checked) {
     } else {
       // The lanes' bytes from the range pass: [lo, hi + size) less the shared base.
       if (!x.m->CheckSharedReads(x, x.m->MakeAccessor(x, 0), mask, saddr, size,
-                                 uint32_t(lo - kSharedBase), uint32_t(hi - kSharedBase + size)))
+                                 uint32_t(span.lo - kSharedBase),
+                                 uint32_t(span.hi - kSharedBase + size)))
         return FastResult::kFaulted;
     }
   } else if (checked && shared) {
@@ -358,7 +489,7 @@ FastResult FastLdSt(Exec& x, const Insn& in, uint32_t mask, bool checked) {
       return FastResult::kDone;
     }
   }
-  const uint64_t delta = offset - mem_base;
+  const uint64_t delta = uint64_t(in.offset) - span.mem_base;
   // Loads whose value is the register's as read: no sign extension, and the register
   // mask keeps all 8 * kEb bits of the element (the same bits as the general form).
   constexpr uint64_t kElemMask = kEb >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * (kEb % 8))) - 1;
@@ -386,7 +517,8 @@ FastResult FastLdSt(Exec& x, const Insn& in, uint32_t mask, bool checked) {
   if (shared) {
     CountShared(x, saddr, mask, size, kStore);
   } else if (space != Space::kParam) {
-    x.m->mutable_counters().global_bytes[kStore] += uint64_t(size) * Popcount32(mask);
+    const uint32_t lanes = mask == 0xFFFFFFFFu ? 32 : Popcount32(mask);
+    x.m->mutable_counters().global_bytes[kStore] += uint64_t(size) * lanes;
   }
   return FastResult::kDone;
 }

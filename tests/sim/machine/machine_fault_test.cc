@@ -116,6 +116,50 @@ TEST(MachineFaultTest, ParamLoadsThroughRegisterAddresses) {
   EXPECT_THAT(First(r, "out_of_bounds").text(), HasSubstr("param offset 0x10"));
 }
 
+TEST(MachineFaultTest, RangeChecksInBuffersOfOtherSizes) {
+  // FastLdSt's one-pass range test ORs the lanes' offsets into the first lane's buffer,
+  // which proves only power-of-two buffers: here the offsets are in bounds but their OR is
+  // not, so the exact pass decides (RunBody also runs every body lane by lane).
+  BodyOptions o;
+  o.in_bytes = 0x1800;
+  // Lane l reads element 0x7f0 + l (offsets 0xfe0..0x101e: OR 0x1ffe, past the end).
+  ASSERT_OK_AND_ASSIGN(BodyRun r, RunBody(R"(
+  mul.wide.u32 %rd3, %r0, 2;
+  add.s64 %rd3, %rd1, %rd3;
+  ld.global.u16 %h1, [%rd3+0xfe0];
+  st.global.u16 [%rd2], %h1;)",
+                                          o));
+  ASSERT_TRUE(r.report.ok()) << r.Faults();
+  for (uint32_t l = 0; l < 32; ++l) EXPECT_EQ(r.At<uint16_t>(4 * l), 0x7f0 + l) << l;
+  // Odd lanes only (a partial mask), and lane 16 the first past the end.
+  ASSERT_OK_AND_ASSIGN(r, RunBody(R"(
+  mul.wide.u32 %rd3, %r0, 2;
+  add.s64 %rd3, %rd1, %rd3;
+  and.b32 %r1, %r0, 1;
+  setp.eq.u32 %p1, %r1, 1;
+  @%p1 ld.global.u16 %h1, [%rd3+0xfe0];
+  ld.global.u16 %h2, [%rd3+0x17e0];)",
+                                  o));
+  const SimFault& f = First(r, "out_of_bounds");
+  EXPECT_EQ(f.thread(), 16u);
+  EXPECT_THAT(f.text(), HasSubstr("global address"));
+  // A 96-byte shared array: 24 lanes store and load words 0..23 (OR 0x7c, past 92).
+  BodyOptions s = Smem(32);
+  s.extra_decls = ".shared .align 16 .b8 smem[96];";
+  ASSERT_OK_AND_ASSIGN(r, RunBody(R"(
+  mov.u32 %r1, smem;
+  shl.b32 %r2, %r0, 2;
+  add.u32 %r1, %r1, %r2;
+  setp.lt.u32 %p1, %r0, 24;
+  @%p1 st.shared.u32 [%r1], %r0;
+  bar.sync 0;
+  @%p1 ld.shared.u32 %r3, [%r1];
+  st.global.u32 [%rd2], %r3;)",
+                                  s));
+  ASSERT_TRUE(r.report.ok()) << r.Faults();
+  for (uint32_t l = 0; l < 32; ++l) EXPECT_EQ(r.At<uint32_t>(l), l < 24 ? l : 0) << l;
+}
+
 TEST(MachineFaultTest, SharedRaceWithoutBarrier) {
   // Warp 0 writes, warp 1 reads the same words: no barrier in between.
   std::string body = R"(
