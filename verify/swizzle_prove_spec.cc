@@ -2575,10 +2575,19 @@ void Absorb(const std::string& what, const SwizzleProof& sub, SwizzleProof* proo
 
 // The reduced spec (SwizzleProveOptions::reduce_specs). Ensures: the proof when the
 // reduction decided; nullopt when it does not apply or did not decide (the caller then
-// proves the spec itself).
+// proves the spec itself), with what its parts spent added to `*spent` (counters and
+// queries, AddSubProofCounters, and one note naming the verdict that ended it).
+//
+// Under a total budget (total_rlimit) the parts share it: each gets what the parts
+// before it left (RemainingBudget), and none runs once it is spent. The caller charges
+// `*spent` to the spec's own proof, so that the direct route gets only the rest. (Before,
+// the index part and every payload part had the whole total_rlimit, and an undecided
+// reduction's spending was dropped: the direct route had the whole budget again;
+// `ReducedSpecChargesItsPartsToTheTotalBudget`.)
 absl::StatusOr<std::optional<SwizzleProof>> ProveReduced(const SwizzleSpec& spec,
                                                          const SpecSweep& ranges,
-                                                         const SwizzleProveOptions& options) {
+                                                         const SwizzleProveOptions& options,
+                                                         SwizzleProof* spent) {
   if (!options.reduce_specs || !options.symbolic_params.empty()) return std::nullopt;
   ASSIGN_OR_RETURN(std::optional<internal::ReducedSpec> reduced,
                    internal::ReduceSpec(spec, ranges));
@@ -2587,18 +2596,47 @@ absl::StatusOr<std::optional<SwizzleProof>> ProveReduced(const SwizzleSpec& spec
   sub.reduce_specs = false;
   SwizzleProof proof;
   for (const std::string& n : reduced->notes) proof.notes.push_back("reduced: " + n);
-  ASSIGN_OR_RETURN(SwizzleProof index, ProveSpec(*reduced->index, {}, sub));
-  Absorb("index part", index, &proof);
+  auto budget_spent = [&] {
+    return options.total_rlimit > 0 && proof.rlimit_spent >= options.total_rlimit;
+  };
   std::optional<Verdict> failed;
-  if (index.verdict != Verdict::kHolds) failed = index.verdict;
+  std::string ended;  // the part that ended the reduction, and how
+  {
+    SwizzleProveOptions io = sub;
+    io.total_rlimit = internal::RemainingBudget(options, proof.rlimit_spent);
+    ASSIGN_OR_RETURN(SwizzleProof index, ProveSpec(*reduced->index, {}, io));
+    Absorb("index part", index, &proof);
+    if (index.verdict != Verdict::kHolds) {
+      failed = index.verdict;
+      ended = absl::StrCat("the index part is ", index.ToString());
+    }
+  }
   for (size_t k = 0; k < reduced->payload.size() && !failed.has_value(); ++k) {
+    const SwizzleSpec& part = reduced->payload[k].spec;
+    if (budget_spent()) {
+      failed = Verdict::kInconclusive;
+      ended = absl::StrCat("the total budget (total_rlimit = ", options.total_rlimit,
+                           ") is spent before ", part.source_name());
+      break;
+    }
     SwizzleProveOptions po = sub;
     po.symbolic_params = reduced->payload[k].symbolic;
-    ASSIGN_OR_RETURN(SwizzleProof p, ProveSpec(reduced->payload[k].spec, {}, po));
-    Absorb(reduced->payload[k].spec.source_name(), p, &proof);
-    if (p.verdict != Verdict::kHolds) failed = p.verdict;
+    po.total_rlimit = internal::RemainingBudget(options, proof.rlimit_spent);
+    ASSIGN_OR_RETURN(SwizzleProof p, ProveSpec(part, {}, po));
+    Absorb(part.source_name(), p, &proof);
+    if (p.verdict != Verdict::kHolds) {
+      failed = p.verdict;
+      ended = absl::StrCat(part.source_name(), " is ", p.ToString());
+    }
   }
   if (!failed.has_value()) return proof;
+  // Undecided from here on: what the parts spent goes to the caller.
+  auto undecided = [&]() -> std::optional<SwizzleProof> {
+    internal::AddSubProofCounters(proof, spent);
+    spent->notes.push_back(absl::StrCat("the reduced spec did not decide (", ended,
+                                        "); the spec is proved directly"));
+    return std::nullopt;
+  };
   if (*failed == Verdict::kViolated) {
     // The reduced parts are supersets: find the violation on the spec itself, smallest
     // first, by the enumeration sweep of its box.
@@ -2639,7 +2677,7 @@ absl::StatusOr<std::optional<SwizzleProof>> ProveReduced(const SwizzleSpec& spec
       }
     }
   }
-  return std::nullopt;
+  return undecided();
 }
 
 // The configuration search of ProveSpec: every configuration of the box (a range per
@@ -2792,17 +2830,21 @@ SwizzleProof Conclude(const SwizzleSpec& spec, std::vector<SubBox> boxes, Swizzl
 }
 
 // The routes tried before the configuration search, in order: the output chain,
-// flattened divisions, the reduced spec. The first that decides gives the proof.
+// flattened divisions, the reduced spec. The first that decides gives the proof; what a
+// route spent without deciding is added to `*spent` (only the reduced spec can: the
+// output chain and the flattening decide once they run, the chain through its direct
+// route, which is charged what the links spent).
 absl::StatusOr<std::optional<SwizzleProof>> ProveByRoutes(const SwizzleSpec& spec,
                                                           const SpecSweep& ranges,
-                                                          const SwizzleProveOptions& options) {
+                                                          const SwizzleProveOptions& options,
+                                                          SwizzleProof* spent) {
   ASSIGN_OR_RETURN(std::optional<SwizzleProof> chained,
                    internal::ProveByOutputChain(spec, ranges, options));
   if (chained.has_value()) return chained;
   ASSIGN_OR_RETURN(std::optional<SwizzleProof> flat,
                    internal::ProveByFlattening(spec, ranges, options));
   if (flat.has_value()) return flat;
-  return ProveReduced(spec, ranges, options);
+  return ProveReduced(spec, ranges, options, spent);
 }
 
 }  // namespace
@@ -2810,10 +2852,13 @@ absl::StatusOr<std::optional<SwizzleProof>> ProveByRoutes(const SwizzleSpec& spe
 absl::StatusOr<SwizzleProof> ProveSpec(const SwizzleSpec& spec, const SpecSweep& ranges,
                                        const SwizzleProveOptions& options) {
   ASSIGN_OR_RETURN(SpecBox box, ResolveSpecBox(spec, ranges, options));
-  ASSIGN_OR_RETURN(std::optional<SwizzleProof> routed, ProveByRoutes(spec, ranges, options));
+  // What an undecided route spent starts the proof: its queries count against the
+  // total budget (QueryRunner::Run takes what is left of it from proof.rlimit_spent).
+  SwizzleProof proof;
+  ASSIGN_OR_RETURN(std::optional<SwizzleProof> routed,
+                   ProveByRoutes(spec, ranges, options, &proof));
   if (routed.has_value()) return *std::move(routed);
 
-  SwizzleProof proof;
   QueryRunner run(options, &proof);
   RETURN_IF_ERROR(WholeBoxAsBitVectors(spec, run, &box, &proof));
   if (!spec.program().Clauses("skip").empty() && spec.inverse() == nullptr) {

@@ -379,6 +379,39 @@ TEST(SwizzleProveSpecTest, ReducedSpecMergesTilesAndAbstractsTheTileCount) {
   EXPECT_THAT(absl::StrJoin(q.notes, "\n"), Not(HasSubstr("reduced:")));
 }
 
+// Under a total budget the reduced spec's parts share it, and what a reduction that did
+// not decide spent is charged to the spec's own proof after it (verify/README.md,
+// "Fourteenth pass"): before, the index part and each payload part had the whole
+// total_rlimit, and the direct route had it all again, the reduction's spending dropped.
+// The index part holds within it (about 9 000); the tail part then runs out (before the
+// fix it had the whole budget again and held, 11 178 spent of 10 000).
+constexpr uint64_t kReducedBudget = 10'000;
+
+TEST(SwizzleProveSpecTest, ReducedSpecChargesItsPartsToTheTotalBudget) {
+  SwizzleSpec spec = ParseOrDie("dist_shapes.swz", kDistShapes);
+  SwizzleProveOptions o;
+  o.total_rlimit = kReducedBudget;
+  ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, {}, o));
+  EXPECT_EQ(p.verdict, Verdict::kInconclusive) << p.ToString();
+  EXPECT_THAT(p.notes, Contains(HasSubstr("the reduced spec did not decide (dist_shapes.swz "
+                                          "(tail comm_row_size) is inconclusive")));
+  uint64_t spent = 0;
+  for (const QueryRecord& q : p.queries) spent += q.rlimit_used;
+  EXPECT_EQ(p.rlimit_spent, spent);
+  for (const char* part : {"(index part)", "(tail comm_row_size)"}) {
+    EXPECT_TRUE(absl::c_any_of(p.queries, [&](const QueryRecord& q) {
+      return absl::StrContains(q.name, part);
+    })) << "the reduction's queries are in the log: " << part;
+  }
+  // Within the budget, up to what the last query may overshoot (Z3 checks its rlimit
+  // between steps).
+  EXPECT_LE(spent, kReducedBudget + kReducedBudget / 10) << p.ToString();
+  o.keep_query_log = false;
+  ASSERT_OK_AND_ASSIGN(SwizzleProof quiet, ProveSpec(spec, {}, o));
+  EXPECT_TRUE(quiet.queries.empty());
+  EXPECT_EQ(quiet.rlimit_spent, p.rlimit_spent) << quiet.ToString();
+}
+
 TEST(SwizzleProveSpecTest, ReducedSpecViolationsAreTheSweepsSmallest) {
   // The rank forgets the rank slot k: d % N, a duplicate as soon as N > 1.
   std::string text = kDistShapes;
