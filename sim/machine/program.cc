@@ -417,8 +417,8 @@ absl::StatusOr<Program> Decode(const ptx::Module& module, const ptx::Kernel& ker
     DecodeFn fn = SemanticsOf(in.op);
     RETURN_IF_ERROR(fn(ctx, in, &insn));
     if (in.guard.has_value()) {
-      uint16_t g;
-      bool neg;
+      uint16_t g = 0;
+      bool neg = false;
       RETURN_IF_ERROR(ctx.PredSrc(*in.guard, &g, &neg));
       insn.guard = g;
       insn.guard_neg = neg;

@@ -560,8 +560,10 @@ bool ExecLdSt(Exec& x, const Insn& in, uint32_t mask) {
         Machine::SetLane(acc, *x.w, l);
         bool ok;
         if constexpr (kStore) {
+          // At most v4 (the subset's vectors, op_table.cc) of 8 bytes: the bound also
+          // tells the compiler so (without it, -Wstringop-overflow at -O3).
           uint8_t bytes[32];
-          for (uint32_t i = 0; i < vec; ++i)
+          for (uint32_t i = 0; i < vec && i < 4; ++i)
             WriteLE(bytes + i * eb, x.R(in.s[1 + i])[l], eb);
           ok = x.m->CheckSharedWrite(x, acc, l, t.shared_offset, size, bytes);
         } else {
@@ -579,7 +581,9 @@ bool ExecLdSt(Exec& x, const Insn& in, uint32_t mask) {
     } else {
       for (uint32_t i = 0; i < vec; ++i) {
         uint64_t v = ReadLE(t.ptr + i * eb, eb);
-        if (in.sext && eb < 8 && ((v >> (8 * eb - 1)) & 1)) v |= ~uint64_t{0} << (8 * eb);
+        if constexpr (kEb < 8) {
+          if (in.sext && ((v >> (8 * eb - 1)) & 1)) v |= ~uint64_t{0} << (8 * eb);
+        }
         x.R(in.d[i])[l] = v & in.dmask;
       }
     }

@@ -99,7 +99,9 @@ TEST(SmtBitvecTest, IntegerOperatorsAreSignedOnBitVectors) {
         EXPECT_THAT(r.model.Bits(BvUdiv(x, y)), Optional(ua / ub));
         EXPECT_THAT(r.model.Bits(BvUrem(x, y)), Optional(ua % ub));
         EXPECT_THAT(r.model.Int(BvSrem(x, y)), Optional(a % b));
-        if (!(a == -8 && b == -1)) EXPECT_THAT(r.model.Int(BvSdiv(x, y)), Optional(a / b));
+        if (!(a == -8 && b == -1)) {
+          EXPECT_THAT(r.model.Int(BvSdiv(x, y)), Optional(a / b));
+        }
       }
     }
   }

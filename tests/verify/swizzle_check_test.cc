@@ -63,7 +63,8 @@ TEST(SwizzleCheckTest, BothAgreeOnTheSmallestCounterexample) {
 }
 
 TEST(SwizzleCheckTest, RlimitTooSmallIsInconclusiveAndBothFallsBackOnEnumeration) {
-  SwizzleCheckOptions tiny{.rlimit = 1};
+  SwizzleCheckOptions tiny;
+  tiny.rlimit = 1;
   ASSERT_OK_AND_ASSIGN(SwizzleOutcome symbolic, CheckSwizzle(SmallGemm(), Engine::kSymbolic, tiny));
   EXPECT_EQ(symbolic.verdict, Verdict::kInconclusive);
   EXPECT_FALSE(symbolic.reason.empty());

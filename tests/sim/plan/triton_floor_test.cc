@@ -191,7 +191,9 @@ TEST(TritonFloorTest, SharedRoundTripFloorNeverExceedsTritonsKernel) {
     const int64_t loop = 3 * int64_t{r.problem->num_warps};
     EXPECT_LE(*floor + loop, r.warp_instructions) << "line " << r.line;
     if (*floor + loop == r.warp_instructions) ++exact;
-    if (r.line == 583) EXPECT_EQ(*floor, 128);
+    if (r.line == 583) {
+      EXPECT_EQ(*floor, 128);
+    }
     ++checked;
   }
   EXPECT_GT(checked, 1000);

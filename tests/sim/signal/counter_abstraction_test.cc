@@ -35,8 +35,9 @@ void ExpectSameVerdict(const SignalReport& a, const SignalReport& b, const std::
   EXPECT_EQ(b.outcome(), a.outcome()) << what << "\n" << b.explanation().text() << "\nvs\n"
                                       << a.explanation().text();
   EXPECT_EQ(b.explanation().cause(), a.explanation().cause()) << what;
-  if (a.terminals_size() < 256 && b.terminals_size() < 256)
+  if (a.terminals_size() < 256 && b.terminals_size() < 256) {
     EXPECT_EQ(Terminals(b), Terminals(a)) << what;
+  }
 }
 
 class CounterAbstractionTest : public ::testing::TestWithParam<std::string> {};

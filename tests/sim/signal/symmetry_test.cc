@@ -257,8 +257,9 @@ bool ExpectSameWithAndWithout(const std::string& file, int ranks) {
   EXPECT_LE(b.report.states(), a.report.states()) << what;
   EXPECT_EQ(b.report.outcome(), a.report.outcome()) << what;
   EXPECT_EQ(b.report.explanation().cause(), a.report.explanation().cause()) << what;
-  if (a.report.terminals_size() < 256 && b.report.terminals_size() < 256)
+  if (a.report.terminals_size() < 256 && b.report.terminals_size() < 256) {
     EXPECT_EQ(Summaries(b.report), Summaries(a.report)) << what;
+  }
   if (a.report.outcome() != SignalReport::static_error) {
     EXPECT_EQ(a.report.symmetry(), "off");
     EXPECT_EQ(b.report.symmetry(), g.Describe());

@@ -119,7 +119,9 @@ TEST(SyncGuardDetectTest, AStreamAndItsCtasAreSequentialRunners) {
   const State s0 = m.Initial();
   std::vector<int64_t> bases;
   for (int a : *runners) {
-    if (m.info(a).kind == AgentKind::kCta) EXPECT_EQ(m.StaticArrivals(a), 1) << m.info(a).name;
+    if (m.info(a).kind == AgentKind::kCta) {
+      EXPECT_EQ(m.StaticArrivals(a), 1) << m.info(a).name;
+    }
     bases.push_back(m.BarrierBase(s0, a));
   }
   std::sort(bases.begin(), bases.end());
