@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/string_view.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sim/swizzle/spec.h"
@@ -231,6 +233,35 @@ SwizzleSpec ParseOrDie(const std::string& name, const std::string& text) {
   return *std::move(s);
 }
 
+// What the logged queries spent of Z3's rlimit.
+uint64_t LoggedSpending(const SwizzleProof& p) {
+  uint64_t spent = 0;
+  for (const QueryRecord& q : p.queries) spent += q.rlimit_used;
+  return spent;
+}
+
+// The total-budget bookkeeping of `p`, proved from `spec` over `box` with `o`: its
+// rlimit_spent is the sum of its logged queries, among which a query names each of
+// `parts`; the sum stays within o.total_rlimit up to a tenth (Z3 checks its rlimit between
+// steps, so the last query may overshoot); and the proof without the query log spends the
+// same.
+void ExpectChargedWithinTheTotalBudget(const SwizzleSpec& spec, const SpecSweep& box,
+                                       SwizzleProveOptions o, const SwizzleProof& p,
+                                       std::initializer_list<absl::string_view> parts) {
+  const uint64_t spent = LoggedSpending(p);
+  EXPECT_EQ(p.rlimit_spent, spent);
+  for (absl::string_view part : parts) {
+    EXPECT_TRUE(absl::c_any_of(p.queries, [&](const QueryRecord& q) {
+      return absl::StrContains(q.name, part);
+    })) << "no query of " << part << " in the log";
+  }
+  EXPECT_LE(spent, o.total_rlimit + o.total_rlimit / 10) << p.ToString();
+  o.keep_query_log = false;
+  ASSERT_OK_AND_ASSIGN(SwizzleProof quiet, ProveSpec(spec, box, o));
+  EXPECT_TRUE(quiet.queries.empty());
+  EXPECT_EQ(quiet.rlimit_spent, p.rlimit_spent) << quiet.ToString();
+}
+
 // The Z3 verdict and counterexample equal the enumeration sweep's.
 void ExpectAgreesWithSweep(const SwizzleSpec& spec, const SwizzleProof& p) {
   ASSERT_OK_AND_ASSIGN(sim::swizzle::CheckResult e, sim::swizzle::Sweep(spec));
@@ -395,21 +426,7 @@ TEST(SwizzleProveSpecTest, ReducedSpecChargesItsPartsToTheTotalBudget) {
   EXPECT_EQ(p.verdict, Verdict::kInconclusive) << p.ToString();
   EXPECT_THAT(p.notes, Contains(HasSubstr("the reduced spec did not decide (dist_shapes.swz "
                                           "(tail comm_row_size) is inconclusive")));
-  uint64_t spent = 0;
-  for (const QueryRecord& q : p.queries) spent += q.rlimit_used;
-  EXPECT_EQ(p.rlimit_spent, spent);
-  for (const char* part : {"(index part)", "(tail comm_row_size)"}) {
-    EXPECT_TRUE(absl::c_any_of(p.queries, [&](const QueryRecord& q) {
-      return absl::StrContains(q.name, part);
-    })) << "the reduction's queries are in the log: " << part;
-  }
-  // Within the budget, up to what the last query may overshoot (Z3 checks its rlimit
-  // between steps).
-  EXPECT_LE(spent, kReducedBudget + kReducedBudget / 10) << p.ToString();
-  o.keep_query_log = false;
-  ASSERT_OK_AND_ASSIGN(SwizzleProof quiet, ProveSpec(spec, {}, o));
-  EXPECT_TRUE(quiet.queries.empty());
-  EXPECT_EQ(quiet.rlimit_spent, p.rlimit_spent) << quiet.ToString();
+  ExpectChargedWithinTheTotalBudget(spec, {}, o, p, {"(index part)", "(tail comm_row_size)"});
 }
 
 TEST(SwizzleProveSpecTest, ReducedSpecViolationsAreTheSweepsSmallest) {
@@ -1351,17 +1368,7 @@ param ctas in 1..4;
   EXPECT_THAT(p.notes, Contains(HasSubstr(
                            "contiguity chain through `unit` ended (the placement spec is "
                            "inconclusive")));
-  uint64_t spent = 0;
-  for (const QueryRecord& q : p.queries) spent += q.rlimit_used;
-  EXPECT_EQ(p.rlimit_spent, spent);
-  EXPECT_TRUE(absl::c_any_of(p.queries, [](const QueryRecord& q) {
-    return absl::StrContains(q.name, "(placement of unit)");
-  }));
-  EXPECT_LE(spent, 1'100'000u) << p.ToString();
-  o.keep_query_log = false;
-  ASSERT_OK_AND_ASSIGN(SwizzleProof quiet, ProveSpec(spec, {}, o));
-  EXPECT_TRUE(quiet.queries.empty());
-  EXPECT_EQ(quiet.rlimit_spent, p.rlimit_spent) << quiet.ToString();
+  ExpectChargedWithinTheTotalBudget(spec, {}, o, p, {"(placement of unit)"});
 }
 
 // The residue is exact: with the full GROUP_SIZE_M in place of the last group's size
@@ -1444,9 +1451,7 @@ TEST(SwizzleProveSpecTest, TotalBudgetCapsEveryQuery) {
   ASSERT_OK_AND_ASSIGN(SwizzleProof p, ProveSpec(spec, box, o));
   EXPECT_EQ(p.verdict, Verdict::kInconclusive) << p.ToString();
   EXPECT_THAT(p.reason, HasSubstr("total_rlimit")) << p.reason;
-  uint64_t spent = 0;
-  for (const QueryRecord& q : p.queries) spent += q.rlimit_used;
-  EXPECT_LE(spent, 1'100'000u) << p.ToString();
+  EXPECT_LE(LoggedSpending(p), 1'100'000u) << p.ToString();
 }
 
 // Table lemmas (SwizzleProveOptions::table_lemma_values): dist_d0's rank interleave
