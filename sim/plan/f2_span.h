@@ -114,7 +114,9 @@ class F2Independent {
     for (uint32_t m = v & pivots_; m != 0; m = v & pivots_) v ^= rows_[std::countr_zero(m)];
     if (v == 0) return 0;
     const uint32_t pivot = v & (~v + 1);
-    rows_[std::countr_zero(pivot)] = v;
+    // (The row's index from v, not pivot: the same lowest bit, and gcc 12 sees that v is
+    // not 0 here but not that pivot is, and warned of rows_[32].)
+    rows_[std::countr_zero(v)] = v;
     pivots_ |= pivot;
     return pivot;
   }

@@ -724,10 +724,10 @@ absl::StatusOr<MatrixSmemPlan> PlanMatrixSmem(const ConversionProblem& p, const 
   for (int i = 0; i < sv.words(); ++i) prog.inputs.push_back(prog.NewWord());
   prog.smem_bytes = p.num_elements() * p.element_bytes();
   const bool warp_local = WarpLocal(p, options);
+  // (Made in place: moving a fresh Op copies its empty InlinedVectors' inline storage,
+  // which gcc 12 reported as maybe uninitialised.)
   auto barrier = [&] {
-    Op op;
-    op.kind = warp_local ? OpKind::kBarWarp : OpKind::kBarSync;
-    prog.ops.push_back(std::move(op));
+    prog.ops.emplace_back().kind = warp_local ? OpKind::kBarWarp : OpKind::kBarSync;
   };
   if (options.barrier_before_store) barrier();
   std::vector<int> inputs = prog.inputs;

@@ -2166,11 +2166,19 @@ class CandidateSet {
     };
     slots_.reserve(4 * views_.size());
     for (size_t v = 0; v < views_.size(); ++v) {
-      if (allowed(Strategy::kRegisters)) slots_.push_back({v, Kind::kRegisters, Strategy::kRegisters});
-      if (allowed(Strategy::kShuffle)) slots_.push_back({v, Kind::kShuffle, Strategy::kShuffle});
+      // (Fields set by name: a braced list of the first three leaves plan and bound to
+      // their defaults, which -Wmissing-field-initializers reports.)
+      auto add = [&](Kind kind, Strategy strategy) {
+        Slot& slot = slots_.emplace_back();
+        slot.view = v;
+        slot.kind = kind;
+        slot.strategy = strategy;
+      };
+      if (allowed(Strategy::kRegisters)) add(Kind::kRegisters, Strategy::kRegisters);
+      if (allowed(Strategy::kShuffle)) add(Kind::kShuffle, Strategy::kShuffle);
       if (allowed(Strategy::kSmem)) {
-        if (!options.only_matrix) slots_.push_back({v, Kind::kSmem, Strategy::kSmem});
-        if (!options.no_matrix) slots_.push_back({v, Kind::kMatrix, Strategy::kSmem});
+        if (!options.only_matrix) add(Kind::kSmem, Strategy::kSmem);
+        if (!options.no_matrix) add(Kind::kMatrix, Strategy::kSmem);
       }
     }
   }
