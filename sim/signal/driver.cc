@@ -46,12 +46,14 @@ void FillRaces(const Machine& m, const std::vector<RaceRecord>& races, SignalRep
   }
 }
 
-std::string AgentStateName(Status st, bool waiting) {
+// The snapshot's state of an agent (the enum itself: parsing its name back left the
+// value unset, had a name been misspelt).
+SignalAgentState AgentStateOf(Status st, bool waiting) {
   switch (st) {
     case Status::kNotLaunched:
-    case Status::kNotStarted: return "NOT_STARTED";
-    case Status::kExited: return "EXITED";
-    default: return waiting ? "WAITING" : "RUNNING";
+    case Status::kNotStarted: return NOT_STARTED;
+    case Status::kExited: return EXITED;
+    default: return waiting ? WAITING : RUNNING;
   }
 }
 
@@ -151,9 +153,7 @@ SignalTrace MakeTrace(const Machine& m, const Terminal& t) {
     sa->set_stream(tmp.stream());
     sa->set_launch(tmp.launch());
     bool waiting = as.status == Status::kRunning && !m.AgentEnabled(t.state, a);
-    SignalAgentState st;
-    SignalAgentState_Parse(AgentStateName(as.status, waiting), &st);
-    sa->set_state(st);
+    sa->set_state(AgentStateOf(as.status, waiting));
     int op = m.CurrentOp(t.state, a);
     if (op >= 0) sa->set_site(p.ops[op].site);
     if (as.wait_armed) {

@@ -52,9 +52,9 @@ ObligationResult Chain(const ConversionPlan& fwd, const ConversionPlan& bwd) {
 
 // One shared access or barrier of the loop body: which direction, which buffer.
 struct BodyOp {
-  int dir;    // 0 forward, 1 backward
-  int index;  // op index in its direction's program
-  OpKind kind;
+  int dir = 0;    // 0 forward, 1 backward
+  int index = 0;  // op index in its direction's program
+  OpKind kind{};
   int buffer = -1;
   // SharedComponentKeys: accesses of one direction with different keys share no byte.
   std::optional<uint32_t> key;
@@ -69,7 +69,10 @@ std::vector<BodyOp> BodyOps(const ConversionPlan& fwd, const ConversionPlan& bwd
     const bool keyed = sim::plan::SharedComponentKeys(p, &keys);
     for (size_t k = 0; k < p.ops.size(); ++k) {
       const Op& op = p.ops[k];
-      BodyOp b{dir, static_cast<int>(k), op.kind};
+      BodyOp b;
+      b.dir = dir;
+      b.index = static_cast<int>(k);
+      b.kind = op.kind;
       b.store = op.kind == OpKind::kStShared || op.kind == OpKind::kStMatrix;
       b.load = op.kind == OpKind::kLdShared || op.kind == OpKind::kLdMatrix;
       b.cta_bar = op.kind == OpKind::kBarSync;
