@@ -27,14 +27,6 @@ Region* GlobalMemory::Candidate(uint64_t addr) const {
   return it == regions_.begin() ? nullptr : (it - 1)->get();
 }
 
-uint8_t* GlobalMemory::FindSlow(uint64_t addr, uint64_t size) {
-  Region* r = Candidate(addr);
-  if (r == nullptr || addr - r->base >= r->size || addr + size - r->base > r->size)
-    return nullptr;
-  last_ = r;
-  return r->data.data() + (addr - r->base);
-}
-
 Region* GlobalMemory::RegionAtSlow(uint64_t addr) {
   Region* r = Candidate(addr);
   if (r == nullptr || addr - r->base >= r->size) return nullptr;

@@ -45,11 +45,9 @@ class GlobalMemory {
   uint64_t Add(std::string name, std::vector<uint8_t> data);
   // Ensures: a pointer to `size` bytes at `addr` when they lie in one region, else null.
   uint8_t* Find(uint64_t addr, uint64_t size) {
-    if (last_ != nullptr && addr - last_->base < last_->size &&
-        addr + size - last_->base <= last_->size) {
-      return last_->data.data() + (addr - last_->base);
-    }
-    return FindSlow(addr, size);
+    Region* r = RegionAt(addr);
+    if (r == nullptr || addr + size - r->base > r->size) return nullptr;
+    return r->data.data() + (addr - r->base);
   }
   // Ensures: the region whose bytes include `addr`, else null.
   Region* RegionAt(uint64_t addr) {
@@ -60,7 +58,6 @@ class GlobalMemory {
   Region* region(size_t i) { return regions_[i].get(); }
 
  private:
-  uint8_t* FindSlow(uint64_t addr, uint64_t size);
   Region* RegionAtSlow(uint64_t addr);
   // The last region whose base is <= addr, else null.
   Region* Candidate(uint64_t addr) const;

@@ -244,38 +244,47 @@ __attribute__((noinline)) void MoveLaneData(Exec& x, const Insn& in, uint32_t ma
   ForLanes(mask, lane);
 }
 
-// The memory of FastLdSt's request: `*mem` such that lane address a is at
-// *mem + (a - *mem_base), when every lane's [a, a + size) lies inside one buffer of
-// `space` (addresses lo..hi, all aligned to size); false otherwise (nothing is changed).
-// Each case is Resolve's bounds test for the whole range: shared window, parameter
-// memory (loads only: decode rejects stores), one global region.
-inline bool LocateRange(Exec& x, Space space, uint64_t lo, uint64_t hi, uint32_t size,
-                        uint8_t** mem, uint64_t* mem_base) {
+// One buffer of a space: its first address, its size and its bytes (address a is at
+// data + (a - start)). Buffer bases are aligned to any access size (1 MiB, 0x400, 0).
+struct Buffer {
+  uint64_t start = 0, limit = 0;
+  uint8_t* data = nullptr;
+};
+
+// The buffer of `space` that holds `addr`: the shared window, parameter memory, or the
+// global region whose bytes include addr (false when none does; the shared window and
+// parameter memory are returned whatever addr is: callers test their range against it).
+inline bool BufferOf(Exec& x, Space space, uint64_t addr, Buffer* b) {
   switch (space) {
-    case Space::kShared: {
-      const uint64_t limit = x.m->shared_bytes();
-      if (lo < kSharedBase || hi - kSharedBase >= limit || hi - kSharedBase + size > limit)
-        return false;
-      *mem = x.cta->shared.data();
-      *mem_base = kSharedBase;
+    case Space::kShared:
+      *b = Buffer{kSharedBase, x.m->shared_bytes(), x.cta->shared.data()};
       return true;
-    }
-    case Space::kParam: {
-      const uint64_t limit = x.m->params().size();
-      if (hi >= limit || hi + size > limit) return false;
-      *mem = const_cast<uint8_t*>(x.m->params().data());
-      *mem_base = 0;
+    case Space::kParam:
+      *b = Buffer{0, x.m->params().size(), const_cast<uint8_t*>(x.m->params().data())};
       return true;
-    }
     default: {
-      if (hi - lo > (uint64_t{1} << 40)) return false;
-      uint8_t* p = x.m->global().Find(lo, hi - lo + size);
-      if (p == nullptr) return false;
-      *mem = p;
-      *mem_base = lo;
+      Region* r = x.m->global().RegionAt(addr);
+      if (r == nullptr) return false;
+      *b = Buffer{r->base, r->size, r->data.data()};
       return true;
     }
   }
+}
+
+// The memory of FastLdSt's request: `*mem` such that lane address a is at
+// *mem + (a - *mem_base), when every lane's [a, a + size) lies inside one buffer of
+// `space` (addresses lo..hi, all aligned to size); false otherwise (nothing is changed).
+// This is Resolve's bounds test for the whole range, in the buffer that holds lo (decode
+// rejects stores to parameter memory). hi - start + size cannot wrap once hi - start is
+// below the buffer's size.
+inline bool LocateRange(Exec& x, Space space, uint64_t lo, uint64_t hi, uint32_t size,
+                        uint8_t** mem, uint64_t* mem_base) {
+  Buffer b;
+  if (!BufferOf(x, space, lo, &b)) return false;
+  if (lo < b.start || hi - b.start >= b.limit || hi - b.start + size > b.limit) return false;
+  *mem = b.data;
+  *mem_base = b.start;
+  return true;
 }
 
 // OR over the lanes of `mask` of v[l] + add. The full warp in 2-lane vectors: GCC's -O2
@@ -332,32 +341,12 @@ inline void MinMaxLanes(const uint32_t* v, uint32_t mask, uint32_t* lo, uint32_t
 // always pass.
 inline bool LocateByOr(Exec& x, Space space, const uint64_t* base, uint64_t offset,
                        uint32_t mask, uint32_t size, uint8_t** mem, uint64_t* mem_base) {
-  uint64_t start, limit;
-  uint8_t* data;
-  switch (space) {
-    case Space::kShared:
-      start = kSharedBase;
-      limit = x.m->shared_bytes();
-      data = x.cta->shared.data();
-      break;
-    case Space::kParam:
-      start = 0;
-      limit = x.m->params().size();
-      data = const_cast<uint8_t*>(x.m->params().data());
-      break;
-    default: {
-      Region* r = x.m->global().RegionAt(base[__builtin_ctz(mask)] + offset);
-      if (r == nullptr) return false;
-      start = r->base;
-      limit = r->size;
-      data = r->data.data();
-      break;
-    }
-  }
-  const uint64_t ored = OrLanes(base, mask, offset - start);
-  if (limit < size || (ored & (size - 1)) != 0 || ored > limit - size) return false;
-  *mem = data;
-  *mem_base = start;
+  Buffer b;
+  if (!BufferOf(x, space, base[__builtin_ctz(mask)] + offset, &b)) return false;
+  const uint64_t ored = OrLanes(base, mask, offset - b.start);
+  if (b.limit < size || (ored & (size - 1)) != 0 || ored > b.limit - size) return false;
+  *mem = b.data;
+  *mem_base = b.start;
   return true;
 }
 
