@@ -1305,6 +1305,14 @@ class SmemPlanner {
     while ((eb_ << (max_a_ + 1)) <= max_bytes) ++max_a_;
     p.src.FreeBits(&src_free_regs_, &src_free_tid_);
     p.dst.FreeBits(&dst_free_regs_, &dst_free_tid_);
+    // Bound's common_: the rank of the directions both layouts have as registers.
+    F2Independent shared;
+    for (uint32_t d : p.src.reg) {
+      if (d != 0 && std::find(p.dst.reg.begin(), p.dst.reg.end(), d) != p.dst.reg.end() &&
+          shared.Add(d)) {
+        ++common_;
+      }
+    }
     for (int side = 0; side < 2; ++side) {
       const uint32_t free_tid = side == 0 ? src_free_tid_ : dst_free_tid_;
       store_lanes_[side] = ActiveLanes(free_tid);
@@ -1587,27 +1595,44 @@ class SmemPlanner {
   // (ScoreImages), without a basis: a side's vector covers at most `limit` register bits
   // (copies are not accessed), and each lane group of an access with a lane that takes
   // part is at least one wavefront.
+  //
+  // The instructions also take in that the two vectors share their low offset bits: a
+  // side's vector of a bits has the images 1, 2, ..., 2^(a-1) for registers of its own
+  // (SideCostOf), so basis[k] (k < a) is the direction of one of its registers (the
+  // offset map is onto). Below the shorter vector both sides' registers give basis[k]:
+  // distinct, independent directions in both layouts' register lists, so the shorter
+  // vector has at most common_ bits (the rank of those shared directions). A layout pair
+  // with few shared register directions thus cannot have both sides at full width (one
+  // is narrow, its accesses a thread many), which SmemBound's pruning of the plain
+  // candidate can use.
   std::pair<int64_t, int64_t> Bound() const {
     std::pair<int64_t, int64_t> bound{0, 0};
+    int limits[2];
+    int64_t per_thread[2][9];  // per_thread[side][a]: the accesses a thread at a vector of a
     for (int side = 0; side < 2; ++side) {
       const bool store = side == 0;
       const FlatLayout& l = store ? p_.src : p_.dst;
       const WordView& v = store ? sv_ : dv_;
       int limit = max_a_;
       if (v.pk() == 0 && v.upw == 1) limit = std::min(limit, 2);
+      limits[side] = limit;
       const uint32_t all_regs = static_cast<uint32_t>(l.num_regs()) - 1;
       const int free = Popcount((store ? src_free_regs_ : dst_free_regs_) & all_regs);
       const uint32_t lanes = store ? store_lanes_[0] : ~0u;
       const int warps = store ? store_warps_[0] : p_.num_warps;
-      int64_t wavefronts = INT64_MAX, per_thread = 0;
+      int64_t wavefronts = INT64_MAX;
       for (int a = 0; a <= limit; ++a) {
-        per_thread = int64_t{1} << (l.reg_bits() - std::min(l.reg_bits(), free + a));
+        per_thread[side][a] = int64_t{1} << (l.reg_bits() - std::min(l.reg_bits(), free + a));
         wavefronts = std::min(wavefronts, ActiveGroups(lanes, static_cast<uint32_t>(eb_ << a)) *
-                                              per_thread * warps);
+                                              per_thread[side][a] * warps);
       }
       bound.first += wavefronts;
-      bound.second += per_thread;
     }
+    // The accesses a thread fall as the vector widens: the least is one side at its limit
+    // and the other at its limit or common_, whichever is less.
+    const int a0 = std::min(limits[0], common_), a1 = std::min(limits[1], common_);
+    bound.second = std::min(per_thread[0][limits[0]] + per_thread[1][a1],
+                            per_thread[0][a0] + per_thread[1][limits[1]]);
     return bound;
   }
 
@@ -1996,6 +2021,7 @@ class SmemPlanner {
   const WordView& dv_;
   const PlanOptions& o_;
   int eb_, n_, max_a_ = 0;
+  int common_ = 0;  // Bound: the rank of the register directions the layouts share
   uint32_t src_free_regs_ = 0, src_free_tid_ = 0, dst_free_regs_ = 0, dst_free_tid_ = 0;
   // Per side: the lanes and warps that store (those without a free thread bit set).
   uint32_t store_lanes_[2] = {};
