@@ -258,8 +258,14 @@ std::optional<Access> SideAccess(const Side& s, const SideImages& im, int eb,
 }
 
 // Ensures: (w, i) with w <= the wavefronts and i <= the instructions of the side under
-// every basis (defined below).
-std::pair<int64_t, int64_t> SideBound(const Side& s, int eb);
+// every basis the search makes beside `other`, the candidate's other side (defined below).
+std::pair<int64_t, int64_t> SideBound(const Side& s, const Side& other, int eb);
+// Ensures: SideBound of both sides of a candidate, summed.
+std::pair<int64_t, int64_t> PairBound(const Side& st, const Side& ld, int eb) {
+  const auto [ws, is] = SideBound(st, ld, eb);
+  const auto [wl, il] = SideBound(ld, st, eb);
+  return {ws + wl, is + il};
+}
 
 class MatrixPlanner {
  public:
@@ -272,9 +278,7 @@ class MatrixPlanner {
       : p_(p), st_(st), ld_(ld), memo_(memo), eb_(p.element_bytes()),
         n_(p.elem_bits_log2),
         row_bit_(std::countr_zero(16u / static_cast<uint32_t>(p.element_bytes()))) {
-    const auto [ws, is] = SideBound(st, eb_);
-    const auto [wl, il] = SideBound(ld, eb_);
-    bound_ = {ws + wl, is + il};
+    bound_ = PairBound(st, ld, eb_);
     if (!bounded) bound_ = {-1, -1};  // below every score: never reached
     full_ = !bounded;
   }
@@ -424,7 +428,7 @@ class MatrixPlanner {
   BankCostMemo<>& memo_;
   int eb_, n_;
   int row_bit_;  // the first offset bit above a 16-byte row
-  std::pair<int64_t, int64_t> bound_;  // SideBound of both sides, summed (or {-1, -1})
+  std::pair<int64_t, int64_t> bound_;  // PairBound (or {-1, -1})
   bool full_ = false;                  // price every move in full (not bounded)
 };
 
@@ -540,12 +544,19 @@ struct Choice {
 };
 
 // Ensures: (w, i) with w <= the wavefronts and i <= the instructions of the side's
-// accesses under every basis (SideAccess), without a search. A matrix side's
-// instructions do not depend on the basis, and each of its 8x8 matrices is at least one
-// wavefront. A plain side covers at most `limit` register bits an access (its vector;
-// copies are not accessed), and each lane group with a lane that takes part is at
-// least one wavefront.
-std::pair<int64_t, int64_t> SideBound(const Side& s, int eb) {
+// accesses under every basis (SideAccess) the search makes beside `other`, without a
+// search. A matrix side's instructions do not depend on the basis, and each of its 8x8
+// matrices is at least one wavefront. A plain side covers at most `limit` register bits
+// an access (its vector; copies are not accessed), and each lane group with a lane that
+// takes part is at least one wavefront.
+//
+// Beside a matrix side the plain vector is shorter still: its bits k are the offset bits
+// whose basis direction is one of its registers' (SideAccess: the register whose image
+// is 1 << k), and every basis the search makes starts with the matrix side's cols
+// (basis[i] = cols[i], i < ncols: Search puts them first and Climb's moves start at
+// row_bit_ = ncols). So the vector has at most as many bits as the longest prefix of
+// the matrix side's cols that are directions of the plain side's registers.
+std::pair<int64_t, int64_t> SideBound(const Side& s, const Side& other, int eb) {
   const FlatLayout& l = *s.l;
   const uint32_t all_regs = static_cast<uint32_t>(l.num_regs()) - 1;
   if (s.kind != Kind::kPlain) {
@@ -559,6 +570,14 @@ std::pair<int64_t, int64_t> SideBound(const Side& s, int eb) {
   // SmemPlanner::Bound).
   int limit = 0;
   while ((eb << (limit + 1)) <= 16) ++limit;
+  if (other.kind != Kind::kPlain) {
+    int prefix = 0;
+    while (prefix < other.ncols && other.cols[prefix] != 0 &&
+           std::find(l.reg.begin(), l.reg.end(), other.cols[prefix]) != l.reg.end()) {
+      ++prefix;
+    }
+    limit = std::min(limit, prefix);
+  }
   const int free = Popcount(s.free_regs & all_regs);
   int64_t wavefronts = std::numeric_limits<int64_t>::max(), per_thread = 0;
   for (int a = 0; a <= limit; ++a) {
@@ -590,21 +609,14 @@ Choice Choose(const ConversionProblem& p, const WordView& sv, const WordView& dv
   // Each side of each kind once, with its bound.
   std::optional<Side> sts[3], lds[3];
   MakeSides(p, sv, dv, sts, lds);
-  std::pair<int64_t, int64_t> st_bounds[3], ld_bounds[3];
-  for (int i = 0; i < 3; ++i) {
-    if (sts[i]) st_bounds[i] = SideBound(*sts[i], p.element_bytes());
-    if (lds[i]) ld_bounds[i] = SideBound(*lds[i], p.element_bytes());
-  }
   int index = 0;
   for (int i = 0; i < 3; ++i) {
     for (int k = 0; k < 3; ++k) {
       ++index;
       if (i == 0 && k == 0) continue;
       if (!sts[i] || !lds[k]) continue;
-      const auto [ws, is] = st_bounds[i];
-      const auto [wl, il] = ld_bounds[k];
       candidates.push_back(Candidate{index, kKinds[i], kKinds[k], *sts[i], *lds[k],
-                                     {ws + wl, is + il}});
+                                     PairBound(*sts[i], *lds[k], p.element_bytes())});
     }
   }
   // By bound, ties in candidate order (a stable sort of their places: a Candidate
@@ -683,16 +695,11 @@ std::optional<std::pair<int64_t, int64_t>> MatrixSmemAccessBound(const Conversio
   // The candidates Choose searches: each (store kind, load kind) but plain/plain.
   std::optional<Side> sts[3], lds[3];
   MakeSides(p, sv, dv, sts, lds);
-  std::optional<std::pair<int64_t, int64_t>> st[3], ld[3];
-  for (int i = 0; i < 3; ++i) {
-    if (sts[i]) st[i] = SideBound(*sts[i], p.element_bytes());
-    if (lds[i]) ld[i] = SideBound(*lds[i], p.element_bytes());
-  }
   std::optional<std::pair<int64_t, int64_t>> bound;
   for (int i = 0; i < 3; ++i) {
     for (int k = 0; k < 3; ++k) {
-      if ((i == 0 && k == 0) || !st[i] || !ld[k]) continue;
-      const int64_t w = st[i]->first + ld[k]->first, a = st[i]->second + ld[k]->second;
+      if ((i == 0 && k == 0) || !sts[i] || !lds[k]) continue;
+      const auto [w, a] = PairBound(*sts[i], *lds[k], p.element_bytes());
       bound = bound ? std::make_pair(std::min(bound->first, w), std::min(bound->second, a))
                     : std::make_pair(w, a);
     }
