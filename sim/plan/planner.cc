@@ -1393,11 +1393,17 @@ class SmemPlanner {
     };
     std::vector<Base> bases;
     bases.reserve(3 * prefixes.size());
-    for (size_t i = 0; i < prefixes.size(); ++i) {
+    // A search cannot replace a best that already meets the bound of every basis. Nor
+    // can a base order built after one that meets it: it scores no lower, and ties go
+    // to the order built first (below), so the base orders are built only up to the
+    // first that meets the bound.
+    const std::pair<int64_t, int64_t> bound = Bound();
+    bool at_bound = false;
+    for (size_t i = 0; i < prefixes.size() && !at_bound; ++i) {
       bool dup = false;
       for (size_t j = 0; j < i; ++j) dup = dup || prefixes[j] == prefixes[i];
       if (dup) continue;
-      for (int order = 0; order < 3; ++order) {
+      for (int order = 0; order < 3 && !at_bound; ++order) {
         std::vector<uint32_t> basis = BaseOrder(prefixes[i], order);
         const int fixed = static_cast<int>(prefixes[i].size());
         // A basis built before (other prefixes and orders can build the same one) has
@@ -1419,6 +1425,7 @@ class SmemPlanner {
         Images images = ImagesOf(Map(basis));
         Scored sc = ScoreImages(images);
         if (sc.score.first == INT64_MAX) continue;
+        at_bound = sc.score == bound;
         bases.push_back(Base{sc, basis, fixed, std::move(basis), std::move(images)});
       }
     }
@@ -1429,8 +1436,6 @@ class SmemPlanner {
     std::stable_sort(by_score.begin(), by_score.end(), [&](size_t a, size_t b) {
       return bases[a].score.score < bases[b].score.score;
     });
-    // A search cannot replace a best that already meets the bound of every basis.
-    const std::pair<int64_t, int64_t> bound = Bound();
     for (size_t i = 0; i < by_score.size(); ++i) {
       any = true;
       Base& base = bases[by_score[i]];
