@@ -189,6 +189,41 @@ TEST(PlannerTest, CandidateLinesNameEveryPricedCandidate) {
   EXPECT_GT(checked, 20);
 }
 
+// The two sides' vectors share the low offset bits, so where the layouts share no
+// register direction one side's accesses are scalar. A 64x64 f16 transpose at 4 warps
+// (rows of 8 in registers against columns of 8): unpacked, a thread holds 32 words; a
+// side's v4 accesses make 8 of them, scalar ones 32. The bound is (8 + 32 + 1 barrier) x
+// 4 warps = 164, which the plain search reaches, both ways; bounding each side on its own
+// (both at v4: (8 + 8 + 1) x 4 = 68) left it 96 below, and the plain candidate was
+// searched wherever another plan cost fewer than 164.
+TEST(PlannerTest, SmemBoundCountsTheOffsetBitsBothVectorsShare) {
+  auto problem = MakeProblem(
+      "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], "
+      "order = [1, 0]}>",
+      "#ttg.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], "
+      "order = [0, 1]}>",
+      {64, 64}, *ParseDType("f16"), 4);
+  ASSERT_TRUE(problem.ok()) << problem.status();
+  int checked = 0;
+  for (const ConversionProblem& p : {*problem, problem->Reversed()}) {
+    for (const auto& views : CandidateViews(p, PlanOptions{})) {
+      if (views.first.pk() != 0 || views.second.pk() != 0) continue;
+      PlanOptions plain;
+      plain.strategy = Strategy::kSmem;
+      plain.no_matrix = true;
+      plain.views = views;
+      auto plan = PlanConversion(p, plain);
+      ASSERT_TRUE(plan.ok()) << plan.status();
+      auto bound = SmemBound(p, views.first, views.second, PlanOptions{}, false);
+      ASSERT_TRUE(bound.has_value());
+      EXPECT_EQ(bound->warp_instructions, 164);
+      EXPECT_EQ(plan->cost.warp_instructions, 164);
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 2);
+}
+
 // SmemBound and ShuffleBound are lower bounds: no plan of a shared-memory candidate
 // (plain or matrix accesses, with or without a barrier before the stores) or of a
 // shuffle candidate has fewer warp instructions, fewer wavefronts or a lower score than
