@@ -11,6 +11,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
+#include "absl/types/span.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -1305,12 +1306,13 @@ class SmemPlanner {
     while ((eb_ << (max_a_ + 1)) <= max_bytes) ++max_a_;
     p.src.FreeBits(&src_free_regs_, &src_free_tid_);
     p.dst.FreeBits(&dst_free_regs_, &dst_free_tid_);
-    // Bound's common_: the rank of the directions both layouts have as registers.
+    // The directions both layouts have as registers (the search's vector prefixes start
+    // from them) and their rank (Bound).
     F2Independent shared;
     for (uint32_t d : p.src.reg) {
-      if (d != 0 && std::find(p.dst.reg.begin(), p.dst.reg.end(), d) != p.dst.reg.end() &&
-          shared.Add(d)) {
-        ++common_;
+      if (d != 0 && std::find(p.dst.reg.begin(), p.dst.reg.end(), d) != p.dst.reg.end()) {
+        common_.push_back(d);
+        if (shared.Add(d)) ++common_rank_;
       }
     }
     for (int side = 0; side < 2; ++side) {
@@ -1358,7 +1360,7 @@ class SmemPlanner {
     // packed directions come first (its words must stay whole), then the directions
     // both layouts keep in registers, or one side's registers in order.
     std::vector<std::vector<uint32_t>> prefixes;
-    auto build = [&](const std::vector<uint32_t>& first, const std::vector<uint32_t>& rest) {
+    auto build = [&](absl::Span<const uint32_t> first, absl::Span<const uint32_t> rest) {
       std::vector<uint32_t> pre;
       F2Independent sp;
       for (const auto* list : {&first, &rest}) {
@@ -1369,16 +1371,11 @@ class SmemPlanner {
       }
       prefixes.push_back(pre);
     };
-    std::vector<uint32_t> spack, dpack, common;
+    std::vector<uint32_t> spack, dpack;
     for (int b : sv_.pack) spack.push_back(p_.src.reg[b]);
     for (int b : dv_.pack) dpack.push_back(p_.dst.reg[b]);
-    for (uint32_t d : p_.src.reg) {
-      if (d != 0 && std::find(p_.dst.reg.begin(), p_.dst.reg.end(), d) != p_.dst.reg.end()) {
-        common.push_back(d);
-      }
-    }
-    build(spack, common);
-    build(dpack, common);
+    build(spack, common_);
+    build(dpack, common_);
     build(spack, p_.src.reg);
     build(dpack, p_.dst.reg);
     best_score_ = {INT64_MAX, INT64_MAX};
@@ -1606,9 +1603,9 @@ class SmemPlanner {
   // (SideCostOf), so basis[k] (k < a) is the direction of one of its registers (the
   // offset map is onto). Below the shorter vector both sides' registers give basis[k]:
   // distinct, independent directions in both layouts' register lists, so the shorter
-  // vector has at most common_ bits (the rank of those shared directions). A layout pair
-  // with few shared register directions thus cannot have both sides at full width (one
-  // is narrow, its accesses a thread many), which SmemBound's pruning of the plain
+  // vector has at most common_rank_ bits (the rank of those shared directions). A layout
+  // pair with few shared register directions thus cannot have both sides at full width
+  // (one is narrow, its accesses a thread many), which SmemBound's pruning of the plain
   // candidate can use.
   std::pair<int64_t, int64_t> Bound() const {
     std::pair<int64_t, int64_t> bound{0, 0};
@@ -1634,8 +1631,8 @@ class SmemPlanner {
       bound.first += wavefronts;
     }
     // The accesses a thread fall as the vector widens: the least is one side at its limit
-    // and the other at its limit or common_, whichever is less.
-    const int a0 = std::min(limits[0], common_), a1 = std::min(limits[1], common_);
+    // and the other at its limit or common_rank_, whichever is less.
+    const int a0 = std::min(limits[0], common_rank_), a1 = std::min(limits[1], common_rank_);
     bound.second = std::min(per_thread[0][limits[0]] + per_thread[1][a1],
                             per_thread[0][a0] + per_thread[1][limits[1]]);
     return bound;
@@ -2026,7 +2023,10 @@ class SmemPlanner {
   const WordView& dv_;
   const PlanOptions& o_;
   int eb_, n_, max_a_ = 0;
-  int common_ = 0;  // Bound: the rank of the register directions the layouts share
+  // The register directions the layouts share (in the source's register order), and
+  // their rank.
+  absl::InlinedVector<uint32_t, 8> common_;
+  int common_rank_ = 0;
   uint32_t src_free_regs_ = 0, src_free_tid_ = 0, dst_free_regs_ = 0, dst_free_tid_ = 0;
   // Per side: the lanes and warps that store (those without a free thread bit set).
   uint32_t store_lanes_[2] = {};
