@@ -270,18 +270,17 @@ std::pair<int64_t, int64_t> PairBound(const Side& st, const Side& ld, int eb) {
 class MatrixPlanner {
  public:
   // `memo`: bank costs, which depend only on the key and the element size, so one memo
-  // serves every side and candidate of a problem. `bounded`: stop at the bound and price
-  // only what a move changes (false: search as if there were no bound, pricing every move
-  // in full; the result is the same when the bound is one and Climb's argument holds).
+  // serves every side and candidate of a problem. `bound`: the candidate's PairBound,
+  // where the search stops, pricing only what a move changes; none: search as if there
+  // were no bound, pricing every move in full (the result is the same when the bound is
+  // one and Climb's argument holds; PlanMatrixSmem, which only prices a basis, has none).
   MatrixPlanner(const ConversionProblem& p, const Side& st, const Side& ld,
-                BankCostMemo<>& memo, bool bounded)
+                BankCostMemo<>& memo, std::optional<std::pair<int64_t, int64_t>> bound)
       : p_(p), st_(st), ld_(ld), memo_(memo), eb_(p.element_bytes()),
         n_(p.elem_bits_log2),
-        row_bit_(std::countr_zero(16u / static_cast<uint32_t>(p.element_bytes()))) {
-    bound_ = PairBound(st, ld, eb_);
-    if (!bounded) bound_ = {-1, -1};  // below every score: never reached
-    full_ = !bounded;
-  }
+        row_bit_(std::countr_zero(16u / static_cast<uint32_t>(p.element_bytes()))),
+        bound_(bound.value_or(std::make_pair(int64_t{-1}, int64_t{-1}))),  // -1: never reached
+        full_(!bound.has_value()) {}
 
   // (wavefronts, instructions) of a basis, given as its sides' accesses.
   std::pair<int64_t, int64_t> Score(const Access& a, const Access& b) const {
@@ -429,7 +428,7 @@ class MatrixPlanner {
   int eb_, n_;
   int row_bit_;  // the first offset bit above a 16-byte row
   std::pair<int64_t, int64_t> bound_;  // PairBound (or {-1, -1})
-  bool full_ = false;                  // price every move in full (not bounded)
+  bool full_;                          // price every move in full (not bounded)
 };
 
 // Every warp reads only what it wrote (as the smem planner's WarpLocal).
@@ -636,7 +635,8 @@ Choice Choose(const ConversionProblem& p, const WordView& sv, const WordView& dv
         (c.bound > best_score || (c.bound == best_score && c.index > best_index))) {
       continue;
     }
-    MatrixPlanner planner(p, c.st, c.ld, memo, bounded);
+    MatrixPlanner planner(p, c.st, c.ld, memo,
+                          bounded ? std::optional(c.bound) : std::nullopt);
     std::pair<int64_t, int64_t> score;
     std::vector<uint32_t> basis = planner.Search(&score);
     if (basis.empty()) continue;
@@ -723,7 +723,7 @@ absl::StatusOr<MatrixSmemPlan> PlanMatrixSmem(const ConversionProblem& p, const 
   const std::optional<Side> st = MakeSide(p, true, sv, choice.store, FreeBitsOf(p.src));
   const std::optional<Side> ld = MakeSide(p, false, dv, choice.load, FreeBitsOf(p.dst));
   BankCostMemo<> memo;
-  MatrixPlanner planner(p, *st, *ld, memo, true);
+  MatrixPlanner planner(p, *st, *ld, memo, std::nullopt);
   Map m(basis);
   Access sa = planner.StoreAccess(m), la = planner.LoadAccess(m);
   MatrixSmemPlan plan;
