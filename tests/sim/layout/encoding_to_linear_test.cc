@@ -296,9 +296,11 @@ struct GoldenCase {
   LinearLayout expected;
 };
 
-std::vector<GoldenCase> GoldenCases() {
-  // Expected layouts printed by triton 3.6.0 (pip wheel), see the file comment.
-  return {
+// The cases are built in groups of 10, each by a function of its own: one function
+// with all 125 initialisers took 189 s to compile under ASan at -O0 (the sanitizer job's
+// build, tools/sanitize.sh), most of that job's critical path.
+void AddGoldenCases0(std::vector<GoldenCase>& out) {
+  const GoldenCase cases[] = {
       // tile 32x16 repeated through registers, dim1 first
       {"BlockedRepeat",
        Blocked({1, 4}, {8, 4}, {4, 1}, {1, 0}, {}),
@@ -353,6 +355,12 @@ std::vector<GoldenCase> GoldenCases() {
        {128, 16},
        Dist({{0, 1}, {0, 2}, {32, 0}}, {{0, 4}, {0, 8}, {1, 0}, {2, 0}, {4, 0}},
             {{8, 0}, {16, 0}}, {{0, 0}, {64, 0}}, {128, 16})},
+  };
+  for (const GoldenCase& c : cases) out.push_back(c);
+}
+
+void AddGoldenCases1(std::vector<GoldenCase>& out) {
+  const GoldenCase cases[] = {
       {"BlockedCgaMoreCtasThanRows",
        Blocked({1, 4}, {8, 4}, {4, 1}, {1, 0}, {{1, 0}, {2, 0}}),
        {2, 64},
@@ -400,6 +408,12 @@ std::vector<GoldenCase> GoldenCases() {
        Linear({{1}, {2}}, {{4}, {8}, {16}, {32}, {64}}, {{128}}, {}, 1),
        {1024},
        Dist({{1}, {2}, {256}, {512}}, {{4}, {8}, {16}, {32}, {64}}, {{128}}, {}, {1024})},
+  };
+  for (const GoldenCase& c : cases) out.push_back(c);
+}
+
+void AddGoldenCases2(std::vector<GoldenCase>& out) {
+  const GoldenCase cases[] = {
       {"MmaV2Warps4x1",
        Mma(2, {4, 1}, {16, 8}, {}),
        {64, 64},
@@ -454,6 +468,12 @@ std::vector<GoldenCase> GoldenCases() {
        {64, 64},
        Dist({{1, 0}, {8, 0}, {16, 0}, {32, 0}, {0, 16}, {0, 32}},
             {{2, 0}, {4, 0}, {0, 1}, {0, 2}, {0, 4}}, {{0, 8}, {0, 0}}, {}, {64, 64})},
+  };
+  for (const GoldenCase& c : cases) out.push_back(c);
+}
+
+void AddGoldenCases3(std::vector<GoldenCase>& out) {
+  const GoldenCase cases[] = {
       {"DotBMmaV2KWidth4",
        Dot(1, Mma(2, {4, 1}, {16, 8}, {}), 4),
        {32, 16},
@@ -509,6 +529,12 @@ std::vector<GoldenCase> GoldenCases() {
        Dist({{1, 0}, {2, 0}, {0, 16}, {0, 32}, {64, 0}},
             {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {4, 0}, {8, 0}}, {{16, 0}, {32, 0}}, {},
             {128, 64})},
+  };
+  for (const GoldenCase& c : cases) out.push_back(c);
+}
+
+void AddGoldenCases4(std::vector<GoldenCase>& out) {
+  const GoldenCase cases[] = {
       {"Mfma16x16Transposed",
        Mfma(3, {1, 4}, {16, 16, 16}, true, {}, 32, {}),
        {32, 128},
@@ -568,6 +594,12 @@ std::vector<GoldenCase> GoldenCases() {
        Dist({{0, 1}, {0, 2}, {0, 4}, {0, 16}, {0, 32}},
             {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {16, 0}, {0, 8}}, {{0, 0}, {32, 0}}, {},
             {64, 64})},
+  };
+  for (const GoldenCase& c : cases) out.push_back(c);
+}
+
+void AddGoldenCases5(std::vector<GoldenCase>& out) {
+  const GoldenCase cases[] = {
       {"DotBMfma32KWidth8",
        Dot(1, Mfma(3, {2, 2}, {32, 32, 8}, false, {}, 32, {}), 8),
        {64, 64},
@@ -624,6 +656,12 @@ std::vector<GoldenCase> GoldenCases() {
        Dist({{1, 0}, {2, 0}, {4, 0}, {0, 16}, {0, 64}, {16, 0}, {64, 0}},
             {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {8, 0}}, {{0, 32}, {32, 0}}, {},
             {128, 128})},
+  };
+  for (const GoldenCase& c : cases) out.push_back(c);
+}
+
+void AddGoldenCases6(std::vector<GoldenCase>& out) {
+  const GoldenCase cases[] = {
       {"WmmaV2Batched",
        Wmma(2, false, {2, 2, 1}, {16, 16, 32}, {}, {}),
        {4, 32, 32},
@@ -687,6 +725,12 @@ std::vector<GoldenCase> GoldenCases() {
                {16, 0},
                {32, 0}},
               {}, {64, 64})},
+  };
+  for (const GoldenCase& c : cases) out.push_back(c);
+}
+
+void AddGoldenCases7(std::vector<GoldenCase>& out) {
+  const GoldenCase cases[] = {
       {"SwizzledColumnMajor",
        Swizzled(4, 2, 4, {0, 1}, {}),
        {32, 16},
@@ -777,6 +821,12 @@ std::vector<GoldenCase> GoldenCases() {
        Shared(
            {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {0, 16}, {0, 32}, {1, 8}, {2, 16}, {4, 32}},
            {}, {8, 64})},
+  };
+  for (const GoldenCase& c : cases) out.push_back(c);
+}
+
+void AddGoldenCases8(std::vector<GoldenCase>& out) {
+  const GoldenCase cases[] = {
       {"Nvmma128B32Bit8x64",
        Nvmma(128, 32, false, false, 2, {}),
        {8, 64},
@@ -931,6 +981,12 @@ std::vector<GoldenCase> GoldenCases() {
                {0, 8, 0},
                {1, 0, 0}},
               {}, {2, 16, 64})},
+  };
+  for (const GoldenCase& c : cases) out.push_back(c);
+}
+
+void AddGoldenCases9(std::vector<GoldenCase>& out) {
+  const GoldenCase cases[] = {
       {"NvmmaCga",
        Nvmma(128, 16, false, false, 2, {{1, 0}}),
        {128, 64},
@@ -1025,6 +1081,12 @@ std::vector<GoldenCase> GoldenCases() {
        Dist({{1, 0}, {2, 0}, {4, 0}, {8, 0}, {64, 0}, {0, 16}, {0, 64}},
             {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {16, 0}, {32, 0}}, {{0, 32}, {0, 0}}, {},
             {128, 128})},
+  };
+  for (const GoldenCase& c : cases) out.push_back(c);
+}
+
+void AddGoldenCases10(std::vector<GoldenCase>& out) {
+  const GoldenCase cases[] = {
       {"DotAMfmaFp64",
        Dot(0, Mfma(3, {2, 2}, {16, 16, 4}, false, {}, 64, {}), 1),
        {64, 64},
@@ -1132,6 +1194,12 @@ std::vector<GoldenCase> GoldenCases() {
        {64},
        Dist({{1}, {2}, {4}, {16}, {32}}, {{0}, {0}, {0}, {0}, {0}, {8}}, {{0}, {0}}, {},
             {64})},
+  };
+  for (const GoldenCase& c : cases) out.push_back(c);
+}
+
+void AddGoldenCases11(std::vector<GoldenCase>& out) {
+  const GoldenCase cases[] = {
       {"LinearWithBlock",
        Linear({{0, 1}, {0, 2}}, {{0, 4}, {0, 8}, {1, 0}, {2, 0}, {4, 0}},
               {{8, 0}, {16, 0}}, {{32, 0}, {0, 16}}, 2),
@@ -1199,6 +1267,12 @@ std::vector<GoldenCase> GoldenCases() {
        Dist({{0, 1}, {0, 2}, {0, 4}, {0, 16}, {0, 32}, {0, 0}},
             {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {16, 0}, {0, 8}}, {{0, 0}, {32, 0}},
             {{64, 0}, {0, 64}}, {128, 128})},
+  };
+  for (const GoldenCase& c : cases) out.push_back(c);
+}
+
+void AddGoldenCases12(std::vector<GoldenCase>& out) {
+  const GoldenCase cases[] = {
       {"DotBWmmaCgaKeepsK",
        Dot(1, Wmma(2, false, {2, 2}, {16, 16, 32}, {}, {{1, 0}, {0, 1}}), 8),
        {128, 128},
@@ -1228,6 +1302,26 @@ std::vector<GoldenCase> GoldenCases() {
             {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {16, 0}, {32, 0}}, {{64, 0}, {128, 0}}, {},
             {256, 16})},
   };
+  for (const GoldenCase& c : cases) out.push_back(c);
+}
+
+std::vector<GoldenCase> GoldenCases() {
+  // Expected layouts printed by triton 3.6.0 (pip wheel), see the file comment.
+  std::vector<GoldenCase> out;
+  AddGoldenCases0(out);
+  AddGoldenCases1(out);
+  AddGoldenCases2(out);
+  AddGoldenCases3(out);
+  AddGoldenCases4(out);
+  AddGoldenCases5(out);
+  AddGoldenCases6(out);
+  AddGoldenCases7(out);
+  AddGoldenCases8(out);
+  AddGoldenCases9(out);
+  AddGoldenCases10(out);
+  AddGoldenCases11(out);
+  AddGoldenCases12(out);
+  return out;
 }
 
 class EncodingToLinearGoldenTest : public ::testing::TestWithParam<size_t> {};
