@@ -188,18 +188,26 @@ TEST_P(RealPlansTest, OfSampledPairsAreProven) {
   int proven = 0;
   for (const Pair& pair : SamplePairs(61)) {
     const std::string dtype = which == "own" ? pair.dtype : which;
+    // Known inconclusive (solver budget, not a verdict): line 366, a 64x128 slice of a
+    // batched wgmma dot operand (in scope since rank-3 v3 parents, issue 10), at f64: its
+    // store.once query on a source that broadcasts over 3 lane bits and 16K elements runs
+    // out of budget. Its f16 round trip is proven (compare --prove), and so are its i8
+    // and f32 plans here. Not proven here: its two proofs ran to the budget for 53 of
+    // this shard's 72 s, and asserted nothing.
+    if (pair.line == 366 && dtype == "f64") continue;
+    // The plans of one pair, by strategy and once-harness PTX: kAuto's plan is one of the
+    // forced strategies' (mostly smem's), and proving the same plan again proves nothing
+    // new (it was a third of each shard's time).
+    std::set<std::string> seen;
     for (Strategy s : {Strategy::kAuto, Strategy::kRegisters, Strategy::kShuffle,
                        Strategy::kSmem}) {
       auto p = PlanPair(pair, s, dtype);
       if (!p) continue;
+      const std::string text =
+          std::string(sim::plan::StrategyName(p->plan.strategy)) + "\n" +
+          sim::ptx::EmitHarness(p->problem, p->plan, nullptr, sim::ptx::Harness::kOnce);
+      if (!seen.insert(text).second) continue;
       PlanProof proof = Prove(*p);
-      // Known inconclusive (solver budget, not a verdict): line 366, a 64x128 slice of
-      // a batched wgmma dot operand (in scope since rank-3 v3 parents, issue 10), at
-      // f64: its store.once query on a source that broadcasts over 3 lane bits and
-      // 16K elements runs out of budget. Its f16 round trip is proven (compare --prove).
-      if (pair.line == 366 && dtype == "f64" && proof.verdict == Verdict::kInconclusive) {
-        continue;
-      }
       EXPECT_EQ(proof.verdict, Verdict::kHolds)
           << "line " << pair.line << " " << dtype << " "
           << sim::plan::StrategyName(p->plan.strategy) << ": " << Summary(proof);
