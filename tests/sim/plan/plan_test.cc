@@ -328,10 +328,20 @@ TEST(PlannerTest, SmemBoundIsALowerBoundAndSkippingChangesNoPlan) {
 // every word view of every corpus pair that shuffles, in both directions. A floor above
 // some scheme's key would change a plan here. l0397 and l0437 (in-warp 64x64 f16, the
 // pairs whose schemes are built by the dozen) are in the sample.
+//
+// Every pair of the table in the main build; under ASan (the sanitizer job's -O0 build,
+// tools/sanitize.sh) every fourth and the two regression lines, 397 and 437: the whole
+// table took 64 s there, half of plan_test's time, rerunning the same code on more pairs.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr int kShuffleFloorStride = 4;
+#else
+constexpr int kShuffleFloorStride = 1;
+#endif
 TEST(PlannerTest, ShuffleFloorSkipsSchemesWithoutChangingThePlan) {
-  int compared = 0;
+  int compared = 0, index = 0;
   bool saw_397 = false, saw_437 = false;
   for (const Pair& pair : SamplePairs(1)) {
+    if (index++ % kShuffleFloorStride != 0 && pair.line != 397 && pair.line != 437) continue;
     auto problem = MakeProblem(pair.src, pair.dst, pair.shape, *ParseDType(pair.dtype),
                                pair.warps);
     if (!problem.ok()) continue;
@@ -356,7 +366,7 @@ TEST(PlannerTest, ShuffleFloorSkipsSchemesWithoutChangingThePlan) {
       }
     }
   }
-  EXPECT_GT(compared, 100);
+  EXPECT_GT(compared, 100 / kShuffleFloorStride);
   EXPECT_TRUE(saw_397 && saw_437);
 }
 
