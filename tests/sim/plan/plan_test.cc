@@ -329,10 +329,11 @@ TEST(PlannerTest, SmemBoundIsALowerBoundAndSkippingChangesNoPlan) {
 // some scheme's key would change a plan here. l0397 and l0437 (in-warp 64x64 f16, the
 // pairs whose schemes are built by the dozen) are in the sample.
 //
-// Every pair of the table in the main build; under ASan (the sanitizer job's -O0 build,
-// tools/sanitize.sh) every fourth and the two regression lines, 397 and 437: the whole
-// table took 64 s there, half of plan_test's time, rerunning the same code on more pairs.
-#if defined(__SANITIZE_ADDRESS__)
+// Every pair of the table in the main build; in the sanitizer job's -O0 build
+// (WARPCHECK_SANITIZED, tools/sanitize.sh) every fourth and the two regression lines, 397
+// and 437: the whole table took 64 s there, half of plan_test's time, rerunning the same
+// code on more pairs.
+#ifdef WARPCHECK_SANITIZED
 constexpr int kShuffleFloorStride = 4;
 #else
 constexpr int kShuffleFloorStride = 1;

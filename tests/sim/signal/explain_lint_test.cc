@@ -301,10 +301,10 @@ TEST(ExplainTest, DecidingStepBehindALongPreamble) {
 // completion (80821 states in all). The search gallops back from the hang and bisects,
 // so it still finds step 4 within its budget instead of falling back.
 //
-// Under ASan (the sanitizer job's -O0 build, tools/sanitize.sh) the tail is 40 stores:
-// the search takes the same gallop and bisection over a smaller tree (100 stores took
-// 72 s there).
-#if defined(__SANITIZE_ADDRESS__)
+// In the sanitizer job's -O0 build (WARPCHECK_SANITIZED, tools/sanitize.sh) the tail is
+// 40 stores: the search takes the same gallop and bisection over a smaller tree (100
+// stores took 72 s there).
+#ifdef WARPCHECK_SANITIZED
 constexpr int kLongTail = 40;
 #else
 constexpr int kLongTail = 100;
