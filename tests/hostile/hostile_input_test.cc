@@ -40,17 +40,14 @@
 #include "absl/strings/strip.h"
 #include "gtest/gtest.h"
 #include "sim/base/tsv.h"
+#include "tests/testing/sanitized.h"
 
 namespace warpcheck::hostile {
 namespace {
 
 namespace fs = std::filesystem;
 
-#ifdef WARPCHECK_SANITIZED
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
+using warpcheck::testing::kSanitized;
 constexpr int64_t kMaxRssMiB = kSanitized ? 2048 : 640;
 constexpr double kMaxSeconds = kSanitized ? 60 : 20;
 constexpr rlim_t kAddressSpaceBytes = rlim_t{2} << 30;

@@ -32,6 +32,7 @@
 #include "sim/plan/program.h"
 #include "sim/ptx/codegen.h"
 #include "sim/ptx/parser.h"
+#include "tests/testing/sanitized.h"
 
 namespace warpcheck::sim::plan {
 namespace {
@@ -333,11 +334,7 @@ TEST(PlannerTest, SmemBoundIsALowerBoundAndSkippingChangesNoPlan) {
 // (WARPCHECK_SANITIZED, tools/sanitize.sh) every fourth and the two regression lines, 397
 // and 437: the whole table took 64 s there, half of plan_test's time, rerunning the same
 // code on more pairs.
-#ifdef WARPCHECK_SANITIZED
-constexpr int kShuffleFloorStride = 4;
-#else
-constexpr int kShuffleFloorStride = 1;
-#endif
+constexpr int kShuffleFloorStride = warpcheck::testing::kSanitized ? 4 : 1;
 TEST(PlannerTest, ShuffleFloorSkipsSchemesWithoutChangingThePlan) {
   int compared = 0, index = 0;
   bool saw_397 = false, saw_437 = false;

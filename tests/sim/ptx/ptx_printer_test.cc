@@ -26,6 +26,7 @@
 #include "sim/ptx/parser.h"
 #include "sim/ptx/printer.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/sanitized.h"
 
 namespace warpcheck::sim::ptx {
 namespace {
@@ -80,13 +81,8 @@ void ExpectIsParseOfPrint(const Module& built, const std::string& what) {
 // corpus-wide tests below take every third file and every fourth pair: all of them took
 // 17 and 24 s there (6 and 4 s sampled), most of ptx_printer_test's time, running the same
 // code on more input.
-#ifdef WARPCHECK_SANITIZED
-constexpr size_t kFileStride = 3;
-constexpr int kPairStride = 4;
-#else
-constexpr size_t kFileStride = 1;
-constexpr int kPairStride = 1;
-#endif
+constexpr size_t kFileStride = warpcheck::testing::kSanitized ? 3 : 1;
+constexpr int kPairStride = warpcheck::testing::kSanitized ? 4 : 1;
 
 TEST(PtxPrinterTest, LocateAsPrintedGivesTheParsersPositions) {
   std::vector<std::string> files;

@@ -17,6 +17,7 @@
 #include "sim/signal/lint.h"
 #include "sim/signal/program.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/sanitized.h"
 
 namespace warpcheck::sim::signal {
 namespace {
@@ -304,11 +305,7 @@ TEST(ExplainTest, DecidingStepBehindALongPreamble) {
 // In the sanitizer job's -O0 build (WARPCHECK_SANITIZED, tools/sanitize.sh) the tail is
 // 40 stores: the search takes the same gallop and bisection over a smaller tree (100
 // stores took 72 s there).
-#ifdef WARPCHECK_SANITIZED
-constexpr int kLongTail = 40;
-#else
-constexpr int kLongTail = 100;
-#endif
+constexpr int kLongTail = warpcheck::testing::kSanitized ? 40 : 100;
 TEST(ExplainTest, DecidingStepBeforeALongTail) {
   SignalProgram proto;
   ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(absl::StrReplaceAll(R"pb(

@@ -11,6 +11,7 @@
 #include "sim/swizzle/spec.h"
 #include "sim/swizzle/swizzle2d.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/sanitized.h"
 
 namespace warpcheck::sim::swizzle {
 namespace {
@@ -299,11 +300,7 @@ TEST(SwizzleSpecAgreementTest, GemmNzOnDataShapes) {
 // In the sanitizer job's -O0 build (WARPCHECK_SANITIZED, tools/sanitize.sh) every third
 // grid, with every rank count, split and direction: all of them took 54 s there (15 s
 // sampled), more than the rest of swizzle_spec_test, running the same code on more grids.
-#ifdef WARPCHECK_SANITIZED
-constexpr int64_t kGridStride = 3;
-#else
-constexpr int64_t kGridStride = 1;
-#endif
+constexpr int64_t kGridStride = warpcheck::testing::kSanitized ? 3 : 1;
 TEST(SwizzleSpecAgreementTest, DistAllVariants) {
   SwizzleSpec d1 = LoadOrDie("dist_d1.swz");
   SwizzleSpec d0 = LoadOrDie("dist_d0.swz");
