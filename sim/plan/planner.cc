@@ -782,6 +782,54 @@ absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordV
 //   floor); so is a destination table with a local lane (an input word) and a lane that
 //   receives (a shuffled word), and two such differ unless their receiving lanes and
 //   (r, h) agree (with all_idx every lane reads through a round: none).
+// * The first-round trees of one group: a table that sends k distinct words is a select
+//   tree of at least k - 1 selps (k leaves; a split never leaves a half empty), and no
+//   selp serves two tables of one group: a tree's node is its choices (the memo's key,
+//   which words which lanes want), and sender lane x sends (r ^ rho_x) * upw + h, so two
+//   (r, h) of one group differ in every lane's word. So the sent trees take at least
+//   (distinct (r, h)) * (k - 1) selps of their own for any one group (k: the distinct
+//   lane_rho of its senders); selps of other groups may be the same ones, so the floor
+//   takes the most over the groups, and the larger of that and the tables counted above
+//   (all of them sent-tree nodes, none a destination table's root, which holds a
+//   shuffled word).
+// The most distinct words one sender lane is asked for: sender x (the first of `asks`,
+// sorted) is asked for (r ^ rho) * upw + h for each (r, h) of `words` (r * upw + h) and
+// each rho it is asked with. A shfl.idx delivers one word from each sender, and every
+// round of the group reads through the group's one lane-index setup (IdxMemo: shuffles
+// are shared only at one setup), so the group takes at least that many rounds. `asked`:
+// a bit per source unit, left clear.
+int64_t RoundsAsked(const std::vector<std::pair<uint32_t, uint32_t>>& asks,
+                    const std::vector<uint32_t>& words, int upw, std::vector<uint64_t>& asked) {
+  int64_t most = 0;
+  for (size_t i = 0; i < asks.size();) {
+    size_t j = i;
+    while (j < asks.size() && asks[j].first == asks[i].first) ++j;
+    if (j - i > 1) {  // one rho: its words are the (r, h), counted by the caller
+      int64_t count = 0;
+      for (uint32_t w : words) {
+        if (w % static_cast<uint32_t>(upw) != 0) continue;  // every r has each h
+        const uint32_t r = w / static_cast<uint32_t>(upw);
+        for (size_t k = i; k < j; ++k) {
+          const uint32_t u = r ^ asks[k].second;
+          uint64_t& bits = asked[u / 64];
+          count += ((bits >> (u % 64)) & 1) == 0;
+          bits |= uint64_t{1} << (u % 64);
+        }
+      }
+      most = std::max(most, count * upw);
+      for (uint32_t w : words) {
+        if (w % static_cast<uint32_t>(upw) != 0) continue;
+        for (size_t k = i; k < j; ++k) {
+          const uint32_t u = (w / static_cast<uint32_t>(upw)) ^ asks[k].second;
+          asked[u / 64] = 0;
+        }
+      }
+    }
+    i = j;
+  }
+  return most;
+}
+
 SchemeKey DirectShuffleFloor(const ShuffleMatrix& mat, const WordView& sv, const WordView& dv,
                              bool all_idx) {
   const int upw = sv.upw;
@@ -797,6 +845,10 @@ SchemeKey DirectShuffleFloor(const ShuffleMatrix& mat, const WordView& sv, const
     bool bfly = false;    // butterfly requests (else shfl.idx rounds)
     uint32_t served = 0;  // idx: the lanes the first round serves
     int first = -1;       // idx: the first served lane, when every served lane wants its word
+    int sent_words = 0;   // idx: the distinct words a first-round table sends
+    // idx: (sender lane, lane_rho) of every lane that reads through the rounds, sorted,
+    // without repeats: sender x is asked for the words (r ^ rho) * upw + h.
+    std::vector<std::pair<uint32_t, uint32_t>> asks;
     std::vector<uint32_t> words;  // (r, h) of its destination words, r * upw + h
   };
   std::vector<Group> groups;
@@ -825,16 +877,28 @@ SchemeKey DirectShuffleFloor(const ShuffleMatrix& mat, const WordView& sv, const
         int taken[32];
         std::fill(taken, taken + 32, -1);
         bool one_word = true;
+        uint32_t sent_rho[32];  // the distinct lane_rho of the senders (their words)
         for (uint32_t l = 0; l < 32; ++l) {
           if (!((n.remote >> l) & 1) && !all_idx) continue;
           const uint32_t from = s ^ lane_sigma[l];
           if (taken[from] >= 0 && lane_rho[taken[from]] != lane_rho[l]) continue;
-          if (taken[from] < 0) taken[from] = static_cast<int>(l);
+          if (taken[from] < 0) {
+            taken[from] = static_cast<int>(l);
+            if (std::find(sent_rho, sent_rho + n.sent_words, lane_rho[l]) ==
+                sent_rho + n.sent_words) {
+              sent_rho[n.sent_words++] = lane_rho[l];
+            }
+          }
           n.served |= 1u << l;
           if (n.first < 0) n.first = static_cast<int>(l);
           one_word = one_word && lane_rho[l] == lane_rho[n.first];
         }
         if (!one_word) n.first = -1;
+        for (uint32_t l = 0; l < 32; ++l) {
+          if ((n.remote >> l) & 1 || all_idx) n.asks.emplace_back(s ^ lane_sigma[l], lane_rho[l]);
+        }
+        std::sort(n.asks.begin(), n.asks.end());
+        n.asks.erase(std::unique(n.asks.begin(), n.asks.end()), n.asks.end());
       }
       groups.push_back(std::move(n));
     }
@@ -843,10 +907,13 @@ SchemeKey DirectShuffleFloor(const ShuffleMatrix& mat, const WordView& sv, const
   std::vector<uint64_t> sent_selects, local_parts;
   uint32_t most_owed[32] = {};  // per offset
   int64_t first_rounds = 0;
+  int64_t group_tree_selects = 0;  // the most selps one group's first-round trees take
   // Groups whose first rounds send tables of more than one word: within one, every (r, h)
   // is a table of its own; only across groups may two coincide (then fingerprinted).
   int multi_groups = 0;
   for (const Group& g : groups) multi_groups += !g.bfly && g.served != 0 && g.first < 0;
+  // Scratch for the words one sender is asked for: a bit per source unit r ^ rho.
+  std::vector<uint64_t> asked((static_cast<size_t>(sv.units()) + 63) / 64);
   for (Group& g : groups) {
     std::sort(g.words.begin(), g.words.end());
     g.words.erase(std::unique(g.words.begin(), g.words.end()), g.words.end());
@@ -857,8 +924,13 @@ SchemeKey DirectShuffleFloor(const ShuffleMatrix& mat, const WordView& sv, const
       }
     } else if (g.served != 0) {
       // One first round per (r, h): its own table, or its own word ((r ^ Mrl l) * upw + h
-      // is one to one in (r, h)), to the group's own setup.
-      first_rounds += n;
+      // is one to one in (r, h)), to the group's own setup; and at least as many rounds
+      // as the most distinct words one sender is asked for.
+      first_rounds += std::max<int64_t>(n, RoundsAsked(g.asks, g.words, upw, asked));
+      if (g.sent_words > 1) {
+        group_tree_selects =
+            std::max(group_tree_selects, int64_t{n} * (g.sent_words - 1));
+      }
       if (g.first < 0 && multi_groups == 1) {
         for (uint32_t w : g.words) sent_selects.push_back(w);
       } else if (g.first < 0) {
@@ -891,7 +963,8 @@ SchemeKey DirectShuffleFloor(const ShuffleMatrix& mat, const WordView& sv, const
   int64_t butterflies = 0;
   for (uint32_t m : most_owed) butterflies += m;
   const int64_t shuffles = butterflies + first_rounds;
-  const int64_t selects = distinct(local_parts) + distinct(sent_selects);
+  const int64_t selects =
+      distinct(local_parts) + std::max(distinct(sent_selects), group_tree_selects);
   return {5 * shuffles + selects, shuffles + selects};
 }
 

@@ -368,6 +368,41 @@ TEST(PlannerTest, ShuffleFloorSkipsSchemesWithoutChangingThePlan) {
   EXPECT_TRUE(saw_397 && saw_437);
 }
 
+// Fuzz pair 115 of seed 1 (a slice with eight broadcast lanes to a blocked layout, one
+// warp, 128x16 i32): 127 direct schemes (64 ways through the broadcast copies, each with
+// and without all-shfl.idx), every one with the floor (384, 128) while the best scheme's
+// key is 768 (256 rounds: a sender is asked for several words; 448 selps in its first-
+// round trees), so every scheme was built until the limit stopped it (21 ms to plan the
+// round trip). The floor now counts the rounds a sender is asked for and the selps of one
+// group's trees; it must still be a floor: the plans equal those of building every scheme.
+TEST(PlannerTest, ShuffleFloorCountsRoundsAndTreesOfBroadcastSenders) {
+  auto problem = MakeProblem(
+      "#ttg.slice<{dim = 1, parent = #ttg.blocked<{sizePerThread = [1, 1, 4], "
+      "threadsPerWarp = [1, 8, 4], warpsPerCTA = [1, 1, 1], order = [2, 1, 0]}>}>",
+      "#ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], "
+      "order = [1, 0]}>",
+      {128, 16}, DType::kI32, 1);
+  ASSERT_TRUE(problem.ok()) << problem.status();
+  int compared = 0;
+  for (const ConversionProblem& p : {*problem, problem->Reversed()}) {
+    for (const auto& views : CandidateViews(p, PlanOptions{})) {
+      PlanOptions fast;
+      fast.strategy = Strategy::kShuffle;
+      fast.views = views;
+      PlanOptions full = fast;
+      full.price_all = true;
+      auto a = PlanConversion(p, fast);
+      auto b = PlanConversion(p, full);
+      ASSERT_EQ(a.ok(), b.ok());
+      if (!a.ok()) continue;
+      ++compared;
+      EXPECT_EQ(ProgramToString(a->program), ProgramToString(b->program));
+      EXPECT_EQ(a->stage.SerializeAsString(), b->stage.SerializeAsString());
+    }
+  }
+  EXPECT_GE(compared, 2);
+}
+
 // A round trip's two directions share the plain bank search's climbs (SearchMemo::Climb,
 // through `reversed`) where neither layout has copies that stores skip: each direction's
 // plain shared-memory plan must be the one its own search, unshared, finds.
