@@ -759,39 +759,6 @@ absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordV
   return prog;
 }
 
-// Ensures: a key no greater than KeyOf of the program BuildDirectShuffle(mat, sv, dv,
-// all_idx) builds (without a limit), from the matrix alone, so that PlanShuffle need not
-// build a scheme that cannot rank before the best. Every op is a shuffle or a selp.
-//
-// Destination word rp's lane l reads source lane sigma(l) = s ^ Mll l (s = Mlr rp) and
-// word rho(l) = r ^ Mrl l (r = Mrr rp): the words of one s form a group that shares the
-// lanes that receive, their offsets and, in IdxRounds, which lanes each round serves
-// (which senders' wants collide does not depend on r or the half h).
-// * Butterflies: one offset's requests merge only where their send tables agree, so the
-//   offset takes at least as many as the most words one sender lane owes for it. Sender
-//   lane l ^ d owes offset d the word of every rp whose lane l receives across d; the
-//   groups that do are one (d and l fix s), so that is the group's distinct (r, h).
-// * shfl.idx rounds: a word's first round sends a table to the lane-index setup of s;
-//   tables of one word are that word, every other table (a choice list) a selp word of
-//   its own (SelectBuilder), so first rounds that differ in s or in their table are
-//   shuffles of their own. Within a group a table of more than one word differs in every
-//   (r, h), and so does the one word of a table of one: one first round per (r, h).
-// * Selects: a first-round table of more than one word is a choice list of input words
-//   only, a selp of its own (one per (r, h) within a group; across groups tables are
-//   counted by a 64-bit fingerprint: two that collide count once, which only lowers the
-//   floor); so is a destination table with a local lane (an input word) and a lane that
-//   receives (a shuffled word), and two such differ unless their receiving lanes and
-//   (r, h) agree (with all_idx every lane reads through a round: none).
-// * The first-round trees of one group: a table that sends k distinct words is a select
-//   tree of at least k - 1 selps (k leaves; a split never leaves a half empty), and no
-//   selp serves two tables of one group: a tree's node is its choices (the memo's key,
-//   which words which lanes want), and sender lane x sends (r ^ rho_x) * upw + h, so two
-//   (r, h) of one group differ in every lane's word. So the sent trees take at least
-//   (distinct (r, h)) * (k - 1) selps of their own for any one group (k: the distinct
-//   lane_rho of its senders); selps of other groups may be the same ones, so the floor
-//   takes the most over the groups, and the larger of that and the tables counted above
-//   (all of them sent-tree nodes, none a destination table's root, which holds a
-//   shuffled word).
 // The most distinct words one sender lane is asked for: sender x (the first of `asks`,
 // sorted) is asked for (r ^ rho) * upw + h for each (r, h) of `words` (r * upw + h) and
 // each rho it is asked with. A shfl.idx delivers one word from each sender, and every
@@ -830,6 +797,42 @@ int64_t RoundsAsked(const std::vector<std::pair<uint32_t, uint32_t>>& asks,
   return most;
 }
 
+// Ensures: a key no greater than KeyOf of the program BuildDirectShuffle(mat, sv, dv,
+// all_idx) builds (without a limit), from the matrix alone, so that PlanShuffle need not
+// build a scheme that cannot rank before the best. Every op is a shuffle or a selp.
+//
+// Destination word rp's lane l reads source lane sigma(l) = s ^ Mll l (s = Mlr rp) and
+// word rho(l) = r ^ Mrl l (r = Mrr rp): the words of one s form a group that shares the
+// lanes that receive, their offsets and, in IdxRounds, which lanes each round serves
+// (which senders' wants collide does not depend on r or the half h).
+// * Butterflies: one offset's requests merge only where their send tables agree, so the
+//   offset takes at least as many as the most words one sender lane owes for it. Sender
+//   lane l ^ d owes offset d the word of every rp whose lane l receives across d; the
+//   groups that do are one (d and l fix s), so that is the group's distinct (r, h).
+// * shfl.idx rounds: a word's first round sends a table to the lane-index setup of s;
+//   tables of one word are that word, every other table (a choice list) a selp word of
+//   its own (SelectBuilder), so first rounds that differ in s or in their table are
+//   shuffles of their own. Within a group a table of more than one word differs in every
+//   (r, h), and so does the one word of a table of one: one first round per (r, h).
+// * Selects: a first-round table of more than one word is a choice list of input words
+//   only, a selp of its own (one per (r, h) within a group; across groups tables are
+//   counted by a 64-bit fingerprint: two that collide count once, which only lowers the
+//   floor); so is a destination table with a local lane (an input word) and a lane that
+//   receives (a shuffled word), and two such differ unless their receiving lanes and
+//   (r, h) agree (with all_idx every lane reads through a round: none).
+// * The first-round trees of one group: a table that sends k distinct words is a select
+//   tree of at least k - 1 selps (k leaves; a split never leaves a half empty), and no
+//   selp serves two tables of one group: a tree's node is its choices (the memo's key,
+//   which words which lanes want), and sender lane x sends (r ^ rho_x) * upw + h, so two
+//   (r, h) of one group differ in every lane's word. So the sent trees take at least
+//   (distinct (r, h)) * (k - 1) selps of their own for any one group (k: the distinct
+//   lane_rho of its senders); selps of other groups may be the same ones, so the floor
+//   takes the most over the groups, and the larger of that and the tables counted above
+//   (all of them sent-tree nodes, none a destination table's root, which holds a
+//   shuffled word).
+// * Rounds a sender is asked for (RoundsAsked): a shfl.idx delivers one word from each
+//   sender, and all rounds of a group go through its one setup, so the group takes at
+//   least as many shuffles as the most distinct words one sender is asked for.
 SchemeKey DirectShuffleFloor(const ShuffleMatrix& mat, const WordView& sv, const WordView& dv,
                              bool all_idx) {
   const int upw = sv.upw;
