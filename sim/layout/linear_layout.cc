@@ -198,6 +198,11 @@ absl::StatusOr<LinearLayout::OutDimsT> InferOutDims(
 
 absl::Status LinearLayout::Validate(const BasesT& bases, const OutDimsT& out_dims,
                                     bool require_surjective) {
+  return Check(bases, out_dims, require_surjective, nullptr);
+}
+
+absl::Status LinearLayout::Check(const BasesT& bases, const OutDimsT& out_dims,
+                                 bool require_surjective, int* rank) {
   for (size_t d = 0; d < bases.size(); ++d) {
     const std::string& name = bases[d].first;
     if (name.empty()) {
@@ -262,11 +267,14 @@ absl::Status LinearLayout::Validate(const BasesT& bases, const OutDimsT& out_dim
         absl::StrCat("layout has ", in_bits, " input bits and ", out_bits,
                      " output bits; at most ", kMaxTotalBits, " of each are supported"));
   }
-  if (require_surjective && f2::Rank(MatrixOf(bases, out_dims), in_bits) != out_bits) {
+  if (!require_surjective && rank == nullptr) return absl::OkStatus();
+  const int r = f2::Rank(MatrixOf(bases, out_dims), in_bits);
+  if (require_surjective && r != out_bits) {
     return absl::InvalidArgumentError(
         absl::StrCat("layout is not surjective (some output value is never produced): ",
                      RenderUnchecked(bases, out_dims)));
   }
+  if (rank != nullptr) *rank = r;
   return absl::OkStatus();
 }
 
@@ -277,11 +285,15 @@ LinearLayout::LinearLayout(BasesT bases, const std::vector<std::string>& out_dim
 }
 
 LinearLayout::LinearLayout(BasesT bases, OutDimsT out_dims, bool require_surjective) {
-  absl::Status s = Validate(bases, out_dims, require_surjective);
+  int rank = 0;
+  absl::Status s = Check(bases, out_dims, require_surjective, &rank);
   WARPCHECK_CHECK(s.ok()) << s;
-  bases_ = std::move(bases);
-  out_dims_ = std::move(out_dims);
-  surjective_ = Rank() == TotalOutDimSizeLog2();
+  *this = LinearLayout(std::move(bases), std::move(out_dims), rank, Checked{});
+}
+
+LinearLayout::LinearLayout(BasesT bases, OutDimsT out_dims, int rank, Checked)
+    : bases_(std::move(bases)), out_dims_(std::move(out_dims)) {
+  surjective_ = rank == TotalOutDimSizeLog2();
 }
 
 absl::StatusOr<LinearLayout> LinearLayout::Create(
@@ -292,8 +304,9 @@ absl::StatusOr<LinearLayout> LinearLayout::Create(
 
 absl::StatusOr<LinearLayout> LinearLayout::Create(BasesT bases, OutDimsT out_dims,
                                                   bool require_surjective) {
-  RETURN_IF_ERROR(Validate(bases, out_dims, require_surjective));
-  return LinearLayout(std::move(bases), std::move(out_dims), require_surjective);
+  int rank = 0;
+  RETURN_IF_ERROR(Check(bases, out_dims, require_surjective, &rank));
+  return LinearLayout(std::move(bases), std::move(out_dims), rank, Checked{});
 }
 
 LinearLayout LinearLayout::Identity1D(int32_t size, absl::string_view in_dim,

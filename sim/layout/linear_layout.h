@@ -299,6 +299,16 @@ class LinearLayout {
                                bool require_surjective);
 
  private:
+  // Validate, and the rank of the bases into *rank when rank is not null. Every
+  // constructor and Create check once through here: a layout's rank is computed once,
+  // not again for surjective_ (Create then the constructor used to compute it three
+  // times, a third of building a Triton layout in the fuzzer).
+  static absl::Status Check(const BasesT& bases, const OutDimsT& out_dims,
+                            bool require_surjective, int* rank);
+  // Requires: Check(bases, out_dims, ..., &rank) was OK.
+  struct Checked {};
+  LinearLayout(BasesT bases, OutDimsT out_dims, int rank, Checked);
+
   BasesT bases_;
   OutDimsT out_dims_;
   bool surjective_ = true;
