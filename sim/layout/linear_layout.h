@@ -300,9 +300,8 @@ class LinearLayout {
 
  private:
   // Validate, and the rank of the bases into *rank when rank is not null. Every
-  // constructor and Create check once through here: a layout's rank is computed once,
-  // not again for surjective_ (Create then the constructor used to compute it three
-  // times, a third of building a Triton layout in the fuzzer).
+  // constructor and Create check once through here, so a layout's rank is computed once
+  // (Create then the constructor used to compute it three times).
   static absl::Status Check(const BasesT& bases, const OutDimsT& out_dims,
                             bool require_surjective, int* rank);
   // Requires: Check(bases, out_dims, ..., &rank) was OK.

@@ -767,30 +767,28 @@ absl::StatusOr<Program> BuildDirectShuffle(const ShuffleMatrix& mat, const WordV
 // a bit per source unit, left clear.
 int64_t RoundsAsked(const std::vector<std::pair<uint32_t, uint32_t>>& asks,
                     const std::vector<uint32_t>& words, int upw, std::vector<uint64_t>& asked) {
+  // The group's r (every r has each h, so h = 0 names it once).
+  absl::InlinedVector<uint32_t, 16> rs;
+  for (uint32_t w : words) {
+    if (w % static_cast<uint32_t>(upw) == 0) rs.push_back(w / static_cast<uint32_t>(upw));
+  }
   int64_t most = 0;
   for (size_t i = 0; i < asks.size();) {
     size_t j = i;
     while (j < asks.size() && asks[j].first == asks[i].first) ++j;
     if (j - i > 1) {  // one rho: its words are the (r, h), counted by the caller
-      int64_t count = 0;
-      for (uint32_t w : words) {
-        if (w % static_cast<uint32_t>(upw) != 0) continue;  // every r has each h
-        const uint32_t r = w / static_cast<uint32_t>(upw);
+      int64_t count = 0;  // the distinct units r ^ rho
+      for (uint32_t r : rs) {
         for (size_t k = i; k < j; ++k) {
           const uint32_t u = r ^ asks[k].second;
-          uint64_t& bits = asked[u / 64];
-          count += ((bits >> (u % 64)) & 1) == 0;
-          bits |= uint64_t{1} << (u % 64);
+          count += ((asked[u / 64] >> (u % 64)) & 1) == 0;
+          asked[u / 64] |= uint64_t{1} << (u % 64);
         }
+      }
+      for (uint32_t r : rs) {
+        for (size_t k = i; k < j; ++k) asked[(r ^ asks[k].second) / 64] = 0;
       }
       most = std::max(most, count * upw);
-      for (uint32_t w : words) {
-        if (w % static_cast<uint32_t>(upw) != 0) continue;
-        for (size_t k = i; k < j; ++k) {
-          const uint32_t u = (w / static_cast<uint32_t>(upw)) ^ asks[k].second;
-          asked[u / 64] = 0;
-        }
-      }
     }
     i = j;
   }
