@@ -882,6 +882,7 @@ SchemeKey DirectShuffleFloor(const ShuffleMatrix& mat, const WordView& sv, const
         for (uint32_t l = 0; l < 32; ++l) {
           if (!((n.remote >> l) & 1) && !all_idx) continue;
           const uint32_t from = s ^ lane_sigma[l];
+          n.asks.emplace_back(from, lane_rho[l]);  // served in this round or a later one
           if (taken[from] >= 0 && lane_rho[taken[from]] != lane_rho[l]) continue;
           if (taken[from] < 0) {
             taken[from] = static_cast<int>(l);
@@ -895,9 +896,6 @@ SchemeKey DirectShuffleFloor(const ShuffleMatrix& mat, const WordView& sv, const
           one_word = one_word && lane_rho[l] == lane_rho[n.first];
         }
         if (!one_word) n.first = -1;
-        for (uint32_t l = 0; l < 32; ++l) {
-          if ((n.remote >> l) & 1 || all_idx) n.asks.emplace_back(s ^ lane_sigma[l], lane_rho[l]);
-        }
         std::sort(n.asks.begin(), n.asks.end());
         n.asks.erase(std::unique(n.asks.begin(), n.asks.end()), n.asks.end());
       }
