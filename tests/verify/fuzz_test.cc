@@ -202,6 +202,40 @@ TEST(CheckConversion, ProvePlansCatchesARoundTripThatRacesOnOneBuffer) {
   EXPECT_EQ(seen, 3);
 }
 
+// The simulator runs look for shared-memory races on one fill when the distinct tags are
+// distinct, on both when they repeat (CheckConversion): the round trip of
+// ProvePlansCatchesARoundTripThatRacesOnOneBuffer, both directions in buffer 0, races
+// in the loop body. i32 (4 096 distinct tags): found on the tags' run only, and on the
+// random run once that is the only fill; i8 (tags repeat mod 256): found on both.
+TEST(CheckConversion, LooksForRacesOnTheDistinctTagsRun) {
+  auto check = [](const char* dtype, bool iota) {
+    auto pair = PairFromText(kBlockedRows, kBlockedCols, {64, 64}, dtype, 4);
+    EXPECT_TRUE(pair.ok()) << pair.status();
+    auto problem = pair->Problem();
+    EXPECT_TRUE(problem.ok()) << problem.status();
+    auto trip = sim::ptx::PlanRoundTrip(*problem, sim::plan::PlanOptions{});
+    EXPECT_TRUE(trip.ok()) << trip.status();
+    EXPECT_GT(trip->backward.program.smem_bytes, 0) << dtype;
+    EXPECT_NE(trip->backward.program.ops[0].kind, sim::plan::OpKind::kBarSync) << dtype;
+    for (auto& v : trip->backward.program.setup) v.buffer = 0;
+    CheckOptions options;
+    options.prove_ptx = false;
+    options.iota = iota;
+    bool inconclusive = false;
+    ConvertCheckReport r = CheckConversion(
+        *problem, *trip, sim::plan::ToProto(*problem, trip->forward), options, &inconclusive);
+    EXPECT_FALSE(r.ok()) << dtype;
+    std::set<std::string> raced;
+    for (const auto& run : r.runs()) {
+      if (absl::StrContains(run.detail(), "shared_race")) raced.insert(run.fill());
+    }
+    return raced;
+  };
+  EXPECT_EQ(check("i32", true), (std::set<std::string>{"roundtrip/iota"}));
+  EXPECT_EQ(check("i32", false), (std::set<std::string>{"roundtrip/random"}));
+  EXPECT_EQ(check("i8", true), (std::set<std::string>{"roundtrip/random", "roundtrip/iota"}));
+}
+
 // Triton's own round-trip kernel for a corpus pair (corpus/triton, line 1 of the jsonl):
 // run and proven right; without its barriers the run fails (a race, or wrong data).
 TEST(CheckTritonKernel, TritonsKernelHoldsAndADroppedBarrierFails) {
