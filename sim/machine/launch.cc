@@ -215,6 +215,7 @@ Options MachineOptions(const warpcheck::LaunchSpec& spec, const RunOptions& opti
   mopt.poison_unzeroed_registers = options.poison_unzeroed_registers;
   mopt.trace = trace.stream();
   mopt.shared_cost_memo = options.shared_cost_memo;
+  mopt.count_banks = options.report_counters;  // the bank figures are read only there
   if (!options.watch_buffer.empty()) {
     for (const auto& [n, idx] : args.buffer_regions) {
       if (n == options.watch_buffer) {

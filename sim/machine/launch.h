@@ -60,9 +60,10 @@ struct RunOptions {
   // sha256 fields stay empty); for callers that only read ok, faults and counters (the
   // fuzzer, benchmarks), where hashing would cost more than a small kernel's run.
   bool hash_buffers = true;
-  // SimReport.counters filled. False: left empty; for callers that read only ok and
-  // faults (the fuzzer's launches other than the one it measures), where the ~35 map
-  // entries cost as much as a small kernel's bank counting.
+  // SimReport.counters filled. False: left empty, and shared-memory requests are not
+  // costed at all (Options::count_banks); for callers that read only ok and faults (the
+  // fuzzer's launches other than the one it measures), where the ~35 map entries cost
+  // as much as a small kernel's bank counting.
   bool report_counters = true;
   // Options::shared_cost_memo (machine.h): a memo of bank costs kept across launches by
   // the caller (the fuzzer: one per harness, for its fills). Null: the launch's own.

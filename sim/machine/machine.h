@@ -124,6 +124,10 @@ struct Options {
   // (the same figures; a launch of the same kernel finds its requests there), or null:
   // the machine's own.
   SharedCostMemo* shared_cost_memo = nullptr;
+  // False: shared-memory requests are not costed (Counters' smem_requests,
+  // smem_wavefronts and bank_conflicts stay 0); for launches whose counters nobody reads
+  // (RunOptions::report_counters false). Nothing else depends on them.
+  bool count_banks = true;
   std::ostream* trace = nullptr;  // one line per executed warp instruction
   // When non-zero: remember the last global store that writes this byte address
   // (`gpu diff` uses it to say which thread and register wrote a differing element).
