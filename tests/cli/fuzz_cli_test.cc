@@ -23,9 +23,19 @@ TEST(FuzzLayouts, JsonSummaryHasTheDocumentedFields) {
   EXPECT_LT(f.proved(), 24);
   EXPECT_FALSE(f.by_strategy().empty());
   for (const char* key : {"\"fuzz\"", "\"pairs\":24", "\"pairs_per_second\"", "\"seed\"",
-                          "\"by_strategy\""}) {
+                          "\"by_strategy\"", "\"check_ms_by_stage\""}) {
     EXPECT_NE(r.out.find(key), std::string::npos) << key << "\n" << r.out;
   }
+  // The pipeline's time by stage: every stage ran (half the pairs proven), and together
+  // they are within the pipeline's own time.
+  double sum = 0;
+  for (const char* stage : {"problem", "plan", "emit", "simulate", "prove"}) {
+    ASSERT_TRUE(f.check_ms_by_stage().contains(stage)) << stage << "\n" << r.out;
+    EXPECT_GT(f.check_ms_by_stage().at(stage), 0) << stage;
+    sum += f.check_ms_by_stage().at(stage);
+  }
+  EXPECT_EQ(f.check_ms_by_stage_size(), 5);
+  EXPECT_LE(sum, f.check_ms_mean() * (1 + 1e-9));
 }
 
 TEST(FuzzLayouts, SameSeedSameCampaign) {

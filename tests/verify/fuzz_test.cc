@@ -121,6 +121,23 @@ TEST(CheckPair, ARealTransposeHoldsEverywhere) {
   EXPECT_TRUE(o.proved);
 }
 
+// CheckPair's stage times: the stages it ran took time, the proof (not run) none.
+TEST(CheckPair, TimesTheStagesItRuns) {
+  CheckOptions options;
+  options.prove_ptx = false;
+  PairOutcome o = CheckPair(Transpose(), options);
+  ASSERT_EQ(o.verdict, PairVerdict::kOk) << o.stage << ": " << o.detail;
+  EXPECT_GT(o.seconds.problem, 0);
+  EXPECT_GT(o.seconds.plan, 0);
+  EXPECT_GT(o.seconds.emit, 0);
+  EXPECT_GT(o.seconds.simulate, 0);
+  EXPECT_EQ(o.seconds.prove, 0);
+  options.prove_ptx = true;
+  o = CheckPair(Transpose(), options);
+  ASSERT_EQ(o.verdict, PairVerdict::kOk) << o.stage << ": " << o.detail;
+  EXPECT_GT(o.seconds.prove, 0);
+}
+
 TEST(CheckPair, ASharedEncodingIsOutOfScope) {
   auto p = PairFromText("#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>",
                         kBlockedCols, {64, 64}, "f16", 4);

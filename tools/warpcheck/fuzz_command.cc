@@ -246,6 +246,16 @@ FuzzReport ToReport(const fz::CampaignResult& r, const fz::CampaignOptions& o,
   rep.set_failed_pairs(r.failed);
   rep.set_proved(r.proved);
   rep.set_check_ms_mean(r.pairs > 0 ? 1e3 * r.check_seconds / static_cast<double>(r.pairs) : 0);
+  if (flags.against != "triton" && r.pairs > 0) {
+    const double ms = 1e3 / static_cast<double>(r.pairs);
+    const fz::StageSeconds& t = r.stage_seconds;
+    auto& by = *rep.mutable_check_ms_by_stage();
+    by["problem"] = t.problem * ms;
+    by["plan"] = t.plan * ms;
+    by["emit"] = t.emit * ms;
+    by["simulate"] = t.simulate * ms;
+    by["prove"] = t.prove * ms;
+  }
   rep.set_stopped_by_time(r.stopped_by_time);
   for (const auto& [name, c] : r.by_strategy) {
     FuzzReport::Counts& out = (*rep.mutable_by_strategy())[name];
@@ -282,6 +292,17 @@ void PrintText(const FuzzReport& r, std::ostream& out) {
                          "pipeline), %d proven\n",
                          r.pairs(), r.seconds(), r.pairs_per_second(), r.check_ms_mean(),
                          r.proved());
+  if (!r.check_ms_by_stage().empty()) {
+    out << "  ms per pair by stage:";
+    const char* sep = " ";
+    for (const char* stage : {"problem", "plan", "emit", "simulate", "prove"}) {
+      auto it = r.check_ms_by_stage().find(stage);
+      if (it == r.check_ms_by_stage().end()) continue;
+      out << absl::StrFormat("%s%s %.3f", sep, stage, it->second);
+      sep = ", ";
+    }
+    out << "\n";
+  }
   out << "  ok " << r.ok() << ", out of scope " << r.out_of_scope() << ", inconclusive "
       << r.inconclusive() << ", failed " << r.failed_pairs() << " (" << r.failures()
       << " distinct)\n";

@@ -71,7 +71,15 @@ bool ProvenIndex(uint64_t seed, int64_t index, double share) {
 
 PairOutcome CheckPair(const FuzzPair& pair, const CheckOptions& options) {
   PairOutcome out;
+  Clock::time_point lap = Clock::now();
+  auto since_lap = [&lap] {
+    const Clock::time_point now = Clock::now();
+    const double s = std::chrono::duration<double>(now - lap).count();
+    lap = now;
+    return s;
+  };
   auto problem = pair.Problem();
+  out.seconds.problem = since_lap();
   if (!problem.ok()) {
     out.verdict = PairVerdict::kOutOfScope;
     out.stage = "problem";
@@ -80,6 +88,7 @@ PairOutcome CheckPair(const FuzzPair& pair, const CheckOptions& options) {
   }
   auto trip = sim::ptx::PlanRoundTrip(*problem, sim::plan::PlanOptions{});
   if (!trip.ok()) {
+    out.seconds.plan = since_lap();
     // The planner's own scope limits are input errors; anything else on a pair
     // MakeProblem accepted is a planner failure.
     const bool scope = absl::IsInvalidArgument(trip.status());
@@ -89,8 +98,10 @@ PairOutcome CheckPair(const FuzzPair& pair, const CheckOptions& options) {
     return out;
   }
   const Plan plan = sim::plan::ToProto(*problem, trip->forward);
+  out.seconds.plan = since_lap();
   bool inconclusive = false;
-  ConvertCheckReport report = CheckConversion(*problem, *trip, plan, options, &inconclusive);
+  ConvertCheckReport report =
+      CheckConversion(*problem, *trip, plan, options, &inconclusive, &out.seconds);
   out.proved = options.prove_ptx;
   if (const ConvertCheckReport::Run* r = FirstFailure(report)) {
     out.verdict = PairVerdict::kFailed;
@@ -254,6 +265,7 @@ CampaignResult RunCampaign(const CampaignOptions& given) {
     std::vector<PairOutcome> outcomes = options.check_batch(pairs, checks);
     result.check_seconds += Since(c0);
     for (size_t i = 0; i < pairs.size(); ++i) {
+      result.stage_seconds += outcomes[i].seconds;
       Record(options, indices[i], pairs[i], checks[i], std::move(outcomes[i]), result, seen);
     }
     if (options.on_progress && result.pairs >= next_progress) {

@@ -45,6 +45,7 @@ struct PairOutcome {
                        // "cost-model", ...); out_of_scope: "problem" or "plan"
   std::string detail;  // why (the step's message)
   bool proved = false;  // the PTX proof ran
+  StageSeconds seconds;  // CheckPair's stages (CheckTritonKernel: none)
 };
 
 // The pipeline above on one pair. `options.prove_ptx` decides whether it is proven.
@@ -101,6 +102,7 @@ struct CampaignResult {
   int64_t pairs = 0, ok = 0, out_of_scope = 0, inconclusive = 0, failed = 0, proved = 0;
   double seconds = 0;          // wall clock, shrinking included
   double check_seconds = 0;    // in CheckPair for the campaign's own pairs
+  StageSeconds stage_seconds;  // their PairOutcome::seconds, summed
   std::map<std::string, StrategyCounts> by_strategy;
   std::map<std::string, int64_t> out_of_scope_reasons;  // first words of the reason
   std::map<std::string, std::string> out_of_scope_examples;  // a full message of each

@@ -1,5 +1,6 @@
 #include "verify/fuzz/conversion_check.h"
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,21 @@ namespace warpcheck::verify::fuzz {
 namespace {
 
 using sim::ptx::Harness;
+
+// Wall-clock laps for StageSeconds.
+class StageClock {
+ public:
+  // Ensures: the seconds since the last lap (or since construction).
+  double Lap() {
+    const auto now = std::chrono::steady_clock::now();
+    const double s = std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+    return s;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
 
 // One plan-proof run: `verdict` with `detail`; a violated verdict fails the check, an
 // inconclusive one sets *inconclusive. check->plan_proof() keeps the worst verdict.
@@ -216,11 +232,18 @@ absl::StatusOr<ptx::ConversionProof> ProveHarness(const sim::plan::ConversionPro
 
 ConvertCheckReport CheckConversion(const sim::plan::ConversionProblem& problem,
                                    const sim::ptx::RoundTrip& trip, const Plan& plan,
-                                   const CheckOptions& options, bool* inconclusive) {
+                                   const CheckOptions& options, bool* inconclusive,
+                                   StageSeconds* seconds) {
+  StageSeconds unused;
+  StageSeconds& t = seconds != nullptr ? *seconds : unused;
+  StageClock clock;
   ConvertCheckReport check;
   check.set_ok(true);
   check.set_proof(options.prove_ptx ? "holds" : "not_run");
-  if (options.prove_plans) ProvePlans(problem, trip, &check, inconclusive);
+  if (options.prove_plans) {
+    ProvePlans(problem, trip, &check, inconclusive);
+    t.prove += clock.Lap();
+  }
   std::vector<Harness> harnesses = {Harness::kOnce};
   if (options.roundtrip) harnesses.insert(harnesses.begin(), Harness::kRoundTrip);
   // Races are looked for on the distinct tags' run alone when its tags are distinct
@@ -239,19 +262,31 @@ ConvertCheckReport CheckConversion(const sim::plan::ConversionProblem& problem,
   const bool race_random = !options.iota || !tags_distinct;
   // Bank costs shared by the launches (a set per pc of harnesses this size).
   sim::machine::SharedCostMemo memo(256);
+  t.simulate += clock.Lap();
   for (Harness h : harnesses) {
-    // The tree `convert emit` prints (no print and parse on the way).
+    // The tree `convert emit` prints (no print and parse on the way). Freeing it (at the
+    // end of the round) counts as emitting.
     const sim::ptx::Module module =
         sim::ptx::EmitHarnessModule(problem, trip.forward, &trip.backward, h);
-    const absl::StatusOr<sim::machine::Program> program =
-        sim::machine::Decode(module, module.kernels[0]);
-    RunHarness(problem, program, h, BufferParam::RANDOM, options.seed, race_random, &memo,
-               &check);
-    if (options.iota) {
-      RunHarness(problem, program, h, BufferParam::IOTA, options.seed, true, &memo, &check);
+    t.emit += clock.Lap();
+    {
+      const absl::StatusOr<sim::machine::Program> program =
+          sim::machine::Decode(module, module.kernels[0]);
+      RunHarness(problem, program, h, BufferParam::RANDOM, options.seed, race_random, &memo,
+                 &check);
+      if (options.iota) {
+        RunHarness(problem, program, h, BufferParam::IOTA, options.seed, true, &memo, &check);
+      }
     }
-    if (options.prove_ptx) ProveOne(problem, module, h, &check, inconclusive);
+    t.simulate += clock.Lap();
+    if (options.prove_ptx) {
+      ProveOne(problem, module, h, &check, inconclusive);
+      t.prove += clock.Lap();
+    }
   }
+  // (Each round's lap above ends with its tree still alive; the emit lap that follows,
+  // the next round's or this one, takes its free.)
+  t.emit += clock.Lap();
   CheckModel(plan, &check);
   return check;
 }

@@ -30,6 +30,23 @@
 
 namespace warpcheck::verify::fuzz {
 
+// Where one pair's check spent its wall-clock time, in seconds: building the problem
+// from the pair, planning (both directions and the plan's proto), emitting the harness
+// trees, simulating (decoding them and every launch), proving (the PTX and plan proofs).
+// Stages a check does not run stay 0; the rest (the cost-model comparison, reports) is
+// in none.
+struct StageSeconds {
+  double problem = 0, plan = 0, emit = 0, simulate = 0, prove = 0;
+  StageSeconds& operator+=(const StageSeconds& o) {
+    problem += o.problem;
+    plan += o.plan;
+    emit += o.emit;
+    simulate += o.simulate;
+    prove += o.prove;
+    return *this;
+  }
+};
+
 struct CheckOptions {
   uint64_t seed = 1;         // the random input's seed
   bool roundtrip = true;     // run (and prove) the round-trip harness too, not only once
@@ -53,9 +70,11 @@ absl::StatusOr<ptx::ConversionProof> ProveHarness(const sim::plan::ConversionPro
 // inconclusive or a plan is outside verify/plan's encoding. result.proof is "holds",
 // "violated", "inconclusive", "error" or "not_run"; result.plan_proof is set only with
 // prove_plans. result.measured holds the once harness's counters on random data.
+// `seconds` (may be null): the time of its emit, simulate and prove stages is added.
 ConvertCheckReport CheckConversion(const sim::plan::ConversionProblem& problem,
                                    const sim::ptx::RoundTrip& trip, const Plan& plan,
-                                   const CheckOptions& options, bool* inconclusive);
+                                   const CheckOptions& options, bool* inconclusive,
+                                   StageSeconds* seconds = nullptr);
 
 // The first failed run of a report (nullptr when it is ok).
 const ConvertCheckReport::Run* FirstFailure(const ConvertCheckReport& report);
