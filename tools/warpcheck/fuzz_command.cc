@@ -248,13 +248,9 @@ FuzzReport ToReport(const fz::CampaignResult& r, const fz::CampaignOptions& o,
   rep.set_check_ms_mean(r.pairs > 0 ? 1e3 * r.check_seconds / static_cast<double>(r.pairs) : 0);
   if (flags.against != "triton" && r.pairs > 0) {
     const double ms = 1e3 / static_cast<double>(r.pairs);
-    const fz::StageSeconds& t = r.stage_seconds;
-    auto& by = *rep.mutable_check_ms_by_stage();
-    by["problem"] = t.problem * ms;
-    by["plan"] = t.plan * ms;
-    by["emit"] = t.emit * ms;
-    by["simulate"] = t.simulate * ms;
-    by["prove"] = t.prove * ms;
+    for (const auto& [name, field] : fz::kStages) {
+      (*rep.mutable_check_ms_by_stage())[name] = r.stage_seconds.*field * ms;
+    }
   }
   rep.set_stopped_by_time(r.stopped_by_time);
   for (const auto& [name, c] : r.by_strategy) {
@@ -295,7 +291,7 @@ void PrintText(const FuzzReport& r, std::ostream& out) {
   if (!r.check_ms_by_stage().empty()) {
     out << "  ms per pair by stage:";
     const char* sep = " ";
-    for (const char* stage : {"problem", "plan", "emit", "simulate", "prove"}) {
+    for (const auto& [stage, field] : fz::kStages) {
       auto it = r.check_ms_by_stage().find(stage);
       if (it == r.check_ms_by_stage().end()) continue;
       out << absl::StrFormat("%s%s %.3f", sep, stage, it->second);

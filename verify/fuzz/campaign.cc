@@ -71,15 +71,9 @@ bool ProvenIndex(uint64_t seed, int64_t index, double share) {
 
 PairOutcome CheckPair(const FuzzPair& pair, const CheckOptions& options) {
   PairOutcome out;
-  Clock::time_point lap = Clock::now();
-  auto since_lap = [&lap] {
-    const Clock::time_point now = Clock::now();
-    const double s = std::chrono::duration<double>(now - lap).count();
-    lap = now;
-    return s;
-  };
+  StageClock clock;
   auto problem = pair.Problem();
-  out.seconds.problem = since_lap();
+  out.seconds.problem = clock.Lap();
   if (!problem.ok()) {
     out.verdict = PairVerdict::kOutOfScope;
     out.stage = "problem";
@@ -87,8 +81,8 @@ PairOutcome CheckPair(const FuzzPair& pair, const CheckOptions& options) {
     return out;
   }
   auto trip = sim::ptx::PlanRoundTrip(*problem, sim::plan::PlanOptions{});
+  out.seconds.plan = clock.Lap();
   if (!trip.ok()) {
-    out.seconds.plan = since_lap();
     // The planner's own scope limits are input errors; anything else on a pair
     // MakeProblem accepted is a planner failure.
     const bool scope = absl::IsInvalidArgument(trip.status());
@@ -98,7 +92,7 @@ PairOutcome CheckPair(const FuzzPair& pair, const CheckOptions& options) {
     return out;
   }
   const Plan plan = sim::plan::ToProto(*problem, trip->forward);
-  out.seconds.plan = since_lap();
+  out.seconds.plan += clock.Lap();
   bool inconclusive = false;
   ConvertCheckReport report =
       CheckConversion(*problem, *trip, plan, options, &inconclusive, &out.seconds);

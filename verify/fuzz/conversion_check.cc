@@ -1,6 +1,5 @@
 #include "verify/fuzz/conversion_check.h"
 
-#include <chrono>
 #include <string>
 #include <vector>
 
@@ -18,21 +17,6 @@ namespace warpcheck::verify::fuzz {
 namespace {
 
 using sim::ptx::Harness;
-
-// Wall-clock laps for StageSeconds.
-class StageClock {
- public:
-  // Ensures: the seconds since the last lap (or since construction).
-  double Lap() {
-    const auto now = std::chrono::steady_clock::now();
-    const double s = std::chrono::duration<double>(now - last_).count();
-    last_ = now;
-    return s;
-  }
-
- private:
-  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
-};
 
 // One plan-proof run: `verdict` with `detail`; a violated verdict fails the check, an
 // inconclusive one sets *inconclusive. check->plan_proof() keeps the worst verdict.

@@ -17,8 +17,11 @@
 #ifndef WARPCHECK_VERIFY_FUZZ_CONVERSION_CHECK_H_
 #define WARPCHECK_VERIFY_FUZZ_CONVERSION_CHECK_H_
 
+#include <array>
+#include <chrono>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "absl/status/statusor.h"
 #include "proto/plan.pb.h"
@@ -37,14 +40,34 @@ namespace warpcheck::verify::fuzz {
 // in none.
 struct StageSeconds {
   double problem = 0, plan = 0, emit = 0, simulate = 0, prove = 0;
-  StageSeconds& operator+=(const StageSeconds& o) {
-    problem += o.problem;
-    plan += o.plan;
-    emit += o.emit;
-    simulate += o.simulate;
-    prove += o.prove;
-    return *this;
+  StageSeconds& operator+=(const StageSeconds& o);
+};
+// Every stage with its report name (FuzzReport.check_ms_by_stage), in pipeline order.
+inline constexpr std::array<std::pair<const char*, double StageSeconds::*>, 5> kStages = {{
+    {"problem", &StageSeconds::problem},
+    {"plan", &StageSeconds::plan},
+    {"emit", &StageSeconds::emit},
+    {"simulate", &StageSeconds::simulate},
+    {"prove", &StageSeconds::prove},
+}};
+inline StageSeconds& StageSeconds::operator+=(const StageSeconds& o) {
+  for (const auto& [name, field] : kStages) this->*field += o.*field;
+  return *this;
+}
+
+// Wall-clock laps for StageSeconds.
+class StageClock {
+ public:
+  // Ensures: the seconds since the last lap (or since construction).
+  double Lap() {
+    const auto now = std::chrono::steady_clock::now();
+    const double s = std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+    return s;
   }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
 
 struct CheckOptions {
