@@ -216,6 +216,7 @@ Options MachineOptions(const warpcheck::LaunchSpec& spec, const RunOptions& opti
   mopt.trace = trace.stream();
   mopt.shared_cost_memo = options.shared_cost_memo;
   mopt.count_banks = options.report_counters;  // the bank figures are read only there
+  mopt.count_banks_below_pc = options.count_banks_below_pc;
   if (!options.watch_buffer.empty()) {
     for (const auto& [n, idx] : args.buffer_regions) {
       if (n == options.watch_buffer) {

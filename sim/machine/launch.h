@@ -68,6 +68,9 @@ struct RunOptions {
   // Options::shared_cost_memo (machine.h): a memo of bank costs kept across launches by
   // the caller (the fuzzer: one per harness, for its fills). Null: the launch's own.
   SharedCostMemo* shared_cost_memo = nullptr;
+  // Options::count_banks_below_pc: with report_counters, the shared-memory figures of the
+  // instructions below this pc only (the fuzzer's check harness: its forward conversion).
+  uint32_t count_banks_below_pc = UINT32_MAX;
 };
 
 // A buffer's final bytes by name (the type every runner shares, sim/launch).

@@ -128,6 +128,10 @@ struct Options {
   // smem_wavefronts and bank_conflicts stay 0); for launches whose counters nobody reads
   // (RunOptions::report_counters false). Nothing else depends on them.
   bool count_banks = true;
+  // Shared-memory requests are costed only for instructions below this pc (with
+  // count_banks): the fuzzer's check harness (sim/ptx/codegen.h, Harness::kCheck) runs
+  // its forward conversion alone before the loop, and its figures are that conversion's.
+  uint32_t count_banks_below_pc = UINT32_MAX;
   std::ostream* trace = nullptr;  // one line per executed warp instruction
   // When non-zero: remember the last global store that writes this byte address
   // (`gpu diff` uses it to say which thread and register wrote a differing element).

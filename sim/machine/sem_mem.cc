@@ -194,7 +194,7 @@ inline bool Misaligned(Exec& x, const Insn& in, int l, uint64_t addr, uint32_t s
 
 void CountShared(Exec& x, const uint32_t addr[32], uint32_t mask, uint32_t bytes,
                  bool store) {
-  if (!x.m->options().count_banks) return;
+  if (!x.m->options().count_banks || x.pc >= x.m->options().count_banks_below_pc) return;
   bank::BankCost c = x.m->SharedCost(x.pc, addr, mask, bytes);
   Counters& k = x.m->mutable_counters();
   k.smem_requests[store] += 1;

@@ -252,7 +252,7 @@ bool ExecMatrix(Exec& x, const Insn& in, uint32_t mask) {
     }
   }
   m.WarpSyncClocks(*x.w, live);
-  if (!m.options().count_banks) return true;
+  if (!m.options().count_banks || x.pc >= m.options().count_banks_below_pc) return true;
   bank::BankCost c = bank::MatrixRequestCost(rows, num);
   Counters& k = m.mutable_counters();
   k.smem_requests[kStore] += 1;

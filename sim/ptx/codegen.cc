@@ -1551,7 +1551,7 @@ Module HarnessModule(const ConversionProblem& problem, Harness harness, int64_t 
                             problem.dst_attr, ", shape ", absl::StrJoin(problem.shape, "x"),
                             ", ", plan::DTypeName(problem.dtype), ", ", problem.num_warps,
                             " warps, harness ",
-                            harness == Harness::kRoundTrip ? "roundtrip" : "once"),
+                            HarnessName(harness)),
                ""};
   m.version = "8.0";
   m.target = "sm_90";
@@ -1577,6 +1577,14 @@ Module HarnessModule(const ConversionProblem& problem, Harness harness, int64_t 
   Param& iters = k.params.emplace_back();
   iters.type = Type::kU32;
   iters.name = "kernel_param_2";
+  if (harness == Harness::kCheck) {
+    Param& mid = k.params.emplace_back();
+    mid.type = Type::kU64;
+    mid.name = "kernel_param_3";
+    mid.is_ptr = true;
+    mid.ptr_space = Space::kGlobal;
+    mid.align = 16;
+  }
   k.reqntid = {static_cast<int>(problem.threads())};
   k.maxnreg = MaxRegisters(static_cast<int>(problem.threads()));
   return m;
@@ -1591,14 +1599,18 @@ struct Recording {
 
 Recording RecordHarness(const ConversionProblem& problem, const ConversionPlan& forward,
                         const ConversionPlan* backward, Harness harness) {
-  const bool round_trip = harness == Harness::kRoundTrip;
+  const bool round_trip = harness != Harness::kOnce;  // kRoundTrip, kCheck
+  const bool check = harness == Harness::kCheck;
   // Statements: setup and ops of both directions, the global loads and stores (a few per
   // register), the frame.
-  const size_t ops = forward.program.ops.size() + forward.program.setup.size() * 8 +
+  const size_t ops = forward.program.ops.size() * (check ? 2 : 1) +
+                     forward.program.setup.size() * 8 +
                      (round_trip ? 2 * (backward->program.ops.size() +
                                         backward->program.setup.size() * 8)
                                  : 0);
-  Writer w(64 + ops + 6 * static_cast<size_t>(problem.src.num_regs() + problem.dst.num_regs()));
+  Writer w(64 + ops +
+           6 * static_cast<size_t>(problem.src.num_regs() * (check ? 2 : 1) +
+                                   problem.dst.num_regs()));
   const int64_t buf0 = forward.program.smem_bytes;
   const int64_t buf1 = round_trip ? backward->program.smem_bytes : 0;
   bool shared_one = false;  // both directions in buffer 0 (PlanRoundTrip, large tensors)
@@ -1608,9 +1620,13 @@ Recording RecordHarness(const ConversionProblem& problem, const ConversionPlan& 
     }
   }
   const int64_t smem_total = shared_one ? std::max(buf0, buf1) : (buf0 + 15) / 16 * 16 + buf1;
-  Reg in = w.NewWide(), out = w.NewWide();
+  Reg in = w.NewWide(), out = w.NewWide(), mid;
   w.Insn("ld.param.u64", W::R(in), W::ParamAddr("kernel_param_0"));
   w.Insn("ld.param.u64", W::R(out), W::ParamAddr("kernel_param_1"));
+  if (check) {
+    mid = w.NewWide();
+    w.Insn("ld.param.u64", W::R(mid), W::ParamAddr("kernel_param_3"));
+  }
   w.tid = w.NewReg();
   w.Insn("mov.u32", W::R(w.tid), W::Special(SpecialReg::kTidX));
   if (smem_total > 0) {
@@ -1632,20 +1648,34 @@ Recording RecordHarness(const ConversionProblem& problem, const ConversionPlan& 
   // time is the global loads and stores: a copy in runs of consecutive elements
   // (EmitGlobalCopy). (Elsewhere 32-bit words stay scalar: vectors made ptxas slow some
   // looping kernels 3x on the H200, corpus/plan/h200/timing_v2.tsv.)
-  const bool moves_nothing = round_trip && MovesNothing(problem, forward.src_view, body);
+  // (The check harness keeps its loop: what it runs is checked, not timed.)
+  const bool moves_nothing =
+      harness == Harness::kRoundTrip && MovesNothing(problem, forward.src_view, body);
   std::vector<Reg> x;
   if (!moves_nothing) x = EmitGlobalLoad(w, problem, problem.src, forward.src_view, in);
-
-  if (!round_trip) {
+  // The forward conversion alone (the once harness, and the check harness's first part):
+  // its words stored in the dst layout to `to`. The ops write registers of their own, so
+  // `x` still holds the loaded words after it.
+  auto forward_alone = [&](Reg to) {
     std::vector<Reg> names(forward.program.num_words);
     for (size_t i = 0; i < x.size(); ++i) names[forward.program.inputs[i]] = x[i];
     EmitOps(w, forward.program, setup_f, names);
     std::vector<Reg> y;
     for (int id : forward.program.outputs) y.push_back(names[id]);
-    EmitGlobalStore(w, problem, problem.dst, forward.dst_view, y, out);
+    EmitGlobalStore(w, problem, problem.dst, forward.dst_view, y, to);
+  };
+
+  if (!round_trip) {
+    forward_alone(out);
   } else if (moves_nothing) {
     EmitGlobalCopy(w, problem, problem.src, in, out);
   } else {
+    if (check) {
+      forward_alone(mid);
+      // The loop's first stores into buffer 0 (and, when both directions share it, the
+      // backward's) must wait for every warp's loads of the conversion above.
+      if (forward.program.smem_bytes > 0) w.Insn("bar.sync", W::Imm(0));
+    }
     Reg cnt = w.NewReg(), pz = w.NewPred(), pl = w.NewPred();
     w.Insn("ld.param.u32", W::R(cnt), W::ParamAddr("kernel_param_2"));
     w.Insn("setp.eq.s32", W::R(pz), W::R(cnt), W::Imm(0));
@@ -1699,7 +1729,7 @@ std::string EmitHarness(const ConversionProblem& problem, const ConversionPlan& 
 warpcheck::LaunchSpec HarnessLaunchSpec(const ConversionProblem& problem,
                                         const std::string& ptx_file,
                                         warpcheck::BufferParam::Fill fill, uint64_t seed,
-                                        uint32_t iters) {
+                                        uint32_t iters, Harness harness) {
   warpcheck::LaunchSpec spec;
   spec.set_ptx_file(ptx_file);
   spec.set_kernel("kernel");
@@ -1721,6 +1751,15 @@ warpcheck::LaunchSpec HarnessLaunchSpec(const ConversionProblem& problem,
   out->set_size_bytes(bytes);
   out->set_fill(warpcheck::BufferParam::POISON);
   spec.add_param()->set_u32(iters);
+  if (harness == Harness::kCheck) {
+    auto* mid = spec.add_param()->mutable_buffer();
+    mid->set_name("mid");
+    mid->set_size_bytes(bytes);
+    mid->set_fill(warpcheck::BufferParam::POISON);
+    auto* m = spec.add_expect();
+    m->mutable_buffers_equal()->set_a("in");
+    m->mutable_buffers_equal()->set_b("mid");
+  }
   auto* e = spec.add_expect();
   e->mutable_buffers_equal()->set_a("in");
   e->mutable_buffers_equal()->set_b("out");
@@ -1728,6 +1767,24 @@ warpcheck::LaunchSpec HarnessLaunchSpec(const ConversionProblem& problem,
                                problem.dst_attr, " ", absl::StrJoin(problem.shape, "x"), " ",
                                plan::DTypeName(problem.dtype)));
   return spec;
+}
+
+const char* HarnessName(Harness harness) {
+  switch (harness) {
+    case Harness::kRoundTrip: return "roundtrip";
+    case Harness::kOnce: return "once";
+    case Harness::kCheck: return "check";
+  }
+  return "?";
+}
+
+std::optional<uint32_t> CheckLoopPc(const Kernel& kernel) {
+  uint32_t pc = 0;
+  for (const Statement& s : kernel.body) {
+    if (s.kind == Statement::Kind::kLabel && s.label == "$L_loop") return pc;
+    if (s.kind == Statement::Kind::kInstruction) ++pc;
+  }
+  return std::nullopt;
 }
 
 }  // namespace warpcheck::sim::ptx

@@ -6,7 +6,19 @@
 //                store `out` in the src layout
 //     once:      words = convert src->dst; store `out` in the dst layout
 //
-// The tensor comes back row-major either way, so `out == in` is the whole check. Every
+// The tensor comes back row-major either way, so `out == in` is the whole check. The
+// fuzzer and `convert check` run a third kernel, the two in one (one load of `in`, one
+// decode, one launch per fill instead of two):
+//
+//   kernel(u64 in, u64 out, u32 iters, u64 mid)
+//     check:     words = load `in` in the src layout
+//                store (convert src->dst of words) to `mid` in the dst layout; barrier
+//                then the round trip's loop and store, exactly as above
+//
+// so `mid == in` checks the forward conversion alone, as the once harness does, and
+// `out == in` the round trip, as the round-trip harness does; the once harness's
+// conversion is the check harness's first (the same ops from the same loaded words),
+// and it is the only shared-memory traffic before the loop (CheckLoopPc). Every
 // value a conversion needs that depends only on the thread (lane predicates, shared
 // addresses, shuffle lanes) is computed once before the loop (the plan's setup values),
 // so the loop body is exactly the plans' ops plus the loop counter. Each direction of a
@@ -33,7 +45,8 @@
 
 namespace warpcheck::sim::ptx {
 
-enum class Harness { kRoundTrip, kOnce };
+enum class Harness { kRoundTrip, kOnce, kCheck };
+const char* HarnessName(Harness harness);  // "roundtrip", "once", "check"
 
 // The code generator records the harness once (instructions with their operands as
 // register numbers and immediates) and makes from that record either the tree (ast.h),
@@ -90,11 +103,19 @@ std::optional<RoundTrip> NarrowOneWarpTrip(const plan::ConversionProblem& proble
                                            const RoundTrip& chosen);
 
 // A launch spec for the harness: grid 1, one CTA of the problem's threads, `in` filled
-// with `fill` (RANDOM uses `seed`), `out` POISON, `iters`, expect out == in.
+// with `fill` (RANDOM uses `seed`), `out` POISON, `iters`, expect out == in; kCheck also
+// `mid` POISON, expect mid == in (first).
 warpcheck::LaunchSpec HarnessLaunchSpec(const plan::ConversionProblem& problem,
                                         const std::string& ptx_file,
                                         warpcheck::BufferParam::Fill fill, uint64_t seed,
-                                        uint32_t iters);
+                                        uint32_t iters, Harness harness = Harness::kRoundTrip);
+
+// The check harness's first instruction of the loop (its index among the kernel's
+// instructions, as the simulator counts pcs): before it, the load, the forward conversion
+// alone, its store to `mid`, the barrier and the loop's entry test, so the shared-memory
+// figures of the instructions below it are the forward conversion's (what the once
+// harness measures). nullopt when `kernel` has no loop (the once harness).
+std::optional<uint32_t> CheckLoopPc(const Kernel& kernel);
 
 }  // namespace warpcheck::sim::ptx
 

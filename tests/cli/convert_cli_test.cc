@@ -120,6 +120,28 @@ TEST(ConvertCliTest, OnceHarnessKeepsSixteenByteAccessesWhereTheRoundTripNarrows
   std::filesystem::remove(once_ptx);
 }
 
+// --harness=check writes the kernel `convert check` and the fuzzer run (once and round
+// trip in one, a fourth buffer `mid` for the forward conversion alone) and a spec that
+// expects both mid == in and out == in; the simulator runs it and both hold.
+TEST(ConvertCliTest, EmitWritesTheCheckHarnessAndItsSpec) {
+  const std::string ptx = TempPath("convert_emit_check.ptx");
+  const std::string spec = TempPath("convert_emit_check.textproto");
+  auto r = RunCli({"convert", "emit", kSrc, kDst, "--shape=64x64", "--dtype=f16", "-o", ptx,
+                   absl::StrCat("--launch-out=", spec), "--iters=2", "--harness=check"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("check harness"), std::string::npos) << r.out;
+  EXPECT_NE(ReadAll(ptx).find("kernel_param_3"), std::string::npos);
+  auto sim = RunCli({"sim", "run", spec, "--format=json"});
+  EXPECT_EQ(sim.code, 0) << sim.out << sim.err;
+  ASSERT_EQ(sim.report.sim().expectations_size(), 2);
+  for (const auto& e : sim.report.sim().expectations()) EXPECT_TRUE(e.ok()) << e.name();
+  EXPECT_NE(sim.report.sim().expectations(0).name().find("mid"), std::string::npos);
+  EXPECT_EQ(RunCli({"convert", "emit", kSrc, kDst, "--shape=64x64", "--dtype=f16", "-o", ptx,
+                    "--harness=twice"}).code, 1);
+  std::filesystem::remove(ptx);
+  std::filesystem::remove(spec);
+}
+
 TEST(ConvertCliTest, EmitWritesAKernelAndSpecThatTheSimulatorRunsCorrectly) {
   const std::string ptx = TempPath("convert_emit.ptx");
   const std::string spec = TempPath("convert_emit.textproto");
@@ -141,14 +163,21 @@ TEST(ConvertCliTest, CheckRunsBothHarnessesAndMatchesTheCostModel) {
                    "--format=json"});
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_TRUE(r.report.convert_check().ok());
-  // Two harnesses x (random, IOTA, the Z3 proof of the kernel).
-  EXPECT_EQ(r.report.convert_check().runs_size(), 6);
+  // The check harness (the once and round-trip harnesses in one kernel) x (random, IOTA,
+  // the Z3 proof of the kernel).
+  std::vector<std::string> runs;
+  for (const auto& run : r.report.convert_check().runs()) runs.push_back(run.fill());
+  EXPECT_EQ(runs, (std::vector<std::string>{"check/random", "check/iota", "check/proof"}));
   EXPECT_EQ(r.report.convert_check().proof(), "holds");
   EXPECT_EQ(r.report.convert_check().plan_proof(), "");
+  // The forward conversion's shared-memory figures, as the once harness measures them.
+  const auto& measured = r.report.convert_check().measured();
+  EXPECT_GT(measured.at("smem_wavefronts.store"), 0);
+  EXPECT_GT(measured.at("smem_wavefronts.load"), 0);
   auto none = RunCli({"convert", "check", kSrc, kDst, "--shape=64x64", "--dtype=i8",
                       "--prove=none", "--format=json"});
   ASSERT_EQ(none.code, 0) << none.err;
-  EXPECT_EQ(none.report.convert_check().runs_size(), 4);
+  EXPECT_EQ(none.report.convert_check().runs_size(), 2);
   EXPECT_EQ(none.report.convert_check().proof(), "not_run");
 }
 
@@ -160,7 +189,7 @@ TEST(ConvertCliTest, CheckProvesThePlansWithProveAll) {
   EXPECT_EQ(r.report.convert_check().proof(), "holds");
   EXPECT_EQ(r.report.convert_check().plan_proof(), "holds");
   // + forward, backward and round-trip plan proofs (verify/plan ProveRoundTrip).
-  EXPECT_EQ(r.report.convert_check().runs_size(), 9);
+  EXPECT_EQ(r.report.convert_check().runs_size(), 6);
   bool round_trip = false;
   for (const auto& run : r.report.convert_check().runs()) {
     round_trip |= run.fill() == "roundtrip/plan-proof" && run.ok();

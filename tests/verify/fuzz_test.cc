@@ -1,5 +1,6 @@
 // verify/fuzz: the pair generator, shrinking, the pipeline check and the campaign.
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -10,7 +11,10 @@
 #include "gtest/gtest.h"
 #include "sim/base/file.h"
 #include "sim/base/bits.h"
+#include "sim/machine/launch.h"
+#include "sim/machine/program.h"
 #include "sim/plan/planner.h"
+#include "sim/ptx/codegen.h"
 #include "verify/fuzz/campaign.h"
 #include "verify/fuzz/conversion_check.h"
 #include "verify/fuzz/pair_gen.h"
@@ -149,9 +153,11 @@ TEST(CheckPair, ASharedEncodingIsOutOfScope) {
 }
 
 // The check fails a wrong program: the forward conversion with two destination words
-// swapped is caught by the once harness (and the proof), and FirstFailure names the
-// step. The round trip with iters = 2 applies the swap twice and passes: an involution
-// is invisible to it, which is why the check runs the once harness too.
+// swapped is caught by the check harness's `mid` (the forward conversion alone, as the
+// once harness runs it) on both fills and by the proof, and FirstFailure names the step.
+// The round trip looped twice applies the swap twice and gets `out` right: an involution
+// is invisible to it, which is why the check stores `mid` too. Looped once (the random
+// fill), the round trip is wrong as well.
 TEST(CheckConversion, CatchesAWrongProgram) {
   auto problem = Transpose().Problem();
   ASSERT_TRUE(problem.ok());
@@ -165,16 +171,22 @@ TEST(CheckConversion, CatchesAWrongProgram) {
   EXPECT_FALSE(r.ok());
   const ConvertCheckReport::Run* first = FirstFailure(r);
   ASSERT_NE(first, nullptr);
-  EXPECT_EQ(first->fill(), "once/random");
+  EXPECT_EQ(first->fill(), "check/random");
   EXPECT_EQ(r.proof(), "violated");
+  std::set<std::string> seen;
   for (const auto& run : r.runs()) {
-    if (run.fill() == "roundtrip/random") {
-      EXPECT_TRUE(run.ok());
+    seen.insert(run.fill());
+    if (run.fill() == "check/random") {
+      EXPECT_TRUE(absl::StrContains(run.detail(), "buffers_equal(in, mid)")) << run.detail();
+      EXPECT_TRUE(absl::StrContains(run.detail(), "buffers_equal(in, out)")) << run.detail();
     }
-    if (run.fill() == "once/iota" || run.fill() == "once/proof") {
-      EXPECT_FALSE(run.ok()) << run.fill();
+    if (run.fill() == "check/iota") {
+      EXPECT_TRUE(absl::StrContains(run.detail(), "buffers_equal(in, mid)")) << run.detail();
+      EXPECT_FALSE(absl::StrContains(run.detail(), "buffers_equal(in, out)")) << run.detail();
     }
+    if (run.fill() == "check/proof") EXPECT_FALSE(run.ok());
   }
+  EXPECT_EQ(seen, (std::set<std::string>{"check/random", "check/iota", "check/proof"}));
 }
 
 // --prove=plan proves the round trip, not only each direction (verify/plan
@@ -248,9 +260,60 @@ TEST(CheckConversion, LooksForRacesOnTheDistinctTagsRun) {
     }
     return raced;
   };
-  EXPECT_EQ(check("i32", true), (std::set<std::string>{"roundtrip/iota"}));
-  EXPECT_EQ(check("i32", false), (std::set<std::string>{"roundtrip/random"}));
-  EXPECT_EQ(check("i8", true), (std::set<std::string>{"roundtrip/random", "roundtrip/iota"}));
+  EXPECT_EQ(check("i32", true), (std::set<std::string>{"check/iota"}));
+  EXPECT_EQ(check("i32", false), (std::set<std::string>{"check/random"}));
+  EXPECT_EQ(check("i8", true), (std::set<std::string>{"check/random", "check/iota"}));
+}
+
+// The check harness measured below its loop (CheckLoopPc) costs exactly the shared-memory
+// requests the once harness costs: the same forward conversion from the same loaded words,
+// and nothing else before the loop touches shared memory. On the campaign's first pairs
+// (every strategy, every planner), each of the six figures agrees; the whole check kernel
+// costs more wherever the round trip uses shared memory (so the bound is what keeps the
+// figures the forward conversion's). Both kernels hold on random data.
+TEST(CheckHarness, MeasuredBelowItsLoopIsTheOnceHarness) {
+  const char* kFigures[] = {"smem_requests.store",  "smem_requests.load",
+                            "smem_wavefronts.store", "smem_wavefronts.load",
+                            "bank_conflicts.store",  "bank_conflicts.load"};
+  auto counters = [](const sim::plan::ConversionProblem& problem, const sim::ptx::Module& m,
+                     sim::ptx::Harness h, uint32_t below_pc) {
+    auto program = sim::machine::Decode(m, m.kernels[0]);
+    EXPECT_TRUE(program.ok()) << program.status();
+    sim::machine::RunOptions ro;
+    ro.count_banks_below_pc = below_pc;
+    auto run = sim::machine::RunLaunchSpecOnProgram(
+        sim::ptx::HarnessLaunchSpec(problem, "<emitted>", BufferParam::RANDOM, 3, 1, h),
+        *program, ".", ro);
+    EXPECT_TRUE(run.ok()) << run.status();
+    EXPECT_TRUE(run->report.ok()) << FailureText(run->report);
+    return run->report.counters();
+  };
+  int checked = 0, smem = 0, more = 0;
+  for (int64_t i = 0; i < 120; ++i) {
+    auto problem = GeneratePair(1, i).Problem();
+    if (!problem.ok()) continue;
+    auto trip = sim::ptx::PlanRoundTrip(*problem, sim::plan::PlanOptions{});
+    if (!trip.ok()) continue;
+    using sim::ptx::Harness;
+    const sim::ptx::Module once =
+        sim::ptx::EmitHarnessModule(*problem, trip->forward, &trip->backward, Harness::kOnce);
+    const sim::ptx::Module check =
+        sim::ptx::EmitHarnessModule(*problem, trip->forward, &trip->backward, Harness::kCheck);
+    EXPECT_FALSE(sim::ptx::CheckLoopPc(once.kernels[0]).has_value());
+    const std::optional<uint32_t> loop = sim::ptx::CheckLoopPc(check.kernels[0]);
+    ASSERT_TRUE(loop.has_value()) << i;
+    const auto a = counters(*problem, once, Harness::kOnce, UINT32_MAX);
+    const auto b = counters(*problem, check, Harness::kCheck, *loop);
+    const auto whole = counters(*problem, check, Harness::kCheck, UINT32_MAX);
+    for (const char* f : kFigures) EXPECT_EQ(a.at(f), b.at(f)) << "pair " << i << " " << f;
+    smem += a.at("smem_requests.store") > 0;
+    more += whole.at("smem_requests.store") + whole.at("smem_requests.load") >
+            b.at("smem_requests.store") + b.at("smem_requests.load");
+    ++checked;
+  }
+  EXPECT_GE(checked, 100);
+  EXPECT_GE(smem, 30);
+  EXPECT_GE(more, 30);
 }
 
 // Triton's own round-trip kernel for a corpus pair (corpus/triton, line 1 of the jsonl):

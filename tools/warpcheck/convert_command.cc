@@ -34,7 +34,7 @@ namespace {
 constexpr char kUsage[] =
     "usage: warpcheck convert plan  --src=ATTR --dst=ATTR --shape=RxC --dtype=T [options]\n"
     "                               [--svg=FILE]\n"
-    "       warpcheck convert emit  (same) [--harness=roundtrip|once] -o kernel.ptx\n"
+    "       warpcheck convert emit  (same) [--harness=roundtrip|once|check] -o kernel.ptx\n"
     "                               [--launch-out=launch.textproto] [--iters=N]\n"
     "       warpcheck convert check (same) [--seed=N] [--prove=ptx|plan|all|none]\n"
     "\n"
@@ -55,7 +55,10 @@ constexpr char kUsage[] =
     "  --smem-access=auto|plain|matrix\n"
     "                            smem: plain st/ld.shared, stmatrix/ldmatrix, or the\n"
     "                            cheaper of both (auto, the default)\n"
-    "  --harness=roundtrip|once  emit: iters x (src->dst, dst->src), or one src->dst\n"
+    "  --harness=roundtrip|once|check\n"
+    "                            emit: iters x (src->dst, dst->src), one src->dst, or\n"
+    "                            both in one kernel (one src->dst stored to a 4th\n"
+    "                            buffer `mid`, then the round trip: what check runs)\n"
     "  --iters=N                 the launch spec's iteration count (default 1)\n"
     "  --seed=N                  check: the random input's seed (default 1)\n"
     "  --prove=ptx|plan|all|none check: prove with Z3 both emitted kernels (ptx, the\n"
@@ -69,9 +72,10 @@ constexpr char kUsage[] =
     "                            with per-CTA wavefront and conflict totals\n"
     "  --format=text|json|textproto\n"
     "\n"
-    "check runs the round-trip and once harnesses on random data and on distinct tags\n"
-    "(IOTA), compares the simulator's counters with the plan's, and proves both kernels\n"
-    "with Z3 for every input (`warpcheck prove conversion`). Exit 0 when the runs and the\n"
+    "check runs the check harness (the round-trip and once harnesses in one kernel) on\n"
+    "random data and on distinct tags (IOTA), compares the simulator's counters of its\n"
+    "forward conversion with the plan's, and proves the kernel with Z3 for every input\n"
+    "(`warpcheck prove conversion`). Exit 0 when the runs and the\n"
     "proof hold, 10 when one fails, 5 when the proof is inconclusive.\n";
 
 struct Setup {
@@ -473,7 +477,7 @@ int RunEmit(const ParsedArgs& args, const sim::plan::ConversionProblem& problem,
       fs::absolute(*path, ec).lexically_relative(fs::absolute(*launch, ec).parent_path()).string();
   LaunchSpec spec = sim::ptx::HarnessLaunchSpec(
         problem, rel, BufferParam::RANDOM, 1,
-        static_cast<uint32_t>(iters.value_or(1)));
+        static_cast<uint32_t>(iters.value_or(1)), harness);
     std::string text = absl::StrCat("# proto-file: proto/launch.proto\n",
                                     "# proto-message: warpcheck.LaunchSpec\n",
                                     spec.DebugString());
@@ -577,12 +581,14 @@ int RunConvert(ConvertAction action, const ParsedArgs& args, std::ostream& out,
   }
 
   std::string harness_name = args.Get("harness").value_or("roundtrip");
-  if (harness_name != "roundtrip" && harness_name != "once") {
-    PrintError(err, absl::StrCat("--harness=", harness_name, ": expected roundtrip or once"));
+  if (harness_name != "roundtrip" && harness_name != "once" && harness_name != "check") {
+    PrintError(err, absl::StrCat("--harness=", harness_name,
+                                 ": expected roundtrip, once or check"));
     return kExitUsage;
   }
-  const sim::ptx::Harness harness = harness_name == "once" ? sim::ptx::Harness::kOnce
-                                                           : sim::ptx::Harness::kRoundTrip;
+  const sim::ptx::Harness harness = harness_name == "once"    ? sim::ptx::Harness::kOnce
+                                    : harness_name == "check" ? sim::ptx::Harness::kCheck
+                                                              : sim::ptx::Harness::kRoundTrip;
   auto trip = sim::ptx::PlanRoundTrip(problem, setup.options,
                                       /*narrow_one_warp=*/harness != sim::ptx::Harness::kOnce);
   if (!trip.ok()) {

@@ -1,5 +1,6 @@
 #include "verify/fuzz/conversion_check.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -98,26 +99,45 @@ void ProvePlans(const sim::plan::ConversionProblem& problem,
                   inconclusive);
 }
 
+// The simulated round trips of a harness's run: the once harness converts once, the
+// round-trip harness loops twice (its back edge taken). The check harness loops twice on
+// the run that looks for races (the loop entered again from its back edge, so the races
+// between one round trip's accesses and the next one's are looked for), once on the
+// other (every instruction of the loop runs, the back edge's copies too, before the store
+// reads them: the second pass runs the same instructions on the same kind of data).
+uint32_t Iters(Harness h, bool races) {
+  switch (h) {
+    case Harness::kOnce: return 1;
+    case Harness::kRoundTrip: return 2;
+    case Harness::kCheck: return races ? 2 : 1;
+  }
+  return 1;
+}
+
 // One harness on the simulator with one fill: run "<harness>/<fill>". `program` is the
 // harness's kernel decoded once for both fills (or why it does not decode), `memo` the
 // bank costs its launches share (the same figures as each launch's own). `races`: with
 // shared-memory race detection (CheckConversion runs it on one fill of each harness).
+// `measured_below_pc`: this run's counters go to check->measured(), its shared-memory
+// figures those of the instructions below that pc (nullopt: not measured).
 void RunHarness(const sim::plan::ConversionProblem& problem,
                 const absl::StatusOr<sim::machine::Program>& program, Harness h,
                 BufferParam::Fill fill, uint64_t seed, bool races,
-                sim::machine::SharedCostMemo* memo, ConvertCheckReport* check) {
-  LaunchSpec spec = sim::ptx::HarnessLaunchSpec(problem, "<emitted>", fill, seed,
-                                                h == Harness::kRoundTrip ? 2 : 1);
-  const bool measured = h == Harness::kOnce && fill == BufferParam::RANDOM;
+                std::optional<uint32_t> measured_below_pc, sim::machine::SharedCostMemo* memo,
+                ConvertCheckReport* check) {
+  LaunchSpec spec =
+      sim::ptx::HarnessLaunchSpec(problem, "<emitted>", fill, seed, Iters(h, races), h);
+  const bool measured = measured_below_pc.has_value();
   sim::machine::RunOptions ro;
   ro.hash_buffers = false;  // only ok, faults and counters are read
   ro.report_counters = measured;  // read from this run only (below)
+  if (measured) ro.count_banks_below_pc = *measured_below_pc;
   ro.shared_cost_memo = memo;
   ro.detect_races = races;
   auto run = program.ok() ? sim::machine::RunLaunchSpecOnProgram(spec, *program, ".", ro)
                           : absl::StatusOr<sim::machine::LaunchResult>(program.status());
   ConvertCheckReport::Run* r = check->add_runs();
-  r->set_fill(absl::StrCat(h == Harness::kRoundTrip ? "roundtrip/" : "once/",
+  r->set_fill(absl::StrCat(sim::ptx::HarnessName(h), "/",
                            fill == BufferParam::RANDOM ? "random" : "iota"));
   if (!run.ok()) {
     r->set_ok(false);
@@ -140,9 +160,9 @@ void RunHarness(const sim::plan::ConversionProblem& problem,
 // The same kernel proven for every input (verify/ptx): run "<harness>/proof".
 void ProveOne(const sim::plan::ConversionProblem& problem, const sim::ptx::Module& module,
               Harness h, ConvertCheckReport* check, bool* inconclusive) {
-  auto proof = ProveHarness(problem, module, h == Harness::kRoundTrip ? 2 : 1);
+  auto proof = ProveHarness(problem, module, h == Harness::kOnce ? 1 : 2, h);
   ConvertCheckReport::Run* r = check->add_runs();
-  r->set_fill(absl::StrCat(h == Harness::kRoundTrip ? "roundtrip/" : "once/", "proof"));
+  r->set_fill(absl::StrCat(sim::ptx::HarnessName(h), "/proof"));
   if (!proof.ok()) {
     r->set_ok(false);
     r->set_detail(std::string(proof.status().message()));
@@ -206,9 +226,9 @@ std::string FailureText(const SimReport& report) {
 
 absl::StatusOr<ptx::ConversionProof> ProveHarness(const sim::plan::ConversionProblem& problem,
                                                   const sim::ptx::Module& module,
-                                                  uint32_t iters) {
-  LaunchSpec spec =
-      sim::ptx::HarnessLaunchSpec(problem, "<emitted>", BufferParam::RANDOM, 1, iters);
+                                                  uint32_t iters, Harness harness) {
+  LaunchSpec spec = sim::ptx::HarnessLaunchSpec(problem, "<emitted>", BufferParam::RANDOM, 1,
+                                                iters, harness);
   ptx::ConversionProofOptions options;
   options.shape = problem.shape;
   return ptx::ProveLaunch(spec, module, options);
@@ -228,8 +248,9 @@ ConvertCheckReport CheckConversion(const sim::plan::ConversionProblem& problem,
     ProvePlans(problem, trip, &check, inconclusive);
     t.prove += clock.Lap();
   }
-  std::vector<Harness> harnesses = {Harness::kOnce};
-  if (options.roundtrip) harnesses.insert(harnesses.begin(), Harness::kRoundTrip);
+  // With the round trip: the check harness (the once and round-trip harnesses in one
+  // kernel, sim/ptx/codegen.h), measured on its forward conversion; without: the once one.
+  const Harness h = options.roundtrip ? Harness::kCheck : Harness::kOnce;
   // Races are looked for on the distinct tags' run alone when its tags are distinct
   // (IOTA is the element index mod 2^bits). The harnesses' shared addresses and control
   // flow never depend on the data (registers and lane ids place every element), so both
@@ -247,19 +268,24 @@ ConvertCheckReport CheckConversion(const sim::plan::ConversionProblem& problem,
   // Bank costs shared by the launches (a set per pc of harnesses this size).
   sim::machine::SharedCostMemo memo(256);
   t.simulate += clock.Lap();
-  for (Harness h : harnesses) {
+  {
     // The tree `convert emit` prints (no print and parse on the way). Freeing it (at the
-    // end of the round) counts as emitting.
+    // end) counts as emitting.
     const sim::ptx::Module module =
         sim::ptx::EmitHarnessModule(problem, trip.forward, &trip.backward, h);
+    // The once harness is measured whole; the check harness before its loop.
+    const std::optional<uint32_t> measured_below_pc =
+        h == Harness::kOnce ? std::optional<uint32_t>(UINT32_MAX)
+                            : sim::ptx::CheckLoopPc(module.kernels[0]);
     t.emit += clock.Lap();
     {
       const absl::StatusOr<sim::machine::Program> program =
           sim::machine::Decode(module, module.kernels[0]);
-      RunHarness(problem, program, h, BufferParam::RANDOM, options.seed, race_random, &memo,
-                 &check);
+      RunHarness(problem, program, h, BufferParam::RANDOM, options.seed, race_random,
+                 measured_below_pc, &memo, &check);
       if (options.iota) {
-        RunHarness(problem, program, h, BufferParam::IOTA, options.seed, true, &memo, &check);
+        RunHarness(problem, program, h, BufferParam::IOTA, options.seed, true, std::nullopt,
+                   &memo, &check);
       }
     }
     t.simulate += clock.Lap();
@@ -268,8 +294,7 @@ ConvertCheckReport CheckConversion(const sim::plan::ConversionProblem& problem,
       t.prove += clock.Lap();
     }
   }
-  // (Each round's lap above ends with its tree still alive; the emit lap that follows,
-  // the next round's or this one, takes its free.)
+  // (The lap above ends with the tree still alive; this one takes its free.)
   t.emit += clock.Lap();
   CheckModel(plan, &check);
   return check;

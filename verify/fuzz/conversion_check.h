@@ -3,17 +3,28 @@
 //
 // A planned pair is checked three ways, the three executions of ARCHITECTURE.md:
 //
-//   run     the round-trip harness (iters = 2) and the once harness, each on random data
-//           and on distinct tags (IOTA), on the simulator; any fault or a wrong `out` fails;
+//   run     the check harness (sim/ptx/codegen.h: the forward conversion alone, stored to
+//           `mid`, then the round trip's loop, stored to `out`) on random data (one round
+//           trip) and on distinct tags (IOTA; two round trips, and the run that looks for
+//           shared-memory races), on the simulator; any fault, a wrong `mid` or a wrong
+//           `out` fails (without the round trip: the once harness, same fills);
 //   prove   the same PTX proven for every input by verify/ptx (Z3), and optionally both
 //           plans over their F2 maps and their composition (the round trip's chain,
 //           identity and buffer obligations) by verify/plan ProveRoundTrip;
-//   model   the once harness's shared-memory counters (wavefronts, bank conflicts, store
-//           and load) equal the cost model's prediction in `plan`.
+//   model   the forward conversion's shared-memory counters (wavefronts, bank conflicts,
+//           store and load: the random run's, costed before the loop) equal the cost
+//           model's prediction in `plan`.
 //
-// Each step is one `ConvertCheckReport::Run`, named by what it ran ("roundtrip/random",
-// "once/iota", "roundtrip/proof", "forward/plan-proof", "roundtrip/plan-proof",
-// "cost-model"), so a failure says where it failed; `FirstFailure` picks it out. Nothing here prints or touches files.
+// One kernel, not the once and round-trip harnesses one after the other: it loads `in`
+// once, is emitted and decoded once, and runs once per fill, and checks the same things
+// (the forward conversion alone in `mid`, as the once harness did; the round trip, its
+// loop and back edge in `out`). On the fuzz campaign it took a --prove=none pair from
+// 6.06 M to 5.25 M instructions (verify/fuzz/README.md, "Rate pass 7").
+//
+// Each step is one `ConvertCheckReport::Run`, named by what it ran ("check/random",
+// "check/iota", "check/proof", "forward/plan-proof", "roundtrip/plan-proof",
+// "cost-model"), so a failure says where it failed; `FirstFailure` picks it out. Nothing
+// here prints or touches files.
 #ifndef WARPCHECK_VERIFY_FUZZ_CONVERSION_CHECK_H_
 #define WARPCHECK_VERIFY_FUZZ_CONVERSION_CHECK_H_
 
@@ -72,7 +83,7 @@ class StageClock {
 
 struct CheckOptions {
   uint64_t seed = 1;         // the random input's seed
-  bool roundtrip = true;     // run (and prove) the round-trip harness too, not only once
+  bool roundtrip = true;     // the check harness (round trip too), not only the once one
   bool iota = true;          // also run on distinct tags
   bool prove_ptx = true;     // verify/ptx on each emitted kernel
   bool prove_plans = false;  // verify/plan on both plans and the round trip
@@ -81,18 +92,22 @@ struct CheckOptions {
 // What a failed simulator run shows: its faults and failed expectations, "; "-joined.
 std::string FailureText(const SimReport& report);
 
-// An emitted harness kernel proven for every input (verify/ptx) with `iters` round trips
-// (the once harness: 1); element coordinates in the problem's shape.
+// An emitted `harness` kernel proven for every input (verify/ptx) with `iters` round trips
+// (the once harness: 1) against its launch spec's expectations (the check harness: mid and
+// out); element coordinates in the problem's shape.
 absl::StatusOr<ptx::ConversionProof> ProveHarness(const sim::plan::ConversionProblem& problem,
                                                   const sim::ptx::Module& module,
-                                                  uint32_t iters);
+                                                  uint32_t iters,
+                                                  sim::ptx::Harness harness =
+                                                      sim::ptx::Harness::kRoundTrip);
 
 // Runs the checks above on `trip` (plan: the forward plan's proto, for the model check).
 // Ensures: result.ok() is false iff some run failed, a proof was violated or could not
 // run, or the model disagreed; *inconclusive (not null) is set when a proof answered
 // inconclusive or a plan is outside verify/plan's encoding. result.proof is "holds",
 // "violated", "inconclusive", "error" or "not_run"; result.plan_proof is set only with
-// prove_plans. result.measured holds the once harness's counters on random data.
+// prove_plans. result.measured holds the random run's counters, its shared-memory figures
+// the forward conversion's.
 // `seconds` (may be null): the time of its emit, simulate and prove stages is added.
 ConvertCheckReport CheckConversion(const sim::plan::ConversionProblem& problem,
                                    const sim::ptx::RoundTrip& trip, const Plan& plan,

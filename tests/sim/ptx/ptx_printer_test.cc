@@ -175,7 +175,7 @@ TEST(PtxPrinterTest, EmittedTreeIsTheParseOfItsText) {
   for (const plan::ConversionProblem& p : problems) {
     auto trip = PlanRoundTrip(p, plan::PlanOptions{});
     if (!trip.ok()) continue;
-    for (Harness h : {Harness::kOnce, Harness::kRoundTrip}) {
+    for (Harness h : {Harness::kOnce, Harness::kRoundTrip, Harness::kCheck}) {
       const Module m = EmitHarnessModule(p, trip->forward, &trip->backward, h);
       EXPECT_EQ(m.file, "<emitted>");
       EXPECT_EQ(PrintModule(m), EmitHarness(p, trip->forward, &trip->backward, h));
@@ -191,7 +191,7 @@ TEST(PtxPrinterTest, EmittedTreeIsTheParseOfItsText) {
 }
 
 // EmitHarness writes the text from the code generator's record without building the tree
-// (sim/ptx/codegen.cc, Writer::AppendBody): on every corpus pair and both harnesses it is
+// (sim/ptx/codegen.cc, Writer::AppendBody): on every corpus pair and every harness it is
 // byte for byte PrintModule of the tree the simulator runs.
 TEST(PtxPrinterTest, EmittedTextIsThePrintOfTheTreeOnEveryCorpusPair) {
   const std::vector<plan::ConversionProblem> problems = SampleProblems(kPairStride);
@@ -200,7 +200,7 @@ TEST(PtxPrinterTest, EmittedTextIsThePrintOfTheTreeOnEveryCorpusPair) {
   for (const plan::ConversionProblem& p : problems) {
     auto trip = PlanRoundTrip(p, plan::PlanOptions{});
     if (!trip.ok()) continue;
-    for (Harness h : {Harness::kOnce, Harness::kRoundTrip}) {
+    for (Harness h : {Harness::kOnce, Harness::kRoundTrip, Harness::kCheck}) {
       const std::string text = EmitHarness(p, trip->forward, &trip->backward, h);
       const std::string printed =
           PrintModule(EmitHarnessModule(p, trip->forward, &trip->backward, h));
