@@ -6,6 +6,7 @@
 #include "sim/base/status_macros.h"
 #include "sim/machine/memory.h"
 #include "sim/machine/semantics.h"
+#include "sim/ptx/codegen.h"
 #include "sim/ptx/printer.h"
 
 namespace warpcheck::sim::machine {
@@ -339,6 +340,8 @@ absl::StatusOr<uint32_t> DecodeCtx::LabelPc(const Operand& o) const {
 }
 
 std::string InsnTexts::operator[](size_t pc) const {
+  if (pc < streamed_) return stream_->InstructionText(pc);
+  pc -= streamed_;
   if (insns_[pc] != nullptr) return ptx::PrintInstruction(*insns_[pc]);
   size_t k = 0;
   for (size_t i = 0; i < pc; ++i) k += insns_[i] == nullptr ? 1 : 0;
@@ -394,6 +397,45 @@ class ZeroSlots {
 
 }  // namespace
 
+namespace {
+
+// Decodes `in` as the next instruction of `p` (Decode's and DecodeStream's step).
+absl::Status DecodeNext(DecodeCtx& ctx, const ptx::Instruction& in, Program& p,
+                        ZeroSlots& zero) {
+  // Decoded in place (an error discards the whole Program).
+  Insn& insn = p.code.emplace_back();
+  ctx.ClearAccesses();
+  DecodeFn fn = SemanticsOf(in.op);
+  RETURN_IF_ERROR(fn(ctx, in, &insn));
+  if (in.guard.has_value()) {
+    uint16_t g = 0;
+    bool neg = false;
+    RETURN_IF_ERROR(ctx.PredSrc(*in.guard, &g, &neg));
+    insn.guard = g;
+    insn.guard_neg = neg;
+  }
+  insn.op_class = static_cast<uint8_t>(ptx::ResolveClass(in.op, in.mods));
+  insn.line = static_cast<uint32_t>(in.loc.line);
+  insn.column = static_cast<uint32_t>(in.loc.column);
+  zero.Add(insn, ctx);
+  return absl::OkStatus();
+}
+
+// Decode's and DecodeStream's end: the register slots to zero, and the exit at the end.
+void Finish(const ZeroSlots& zero, int kernel_line, Program& p) {
+  p.zero_slots = zero.Slots();
+  // Falling off the end of the kernel exits.
+  Insn end;
+  end.kind = InsnKind::kExit;
+  end.fn = ExecNop;
+  end.op_class = static_cast<uint8_t>(ptx::OpClass::kBranch);
+  end.line = p.code.empty() ? static_cast<uint32_t>(kernel_line) : p.code.back().line;
+  p.code.push_back(end);
+  p.text.AddFixed("exit (end of kernel)");
+}
+
+}  // namespace
+
 absl::StatusOr<Program> Decode(const ptx::Module& module, const ptx::Kernel& kernel) {
   Program p;
   DecodeCtx ctx(module, kernel, &p);
@@ -410,34 +452,42 @@ absl::StatusOr<Program> Decode(const ptx::Module& module, const ptx::Kernel& ker
   ZeroSlots zero(p.num_register_slots);
   for (const ptx::Statement& s : kernel.body) {
     if (s.kind != ptx::Statement::Kind::kInstruction) continue;
-    const ptx::Instruction& in = s.insn;
-    // Decoded in place (an error discards the whole Program).
-    Insn& insn = p.code.emplace_back();
-    ctx.ClearAccesses();
-    DecodeFn fn = SemanticsOf(in.op);
-    RETURN_IF_ERROR(fn(ctx, in, &insn));
-    if (in.guard.has_value()) {
-      uint16_t g = 0;
-      bool neg = false;
-      RETURN_IF_ERROR(ctx.PredSrc(*in.guard, &g, &neg));
-      insn.guard = g;
-      insn.guard_neg = neg;
-    }
-    insn.op_class = static_cast<uint8_t>(ptx::ResolveClass(in.op, in.mods));
-    insn.line = static_cast<uint32_t>(in.loc.line);
-    insn.column = static_cast<uint32_t>(in.loc.column);
-    p.text.Add(&in);
-    zero.Add(insn, ctx);
+    RETURN_IF_ERROR(DecodeNext(ctx, s.insn, p, zero));
+    p.text.Add(&s.insn);
   }
-  p.zero_slots = zero.Slots();
-  // Falling off the end of the kernel exits.
-  Insn end;
-  end.kind = InsnKind::kExit;
-  end.fn = ExecNop;
-  end.op_class = static_cast<uint8_t>(ptx::OpClass::kBranch);
-  end.line = p.code.empty() ? kernel.loc.line : p.code.back().line;
-  p.code.push_back(end);
-  p.text.AddFixed("exit (end of kernel)");
+  Finish(zero, kernel.loc.line, p);
+  return p;
+}
+
+absl::StatusOr<Program> DecodeStream(std::shared_ptr<const ptx::HarnessStream> stream) {
+  const ptx::Module& module = stream->frame();
+  const ptx::Kernel& kernel = module.kernels[0];
+  Program p;
+  DecodeCtx ctx(module, kernel, &p);
+  // The frame's body is the opening declarations: Init places no variable of it, and
+  // it has no label or instruction.
+  RETURN_IF_ERROR(ctx.Init());
+  absl::flat_hash_map<std::string, uint32_t> labels;
+  ptx::Instruction in;
+  uint32_t pc = 0;
+  for (size_t i = 0; i < stream->size(); ++i) {
+    if (const char* label = stream->Label(i)) {
+      labels[label] = pc;
+    } else {
+      ++pc;
+    }
+  }
+  ctx.SetLabelPcs(std::move(labels));
+  p.code.reserve(pc + 1);
+  p.text.SetStream(stream, pc);
+  p.text.Reserve(1);
+  ZeroSlots zero(p.num_register_slots);
+  for (size_t i = 0; i < stream->size(); ++i) {
+    if (stream->Label(i) != nullptr) continue;
+    stream->Statement(i, &in);
+    RETURN_IF_ERROR(DecodeNext(ctx, in, p, zero));
+  }
+  Finish(zero, kernel.loc.line, p);
   return p;
 }
 

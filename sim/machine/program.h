@@ -24,12 +24,14 @@
 #define WARPCHECK_SIM_MACHINE_PROGRAM_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "sim/ptx/ast.h"
+#include "sim/ptx/codegen.h"
 
 namespace warpcheck::sim::machine {
 
@@ -123,11 +125,19 @@ class InsnTexts {
     insns_.push_back(nullptr);
     fixed_.push_back(std::move(text));
   }
+  // The first `n` instructions' texts from `stream` (DecodeStream: no tree to point
+  // into), which the texts keep alive; before any Add or AddFixed.
+  void SetStream(std::shared_ptr<const ptx::HarnessStream> stream, size_t n) {
+    stream_ = std::move(stream);
+    streamed_ = n;
+  }
   // Requires: pc < size().
   std::string operator[](size_t pc) const;
-  size_t size() const { return insns_.size(); }
+  size_t size() const { return streamed_ + insns_.size(); }
 
  private:
+  std::shared_ptr<const ptx::HarnessStream> stream_;
+  size_t streamed_ = 0;                         // pcs below it: stream_'s
   std::vector<const ptx::Instruction*> insns_;  // nullptr: the next of fixed_
   std::vector<std::string> fixed_;
 };
@@ -178,6 +188,12 @@ uint64_t ImmValue(const ptx::Operand& o, ptx::Type t);
 // run (e.g. a rounding mode or type combination outside the subset, a predicate where a
 // value register belongs).
 absl::StatusOr<Program> Decode(const ptx::Module& module, const ptx::Kernel& kernel);
+
+// Decodes an emitted harness from its stream (sim/ptx/codegen.h StreamHarness), without
+// its tree: the Program Decode makes of EmitHarnessModule's tree for the same plans (the
+// same instructions, the same pcs, lines and texts; tests/sim/machine checks it on a
+// sample of pairs and every harness). The Program keeps the stream for its texts.
+absl::StatusOr<Program> DecodeStream(std::shared_ptr<const ptx::HarnessStream> stream);
 
 }  // namespace warpcheck::sim::machine
 

@@ -390,39 +390,78 @@ class Writer {
   // done here for the body's ~200 statements as they are made).
   void AppendTree(Kernel* k, int first_line) const {
     const std::array<int, 4> first = DeclareRegisters(k);
-    auto reg = [&](Operand& o, int code) {
-      o.kind = OperandKind::kReg;
-      o.reg = first[code & 3] + (code >> 2);
-      o.name = k->registers[static_cast<size_t>(o.reg)].name;
-    };
     int line = first_line;
-    for (const Recorded& in : insns_) {
+    for (size_t i = 0; i < insns_.size(); ++i) {
       Statement& s = k->body.emplace_back();
-      if (in.opcode == nullptr) {
+      if (const char* label = FillStatement(i, first, *k, line, &s.insn)) {
         s.kind = Statement::Kind::kLabel;
         s.loc = SourceLoc{line++, 1};
-        s.label = in.label;
+        s.label = label;
         continue;
       }
       s.kind = Statement::Kind::kInstruction;
       s.loc = SourceLoc{line++, 2};
-      Instruction& t = s.insn;
-      t.loc = s.loc;
-      if (in.guard >= 0) {
-        reg(t.guard.emplace(), in.guard);
-        t.loc.column += 2 + static_cast<int>(t.guard->name.size());  // after `@%pN `
-      }
-      t.op = in.opcode->parsed.op;
-      // Copy-constructed in place of the default: InlinedVector's copy constructor copies
-      // an inline vector's bytes, its copy assignment goes element by element (~45
-      // instructions an instruction).
-      std::destroy_at(&t.mods);
-      std::construct_at(&t.mods, in.opcode->parsed.mods);
-      t.opcode_text = in.opcode->text;
-      t.operands.reserve(in.n);
-      for (const Arg& a : ArgsOf(in)) MakeOperand(a, reg, t.operands.emplace_back());
     }
   }
+
+  // Statement i of the body as AppendTree makes it, at `line`: the label's name, or
+  // nullptr with the instruction written into *t. *t may hold an earlier statement: its
+  // storage (operand vectors, names) is reused, every field rewritten (HarnessStream
+  // decodes the body through one Instruction). `first`: DeclareRegisters of k.
+  const char* FillStatement(size_t i, const std::array<int, 4>& first, const Kernel& k,
+                            int line, Instruction* t) const {
+    const Recorded& in = insns_[i];
+    if (in.opcode == nullptr) return in.label;
+    auto reg = [&](Operand& o, int code) {
+      o.kind = OperandKind::kReg;
+      o.reg = first[code & 3] + (code >> 2);
+      o.name = k.registers[static_cast<size_t>(o.reg)].name;
+    };
+    t->loc = SourceLoc{line, 2};
+    if (in.guard >= 0) {
+      ResetOperand(t->guard ? *t->guard : t->guard.emplace());
+      reg(*t->guard, in.guard);
+      t->loc.column += 2 + static_cast<int>(t->guard->name.size());  // after `@%pN `
+    } else {
+      t->guard.reset();
+    }
+    t->op = in.opcode->parsed.op;
+    // Copy-constructed in place: InlinedVector's copy constructor copies an inline
+    // vector's bytes, its copy assignment goes element by element (~45 instructions an
+    // instruction).
+    std::destroy_at(&t->mods);
+    std::construct_at(&t->mods, in.opcode->parsed.mods);
+    t->opcode_text = in.opcode->text;
+    const absl::Span<const Arg> args = ArgsOf(in);
+    t->operands.resize(args.size());
+    for (size_t j = 0; j < args.size(); ++j) {
+      ResetOperand(t->operands[j]);
+      MakeOperand(args[j], reg, t->operands[j]);
+    }
+    return nullptr;
+  }
+
+  // Declares every register the record uses in k->registers (%p<..>, %r<..>, %rd<..> as
+  // the declarations say). Ensures: the index of each class's first register.
+  std::array<int, 4> DeclareRegisters(Kernel* k) const {
+    k->registers.reserve(static_cast<size_t>(Count(1) + Count(2) + Count(3)));
+    std::array<int, 4> first = {0, 0, 0, 0};
+    const RegNames names(Codes());
+    char name[24];
+    for (int c = 1; c <= 3; ++c) {
+      first[c] = static_cast<int>(k->registers.size());
+      for (int i = 0; i < Count(c); ++i) {
+        Register& r = k->registers.emplace_back();
+        r.name.assign(name, static_cast<size_t>(names.Write(name, i * 4 + c) - name));
+        r.type = kTypes[c];
+      }
+    }
+    return first;
+  }
+
+  bool IsLabel(size_t i) const { return insns_[i].opcode == nullptr; }
+  // Record i's label name; nullptr for an instruction.
+  const char* LabelOf(size_t i) const { return IsLabel(i) ? insns_[i].label : nullptr; }
 
   // Appends the body's text after its opening declarations, as PrintModule writes the
   // tree's: one line per statement, instructions indented by a tab, labels not.
@@ -499,26 +538,25 @@ class Writer {
   Reg smem_base[2];
 
  private:
-  // Declares every register the record uses in k->registers (%p<..>, %r<..>, %rd<..> as
-  // the declarations say). Ensures: the index of each class's first register.
-  std::array<int, 4> DeclareRegisters(Kernel* k) const {
-    k->registers.reserve(static_cast<size_t>(Count(1) + Count(2) + Count(3)));
-    std::array<int, 4> first = {0, 0, 0, 0};
-    const RegNames names(Codes());
-    char name[24];
-    for (int c = 1; c <= 3; ++c) {
-      first[c] = static_cast<int>(k->registers.size());
-      for (int i = 0; i < Count(c); ++i) {
-        Register& r = k->registers.emplace_back();
-        r.name.assign(name, static_cast<size_t>(names.Write(name, i * 4 + c) - name));
-        r.type = kTypes[c];
-      }
-    }
-    return first;
+  // `o` as a default Operand, its name's and elements' storage kept.
+  static void ResetOperand(Operand& o) {
+    o.kind = OperandKind::kReg;
+    o.loc = SourceLoc{};
+    o.name.clear();
+    o.reg = -1;
+    o.negated = false;
+    o.imm_kind = ImmKind::kInt;
+    o.bits = 0;
+    o.hex = false;
+    o.special = SpecialReg::kTidX;
+    o.base_is_reg = false;
+    o.offset = 0;
+    o.zero_offset_written = false;
+    o.elems.clear();
   }
 
-  // The tree's operand `o` (made empty) for `a`; reg(o, code) makes o the register operand
-  // of that code.
+  // The tree's operand `o` (made empty: ResetOperand) for `a`; reg(o, code) makes o the
+  // register operand of that code.
   template <typename RegOperand>
   static void MakeOperand(const Arg& a, const RegOperand& reg, Operand& o) {
     switch (a.kind) {
@@ -538,7 +576,7 @@ class Writer {
         break;
       case Arg::Kind::kVector:
         o.kind = OperandKind::kVector;
-        o.elems = std::vector<Operand>(a.count);
+        o.elems.resize(a.count);
         for (int e = 0; e < a.count; ++e) reg(o.elems[e], a.regs[e]);
         break;
       case Arg::Kind::kAddress:
@@ -1710,6 +1748,55 @@ Module EmitHarnessModule(const ConversionProblem& problem, const ConversionPlan&
   return std::move(r.frame);
 }
 
+struct HarnessStream::Impl {
+  Recording r;
+  std::array<int, 4> first;  // Writer::DeclareRegisters of the frame's kernel
+  int first_line = 0;        // the body's first statement after its declarations
+  std::vector<uint32_t> insn_statement;  // statement index of each instruction (pc)
+  size_t Size() const { return r.body.size(); }
+};
+
+HarnessStream::HarnessStream(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+HarnessStream::~HarnessStream() = default;
+
+const Module& HarnessStream::frame() const { return impl_->r.frame; }
+
+size_t HarnessStream::size() const { return impl_->Size(); }
+
+const char* HarnessStream::Statement(size_t i, Instruction* insn) const {
+  const Impl& m = *impl_;
+  return m.r.body.FillStatement(i, m.first, m.r.frame.kernels[0],
+                                m.first_line + static_cast<int>(i), insn);
+}
+
+const char* HarnessStream::Label(size_t i) const { return impl_->r.body.LabelOf(i); }
+
+std::string HarnessStream::InstructionText(size_t pc) const {
+  Instruction insn;
+  Statement(impl_->insn_statement[pc], &insn);
+  return PrintInstruction(insn);
+}
+
+std::shared_ptr<const HarnessStream> StreamHarness(const ConversionProblem& problem,
+                                                   const ConversionPlan& forward,
+                                                   const ConversionPlan* backward,
+                                                   Harness harness) {
+  // The frame as EmitHarnessModule makes it before its body's statements (the same
+  // lines: LocateAsPrinted of the declarations), with the registers they name declared.
+  auto impl = std::make_unique<HarnessStream::Impl>(
+      HarnessStream::Impl{RecordHarness(problem, forward, backward, harness), {}, 0, {}});
+  Kernel& k = impl->r.frame.kernels[0];
+  impl->r.body.AppendDeclarations(&k.body);
+  LocateAsPrinted(&impl->r.frame);
+  impl->first_line = k.body.back().loc.line + 2;
+  impl->first = impl->r.body.DeclareRegisters(&k);
+  impl->insn_statement.reserve(impl->Size());
+  for (size_t i = 0; i < impl->Size(); ++i) {
+    if (!impl->r.body.IsLabel(i)) impl->insn_statement.push_back(static_cast<uint32_t>(i));
+  }
+  return std::shared_ptr<const HarnessStream>(new HarnessStream(std::move(impl)));
+}
+
 std::string EmitHarness(const ConversionProblem& problem, const ConversionPlan& forward,
                         const ConversionPlan* backward, Harness harness) {
   Recording r = RecordHarness(problem, forward, backward, harness);
@@ -1776,6 +1863,19 @@ const char* HarnessName(Harness harness) {
     case Harness::kCheck: return "check";
   }
   return "?";
+}
+
+std::optional<uint32_t> CheckLoopPc(const HarnessStream& stream) {
+  uint32_t pc = 0;
+  for (size_t i = 0; i < stream.size(); ++i) {
+    const char* label = stream.Label(i);
+    if (label == nullptr) {
+      ++pc;
+    } else if (absl::string_view(label) == "$L_loop") {
+      return pc;
+    }
+  }
+  return std::nullopt;
 }
 
 std::optional<uint32_t> CheckLoopPc(const Kernel& kernel) {

@@ -34,6 +34,7 @@
 #define WARPCHECK_SIM_PTX_CODEGEN_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -69,6 +70,47 @@ Module EmitHarnessModule(const plan::ConversionProblem& problem,
 std::string EmitHarness(const plan::ConversionProblem& problem,
                         const plan::ConversionPlan& forward,
                         const plan::ConversionPlan* backward, Harness harness);
+
+// The harness as the simulator decodes it without its tree (sim/machine DecodeStream):
+// EmitHarnessModule's frame (the module, the kernel's parameters and registers, the
+// body's opening declarations) and the body's statements made one at a time into one
+// Instruction, each equal to the tree's (ptx_printer_test checks every statement of every
+// harness on a sample of pairs). Building the tree's ~440-byte statements only to decode
+// and free them was two fifths of a fuzz pair's emitting and decoding
+// (verify/fuzz/README.md, "Rate pass 7").
+class HarnessStream {
+ public:
+  struct Impl;
+  ~HarnessStream();
+  HarnessStream(const HarnessStream&) = delete;
+  HarnessStream& operator=(const HarnessStream&) = delete;
+
+  // The module with the kernel: its body holds the opening declarations only.
+  const Module& frame() const;
+  // The body's statements after its opening declarations.
+  size_t size() const;
+  // Statement i (< size()) as the tree's body has it after the declarations: a label's
+  // name, or nullptr with the instruction written into *insn (any Instruction; its
+  // storage is reused).
+  const char* Statement(size_t i, Instruction* insn) const;
+  // Statement i's label name; nullptr when it is an instruction.
+  const char* Label(size_t i) const;
+  // Instruction number pc (labels not counted) as PrintInstruction prints the tree's.
+  std::string InstructionText(size_t pc) const;
+
+ private:
+  explicit HarnessStream(std::unique_ptr<Impl> impl);
+  friend std::shared_ptr<const HarnessStream> StreamHarness(const plan::ConversionProblem&,
+                                                            const plan::ConversionPlan&,
+                                                            const plan::ConversionPlan*,
+                                                            Harness);
+  std::unique_ptr<Impl> impl_;
+};
+// Requires: as EmitHarnessModule.
+std::shared_ptr<const HarnessStream> StreamHarness(const plan::ConversionProblem& problem,
+                                                   const plan::ConversionPlan& forward,
+                                                   const plan::ConversionPlan* backward,
+                                                   Harness harness);
 
 // Plans both directions of a round trip with one packing (the cheaper in total).
 struct RoundTrip {
@@ -116,6 +158,7 @@ warpcheck::LaunchSpec HarnessLaunchSpec(const plan::ConversionProblem& problem,
 // figures of the instructions below it are the forward conversion's (what the once
 // harness measures). nullopt when `kernel` has no loop (the once harness).
 std::optional<uint32_t> CheckLoopPc(const Kernel& kernel);
+std::optional<uint32_t> CheckLoopPc(const HarnessStream& stream);  // the same, streamed
 
 }  // namespace warpcheck::sim::ptx
 

@@ -1,5 +1,6 @@
 #include "verify/fuzz/conversion_check.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -269,18 +270,19 @@ ConvertCheckReport CheckConversion(const sim::plan::ConversionProblem& problem,
   sim::machine::SharedCostMemo memo(256);
   t.simulate += clock.Lap();
   {
-    // The tree `convert emit` prints (no print and parse on the way). Freeing it (at the
-    // end) counts as emitting.
-    const sim::ptx::Module module =
-        sim::ptx::EmitHarnessModule(problem, trip.forward, &trip.backward, h);
+    // The harness as `convert emit` writes it, streamed into the simulator's decoder
+    // without its tree (sim/ptx HarnessStream); freeing it (at the end) counts as
+    // emitting.
+    const std::shared_ptr<const sim::ptx::HarnessStream> stream =
+        sim::ptx::StreamHarness(problem, trip.forward, &trip.backward, h);
     // The once harness is measured whole; the check harness before its loop.
     const std::optional<uint32_t> measured_below_pc =
         h == Harness::kOnce ? std::optional<uint32_t>(UINT32_MAX)
-                            : sim::ptx::CheckLoopPc(module.kernels[0]);
+                            : sim::ptx::CheckLoopPc(*stream);
     t.emit += clock.Lap();
     {
       const absl::StatusOr<sim::machine::Program> program =
-          sim::machine::Decode(module, module.kernels[0]);
+          sim::machine::DecodeStream(stream);
       RunHarness(problem, program, h, BufferParam::RANDOM, options.seed, race_random,
                  measured_below_pc, &memo, &check);
       if (options.iota) {
@@ -290,11 +292,14 @@ ConvertCheckReport CheckConversion(const sim::plan::ConversionProblem& problem,
     }
     t.simulate += clock.Lap();
     if (options.prove_ptx) {
+      // The prover reads the tree (the same statements, EmitHarnessModule).
+      const sim::ptx::Module module =
+          sim::ptx::EmitHarnessModule(problem, trip.forward, &trip.backward, h);
       ProveOne(problem, module, h, &check, inconclusive);
       t.prove += clock.Lap();
     }
   }
-  // (The lap above ends with the tree still alive; this one takes its free.)
+  // (The lap above ends with the stream still alive; this one takes its free.)
   t.emit += clock.Lap();
   CheckModel(plan, &check);
   return check;

@@ -10,7 +10,9 @@
 //   * what a tree keeps for printing ([r+0], the leading comment, the blank line after the
 //     register declarations) survives the round trip.
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sim/base/tsv.h"
+#include "sim/machine/program.h"
 #include "sim/plan/problem.h"
 #include "sim/ptx/codegen.h"
 #include "sim/ptx/parser.h"
@@ -212,6 +215,106 @@ TEST(PtxPrinterTest, EmittedTextIsThePrintOfTheTreeOnEveryCorpusPair) {
   }
   EXPECT_EQ(differ, 0);
   EXPECT_GE(checked, 2000 / kPairStride);
+}
+
+// StreamHarness makes the tree's statements one at a time into one reused Instruction
+// (the simulator's decoder reads them so, without the tree): every statement of every
+// harness on a sample of pairs equals the tree's, label or instruction, and each
+// instruction's text is the tree's as printed.
+TEST(PtxPrinterTest, StreamedStatementsAreTheTrees) {
+  const std::vector<plan::ConversionProblem> problems = SampleProblems(7 * kPairStride);
+  ASSERT_GE(problems.size(), 100u / kPairStride);
+  int checked = 0, differ = 0;
+  Instruction in;  // reused across statements, pairs and harnesses
+  for (const plan::ConversionProblem& p : problems) {
+    auto trip = PlanRoundTrip(p, plan::PlanOptions{});
+    if (!trip.ok()) continue;
+    for (Harness h : {Harness::kOnce, Harness::kRoundTrip, Harness::kCheck}) {
+      const Module m = EmitHarnessModule(p, trip->forward, &trip->backward, h);
+      const std::shared_ptr<const HarnessStream> stream =
+          StreamHarness(p, trip->forward, &trip->backward, h);
+      const Kernel& k = m.kernels[0];
+      const Kernel& f = stream->frame().kernels[0];
+      EXPECT_EQ(f.registers, k.registers);
+      EXPECT_EQ(f.params, k.params);
+      EXPECT_EQ(stream->frame().variables, m.variables);
+      ASSERT_GE(k.body.size(), f.body.size());
+      ASSERT_EQ(stream->size(), k.body.size() - f.body.size());
+      EXPECT_EQ(CheckLoopPc(*stream), CheckLoopPc(k));
+      size_t pc = 0;
+      for (size_t i = 0; i < stream->size(); ++i) {
+        const Statement& t = k.body[f.body.size() + i];
+        const char* label = stream->Statement(i, &in);
+        EXPECT_EQ(label == nullptr ? nullptr : stream->Label(i), label);
+        bool same;
+        if (t.kind == Statement::Kind::kLabel) {
+          same = label != nullptr && t.label == label;
+        } else {
+          same = label == nullptr && in == t.insn &&
+                 stream->InstructionText(pc++) == PrintInstruction(t.insn);
+        }
+        if (!same && ++differ <= 3) {
+          ADD_FAILURE() << p.src_attr << " -> " << p.dst_attr << " statement " << i << ": "
+                        << (t.kind == Statement::Kind::kLabel ? t.label
+                                                              : PrintInstruction(t.insn));
+        }
+      }
+      ++checked;
+    }
+  }
+  EXPECT_EQ(differ, 0);
+  EXPECT_GE(checked, 300 / kPairStride);
+}
+
+// The decoder reads the stream as it reads the tree: DecodeStream's Program is
+// Decode's, instruction by instruction (every field), with the same texts, slots,
+// parameters and shared symbols.
+TEST(PtxPrinterTest, DecodedStreamIsTheDecodedTree) {
+  const std::vector<plan::ConversionProblem> problems = SampleProblems(7 * kPairStride);
+  int checked = 0;
+  for (const plan::ConversionProblem& p : problems) {
+    auto trip = PlanRoundTrip(p, plan::PlanOptions{});
+    if (!trip.ok()) continue;
+    for (Harness h : {Harness::kOnce, Harness::kRoundTrip, Harness::kCheck}) {
+      const Module m = EmitHarnessModule(p, trip->forward, &trip->backward, h);
+      auto a = machine::Decode(m, m.kernels[0]);
+      auto b = machine::DecodeStream(StreamHarness(p, trip->forward, &trip->backward, h));
+      ASSERT_TRUE(a.ok()) << a.status();
+      ASSERT_TRUE(b.ok()) << b.status();
+      ASSERT_EQ(a->code.size(), b->code.size());
+      ASSERT_EQ(a->text.size(), b->text.size());
+      for (size_t pc = 0; pc < a->code.size(); ++pc) {
+        const machine::Insn& x = a->code[pc];
+        const machine::Insn& y = b->code[pc];
+        const bool same =
+            x.fn == y.fn && x.kind == y.kind && x.op_class == y.op_class &&
+            x.guard == y.guard && x.guard_neg == y.guard_neg && x.nd == y.nd &&
+            x.ns == y.ns && std::memcmp(x.d, y.d, sizeof x.d) == 0 &&
+            std::memcmp(x.s, y.s, sizeof x.s) == 0 && x.p[0] == y.p[0] && x.p[1] == y.p[1] &&
+            x.q == y.q && x.q_neg == y.q_neg && x.has_p1 == y.has_p1 && x.space == y.space &&
+            x.ebytes == y.ebytes && x.vec == y.vec && x.sext == y.sext &&
+            x.offset == y.offset && x.dmask == y.dmask && x.aux == y.aux &&
+            x.aux2 == y.aux2 && x.target == y.target && x.member_slot == y.member_slot &&
+            x.line == y.line && x.column == y.column;
+        ASSERT_TRUE(same) << p.src_attr << " -> " << p.dst_attr << " pc " << pc << ": "
+                          << a->text[pc];
+        ASSERT_EQ(a->text[pc], b->text[pc]);
+      }
+      EXPECT_EQ(a->num_slots, b->num_slots);
+      EXPECT_EQ(a->num_preds, b->num_preds);
+      EXPECT_EQ(a->num_register_slots, b->num_register_slots);
+      EXPECT_EQ(a->slot_init, b->slot_init);
+      EXPECT_EQ(a->zero_slots, b->zero_slots);
+      EXPECT_EQ(a->param_bytes, b->param_bytes);
+      EXPECT_EQ(a->params.size(), b->params.size());
+      EXPECT_EQ(a->shared_symbols, b->shared_symbols);
+      EXPECT_EQ(a->static_shared_bytes, b->static_shared_bytes);
+      EXPECT_EQ(a->specials.size(), b->specials.size());
+      EXPECT_EQ(a->address_slots.size(), b->address_slots.size());
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 300 / kPairStride);
 }
 
 }  // namespace
