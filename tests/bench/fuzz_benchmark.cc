@@ -3,11 +3,15 @@
 //
 //   BM_GeneratePair        pair generation alone
 //   BM_CheckPairNoProof    one pair through the whole check without Z3: plan both
-//                          directions, emit both harnesses, decode, simulate each on random
-//                          data and distinct tags (4 runs, race detection on), cost model
-//   BM_CheckPairOnceOnly   the same, once harness on random data only (plan + emit +
-//                          simulate: the issue's rate figure); /iterations:N: fixed
-//                          counts for callgrind
+//                          directions, emit the check harness (the conversion alone, then
+//                          the round trip), decode, simulate it on random data and distinct
+//                          tags (2 runs, race detection on the tags'), cost model
+//   BM_CheckPairOneWay     `fuzz layouts --one-way`: the conversion alone (plan one
+//                          direction, the once harness, both fills, cost model)
+//   BM_CheckPairOnceOnly   one way, random data only; /iterations:N: fixed counts for
+//                          callgrind
+// Counter pes/s: pairs per second of plan + emit + simulate alone (the stages' own
+// clocks, StageSeconds), the figure the issue sets (>= 5000 on one core).
 //   BM_CheckPairProof      the full check with the Z3 proof of both kernels
 //   BM_ShrinkSteps         the shrink candidates of one pair
 // Counter pairs/s: the rate over the iterations.
@@ -34,14 +38,17 @@ BENCHMARK(BM_GeneratePair);
 
 void CheckLoop(benchmark::State& state, const CheckOptions& options) {
   int64_t i = 0;
+  double pes = 0;  // seconds in plan, emit and simulate
   for (auto _ : state) {
     PairOutcome o = CheckPair(GeneratePair(1, i++), options);
     if (o.verdict == PairVerdict::kFailed) {
       state.SkipWithError("a campaign pair failed");
       break;
     }
+    pes += o.seconds.plan + o.seconds.emit + o.seconds.simulate;
   }
   Rate(state);
+  if (pes > 0) state.counters["pes/s"] = static_cast<double>(state.iterations()) / pes;
 }
 
 void BM_CheckPairNoProof(benchmark::State& state) {
@@ -59,6 +66,16 @@ void BM_CheckPairOnceOnly(benchmark::State& state) {
   CheckLoop(state, o);
 }
 BENCHMARK(BM_CheckPairOnceOnly);
+
+void BM_CheckPairOneWay(benchmark::State& state) {
+  CheckOptions o;
+  o.prove_ptx = false;
+  o.roundtrip = false;
+  CheckLoop(state, o);
+}
+BENCHMARK(BM_CheckPairOneWay);
+BENCHMARK(BM_CheckPairOneWay)->Iterations(100);
+BENCHMARK(BM_CheckPairOneWay)->Iterations(200);
 // Fixed iteration counts for callgrind (instruction counts do not depend on the load):
 // (Ir of iterations:200 - Ir of iterations:100) / 100 is the mean cost of pairs 100..199.
 BENCHMARK(BM_CheckPairOnceOnly)->Iterations(100);

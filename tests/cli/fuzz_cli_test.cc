@@ -38,6 +38,30 @@ TEST(FuzzLayouts, JsonSummaryHasTheDocumentedFields) {
   EXPECT_LE(sum, f.check_ms_mean() * (1 + 1e-9));
 }
 
+// --one-way checks each pair's conversion alone (planned as `convert plan` plans it, the
+// once harness on both fills, proven, the cost model compared): the same pairs as the
+// default round-trip check, every one of them passing here too, and the report says
+// which check ran.
+TEST(FuzzLayouts, OneWayChecksTheConversionAlone) {
+  Result one = RunCli({"fuzz", "layouts", "--count=24", "--seed=3", "--prove=all", "--one-way",
+                       "--format=json"});
+  Result both = RunCli({"fuzz", "layouts", "--count=24", "--seed=3", "--prove=none",
+                        "--format=json"});
+  ASSERT_EQ(one.code, 0) << one.out << one.err;
+  ASSERT_EQ(both.code, 0) << both.out << both.err;
+  const FuzzReport& f = one.report.fuzz();
+  EXPECT_EQ(f.check(), "one-way");
+  EXPECT_EQ(both.report.fuzz().check(), "round-trip");
+  EXPECT_EQ(f.pairs(), 24);
+  EXPECT_EQ(f.failures(), 0);
+  EXPECT_EQ(f.ok() + f.out_of_scope() + f.inconclusive(), 24);
+  EXPECT_EQ(f.out_of_scope(), both.report.fuzz().out_of_scope());
+  EXPECT_EQ(f.proved(), 24 - f.out_of_scope());
+  Result text = RunCli({"fuzz", "layouts", "--count=4", "--prove=none", "--one-way"});
+  EXPECT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("check one-way"), std::string::npos) << text.out;
+}
+
 TEST(FuzzLayouts, SameSeedSameCampaign) {
   Result a = RunCli({"fuzz", "layouts", "--count=20", "--seed=9", "--prove=none", "--format=json"});
   Result b = RunCli({"fuzz", "layouts", "--count=20", "--seed=9", "--prove=none", "--format=json"});
@@ -60,6 +84,7 @@ TEST(FuzzLayouts, BadFlagsAreUsageErrors) {
            {"fuzz", "layouts", "--seconds=-1", "--count=1"},
            {"fuzz", "layouts", "--prove-share=0.5"},
            {"fuzz", "layouts", "--against=clang"},
+           {"fuzz", "layouts", "--one-way", "--against=triton"},
            {"fuzz", "layouts", "extra"},
        }) {
     Result r = RunCli(args);

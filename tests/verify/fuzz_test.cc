@@ -189,6 +189,34 @@ TEST(CheckConversion, CatchesAWrongProgram) {
   EXPECT_EQ(seen, (std::set<std::string>{"check/random", "check/iota", "check/proof"}));
 }
 
+// Without the round trip (`fuzz layouts --one-way`) the check is the once harness's: the
+// same wrong forward program fails its random run first, its tags' run and its proof.
+TEST(CheckConversion, OneWayCatchesAWrongProgram) {
+  auto problem = Transpose().Problem();
+  ASSERT_TRUE(problem.ok());
+  auto forward = sim::plan::PlanConversion(*problem, sim::plan::PlanOptions{});
+  ASSERT_TRUE(forward.ok());
+  const sim::ptx::RoundTrip good{*forward, {}};
+  CheckOptions options;
+  options.roundtrip = false;
+  bool inconclusive = false;
+  const Plan plan = sim::plan::ToProto(*problem, good.forward);
+  ConvertCheckReport ok = CheckConversion(*problem, good, plan, options, &inconclusive);
+  EXPECT_TRUE(ok.ok()) << (FirstFailure(ok) ? FirstFailure(ok)->detail() : "");
+  std::set<std::string> ran;
+  for (const auto& run : ok.runs()) ran.insert(run.fill());
+  EXPECT_EQ(ran, (std::set<std::string>{"once/random", "once/iota", "once/proof"}));
+  sim::ptx::RoundTrip bad = good;
+  ASSERT_GE(bad.forward.program.outputs.size(), 2u);
+  std::swap(bad.forward.program.outputs[0], bad.forward.program.outputs[1]);
+  ConvertCheckReport r = CheckConversion(*problem, bad, plan, options, &inconclusive);
+  EXPECT_FALSE(r.ok());
+  ASSERT_NE(FirstFailure(r), nullptr);
+  EXPECT_EQ(FirstFailure(r)->fill(), "once/random");
+  for (const auto& run : r.runs()) EXPECT_FALSE(run.ok()) << run.fill();
+  EXPECT_EQ(r.proof(), "violated");
+}
+
 // --prove=plan proves the round trip, not only each direction (verify/plan
 // ProveRoundTrip): both directions moved into one shared buffer without a barrier between
 // the forward loads and the backward stores still hold one by one, but the loop body

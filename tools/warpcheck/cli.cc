@@ -297,7 +297,7 @@ const std::vector<Command>& Commands() {
        [](Context& c) { return RunSignalCuda(c.args, c.out, c.err); }},
       {"fuzz layouts", "plan, emit, simulate and prove random layout pairs; shrink failures",
        FuzzValueFlags(),
-       {},
+       {"one-way"},
        [](Context& c) { return RunFuzzLayouts(c.args, c.out, c.err, c.report_out); }},
       {"corpus check", "run every corpus case and compare with its expected verdict",
        {"format"},

@@ -30,14 +30,16 @@ namespace fz = verify::fuzz;
 constexpr char kUsage[] =
     "usage: warpcheck fuzz layouts [--seconds=60] [--count=N] [--seed=S] [--shard=i/n]\n"
     "                              [--prove=all|sample|none] [--corpus-out=DIR]\n"
-    "                              [--format=text|json|textproto]\n"
+    "                              [--one-way] [--format=text|json|textproto]\n"
     "\n"
     "Generates layout-conversion pairs nobody wrote (blocked, slice, linear with random\n"
     "bases, nvidia_mma v2/v3, dot_op; ranks 1-3, 8-64-bit elements, 1-16 warps, with a\n"
     "share of adversarial ones) and runs each through the whole pipeline: plan both\n"
-    "directions, emit the round-trip and once harnesses, simulate them on random data and\n"
-    "on distinct tags, prove the PTX with Z3 for every input, and compare the cost model's\n"
-    "shared-memory prediction with the simulator's counts. A failure is shrunk (fewer\n"
+    "directions, emit the check harness (the conversion alone, then the round trip),\n"
+    "simulate it on random data and on distinct tags, prove the PTX with Z3 for every\n"
+    "input, and compare the cost model's shared-memory prediction with the simulator's\n"
+    "counts (--one-way: the conversion alone, planned as `convert plan` plans it, in the\n"
+    "once harness). A failure is shrunk (fewer\n"
     "warps, smaller shape, simpler encodings) to a minimal pair that fails at the same\n"
     "step, printed as a `convert check` command and written under --corpus-out as a\n"
     "corpus case (`corpus check DIR` replays it).\n"
@@ -52,6 +54,9 @@ constexpr char kUsage[] =
     "                     prove every pair's PTX (default), a deterministic share of\n"
     "                     them (--prove-share, default 0.1), or none\n"
     "  --prove-share=X    the share proven with --prove=sample (0..1)\n"
+    "  --one-way          check each pair's conversion alone (no way back, no loop):\n"
+    "                     plan -> emit -> simulate -> prove -> cost model, about twice\n"
+    "                     the pairs a second\n"
     "  --max-shrunk=N     shrink at most N failures (default 20; the rest are reported\n"
     "                     as found)\n"
     "  --corpus-out=DIR   write each distinct failure as DIR/fuzz_s<S>_i<index>.textproto\n"
@@ -182,6 +187,14 @@ absl::Status ReadFlags(const ParsedArgs& args, FuzzFlags* f) {
                                    "/tools/oracle/triton_fuzz_compile.py");
   f->triton.work_dir = args.Get("work-dir").value_or("");
   f->corpus_out = args.Get("corpus-out").value_or("");
+  if (args.Has("one-way")) {
+    if (f->against == "triton") {
+      return absl::InvalidArgumentError(
+          "--one-way: Triton is checked on its round-trip kernel; drop --one-way or "
+          "--against=triton");
+    }
+    c.check.roundtrip = false;
+  }
   return absl::OkStatus();
 }
 
@@ -253,6 +266,7 @@ FuzzReport ToReport(const fz::CampaignResult& r, const fz::CampaignOptions& o,
     }
   }
   rep.set_stopped_by_time(r.stopped_by_time);
+  rep.set_check(o.check.roundtrip ? "round-trip" : "one-way");
   for (const auto& [name, c] : r.by_strategy) {
     FuzzReport::Counts& out = (*rep.mutable_by_strategy())[name];
     out.set_pairs(c.pairs);
@@ -283,7 +297,7 @@ FuzzReport ToReport(const fz::CampaignResult& r, const fz::CampaignOptions& o,
 
 void PrintText(const FuzzReport& r, std::ostream& out) {
   out << "fuzz layouts: seed " << r.seed() << ", shard " << r.shard() << ", against "
-      << r.against() << "\n";
+      << r.against() << ", check " << r.check() << "\n";
   out << absl::StrFormat("  %d pairs in %.1f s (%.1f pairs/s; %.2f ms per pair in the "
                          "pipeline), %d proven\n",
                          r.pairs(), r.seconds(), r.pairs_per_second(), r.check_ms_mean(),

@@ -41,8 +41,9 @@ const char* PairVerdictName(PairVerdict v);
 
 struct PairOutcome {
   PairVerdict verdict = PairVerdict::kOk;
-  std::string stage;   // failed: the failing step ("plan", "once/iota", "roundtrip/proof",
-                       // "cost-model", ...); out_of_scope: "problem" or "plan"
+  std::string stage;   // failed: the failing step ("plan", "check/iota", "check/proof",
+                       // "once/random" one way, "cost-model", ...); out_of_scope: "problem"
+                       // or "plan"
   std::string detail;  // why (the step's message)
   bool proved = false;  // the PTX proof ran
   StageSeconds seconds;  // CheckPair's stages (CheckTritonKernel: none)
