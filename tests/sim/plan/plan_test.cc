@@ -323,6 +323,51 @@ TEST(PlannerTest, SmemBoundIsALowerBoundAndSkippingChangesNoPlan) {
   EXPECT_GT(skipped, 20);
 }
 
+// ShuffleBound counts the words a shuffle plan must write, not only the words it must
+// shuffle in: every destination word that is not the thread's own source word (never,
+// when the lane maps differ) is written by an op of its own. A one-warp 128x128 i8 slice
+// of lane-broadcast rows into rows (a fuzz pair) has 512 unpacked words a thread; its
+// unpacked shuffle plan (3 072 warp instructions, most of the pair's 22 ms of planning)
+// is no longer priced against the 176-instruction shared-memory plan, and the plan is
+// the one pricing every candidate gives.
+TEST(PlannerTest, ShuffleBoundCountsTheWordsAPlanWrites) {
+  auto problem = MakeProblem(
+      "#ttg.slice<{dim = 0, parent = #ttg.blocked<{sizePerThread = [1, 1, 8], "
+      "threadsPerWarp = [4, 2, 4], warpsPerCTA = [1, 1, 1], order = [2, 1, 0]}>}>",
+      "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], "
+      "order = [1, 0]}>",
+      {128, 128}, DType::kI8, 1);
+  ASSERT_TRUE(problem.ok()) << problem.status();
+  auto fast = PlanConversion(*problem, PlanOptions{});
+  PlanOptions all;
+  all.price_all = true;
+  auto full = PlanConversion(*problem, all);
+  ASSERT_TRUE(fast.ok() && full.ok());
+  EXPECT_EQ(fast->strategy, Strategy::kSmem);
+  EXPECT_EQ(ProgramToString(fast->program), ProgramToString(full->program));
+  int unpriced_shuffles = 0;
+  for (size_t i = 0; i < fast->candidates.size(); ++i) {
+    const std::string line = CandidateLines(*fast)[i];
+    if (absl::StartsWith(line, "shuffle/unpacked")) {
+      EXPECT_FALSE(fast->candidates[i].priced) << line;
+      EXPECT_TRUE(absl::StrContains(line, "lower bound 512 warp instructions")) << line;
+      ++unpriced_shuffles;
+    }
+  }
+  EXPECT_EQ(unpriced_shuffles, 1);
+  // The bound is below the plan it stands for: 512 words to write, 3 072 instructions.
+  PlanOptions shuffle;
+  shuffle.strategy = Strategy::kShuffle;
+  for (const auto& views : CandidateViews(*problem, shuffle)) {
+    shuffle.views = views;
+    auto plan = PlanConversion(*problem, shuffle);
+    auto b = ShuffleBound(*problem, views.first, views.second);
+    if (!plan.ok() || !b) continue;
+    EXPECT_LE(b->warp_instructions, plan->cost.warp_instructions);
+    EXPECT_LE(b->score, plan->cost.score);
+  }
+}
+
 // The shuffle planner builds its direct schemes by increasing floor (a lower bound on a
 // scheme's key from the shuffle matrix alone) and skips those whose floor ranks after the
 // best: the plan must be the one building every scheme in order gives (price_all), on
