@@ -181,6 +181,20 @@ TEST(ConvertCliTest, CheckRunsBothHarnessesAndMatchesTheCostModel) {
   EXPECT_EQ(none.report.convert_check().proof(), "not_run");
 }
 
+// check --one-way: the conversion alone, as `fuzz layouts --one-way` checks it (and
+// replays its failures): the once harness on both fills and its proof.
+TEST(ConvertCliTest, CheckOneWayRunsTheOnceHarness) {
+  auto r = RunCli({"convert", "check", kSrc, kDst, "--shape=64x64", "--dtype=f16", "--one-way",
+                   "--format=json"});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  std::vector<std::string> runs;
+  for (const auto& run : r.report.convert_check().runs()) runs.push_back(run.fill());
+  EXPECT_EQ(runs, (std::vector<std::string>{"once/random", "once/iota", "once/proof"}));
+  EXPECT_EQ(r.report.convert_check().proof(), "holds");
+  EXPECT_EQ(RunCli({"convert", "emit", kSrc, kDst, "--shape=64x64", "--dtype=f16", "--one-way",
+                    "-o", TempPath("one_way.ptx")}).code, 1);
+}
+
 TEST(ConvertCliTest, CheckProvesThePlansWithProveAll) {
   // i8: no matrix stage (16-bit only), which the plan prover does not encode.
   auto r = RunCli({"convert", "check", kSrc, kDst, "--shape=64x64", "--dtype=i8",

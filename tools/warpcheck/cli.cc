@@ -249,7 +249,7 @@ const std::vector<Command>& Commands() {
       {"convert check", "plan, emit, simulate (random data, distinct tags) and prove a conversion",
        {"src", "dst", "shape", "dtype", "num-warps", "strategy", "max-vector-bytes", "max-scratch-bytes", "smem-access", "format",
         "seed", "prove"},
-       {"no-swizzle"},
+       {"no-swizzle", "one-way"},
        [](Context& c) { return RunConvert(ConvertAction::kCheck, c.args, c.out, c.err, c.report_out); }},
       {"convert compare", "our round-trip kernels against Triton's cost table, pair by pair",
        {"format", "limit", "baseline", "tsv-out"},

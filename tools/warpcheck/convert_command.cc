@@ -37,6 +37,7 @@ constexpr char kUsage[] =
     "       warpcheck convert emit  (same) [--harness=roundtrip|once|check] -o kernel.ptx\n"
     "                               [--launch-out=launch.textproto] [--iters=N]\n"
     "       warpcheck convert check (same) [--seed=N] [--prove=ptx|plan|all|none]\n"
+    "                               [--one-way]\n"
     "\n"
     "Plans the conversion of a tensor between two distributed layouts of one CTA\n"
     "(registers, warp shuffles or shared memory; the cheapest by the cost model), emits\n"
@@ -61,6 +62,8 @@ constexpr char kUsage[] =
     "                            buffer `mid`, then the round trip: what check runs)\n"
     "  --iters=N                 the launch spec's iteration count (default 1)\n"
     "  --seed=N                  check: the random input's seed (default 1)\n"
+    "  --one-way                 check: the conversion alone (planned as plan plans it,\n"
+    "                            the once harness), as `fuzz layouts --one-way`\n"
     "  --prove=ptx|plan|all|none check: prove with Z3 both emitted kernels (ptx, the\n"
     "                            default), both plans over their F2 maps and their\n"
     "                            round trip (plan: `prove plan --round-trip`), or\n"
@@ -509,6 +512,7 @@ int RunCheck(const ParsedArgs& args, const sim::plan::ConversionProblem& problem
   const std::string prove = prove_flag == "plan" || prove_flag == "none" ? "none" : "ptx";
   const bool prove_plans = prove_flag == "plan" || prove_flag == "all";
   verify::fuzz::CheckOptions options;
+  options.roundtrip = !args.Has("one-way");
   options.seed = static_cast<uint64_t>(seed->value_or(1));
   options.prove_ptx = prove == "ptx";
   options.prove_plans = prove_plans;
@@ -589,8 +593,14 @@ int RunConvert(ConvertAction action, const ParsedArgs& args, std::ostream& out,
   const sim::ptx::Harness harness = harness_name == "once"    ? sim::ptx::Harness::kOnce
                                     : harness_name == "check" ? sim::ptx::Harness::kCheck
                                                               : sim::ptx::Harness::kRoundTrip;
-  auto trip = sim::ptx::PlanRoundTrip(problem, setup.options,
-                                      /*narrow_one_warp=*/harness != sim::ptx::Harness::kOnce);
+  // check --one-way: the conversion alone, planned as the fuzzer's --one-way plans it.
+  const bool one_way = action == ConvertAction::kCheck && args.Has("one-way");
+  verify::fuzz::CheckOptions planned_for;
+  planned_for.roundtrip = !one_way;
+  auto trip = action == ConvertAction::kCheck
+                  ? verify::fuzz::PlanForCheck(problem, setup.options, planned_for)
+                  : sim::ptx::PlanRoundTrip(problem, setup.options,
+                                            /*narrow_one_warp=*/harness != sim::ptx::Harness::kOnce);
   if (!trip.ok()) {
     PrintError(err, trip.status().message());
     return kExitInputError;

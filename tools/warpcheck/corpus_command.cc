@@ -137,6 +137,7 @@ absl::StatusOr<std::vector<CaseResult>> CheckConversionFile(const std::string& p
   if (!pair.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": ", pair.status().message()));
   verify::fuzz::CheckOptions options;
   options.prove_ptx = !c.skip_proof();
+  options.roundtrip = !c.one_way();
   verify::fuzz::PairOutcome o;
   if (c.subject() == "triton") {
     // Triton's kernel as it was compiled when the case was found.

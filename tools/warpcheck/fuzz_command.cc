@@ -206,8 +206,10 @@ std::string CaseName(uint64_t seed, int64_t index) {
 
 // The corpus case of a failure: the minimal pair, expected to convert correctly (the
 // replay fails until the bug is fixed, and guards it after).
-ConversionCase ToCase(const fz::Failure& f, uint64_t seed, const std::string& against) {
+ConversionCase ToCase(const fz::Failure& f, uint64_t seed, const std::string& against,
+                      bool one_way) {
   ConversionCase c;
+  c.set_one_way(one_way);
   c.set_name(CaseName(seed, f.index));
   c.set_src(f.minimal.SrcText());
   c.set_dst(f.minimal.DstText());
@@ -287,7 +289,8 @@ FuzzReport ToReport(const fz::CampaignResult& r, const fz::CampaignOptions& o,
     out->set_strategy(f.original.strategy);
     out->set_stage(f.outcome.stage);
     out->set_detail(f.outcome.detail);
-    out->set_pair(f.minimal.CommandLine());
+    // The `convert check` flags that replay it, the check included.
+    out->set_pair(absl::StrCat(f.minimal.CommandLine(), o.check.roundtrip ? "" : " --one-way"));
     out->set_original(f.original.CommandLine());
     out->set_shrink_steps(f.shrink_steps);
     out->set_duplicates(f.duplicates);
@@ -423,7 +426,8 @@ int RunFuzzLayouts(const ParsedArgs& args, std::ostream& out, std::ostream& err,
   if (!flags.corpus_out.empty()) {
     for (int i = 0; i < rep->failure_cases_size(); ++i) {
       const fz::Failure& failure = result.failures[i];
-      ConversionCase c = ToCase(failure, options.seed, flags.against);
+      ConversionCase c =
+          ToCase(failure, options.seed, flags.against, !options.check.roundtrip);
       const std::filesystem::path dir(flags.corpus_out);
       const std::string path = (dir / (c.name() + ".textproto")).string();
       if (flags.against == "triton") {

@@ -80,16 +80,7 @@ PairOutcome CheckPair(const FuzzPair& pair, const CheckOptions& options) {
     out.detail = std::string(problem.status().message());
     return out;
   }
-  // The round trip plans both directions with one packing (PlanRoundTrip); one way, the
-  // conversion alone, as `convert plan` plans it (the backward plan stays empty: the
-  // once harness does not read it).
-  auto trip = options.roundtrip
-                  ? sim::ptx::PlanRoundTrip(*problem, sim::plan::PlanOptions{})
-                  : [&]() -> absl::StatusOr<sim::ptx::RoundTrip> {
-                      auto forward = sim::plan::PlanConversion(*problem, sim::plan::PlanOptions{});
-                      if (!forward.ok()) return forward.status();
-                      return sim::ptx::RoundTrip{*std::move(forward), {}};
-                    }();
+  auto trip = PlanForCheck(*problem, sim::plan::PlanOptions{}, options);
   out.seconds.plan = clock.Lap();
   if (!trip.ok()) {
     // The planner's own scope limits are input errors; anything else on a pair

@@ -235,6 +235,16 @@ absl::StatusOr<ptx::ConversionProof> ProveHarness(const sim::plan::ConversionPro
   return ptx::ProveLaunch(spec, module, options);
 }
 
+absl::StatusOr<sim::ptx::RoundTrip> PlanForCheck(const sim::plan::ConversionProblem& problem,
+                                                 const sim::plan::PlanOptions& plan_options,
+                                                 const CheckOptions& options) {
+  if (options.roundtrip) return sim::ptx::PlanRoundTrip(problem, plan_options);
+  absl::StatusOr<sim::plan::ConversionPlan> forward =
+      sim::plan::PlanConversion(problem, plan_options);
+  if (!forward.ok()) return forward.status();
+  return sim::ptx::RoundTrip{*std::move(forward), {}};
+}
+
 ConvertCheckReport CheckConversion(const sim::plan::ConversionProblem& problem,
                                    const sim::ptx::RoundTrip& trip, const Plan& plan,
                                    const CheckOptions& options, bool* inconclusive,

@@ -101,6 +101,14 @@ absl::StatusOr<ptx::ConversionProof> ProveHarness(const sim::plan::ConversionPro
                                                   sim::ptx::Harness harness =
                                                       sim::ptx::Harness::kRoundTrip);
 
+// The plans CheckConversion checks: both directions with one packing (PlanRoundTrip),
+// or with options.roundtrip false the conversion alone as `convert plan` plans it
+// (PlanConversion; the backward plan stays empty: the once harness does not read it).
+// `convert check` and CheckPair (the fuzzer) plan through it, so a failure replays.
+absl::StatusOr<sim::ptx::RoundTrip> PlanForCheck(const sim::plan::ConversionProblem& problem,
+                                                 const sim::plan::PlanOptions& plan_options,
+                                                 const CheckOptions& options);
+
 // Runs the checks above on `trip` (plan: the forward plan's proto, for the model check).
 // Ensures: result.ok() is false iff some run failed, a proof was violated or could not
 // run, or the model disagreed; *inconclusive (not null) is set when a proof answered
