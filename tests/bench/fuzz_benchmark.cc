@@ -12,13 +12,18 @@
 //                          callgrind
 // Counter pes/s: pairs per second of plan + emit + simulate alone (the stages' own
 // clocks, StageSeconds), the figure the issue sets (>= 5000 on one core).
+//   BM_PlanEmitSimulate/0, /1   that figure as Google Benchmark times it: plan, emit and
+//                          simulate the first 2 000 pairs' problems, built beforehand,
+//                          by default (/0) and one way (/1)
 //   BM_CheckPairProof      the full check with the Z3 proof of both kernels
 //   BM_ShrinkSteps         the shrink candidates of one pair
 // Counter pairs/s: the rate over the iterations.
 #include <cstdint>
+#include <vector>
 
 #include "benchmark/benchmark.h"
 #include "verify/fuzz/campaign.h"
+#include "verify/fuzz/conversion_check.h"
 #include "verify/fuzz/pair_gen.h"
 
 namespace warpcheck::verify::fuzz {
@@ -85,6 +90,43 @@ BENCHMARK(BM_CheckPairNoProof)->Iterations(200);
 
 void BM_CheckPairProof(benchmark::State& state) { CheckLoop(state, CheckOptions{}); }
 BENCHMARK(BM_CheckPairProof);
+
+// Plan + emit + simulate alone, as Google Benchmark times it: the problems of the
+// campaign's first 2 000 pairs (seed 1; those in scope) are built before the timed loop,
+// which plans (PlanForCheck and the plan's proto, as CheckPair does), emits and
+// simulates them in turn (CheckConversion without proofs: both fills, the cost-model
+// comparison). Arg 0: the default check (round trip), 1: one way.
+const std::vector<sim::plan::ConversionProblem>& CampaignProblems() {
+  static const auto* problems = [] {
+    auto* out = new std::vector<sim::plan::ConversionProblem>;
+    for (int64_t i = 0; i < 2000; ++i) {
+      if (auto p = GeneratePair(1, i).Problem(); p.ok()) out->push_back(*std::move(p));
+    }
+    return out;
+  }();
+  return *problems;
+}
+
+void BM_PlanEmitSimulate(benchmark::State& state) {
+  const std::vector<sim::plan::ConversionProblem>& problems = CampaignProblems();
+  CheckOptions o;
+  o.prove_ptx = false;
+  o.roundtrip = state.range(0) == 0;
+  size_t i = 0;
+  for (auto _ : state) {
+    const sim::plan::ConversionProblem& p = problems[i++ % problems.size()];
+    auto trip = PlanForCheck(p, sim::plan::PlanOptions{}, o);
+    if (!trip.ok()) continue;  // out of the planner's scope: counted as the campaign does
+    const Plan plan = sim::plan::ToProto(p, trip->forward);
+    bool inconclusive = false;
+    if (!CheckConversion(p, *trip, plan, o, &inconclusive).ok()) {
+      state.SkipWithError("a campaign pair failed");
+      break;
+    }
+  }
+  Rate(state);
+}
+BENCHMARK(BM_PlanEmitSimulate)->Arg(0)->Arg(1);
 
 void BM_ShrinkSteps(benchmark::State& state) {
   int64_t i = 0;
