@@ -85,6 +85,7 @@ TEST(FuzzLayouts, BadFlagsAreUsageErrors) {
            {"fuzz", "layouts", "--prove-share=0.5"},
            {"fuzz", "layouts", "--against=clang"},
            {"fuzz", "layouts", "--one-way", "--against=triton"},
+           {"fuzz", "layouts", "--against=triton", "--triton-timeout=0"},
            {"fuzz", "layouts", "extra"},
        }) {
     Result r = RunCli(args);

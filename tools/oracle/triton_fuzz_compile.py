@@ -10,17 +10,22 @@ in src, iters x {src->dst, dst->src}, store in src) and compiles it with
 triton.compile(..., GPUTarget("cuda", 90, 32)) -- no GPU needed -- and writes
 
     DIR/<name>.ttgir, DIR/<name>.ptx (when it compiled) and DIR/<name>.json:
-    {"status": "ok" | "triton_error" | "triton_crash" | "unsupported", "reason": str,
-     "shared": bytes of dynamic shared memory}
+    {"status": "ok" | "triton_error" | "triton_crash" | "triton_timeout" | "unsupported",
+     "reason": str, "shared": bytes of dynamic shared memory}
 
 Compiles run in --jobs long-lived worker processes (one `import triton` each). A worker
 that dies (Triton aborts on some inputs) is replaced; its pair gets "triton_crash" with
-the last line of its stderr. Exit 0 when every pair has its .json.
+the last line of its stderr. A compile that has not answered within --timeout seconds
+(default 60; a worker's first compile also imports triton) is killed with its worker,
+which is replaced, and its pair gets "triton_timeout": a bound hit, not a verdict (one
+fuzz pair, a 128x128 i8 one-warp slice round trip, had Triton's compile at 22 GB of
+memory after 10 minutes). Exit 0 when every pair has its .json.
 """
 
 import argparse
 import json
 import os
+import select
 import subprocess
 import sys
 import threading
@@ -50,8 +55,9 @@ def worker_main():
 
 
 class Worker:
-    def __init__(self):
+    def __init__(self, timeout):
         self.proc = None
+        self.timeout = timeout
 
     def compile(self, ttgir_path):
         if self.proc is None or self.proc.poll() is not None:
@@ -64,6 +70,15 @@ class Worker:
         try:
             self.proc.stdin.write(json.dumps({"ttgir": os.path.basename(ttgir_path)}) + "\n")
             self.proc.stdin.flush()
+            # The worker answers each job with one line and then waits for the next, so
+            # nothing is read ahead into the pipe's buffer: select sees the answer.
+            ready, _, _ = select.select([self.proc.stdout], [], [], self.timeout)
+            if not ready:
+                self.proc.kill()
+                self.proc.wait()
+                self.proc = None
+                return {"status": "triton_timeout",
+                        "reason": f"no answer within {self.timeout:g} s (killed)", "shared": 0}
             line = self.proc.stdout.readline()
         except BrokenPipeError:
             line = ""
@@ -85,6 +100,8 @@ def main():
     ap.add_argument("--pairs")
     ap.add_argument("--out")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--timeout", type=float, default=60.0,
+                    help="seconds a compile may take before its worker is killed")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.worker:
@@ -108,7 +125,7 @@ def main():
             with open(base + ".ttgir", "w") as f:
                 f.write(corpus.ttgir_kernel(p["src"], p["dst"], p["shape"], ty, p["num_warps"]))
             if not hasattr(local, "worker"):
-                local.worker = Worker()
+                local.worker = Worker(a.timeout)
             res = local.worker.compile(os.path.abspath(base + ".ttgir"))
             if res.get("ptx"):
                 with open(base + ".ptx", "w") as f:

@@ -68,6 +68,8 @@ constexpr char kUsage[] =
     "  --python=PATH      triton: the Python with triton installed (default python3)\n"
     "  --triton-compiler=PATH  triton: the compile script (default: the source tree's\n"
     "                     tools/oracle/triton_fuzz_compile.py)\n"
+    "  --triton-timeout=S triton: seconds one compile may take (default 60); a pair\n"
+    "                     past it is inconclusive (its compile killed)\n"
     "  --work-dir=DIR     triton: keep the TTGIR, PTX and results there (default: a\n"
     "                     temporary directory, removed at the end)\n"
     "  --format=text|json|textproto\n"
@@ -186,6 +188,13 @@ absl::Status ReadFlags(const ParsedArgs& args, FuzzFlags* f) {
                          .value_or(std::string(WARPCHECK_SOURCE_DIR) +
                                    "/tools/oracle/triton_fuzz_compile.py");
   f->triton.work_dir = args.Get("work-dir").value_or("");
+  if (auto t = args.Get("triton-timeout")) {
+    if (!absl::SimpleAtod(*t, &f->triton.timeout_seconds) || !(f->triton.timeout_seconds > 0) ||
+        f->triton.timeout_seconds > 1e6) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--triton-timeout=", *t, ": expected seconds > 0"));
+    }
+  }
   f->corpus_out = args.Get("corpus-out").value_or("");
   if (args.Has("one-way")) {
     if (f->against == "triton") {
@@ -351,7 +360,7 @@ const std::set<std::string>& FuzzValueFlags() {
   static const std::set<std::string> kFlags = {"seconds", "count",      "seed",  "shard",
                                                 "prove",   "prove-share", "max-shrunk",
                                                 "corpus-out", "format",  "against", "jobs", "python",
-                                                "triton-compiler", "work-dir"};
+                                                "triton-compiler", "work-dir", "triton-timeout"};
   return kFlags;
 }
 

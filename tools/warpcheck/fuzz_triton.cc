@@ -75,7 +75,8 @@ std::vector<fz::PairOutcome> TritonSubject::Check(const std::vector<fz::FuzzPair
   absl::Status wrote = sim::base::WriteFileAtomically(list, jsonl.str());
   const std::string cmd =
       absl::StrCat(ShellQuote(python), " ", ShellQuote(script), " --pairs ", ShellQuote(list),
-                   " --out ", ShellQuote(work_dir), " --jobs ", jobs);
+                   " --out ", ShellQuote(work_dir), " --jobs ", jobs, " --timeout ",
+                   timeout_seconds);
   const int rc = wrote.ok() ? std::system(cmd.c_str()) : -1;
   for (size_t i = 0; i < pairs.size(); ++i) {
     if (names[i].empty()) continue;
@@ -96,6 +97,14 @@ std::vector<fz::PairOutcome> TritonSubject::Check(const std::vector<fz::FuzzPair
       out[i].verdict = fz::PairVerdict::kFailed;
       out[i].stage = "triton/crash";
       out[i].detail = reason;
+      continue;
+    }
+    if (status == "triton_timeout") {
+      // A bound hit (the compile's time), not a verdict on Triton or on us.
+      out[i].verdict = fz::PairVerdict::kInconclusive;
+      out[i].stage = "triton/timeout";
+      out[i].detail = reason;
+      ++errors[absl::StrCat(status, ": ", reason)];
       continue;
     }
     if (status != "ok") {

@@ -20,6 +20,9 @@ struct TritonSubject {
   std::string script;    // tools/oracle/triton_fuzz_compile.py
   std::string work_dir;  // TTGIR, PTX and results of every compile
   int jobs = 1;
+  // A compile that has not answered by then is killed: the pair is inconclusive (stage
+  // "triton/timeout", counted in `errors` too).
+  double timeout_seconds = 60;
   // Pairs Triton did not compile, by reason (filled by Check).
   std::map<std::string, int64_t> errors;
   // name -> PTX path of the last batch, for saving failures.
@@ -29,7 +32,8 @@ struct TritonSubject {
 
   // Compiles and checks a batch. A pair Triton rejects is out of scope (stage
   // "triton", counted in `errors`); a Triton crash (abort) is a failure at
-  // "triton/crash"; rank-3 pairs are out of scope (the harness is rank 1-2).
+  // "triton/crash"; one past timeout_seconds is inconclusive ("triton/timeout"); rank-3
+  // pairs are out of scope (the harness is rank 1-2).
   std::vector<verify::fuzz::PairOutcome> Check(const std::vector<verify::fuzz::FuzzPair>& pairs,
                                                const std::vector<verify::fuzz::CheckOptions>& checks);
   // The PTX file Triton produced for `pair` in the latest batch it was in ("" if none).
