@@ -459,9 +459,10 @@ class Writer {
     return first;
   }
 
-  bool IsLabel(size_t i) const { return insns_[i].opcode == nullptr; }
   // Record i's label name; nullptr for an instruction.
-  const char* LabelOf(size_t i) const { return IsLabel(i) ? insns_[i].label : nullptr; }
+  const char* LabelOf(size_t i) const {
+    return insns_[i].opcode == nullptr ? insns_[i].label : nullptr;
+  }
 
   // Appends the body's text after its opening declarations, as PrintModule writes the
   // tree's: one line per statement, instructions indented by a tab, labels not.
@@ -1604,24 +1605,19 @@ Module HarnessModule(const ConversionProblem& problem, Harness harness, int64_t 
   Kernel& k = m.kernels.emplace_back();
   k.name = "kernel";
   k.is_visible = true;
-  for (int i = 0; i < 2; ++i) {
+  // in, out, iters, and the check harness's mid.
+  const int count = harness == Harness::kCheck ? 4 : 3;
+  for (int i = 0; i < count; ++i) {
     Param& p = k.params.emplace_back();
-    p.type = Type::kU64;
     p.name = absl::StrCat("kernel_param_", i);
+    if (i == 2) {
+      p.type = Type::kU32;
+      continue;
+    }
+    p.type = Type::kU64;
     p.is_ptr = true;
     p.ptr_space = Space::kGlobal;
     p.align = 16;
-  }
-  Param& iters = k.params.emplace_back();
-  iters.type = Type::kU32;
-  iters.name = "kernel_param_2";
-  if (harness == Harness::kCheck) {
-    Param& mid = k.params.emplace_back();
-    mid.type = Type::kU64;
-    mid.name = "kernel_param_3";
-    mid.is_ptr = true;
-    mid.ptr_space = Space::kGlobal;
-    mid.align = 16;
   }
   k.reqntid = {static_cast<int>(problem.threads())};
   k.maxnreg = MaxRegisters(static_cast<int>(problem.threads()));
@@ -1735,16 +1731,22 @@ Recording RecordHarness(const ConversionProblem& problem, const ConversionPlan& 
 
 }  // namespace
 
+// The frame and the body's opening declarations located as printed. Ensures: the line of
+// the body's first statement after them (it follows a blank line, as in EmitHarness).
+static int LocateFrame(Recording& r) {
+  Kernel& k = r.frame.kernels[0];
+  r.body.AppendDeclarations(&k.body);
+  LocateAsPrinted(&r.frame);
+  return k.body.back().loc.line + 2;
+}
+
 Module EmitHarnessModule(const ConversionProblem& problem, const ConversionPlan& forward,
                          const ConversionPlan* backward, Harness harness) {
   Recording r = RecordHarness(problem, forward, backward, harness);
-  // The frame and the body's opening declarations located as printed; the rest of the
-  // body follows them after a blank line (as in EmitHarness), and AppendTree locates it.
   Kernel& k = r.frame.kernels[0];
   k.body.reserve(Writer::kDeclarations + r.body.size());
-  r.body.AppendDeclarations(&k.body);
-  LocateAsPrinted(&r.frame);
-  r.body.AppendTree(&k, k.body.back().loc.line + 2);
+  const int first_line = LocateFrame(r);
+  r.body.AppendTree(&k, first_line);  // locates the rest of the body
   return std::move(r.frame);
 }
 
@@ -1785,14 +1787,13 @@ std::shared_ptr<const HarnessStream> StreamHarness(const ConversionProblem& prob
   // lines: LocateAsPrinted of the declarations), with the registers they name declared.
   auto impl = std::make_unique<HarnessStream::Impl>(
       HarnessStream::Impl{RecordHarness(problem, forward, backward, harness), {}, 0, {}});
-  Kernel& k = impl->r.frame.kernels[0];
-  impl->r.body.AppendDeclarations(&k.body);
-  LocateAsPrinted(&impl->r.frame);
-  impl->first_line = k.body.back().loc.line + 2;
-  impl->first = impl->r.body.DeclareRegisters(&k);
+  impl->first_line = LocateFrame(impl->r);
+  impl->first = impl->r.body.DeclareRegisters(&impl->r.frame.kernels[0]);
   impl->insn_statement.reserve(impl->Size());
   for (size_t i = 0; i < impl->Size(); ++i) {
-    if (!impl->r.body.IsLabel(i)) impl->insn_statement.push_back(static_cast<uint32_t>(i));
+    if (impl->r.body.LabelOf(i) == nullptr) {
+      impl->insn_statement.push_back(static_cast<uint32_t>(i));
+    }
   }
   return std::shared_ptr<const HarnessStream>(new HarnessStream(std::move(impl)));
 }
